@@ -1,0 +1,190 @@
+import { createAnvil, type Anvil } from "@viem/anvil";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+
+/** Options of one local Anvil chain. */
+export interface AnvilOptions {
+  /** Name used in logs and pid files ("l1", "settlement"). */
+  name: string;
+  port: number;
+  chainId: number;
+  host?: string;
+  /** "auto": every transaction is mined at once; "manual": blocks are mined only on request. */
+  mining: "auto" | "manual";
+  /** File Anvil loads at start and dumps to every second; survives SIGKILL minus the last second. */
+  statePath?: string;
+  /** Folder for the pid file that lets a later start kill an Anvil orphaned by a SIGKILL. */
+  pidDir?: string;
+}
+
+export interface AnvilChain {
+  name: string;
+  rpcUrl: string;
+  chainId: number;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export class AnvilStartError extends Error {
+  override name = "AnvilStartError";
+  constructor(
+    readonly chain: string,
+    readonly port: number,
+    readonly logs: string[],
+    cause: unknown,
+  ) {
+    super(
+      `anvil (${chain}) failed to start on port ${port}: ${cause instanceof Error ? cause.message : String(cause)}` +
+        (logs.length ? `\n  last output: ${logs.slice(-3).join(" | ")}` : ""),
+      { cause },
+    );
+  }
+}
+
+/**
+ * The real Anvil binary from the `@foundry-rs/anvil-<platform>` npm package. The `anvil` command in
+ * node_modules/.bin is a Node wrapper: a SIGKILL of the wrapper would orphan the real binary, so we run the
+ * binary itself.
+ */
+export function anvilBinaryPath(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = `@foundry-rs/anvil-${process.platform}-${process.arch === "x64" ? "amd64" : process.arch}`;
+  try {
+    const manifest = require.resolve(`${pkg}/package.json`);
+    const bin = join(dirname(manifest), "bin", "anvil");
+    if (existsSync(bin)) return bin;
+  } catch {
+    // fall through to PATH
+  }
+  return "anvil";
+}
+
+const live = new Set<AnvilChain>();
+
+/** Stops every Anvil this process started; safe to call more than once. */
+export async function stopAllAnvils(): Promise<void> {
+  await Promise.allSettled([...live].map((c) => c.stop()));
+}
+
+function pidFile(opts: AnvilOptions): string | undefined {
+  return opts.pidDir ? join(opts.pidDir, `anvil-${opts.name}.pid`) : undefined;
+}
+
+/** Kills an Anvil left behind by an earlier run that died by SIGKILL (its pid file still names it). */
+function killOrphan(file: string | undefined): void {
+  if (!file || !existsSync(file)) return;
+  const pid = Number(readFileSync(file, "utf8").trim());
+  rmSync(file, { force: true });
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    if (!cmd.includes("anvil")) return;
+  } catch {
+    // no /proc entry: not running (or not Linux, where we only try the kill)
+    if (process.platform === "linux") return;
+  }
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+async function waitForPortFree(host: string, port: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    try {
+      const s = await Bun.connect({ hostname: host, port, socket: { data() {} } });
+      s.end();
+      await Bun.sleep(100);
+    } catch {
+      return;
+    }
+  }
+}
+
+export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
+  const host = opts.host ?? "127.0.0.1";
+  const file = pidFile(opts);
+  killOrphan(file);
+  await waitForPortFree(host, opts.port, 3000);
+  if (opts.statePath) mkdirSync(dirname(opts.statePath), { recursive: true });
+  const anvil: Anvil = createAnvil({
+    anvilBinary: anvilBinaryPath(),
+    host,
+    port: opts.port,
+    chainId: opts.chainId,
+    // Deterministic chain: fixed mnemonic (Anvil's default dev accounts), FIFO order so bundles stay contiguous.
+    order: "fifo",
+    noMining: opts.mining === "manual" ? true : undefined,
+    state: opts.statePath,
+    stateInterval: opts.statePath ? 1 : undefined,
+    // Keeps the dump small and loadable; we never need historical state queries.
+    silent: false,
+    startTimeout: 20_000,
+  });
+  try {
+    await anvil.start();
+  } catch (e) {
+    throw new AnvilStartError(opts.name, opts.port, anvil.logs, e);
+  }
+  if (file) {
+    mkdirSync(dirname(file), { recursive: true });
+    const pid = await findPid(opts.port);
+    if (pid) writeFileSync(file, String(pid));
+  }
+  const chain: AnvilChain = {
+    name: opts.name,
+    rpcUrl: `http://${host}:${opts.port}`,
+    chainId: opts.chainId,
+    port: opts.port,
+    async stop() {
+      live.delete(chain);
+      if (anvil.status === "listening" || anvil.status === "starting") {
+        await anvil.stop().catch(() => {});
+      }
+      if (file) rmSync(file, { force: true });
+    },
+  };
+  live.add(chain);
+  return chain;
+}
+
+/** The pid of the process listening on a TCP port (Linux /proc), for the orphan guard. */
+async function findPid(port: number): Promise<number | undefined> {
+  if (process.platform !== "linux") return undefined;
+  try {
+    const hex = port.toString(16).toUpperCase().padStart(4, "0");
+    const inodes = new Set<string>();
+    for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+      if (!existsSync(table)) continue;
+      for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+        const cols = line.trim().split(/\s+/);
+        if (cols[1]?.endsWith(`:${hex}`) && cols[3] === "0A") inodes.add(cols[9]!);
+      }
+    }
+    const { readdirSync, readlinkSync } = await import("node:fs");
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      let fds: string[];
+      try {
+        fds = readdirSync(`/proc/${pid}/fd`);
+      } catch {
+        continue;
+      }
+      for (const fd of fds) {
+        try {
+          const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+          const m = /^socket:\[(\d+)\]$/.exec(link);
+          if (m && inodes.has(m[1]!)) return Number(pid);
+        } catch {
+          // fd closed meanwhile
+        }
+      }
+    }
+  } catch {
+    // best effort
+  }
+  return undefined;
+}
