@@ -25,7 +25,7 @@ describe('opening proof', () => {
   test('the vector fails on another chain or with a tampered word', () => {
     expect(verifyOpening(VECTOR.zkProof, 1n)).toBe(false);
     for (const i of [0, 4, 6, 7]) {
-      const bad = [...VECTOR.zkProof];
+      const bad: bigint[] = [...VECTOR.zkProof];
       bad[i] = i === 0 || i === 4 ? 0n : bad[i]! + 1n;
       expect(verifyOpening(bad, 31337n)).toBe(false);
     }

@@ -1,0 +1,375 @@
+/**
+ * A small JSON reader that keeps what JSON.parse throws away: source offsets (for protojson-style
+ * "(line L:C)" errors), duplicate keys, and the exact text of numbers (int64 values beyond 2^53).
+ * It reads one value at a time, like Go's encoding/json Decoder, so it also splits a body holding a
+ * sequence of values (NDJSON or concatenated). Syntax errors use encoding/json's wording.
+ */
+
+export type JsonNode = JsonObjectNode | JsonArrayNode | JsonStringNode | JsonNumberNode | JsonBooleanNode | JsonNullNode;
+
+interface NodeBase {
+  /** Offset of the first character in the source text (-1 when the node was built from a JS value). */
+  readonly start: number;
+  /** Offset just past the last character. */
+  readonly end: number;
+}
+
+export interface JsonEntry {
+  readonly key: string;
+  /** The key token as written, quotes included (protojson quotes it in errors). */
+  readonly keyRaw: string;
+  readonly keyStart: number;
+  readonly value: JsonNode;
+}
+
+export interface JsonObjectNode extends NodeBase {
+  readonly kind: 'object';
+  /** Entries in source order, duplicates kept. */
+  readonly entries: readonly JsonEntry[];
+}
+export interface JsonArrayNode extends NodeBase {
+  readonly kind: 'array';
+  readonly items: readonly JsonNode[];
+}
+export interface JsonStringNode extends NodeBase {
+  readonly kind: 'string';
+  readonly value: string;
+  readonly raw: string;
+}
+export interface JsonNumberNode extends NodeBase {
+  readonly kind: 'number';
+  /** The literal as written, e.g. "12345678901234567890" or "1e3". */
+  readonly raw: string;
+}
+export interface JsonBooleanNode extends NodeBase {
+  readonly kind: 'boolean';
+  readonly value: boolean;
+  readonly raw: string;
+}
+export interface JsonNullNode extends NodeBase {
+  readonly kind: 'null';
+  readonly raw: 'null';
+}
+
+/** Malformed JSON. `offset` is where the reader stopped, in UTF-16 code units of the source text. */
+export class JsonSyntaxError extends Error {
+  override name = 'JsonSyntaxError';
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Go's quoteChar: how encoding/json names an offending character. */
+function quoteChar(ch: string): string {
+  if (ch === "'") return `'\\''`;
+  if (ch === '"') return `'"'`;
+  const quoted = JSON.stringify(ch);
+  return `'${quoted.slice(1, -1)}'`;
+}
+
+const WS = new Set([' ', '\t', '\n', '\r']);
+
+class Reader {
+  pos: number;
+  constructor(
+    readonly text: string,
+    start: number,
+  ) {
+    this.pos = start;
+  }
+
+  fail(message: string, at = this.pos): never {
+    throw new JsonSyntaxError(message, at);
+  }
+
+  eof(): never {
+    this.fail('unexpected EOF', this.text.length);
+  }
+
+  invalid(context: string): never {
+    const ch = String.fromCodePoint(this.text.codePointAt(this.pos)!);
+    this.fail(`invalid character ${quoteChar(ch)} ${context}`);
+  }
+
+  skipWs(): void {
+    while (this.pos < this.text.length && WS.has(this.text[this.pos]!)) this.pos++;
+  }
+
+  value(): JsonNode {
+    this.skipWs();
+    if (this.pos >= this.text.length) this.eof();
+    const ch = this.text[this.pos]!;
+    const start = this.pos;
+    switch (ch) {
+      case '{':
+        return this.object();
+      case '[':
+        return this.array();
+      case '"': {
+        const value = this.string('in string literal');
+        return { kind: 'string', start, end: this.pos, value, raw: this.text.slice(start, this.pos) };
+      }
+      case 't':
+        this.literal('true');
+        return { kind: 'boolean', start, end: this.pos, value: true, raw: 'true' };
+      case 'f':
+        this.literal('false');
+        return { kind: 'boolean', start, end: this.pos, value: false, raw: 'false' };
+      case 'n':
+        this.literal('null');
+        return { kind: 'null', start, end: this.pos, raw: 'null' };
+      default:
+        if (ch === '-' || (ch >= '0' && ch <= '9')) return this.number();
+        this.invalid('looking for beginning of value');
+    }
+  }
+
+  literal(word: string): void {
+    for (let i = 0; i < word.length; i++) {
+      if (this.pos >= this.text.length) this.eof();
+      if (this.text[this.pos] !== word[i]) this.invalid(`in literal ${word} (expecting ${quoteChar(word[i]!)})`);
+      this.pos++;
+    }
+  }
+
+  digits(): number {
+    const from = this.pos;
+    while (this.pos < this.text.length && this.text[this.pos]! >= '0' && this.text[this.pos]! <= '9') this.pos++;
+    return this.pos - from;
+  }
+
+  number(): JsonNumberNode {
+    const start = this.pos;
+    const t = this.text;
+    if (t[this.pos] === '-') {
+      this.pos++;
+      if (this.pos >= t.length) this.eof();
+      if (!(t[this.pos]! >= '0' && t[this.pos]! <= '9')) this.invalid('in numeric literal');
+    }
+    if (t[this.pos] === '0') this.pos++;
+    else this.digits();
+    if (t[this.pos] === '.') {
+      this.pos++;
+      if (this.pos >= t.length) this.eof();
+      if (this.digits() === 0) this.invalid('after decimal point in numeric literal');
+    }
+    if (t[this.pos] === 'e' || t[this.pos] === 'E') {
+      this.pos++;
+      if (t[this.pos] === '+' || t[this.pos] === '-') this.pos++;
+      if (this.pos >= t.length) this.eof();
+      if (this.digits() === 0) this.invalid('in exponent of numeric literal');
+    }
+    return { kind: 'number', start, end: this.pos, raw: t.slice(start, this.pos) };
+  }
+
+  string(controlContext: string): string {
+    const t = this.text;
+    this.pos++; // opening quote
+    let out = '';
+    let chunk = this.pos;
+    for (;;) {
+      if (this.pos >= t.length) this.eof();
+      const ch = t[this.pos]!;
+      if (ch === '"') {
+        out += t.slice(chunk, this.pos);
+        this.pos++;
+        return out;
+      }
+      if (ch < ' ') this.invalid(controlContext);
+      if (ch !== '\\') {
+        this.pos++;
+        continue;
+      }
+      out += t.slice(chunk, this.pos);
+      this.pos++;
+      if (this.pos >= t.length) this.eof();
+      const esc = t[this.pos]!;
+      const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+      if (esc in simple) {
+        out += simple[esc];
+        this.pos++;
+      } else if (esc === 'u') {
+        this.pos++;
+        for (let i = 0; i < 4; i++) {
+          if (this.pos + i >= t.length) {
+            this.pos = t.length;
+            this.eof();
+          }
+          if (!/[0-9a-fA-F]/.test(t[this.pos + i]!)) {
+            this.pos += i;
+            this.invalid('in \\u hexadecimal character escape');
+          }
+        }
+        out += String.fromCharCode(parseInt(t.slice(this.pos, this.pos + 4), 16));
+        this.pos += 4;
+      } else {
+        this.invalid('in string escape code');
+      }
+      chunk = this.pos;
+    }
+  }
+
+  object(): JsonObjectNode {
+    const start = this.pos;
+    this.pos++;
+    const entries: JsonEntry[] = [];
+    this.skipWs();
+    if (this.pos >= this.text.length) this.eof();
+    if (this.text[this.pos] === '}') {
+      this.pos++;
+      return { kind: 'object', start, end: this.pos, entries };
+    }
+    for (;;) {
+      this.skipWs();
+      if (this.pos >= this.text.length) this.eof();
+      if (this.text[this.pos] !== '"') this.invalid('looking for beginning of object key string');
+      const keyStart = this.pos;
+      const key = this.string('in string literal');
+      const keyRaw = this.text.slice(keyStart, this.pos);
+      this.skipWs();
+      if (this.pos >= this.text.length) this.eof();
+      if (this.text[this.pos] !== ':') this.invalid('after object key');
+      this.pos++;
+      const value = this.value();
+      entries.push({ key, keyRaw, keyStart, value });
+      this.skipWs();
+      if (this.pos >= this.text.length) this.eof();
+      const ch = this.text[this.pos];
+      if (ch === ',') {
+        this.pos++;
+        continue;
+      }
+      if (ch === '}') {
+        this.pos++;
+        return { kind: 'object', start, end: this.pos, entries };
+      }
+      this.invalid('after object key:value pair');
+    }
+  }
+
+  array(): JsonArrayNode {
+    const start = this.pos;
+    this.pos++;
+    const items: JsonNode[] = [];
+    this.skipWs();
+    if (this.pos >= this.text.length) this.eof();
+    if (this.text[this.pos] === ']') {
+      this.pos++;
+      return { kind: 'array', start, end: this.pos, items };
+    }
+    for (;;) {
+      items.push(this.value());
+      this.skipWs();
+      if (this.pos >= this.text.length) this.eof();
+      const ch = this.text[this.pos];
+      if (ch === ',') {
+        this.pos++;
+        continue;
+      }
+      if (ch === ']') {
+        this.pos++;
+        return { kind: 'array', start, end: this.pos, items };
+      }
+      this.invalid('after array element');
+    }
+  }
+}
+
+/** Reads one JSON value starting at `offset` (leading whitespace skipped). */
+export function readJsonValue(text: string, offset = 0): JsonNode {
+  return new Reader(text, offset).value();
+}
+
+/**
+ * The first JSON value of a unary request body, as grpc-gateway reads it: leading whitespace is
+ * skipped, anything after the first value is ignored, and an empty (all-whitespace) body gives
+ * `undefined` (grpc-gateway treats EOF as "all fields default").
+ */
+export function readFirstJsonValue(text: string): JsonNode | undefined {
+  const reader = new Reader(text, 0);
+  reader.skipWs();
+  if (reader.pos >= text.length) return undefined;
+  return reader.value();
+}
+
+export interface JsonSequenceItem {
+  readonly node: JsonNode;
+  /** The value as JSON.parse would give it (numbers as JS numbers). */
+  readonly value: unknown;
+  /** Offset of the value's first character. */
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Splits a body holding a sequence of JSON values: NDJSON, whitespace-separated or directly
+ * concatenated (`{…}{…}`), as Go's json.Decoder reads a client-streaming grpc-gateway body.
+ * A top-level array is one value (not unpacked). Malformed JSON throws JsonSyntaxError with the offset.
+ */
+export function splitJsonSequence(text: string): JsonSequenceItem[] {
+  const items: JsonSequenceItem[] = [];
+  const reader = new Reader(text, 0);
+  for (;;) {
+    reader.skipWs();
+    if (reader.pos >= text.length) return items;
+    const node = reader.value();
+    items.push({ node, value: toPlainValue(node), start: node.start, end: node.end });
+  }
+}
+
+/** The node as a plain JS value (last duplicate key wins, as in JSON.parse). */
+export function toPlainValue(node: JsonNode): unknown {
+  switch (node.kind) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const e of node.entries) out[e.key] = toPlainValue(e.value);
+      return out;
+    }
+    case 'array':
+      return node.items.map(toPlainValue);
+    case 'string':
+    case 'boolean':
+      return node.value;
+    case 'number':
+      return Number(node.raw);
+    case 'null':
+      return null;
+  }
+}
+
+/** Wraps an already-parsed JS value as a node without positions (start = end = -1). */
+export function nodeFromPlain(value: unknown): JsonNode {
+  const pos = { start: -1, end: -1 };
+  if (value === null || value === undefined) return { kind: 'null', ...pos, raw: 'null' };
+  if (typeof value === 'string') return { kind: 'string', ...pos, value, raw: JSON.stringify(value) };
+  if (typeof value === 'number') return { kind: 'number', ...pos, raw: Number.isFinite(value) ? String(value) : 'NaN' };
+  if (typeof value === 'bigint') return { kind: 'number', ...pos, raw: value.toString() };
+  if (typeof value === 'boolean') return { kind: 'boolean', ...pos, value, raw: String(value) };
+  if (Array.isArray(value)) return { kind: 'array', ...pos, items: value.map(nodeFromPlain) };
+  if (typeof value === 'object') {
+    return {
+      kind: 'object',
+      ...pos,
+      entries: Object.entries(value as Record<string, unknown>).map(([key, v]) => ({
+        key,
+        keyRaw: JSON.stringify(key),
+        keyStart: -1,
+        value: nodeFromPlain(v),
+      })),
+    };
+  }
+  return { kind: 'string', ...pos, value: String(value), raw: JSON.stringify(String(value)) };
+}
+
+/** Go-style position of `offset` relative to `base`: 1-based line, 1-based column in code points. */
+export function lineColumn(text: string, base: number, offset: number): { line: number; column: number } {
+  const before = text.slice(base, offset);
+  const lastNl = before.lastIndexOf('\n');
+  let line = 1;
+  for (let i = 0; i < before.length; i++) if (before.charCodeAt(i) === 10) line++;
+  const tail = before.slice(lastNl + 1);
+  return { line, column: [...tail].length + 1 };
+}
