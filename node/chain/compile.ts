@@ -1,0 +1,183 @@
+/**
+ * Compiles the Solidity contracts in `node/chain/contracts/` with the pinned `solc` npm package (standard JSON,
+ * optimizer on) and caches the result under `<repo>/.cache/contracts/<sha256>.json`, keyed by the sources, the
+ * compiler version and the settings, so that a restart does not recompile.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import type { Abi, Hex } from "viem";
+
+/** The deployable contracts (one `.sol` file each). */
+export const CONTRACT_NAMES = ["BlockTracker", "ProviderRegistry", "BidderRegistry", "PreconfManager", "Oracle"] as const;
+export type ContractName = (typeof CONTRACT_NAMES)[number];
+
+export interface CompiledContract {
+  abi: Abi;
+  /** Creation bytecode (0x-prefixed). */
+  bytecode: Hex;
+}
+
+export interface CompiledContracts {
+  solcVersion: string;
+  /** sha256 of compiler version, settings and sources: the cache key. */
+  sourceHash: string;
+  contracts: Record<ContractName, CompiledContract>;
+}
+
+export class ContractCompileError extends Error {
+  override name = "ContractCompileError";
+  constructor(readonly errors: string[]) {
+    super(`solidity compilation failed:\n${errors.join("\n")}`);
+  }
+}
+
+export const CONTRACTS_DIR = resolve(import.meta.dir, "contracts");
+const REPO_ROOT = resolve(import.meta.dir, "../..");
+export const DEFAULT_CACHE_DIR = join(REPO_ROOT, ".cache", "contracts");
+
+const SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: "cancun",
+  outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
+} as const;
+
+function solcPackageVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require("solc/package.json") as { version: string }).version;
+}
+
+function readSources(dir: string): Record<string, { content: string }> {
+  const sources: Record<string, { content: string }> = {};
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".sol")).sort()) {
+    sources[file] = { content: readFileSync(join(dir, file), "utf8") };
+  }
+  return sources;
+}
+
+function hashInputs(version: string, sources: Record<string, { content: string }>): string {
+  const h = createHash("sha256");
+  h.update(`solc ${version}\n`);
+  h.update(JSON.stringify(SETTINGS));
+  for (const [name, { content }] of Object.entries(sources)) {
+    h.update(`\n--- ${name} ${content.length}\n`);
+    h.update(content);
+  }
+  return h.digest("hex");
+}
+
+interface SolcOutput {
+  errors?: { severity: string; formattedMessage: string }[];
+  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+}
+
+function runSolc(sources: Record<string, { content: string }>): CompiledContracts["contracts"] {
+  const require = createRequire(import.meta.url);
+  const solc = require("solc") as { compile(input: string): string };
+  const output = JSON.parse(
+    solc.compile(JSON.stringify({ language: "Solidity", sources, settings: SETTINGS })),
+  ) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === "error").map((e) => e.formattedMessage);
+  if (errors.length) throw new ContractCompileError(errors);
+  const out = {} as CompiledContracts["contracts"];
+  for (const name of CONTRACT_NAMES) {
+    const c = output.contracts?.[`${name}.sol`]?.[name];
+    if (!c) throw new ContractCompileError([`contract ${name} missing from solc output`]);
+    out[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+  }
+  return out;
+}
+
+let memo: { key: string; value: CompiledContracts } | undefined;
+
+/**
+ * Returns ABI and bytecode of every contract, from the in-memory memo, the disk cache, or a fresh compile
+ * (a few seconds with solc-js; the result is cached).
+ */
+export async function compileContracts(
+  opts: { cacheDir?: string; sourcesDir?: string; force?: boolean } = {},
+): Promise<CompiledContracts> {
+  const cacheDir = opts.cacheDir ?? DEFAULT_CACHE_DIR;
+  const sources = readSources(opts.sourcesDir ?? CONTRACTS_DIR);
+  const solcVersion = solcPackageVersion();
+  const sourceHash = hashInputs(solcVersion, sources);
+  const key = `${cacheDir}:${sourceHash}`;
+  if (!opts.force && memo?.key === key) return memo.value;
+
+  const file = join(cacheDir, `${sourceHash}.json`);
+  if (!opts.force && existsSync(file)) {
+    try {
+      const cached = JSON.parse(readFileSync(file, "utf8")) as CompiledContracts;
+      if (cached.sourceHash === sourceHash && CONTRACT_NAMES.every((n) => cached.contracts[n]?.bytecode)) {
+        memo = { key, value: cached };
+        return cached;
+      }
+    } catch {
+      // unreadable cache entry: recompile and overwrite
+    }
+  }
+
+  const value: CompiledContracts = { solcVersion, sourceHash, contracts: runSolc(sources) };
+  mkdirSync(cacheDir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value));
+  renameSync(tmp, file);
+  memo = { key, value };
+  return value;
+}
+
+interface AbiParam {
+  type: string;
+  name?: string;
+  indexed?: boolean;
+  components?: readonly AbiParam[];
+}
+
+function formatParam(p: AbiParam): string {
+  let type = p.type;
+  if (type.startsWith("tuple")) type = `(${(p.components ?? []).map(formatParam).join(", ")})${type.slice(5)}`;
+  return [type, p.indexed ? "indexed" : "", p.name ?? ""].filter(Boolean).join(" ");
+}
+
+/** Human-readable signatures (viem `parseAbi` syntax, parameter names kept), sorted like solc's output. */
+export function formatHumanReadableAbi(abi: Abi): string[] {
+  return abi.map((item) => {
+    const params = (xs: readonly AbiParam[] | undefined) => (xs ?? []).map(formatParam).join(", ");
+    switch (item.type) {
+      case "function": {
+        const mut = item.stateMutability === "nonpayable" ? "" : ` ${item.stateMutability}`;
+        const outs = item.outputs.length ? ` returns (${params(item.outputs)})` : "";
+        return `function ${item.name}(${params(item.inputs)})${mut}${outs}`;
+      }
+      case "event":
+        return `event ${item.name}(${params(item.inputs)})`;
+      case "error":
+        return `error ${item.name}(${params(item.inputs)})`;
+      case "constructor":
+        return `constructor(${params(item.inputs)})${item.stateMutability === "payable" ? " payable" : ""}`;
+      case "fallback":
+        return `fallback() external${item.stateMutability === "payable" ? " payable" : ""}`;
+      case "receive":
+        return "receive() external payable";
+    }
+  });
+}
+
+/**
+ * `bun node/chain/compile.ts --abi-ts` prints the human-readable ABIs in the form kept in `contracts.ts`
+ * (paste them there after changing a contract; `contracts.test.ts` fails until they match).
+ */
+if (import.meta.main) {
+  const started = performance.now();
+  const compiled = await compileContracts({ force: process.argv.includes("--force") });
+  if (process.argv.includes("--abi-ts")) {
+    for (const name of CONTRACT_NAMES) {
+      const varName = `${name[0]!.toLowerCase()}${name.slice(1)}Abi`;
+      const lines = formatHumanReadableAbi(compiled.contracts[name].abi).map((s) => `  ${JSON.stringify(s)},`);
+      console.log(`export const ${varName} = parseAbi([\n${lines.join("\n")}\n]);\n`);
+    }
+  } else {
+    console.log(`compiled ${CONTRACT_NAMES.length} contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`);
+  }
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.26;
+
+import {Owned} from "./Owned.sol";
+import {IProviderRegistry} from "./Interfaces.sol";
+import {WindowFromBlockNumber} from "./WindowFromBlockNumber.sol";
+
+/// @title BlockTracker
+/// @notice Records the winning provider of each L1 block (resolved from the block builder's BLS key through
+///         ProviderRegistry) and the current deposit window (10 L1 blocks per window, first window 1).
+contract BlockTracker is Owned {
+    /// @notice Window of the highest recorded L1 block (starts at 1).
+    uint256 public currentWindow;
+    /// @notice The only account allowed to record L1 blocks.
+    address public oracleAccount;
+    /// @notice Registry used to map a builder BLS key to the provider's address.
+    address public providerRegistry;
+    /// @notice L1 block number => winning provider (address(0) if none / unknown builder).
+    mapping(uint256 => address) public blockWinners;
+    /// @notice Vestigial builder name => address map, kept for the oracle's register endpoint.
+    mapping(string => address) public blockBuilderNameToAddress;
+
+    event NewL1Block(uint256 indexed blockNumber, address indexed winner, uint256 indexed window);
+    event NewWindow(uint256 indexed window);
+    event BuilderAddressAdded(string indexed builderName, address indexed builderAddress);
+    event OracleAccountSet(address indexed oldOracleAccount, address indexed newOracleAccount);
+    event ProviderRegistrySet(address indexed oldProviderRegistry, address indexed newProviderRegistry);
+
+    error NotOracleAccount(address sender, address oracleAccount);
+    error BlockNumberIsZero();
+
+    modifier onlyOracle() {
+        if (msg.sender != oracleAccount) revert NotOracleAccount(msg.sender, oracleAccount);
+        _;
+    }
+
+    constructor(address oracleAccount_, address owner_) Owned(owner_) {
+        currentWindow = 1;
+        oracleAccount = oracleAccount_;
+        emit OracleAccountSet(address(0), oracleAccount_);
+    }
+
+    /// @notice Records the winner of L1 block `blockNumber`, identified by the builder's BLS public key
+    ///         (empty for a block not built through a relay: winner address(0)).
+    function recordL1Block(uint256 blockNumber, bytes calldata winnerBLSKey) external onlyOracle {
+        if (blockNumber == 0) revert BlockNumberIsZero();
+        address winner = address(0);
+        if (winnerBLSKey.length != 0 && providerRegistry != address(0)) {
+            winner = IProviderRegistry(providerRegistry).getEoaFromBLSKey(winnerBLSKey);
+        }
+        blockWinners[blockNumber] = winner;
+        uint256 window = WindowFromBlockNumber.getWindowFromBlockNumber(blockNumber);
+        if (window > currentWindow) {
+            currentWindow = window;
+            emit NewWindow(window);
+        }
+        emit NewL1Block(blockNumber, winner, currentWindow);
+    }
+
+    function getBlockWinner(uint256 blockNumber) external view returns (address) {
+        return blockWinners[blockNumber];
+    }
+
+    function getCurrentWindow() external view returns (uint256) {
+        return currentWindow;
+    }
+
+    function getBlocksPerWindow() external pure returns (uint256) {
+        return WindowFromBlockNumber.BLOCKS_PER_WINDOW;
+    }
+
+    /// @notice Builder name map (not used for winner resolution). Callable by the owner or the oracle account.
+    function addBuilderAddress(string calldata builderName, address builderAddress) external {
+        if (msg.sender != owner() && msg.sender != oracleAccount) revert OwnableUnauthorizedAccount(msg.sender);
+        blockBuilderNameToAddress[builderName] = builderAddress;
+        emit BuilderAddressAdded(builderName, builderAddress);
+    }
+
+    function getBuilder(string calldata builderName) external view returns (address) {
+        return blockBuilderNameToAddress[builderName];
+    }
+
+    function setProviderRegistry(address newProviderRegistry) external onlyOwner {
+        emit ProviderRegistrySet(providerRegistry, newProviderRegistry);
+        providerRegistry = newProviderRegistry;
+    }
+
+    function setOracleAccount(address newOracleAccount) external onlyOwner {
+        emit OracleAccountSet(oracleAccount, newOracleAccount);
+        oracleAccount = newOracleAccount;
+    }
+}
