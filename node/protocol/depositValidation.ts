@@ -1,0 +1,100 @@
+/**
+ * Deposit routes (api-behaviour §1.3, §1.9, §1.10, §0.3): the `{amount}` path parameter, the
+ * `window_number` / `block_number` query parameters (UInt64Value wrappers), and the
+ * WithdrawFromWindows body. Pure functions over already-split inputs; every error is
+ * InvalidArgument with upstream's text.
+ */
+import { InvalidArgumentError } from './grpcCodes.ts';
+import { parseQueryField, type QueryFieldSpec, type QueryValues } from './queryParams.ts';
+import { decodeProtoJsonMessage, type ProtoFieldSpec } from './protoJson.ts';
+import { JsonSyntaxError, nodeFromPlain, readFirstJsonValue, type JsonNode } from './jsonText.ts';
+import { BodyDecodeError } from './grpcCodes.ts';
+import { validationErrorText, type Violation } from './protoValidation.ts';
+
+export const WINDOW_NUMBER_QUERY: QueryFieldSpec = { name: 'window_number', jsonName: 'windowNumber', kind: 'uint64Value' };
+export const BLOCK_NUMBER_QUERY: QueryFieldSpec = { name: 'block_number', jsonName: 'blockNumber', kind: 'uint64Value' };
+
+/** A validated Deposit / AutoDeposit request. */
+export interface DepositRequest {
+  /** Wei, > 0. */
+  readonly amount: bigint;
+  /** Explicit target window, if given (> 0). */
+  readonly windowNumber?: bigint;
+  /** Block whose window is targeted, if given (> 0). */
+  readonly blockNumber?: bigint;
+}
+
+const AMOUNT_RE = /^[1-9][0-9]*$/;
+
+function depositViolations(amount: string, windowNumber: bigint | undefined, blockNumber: bigint | undefined): Violation[] {
+  const v: Violation[] = [];
+  if (!AMOUNT_RE.test(amount)) v.push({ fieldPath: 'amount', message: 'amount must be a valid integer.', constraintId: 'amount' });
+  if (windowNumber !== undefined && windowNumber <= 0n) {
+    v.push({ fieldPath: 'window_number', message: 'window_number must be a positive integer if specified.', constraintId: 'window_number' });
+  }
+  if (blockNumber !== undefined && blockNumber <= 0n) {
+    v.push({ fieldPath: 'block_number', message: 'block_number must be a positive integer if specified.', constraintId: 'block_number' });
+  }
+  return v;
+}
+
+function parseDepositLike(prefix: string, amountPathParam: string, query: QueryValues): DepositRequest {
+  // grpc-gateway fills the message from the query before the handler validates it.
+  const windowNumber = parseQueryField(query, WINDOW_NUMBER_QUERY) as bigint | undefined;
+  const blockNumber = parseQueryField(query, BLOCK_NUMBER_QUERY) as bigint | undefined;
+  const violations = depositViolations(amountPathParam, windowNumber, blockNumber);
+  if (violations.length) throw new InvalidArgumentError(`${prefix}: ${validationErrorText(violations)}`);
+  return {
+    amount: BigInt(amountPathParam),
+    ...(windowNumber !== undefined ? { windowNumber } : {}),
+    ...(blockNumber !== undefined ? { blockNumber } : {}),
+  };
+}
+
+/** POST /v1/bidder/deposit/{amount}: `validating deposit request: …`. */
+export function parseDepositRequest(amountPathParam: string, query: QueryValues = {}): DepositRequest {
+  return parseDepositLike('validating deposit request', amountPathParam, query);
+}
+
+/** POST /v1/bidder/auto_deposit/{amount}: `validating auto deposit request: …`. */
+export function parseAutoDepositRequest(amountPathParam: string, query: QueryValues = {}): DepositRequest {
+  return parseDepositLike('validating auto deposit request', amountPathParam, query);
+}
+
+export const WITHDRAW_FROM_WINDOWS_FIELDS: readonly ProtoFieldSpec[] = [
+  { name: 'window_numbers', jsonName: 'windowNumbers', kind: 'uint64Value', repeated: true },
+];
+
+function validateWindowNumbers(windows: bigint[]): bigint[] {
+  if (windows.length === 0 || windows.some((w) => w <= 0n)) {
+    throw new InvalidArgumentError(
+      `validating withdraw from n windows request: ${validationErrorText([
+        { fieldPath: 'window_numbers', message: 'window_numbers must be a valid array of positive integers.', constraintId: 'window_numbers' },
+      ])}`,
+    );
+  }
+  return windows;
+}
+
+function windowsOf(node: JsonNode | undefined, text?: string): bigint[] {
+  if (!node) return [];
+  const v = decodeProtoJsonMessage(node, WITHDRAW_FROM_WINDOWS_FIELDS, text === undefined ? undefined : { text, base: node.start });
+  return (v.window_numbers as bigint[] | undefined) ?? [];
+}
+
+/** POST /v1/bidder/withdraw_from_windows with an already-parsed body: the windows (each > 0, at least one). */
+export function parseWithdrawFromWindowsRequest(body: unknown): bigint[] {
+  return validateWindowNumbers(windowsOf(body === undefined ? undefined : nodeFromPlain(body)));
+}
+
+/** The same from the raw body text (exact uint64 values, positions in decode errors). */
+export function parseWithdrawFromWindowsRequestText(text: string): bigint[] {
+  let node: JsonNode | undefined;
+  try {
+    node = readFirstJsonValue(text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw new BodyDecodeError(err.message, { context: { offset: err.offset } });
+    throw err;
+  }
+  return validateWindowNumbers(windowsOf(node, text));
+}
