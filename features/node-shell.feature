@@ -1,0 +1,55 @@
+Feature: Node shell and wire conventions
+  Every node answers health checks, serves its OpenAPI document, and answers unknown paths and wrong methods
+  exactly as grpc-gateway does, so that clients written for the upstream node behave the same against it.
+
+  Background:
+    Given the target is healthy
+
+  Scenario Outline: <node> health check
+    When I send GET "/health" to the <node>
+    Then the HTTP status is 200
+    And the body is the text "ok"
+
+    Examples:
+      | node       |
+      | bidder     |
+      | provider 1 |
+      | provider 2 |
+
+  Scenario Outline: an unknown path on the <node> is 404 NotFound
+    When I send <method> "<path>" to the <node>
+    Then the HTTP status is 404
+    And the content type is JSON
+    And the body is the status 5 "Not Found"
+
+    Examples:
+      | node       | method | path                  |
+      | bidder     | GET    | /v1/nope              |
+      | bidder     | POST   | /v1/bidder/nope       |
+      | provider 1 | GET    | /v2/provider/get_stake |
+      | bidder     | GET    | /                     |
+
+  Scenario Outline: a route of the other role is 404 on the <node>
+    When I send <method> "<path>" to the <node>
+    Then the HTTP status is 404
+    And the body is the status 5 "Not Found"
+
+    Examples:
+      | node       | method | path                              |
+      | bidder     | GET    | /v1/provider/receive_bids         |
+      | provider 1 | POST   | /v1/bidder/bid                    |
+      | provider 1 | GET    | /v1/bidder/auto_deposit_status    |
+
+  Scenario Outline: a known path with the wrong method is 501 on the <node>
+    When I send <method> "<path>" to the <node>
+    Then the HTTP status is 501
+    And the content type is JSON
+    And the body is the status 12 "Method Not Allowed"
+
+    Examples:
+      | node       | method | path                               |
+      | bidder     | GET    | /v1/bidder/bid                     |
+      | bidder     | DELETE | /v1/bidder/deposit/100             |
+      | bidder     | POST   | /v1/bidder/auto_deposit_status     |
+      | provider 1 | POST   | /v1/provider/receive_bids          |
+      | provider 1 | GET    | /v1/provider/send_processed_bids   |

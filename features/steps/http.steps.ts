@@ -1,0 +1,46 @@
+import { Given, Then, When, type DataTable } from "@cucumber/cucumber";
+import { expect } from "bun:test";
+import type { ConformanceWorld } from "../support/world.ts";
+
+Given("the target is healthy", async function (this: ConformanceWorld) {
+  for (const node of ["bidder", ...this.target.providerUrls.map((_, i) => `provider ${i + 1}`)]) {
+    const r = await this.request("GET", node, "/health");
+    expect(r.status, `${node} /health answered ${r.status}: ${r.text}`).toBe(200);
+  }
+});
+
+When(
+  /^I send (GET|POST|PUT|DELETE|PATCH) "([^"]*)" to the (bidder|provider(?: \d+)?)(?: with body '(.*)')?$/,
+  async function (this: ConformanceWorld, method: string, path: string, node: string, body?: string) {
+    await this.request(method, node, path, body === undefined ? {} : { body });
+  },
+);
+
+Then("the HTTP status is {int}", function (this: ConformanceWorld, status: number) {
+  expect(this.response.status, `body: ${this.response.text}`).toBe(status);
+});
+
+Then("the body is the text {string}", function (this: ConformanceWorld, text: string) {
+  expect(this.response.text.trim()).toBe(text);
+});
+
+Then(
+  "the body is the status {int} {string}",
+  function (this: ConformanceWorld, code: number, message: string) {
+    expect(this.response.json, `body: ${this.response.text}`).toEqual({ code, message, details: [] });
+  },
+);
+
+Then("the content type is JSON", function (this: ConformanceWorld) {
+  expect(this.response.headers.get("content-type") ?? "").toContain("application/json");
+});
+
+Then("the OpenAPI document lists these operations:", function (this: ConformanceWorld, table: DataTable) {
+  const doc = this.response.json as { openapi?: string; paths?: Record<string, Record<string, unknown>> };
+  expect(doc?.openapi, "not an OpenAPI document").toBeString();
+  const listed = Object.entries(doc.paths ?? {}).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+  for (const row of table.hashes()) {
+    const path = row.path!.replace(/\{(\w+)\}/g, "{$1}");
+    expect(listed, `${row.method} ${path} missing from the OpenAPI document`).toContain(`${row.method} ${path}`);
+  }
+});

@@ -1,0 +1,62 @@
+import { Elysia } from "elysia";
+import { swagger } from "@elysiajs/swagger";
+import { routingError } from "./wire/routing.ts";
+import { unaryErrorResponse } from "./wire/errors.ts";
+import { logger } from "../util/log.ts";
+import { RpcError } from "../protocol/grpcCodes.ts";
+
+export type NodeRole = "bidder" | "provider";
+
+export interface NodeAppOptions {
+  role: NodeRole;
+  /** Ethereum address of the node, shown in the OpenAPI description. */
+  address: string;
+  /** Elysia plugins, one per service area (bidder, provider, notifications, …). */
+  plugins: Elysia<any, any, any, any, any, any, any>[];
+  /** Health check: resolves to undefined when healthy, else the reason (answered as 503). */
+  health?: () => Promise<string | undefined>;
+}
+
+/** OpenAPI version of the bidder interface the seed pins (interface.md §9). */
+export const API_VERSION = "1.1.6-oas3";
+
+/**
+ * One node's HTTP app: the services of its role, `/health`, the OpenAPI page at `/swagger`, and grpc-gateway's
+ * error conventions for everything (mapped statuses, 404 / 501 routing errors).
+ */
+export function createNodeApp(opts: NodeAppOptions) {
+  const log = logger(`${opts.role}-api`);
+  let app = new Elysia({ name: `${opts.role}-node` })
+    .onError({ as: "global" }, ({ code, error, request }) => {
+      const path = new URL(request.url).pathname;
+      if (code === "NOT_FOUND") return unaryErrorResponse(routingError(path, app.routes.map((r) => r.path)));
+      if (error instanceof RpcError) log.debug("request failed", { path, code: error.code, message: error.message });
+      else log.error("handler crashed", { path, code, error });
+      return unaryErrorResponse(error);
+    })
+    .use(
+      swagger({
+        path: "/swagger",
+        exclude: ["/health", "/swagger", "/swagger/json"],
+        documentation: {
+          info: {
+            title: `mev-commit ${opts.role} node`,
+            version: API_VERSION,
+            description: `Reference ${opts.role} node (${opts.address}). Streams are newline-delimited JSON: one {"result":…} per message, {"error":…} on failure.`,
+          },
+        },
+      }),
+    )
+    .get(
+      "/health",
+      async () => {
+        const problem = await opts.health?.();
+        return problem
+          ? new Response(problem + "\n", { status: 503, headers: { "content-type": "text/plain" } })
+          : new Response("ok\n", { headers: { "content-type": "text/plain" } });
+      },
+      { detail: { hide: true } },
+    );
+  for (const p of opts.plugins) app = app.use(p) as typeof app;
+  return app;
+}

@@ -1,0 +1,28 @@
+import type { Elysia } from "elysia";
+
+/** An app listening on a host and port; `port: 0` picks a free one. */
+export interface Served {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export class ListenError extends Error {
+  override name = "ListenError";
+}
+
+export function serve(app: Elysia<any, any, any, any, any, any, any>, host: string, port: number, what: string): Served {
+  try {
+    app.listen({ hostname: host, port, idleTimeout: 0 });
+  } catch (e) {
+    throw new ListenError(`${what} cannot listen on ${host}:${port}: ${(e as Error).message}`, { cause: e });
+  }
+  const actual = app.server!.port!;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${actual}`,
+    port: actual,
+    async stop() {
+      await app.stop(true);
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import type { Abi, Address, Chain, Hex } from "viem";
+import { createNodeApp } from "../api/app.ts";
+import { serve, type Served } from "../api/serve.ts";
+import { bidderDepositRoutes } from "../api/bidder/deposits.ts";
+import { chainClients, type ChainClients } from "../chain/clients.ts";
+import { bidderRegistryAbi, blockTrackerAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
+import { EventPoller } from "../chain/eventPoller.ts";
+import { NodeStore } from "../store/db.ts";
+import { AutoDepositor } from "./deposits/autoDepositor.ts";
+import { DepositService } from "./deposits/depositService.ts";
+import { DepositStore } from "./deposits/depositStore.ts";
+import { BidderRegistryClient } from "./deposits/registry.ts";
+
+export interface BidderNodeOptions {
+  privateKey: Hex;
+  settlementChain: Chain;
+  contracts: ContractAddresses;
+  storePath: string;
+  bidTimeoutMs: number;
+}
+
+/** The bidder node: its key, its store, its services, and the HTTP app that serves them. */
+export class BidderNode {
+  readonly role = "bidder" as const;
+  readonly settlement: ChainClients;
+  readonly store: NodeStore;
+  readonly address: Address;
+  readonly events: EventPoller;
+  readonly deposits: DepositService;
+  private readonly autoDepositor: AutoDepositor;
+  private served: Served | undefined;
+
+  constructor(readonly options: BidderNodeOptions) {
+    this.settlement = chainClients(options.settlementChain, options.privateKey);
+    this.address = this.settlement.account.address;
+    this.store = new NodeStore(options.storePath);
+    const c = options.contracts;
+    this.events = new EventPoller({
+      client: this.settlement.publicClient,
+      contracts: [
+        { address: c.blockTracker, abi: blockTrackerAbi as Abi },
+        { address: c.bidderRegistry, abi: bidderRegistryAbi as Abi },
+        { address: c.providerRegistry, abi: providerRegistryAbi as Abi },
+        { address: c.preconfManager, abi: preconfManagerAbi as Abi },
+      ],
+      store: this.store,
+      cursorKey: "events.cursor",
+    });
+    const registry = new BidderRegistryClient(this.settlement, c);
+    const depositStore = new DepositStore(this.store);
+    this.autoDepositor = new AutoDepositor(registry, depositStore, this.events);
+    this.deposits = new DepositService(registry, depositStore, this.autoDepositor);
+  }
+
+  get url(): string {
+    if (!this.served) throw new Error("bidder node is not listening");
+    return this.served.url;
+  }
+
+  buildApp() {
+    return createNodeApp({ role: "bidder", address: this.address, plugins: [bidderDepositRoutes(this.deposits)] });
+  }
+
+  /** Starts following the chain (resuming auto-deposit if it ran before a restart) and serves HTTP. */
+  async start(host: string, port: number): Promise<string> {
+    await this.events.start();
+    await this.autoDepositor.resume();
+    this.served = serve(this.buildApp(), host, port, "bidder node");
+    return this.served.url;
+  }
+
+  async stop(): Promise<void> {
+    this.events.stop();
+    this.autoDepositor.close();
+    await this.served?.stop();
+    this.served = undefined;
+    this.store.close();
+  }
+}

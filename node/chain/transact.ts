@@ -1,0 +1,81 @@
+import { encodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import type { ChainClients } from "./clients.ts";
+import { decodeRevert } from "./contracts.ts";
+import { InternalError } from "../protocol/grpcCodes.ts";
+
+/** Upstream's default gas limit (`--gas-limit` 2000000): no estimation, so a revert shows after mining. */
+export const DEFAULT_GAS_LIMIT = 2_000_000n;
+
+export interface TransactRequest {
+  address: Address;
+  abi: Abi;
+  functionName: string;
+  args?: readonly unknown[];
+  value?: bigint;
+  gas?: bigint;
+}
+
+/** A mined transaction that reverted; `reason` is upstream's rendering (`Name(arg=value, …)`). */
+export class TransactionFailedError extends Error {
+  override name = "TransactionFailedError";
+  constructor(
+    readonly hash: Hex,
+    readonly reason: string,
+    readonly errorName: string,
+  ) {
+    super(`transaction failed: ${reason}`);
+  }
+}
+
+/**
+ * Sends a contract transaction and waits for its receipt, as upstream's transactor does: a fixed gas limit
+ * (no estimation round trip), and a revert found after mining. The revert reason is recovered by replaying the
+ * call on the state the transaction saw. Errors are Internal with upstream's texts: `<what>: <err>` when the
+ * transaction cannot be sent, `waiting for receipt: transaction failed: <reason>` when it reverted.
+ */
+export async function transact(c: ChainClients, req: TransactRequest, what: string): Promise<TransactionReceipt> {
+  const data = encodeFunctionData({ abi: req.abi, functionName: req.functionName, args: req.args ?? [] } as never);
+  let hash: Hex;
+  try {
+    hash = await c.walletClient.sendTransaction({
+      account: c.account,
+      chain: c.chain,
+      to: req.address,
+      data,
+      value: req.value,
+      gas: req.gas ?? DEFAULT_GAS_LIMIT,
+    });
+  } catch (e) {
+    throw new InternalError(`${what}: ${(e as Error).message.split("\n")[0]}`, { cause: e });
+  }
+  let receipt: TransactionReceipt;
+  try {
+    receipt = await c.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 60_000 });
+  } catch (e) {
+    throw new InternalError(`waiting for receipt: ${(e as Error).message.split("\n")[0]}`, { cause: e });
+  }
+  if (receipt.status === "success") return receipt;
+  const failure = await revertReason(c, req, data, receipt);
+  throw new InternalError(`waiting for receipt: transaction failed: ${failure.reason}`, {
+    cause: failure,
+    context: { hash, errorName: failure.errorName },
+  });
+}
+
+async function revertReason(c: ChainClients, req: TransactRequest, data: Hex, receipt: TransactionReceipt): Promise<TransactionFailedError> {
+  try {
+    await c.publicClient.call({
+      account: c.account.address,
+      to: req.address,
+      data,
+      value: req.value,
+      gas: req.gas ?? DEFAULT_GAS_LIMIT,
+      blockNumber: receipt.blockNumber - 1n,
+    });
+  } catch (e) {
+    const revert = decodeRevert(e);
+    if (revert) return new TransactionFailedError(receipt.transactionHash, revert.text, revert.errorName);
+  }
+  // The replay passed (state moved on within the block) or gave no data: say what we know.
+  return new TransactionFailedError(receipt.transactionHash, "execution reverted", "");
+}

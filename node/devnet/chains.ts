@@ -1,0 +1,63 @@
+import { createPublicClient, http } from "viem";
+import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
+import type { DevnetConfig } from "./config.ts";
+import type { DataDir } from "./dataDir.ts";
+
+export interface ChainEndpoint {
+  name: "l1" | "settlement";
+  rpcUrl: string;
+  chainId: number;
+  /** Started by us (and stopped with the devnet), or an existing chain named by a flag. */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+export class ChainUnreachableError extends Error {
+  override name = "ChainUnreachableError";
+}
+
+async function connect(name: "l1" | "settlement", rpcUrl: string): Promise<ChainEndpoint> {
+  try {
+    const chainId = await createPublicClient({ transport: http(rpcUrl, { retryCount: 1 }) }).getChainId();
+    return { name, rpcUrl, chainId, owned: false, stop: async () => {} };
+  } catch (e) {
+    throw new ChainUnreachableError(`the ${name} chain at ${rpcUrl} does not answer eth_chainId: ${(e as Error).message}`);
+  }
+}
+
+function owned(c: AnvilChain, name: "l1" | "settlement"): ChainEndpoint {
+  return { name, rpcUrl: c.rpcUrl, chainId: c.chainId, owned: true, stop: () => c.stop() };
+}
+
+/**
+ * The two chains: L1 (manual mining, so the block driver decides each block's coinbase and contents) and the
+ * settlement chain (automine: each contract transaction is mined at once). Each is an Anvil we start, with its
+ * state dumped to the data dir every second, or an existing chain named by --l1-rpc-url / --settlement-rpc-url.
+ */
+export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1: ChainEndpoint; settlement: ChainEndpoint }> {
+  const [l1, settlement] = await Promise.all([
+    cfg.l1RpcUrl
+      ? connect("l1", cfg.l1RpcUrl)
+      : startAnvil({
+          name: "l1",
+          host: cfg.host,
+          port: cfg.l1Port,
+          chainId: cfg.l1ChainId,
+          mining: "manual",
+          statePath: dir.chainState("l1"),
+          pidDir: dir.pidDir,
+        }).then((c) => owned(c, "l1")),
+    cfg.settlementRpcUrl
+      ? connect("settlement", cfg.settlementRpcUrl)
+      : startAnvil({
+          name: "settlement",
+          host: cfg.host,
+          port: cfg.settlementPort,
+          chainId: cfg.settlementChainId,
+          mining: "auto",
+          statePath: dir.chainState("settlement"),
+          pidDir: dir.pidDir,
+        }).then((c) => owned(c, "settlement")),
+  ]);
+  return { l1, settlement };
+}

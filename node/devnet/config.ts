@@ -1,0 +1,181 @@
+import { parseArgs } from "node:util";
+import { parseEther } from "viem";
+
+/** Everything `bun run node` can be told. Defaults are the devnet a user gets with no flags. */
+export interface DevnetConfig {
+  host: string;
+  dataDir: string;
+  fresh: boolean;
+  providers: number;
+  bidderPort: number;
+  /** Provider i listens on providerBasePort + 100 * i (13623, 13723, …) unless providerPorts is given. */
+  providerPorts: number[];
+  controlPort: number;
+  l1Port: number;
+  settlementPort: number;
+  l1ChainId: number;
+  settlementChainId: number;
+  l1RpcUrl?: string;
+  settlementRpcUrl?: string;
+  /** Seconds between L1 blocks; 0 = blocks are mined only through the control API. */
+  l1BlockTime: number;
+  /** L1 blocks the oracle waits before recording a block's winner. */
+  oracleLag: number;
+  autoAccept: boolean;
+  /** Wei per window; undefined = auto-deposit off at start. */
+  autodepositAmount?: bigint;
+  bidTimeoutMs: number;
+  decisionTimeoutMs: number;
+  /** Provider stake at start, wei. */
+  providerStake: bigint;
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+export const DEFAULTS: DevnetConfig = {
+  host: "127.0.0.1",
+  dataDir: ".devnet",
+  fresh: false,
+  providers: 2,
+  bidderPort: 13523,
+  providerPorts: [13623, 13723],
+  controlPort: 13500,
+  l1Port: 8545,
+  settlementPort: 8546,
+  l1ChainId: 31337,
+  settlementChainId: 17864,
+  l1BlockTime: 2,
+  oracleLag: 1,
+  autoAccept: true,
+  autodepositAmount: parseEther("10"),
+  bidTimeoutMs: 30_000,
+  decisionTimeoutMs: 30_000,
+  providerStake: parseEther("20"),
+  logLevel: "info",
+};
+
+export const HELP = `Usage: bun run node [options]
+
+Starts a whole mev-commit devnet on this machine: an L1 and a settlement Anvil chain, the protocol contracts,
+one bidder node, N provider nodes, the L1 block driver, the oracle and the /sim/v1 control API.
+
+Options:
+  --data-dir DIR              node stores, chain state and target.json (default .devnet)
+  --fresh                     wipe the data dir and start clean
+  --host HOST                 address every listener binds (default 127.0.0.1)
+  --providers N               provider nodes (default 2, at most 7)
+  --bidder-port PORT          bidder node HTTP port (default 13523)
+  --provider-ports P1,P2,…    provider node HTTP ports (default 13623, 13723, … one per provider)
+  --control-port PORT         /sim/v1 control API port (default 13500)
+  --l1-port PORT              L1 Anvil port (default 8545)
+  --settlement-port PORT      settlement Anvil port (default 8546)
+  --l1-chain-id ID            (default 31337)
+  --settlement-chain-id ID    (default 17864)
+  --l1-rpc-url URL            use an existing L1 chain instead of starting Anvil
+  --settlement-rpc-url URL    use an existing settlement chain instead of starting Anvil
+  --l1-block-time SECONDS     L1 block interval; 0 = mine only through the control API (default 2)
+  --oracle-lag BLOCKS         blocks the oracle waits before recording a winner (default 1)
+  --auto-accept / --no-auto-accept
+                              attach a built-in accept-all provider application (default on)
+  --autodeposit-amount WEI    bidder auto-deposit per window at start (default 10 ETH)
+  --no-autodeposit            start without auto-deposit
+  --bid-timeout MS            how long SendBid waits for providers (default 30000)
+  --decision-timeout MS       how long a provider node waits for its application (default 30000)
+  --provider-stake WEI        stake each provider registers with (default 20 ETH)
+  --log-level LEVEL           debug | info | warn | error (default info)
+  -h, --help                  this text
+`;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+function int(name: string, v: string | undefined, min: number, max: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${v}"`);
+  return n;
+}
+
+function wei(name: string, v: string | undefined): bigint | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[0-9]+$/.test(v)) throw new ConfigError(`--${name} must be an amount in wei (digits only), got "${v}"`);
+  return BigInt(v);
+}
+
+/** Parses argv into a config; throws ConfigError with a readable message on bad input. */
+export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): DevnetConfig | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: {
+        help: { type: "boolean", short: "h" },
+        "data-dir": { type: "string" },
+        fresh: { type: "boolean" },
+        host: { type: "string" },
+        providers: { type: "string" },
+        "bidder-port": { type: "string" },
+        "provider-ports": { type: "string" },
+        "control-port": { type: "string" },
+        "l1-port": { type: "string" },
+        "settlement-port": { type: "string" },
+        "l1-chain-id": { type: "string" },
+        "settlement-chain-id": { type: "string" },
+        "l1-rpc-url": { type: "string" },
+        "settlement-rpc-url": { type: "string" },
+        "l1-block-time": { type: "string" },
+        "oracle-lag": { type: "string" },
+        "auto-accept": { type: "boolean" },
+        "no-auto-accept": { type: "boolean" },
+        "autodeposit-amount": { type: "string" },
+        "no-autodeposit": { type: "boolean" },
+        "bid-timeout": { type: "string" },
+        "decision-timeout": { type: "string" },
+        "provider-stake": { type: "string" },
+        "log-level": { type: "string" },
+      },
+    });
+  } catch (e) {
+    throw new ConfigError(`${(e as Error).message}\nRun with --help for the list of options.`);
+  }
+  const o = parsed.values;
+  if (o.help) return "help";
+  const providers = int("providers", o.providers, 1, 7) ?? base.providers;
+  const bidderPort = int("bidder-port", o["bidder-port"], 0, 65535) ?? base.bidderPort;
+  let providerPorts: number[];
+  if (o["provider-ports"] !== undefined) {
+    providerPorts = o["provider-ports"].split(",").map((p) => int("provider-ports", p.trim(), 0, 65535)!);
+    if (providerPorts.length !== providers)
+      throw new ConfigError(`--provider-ports names ${providerPorts.length} ports for ${providers} providers`);
+  } else {
+    const first = base.providerPorts[0] ?? 13623;
+    providerPorts = Array.from({ length: providers }, (_, i) => (first === 0 ? 0 : first + 100 * i));
+  }
+  const level = o["log-level"] ?? base.logLevel;
+  if (!["debug", "info", "warn", "error"].includes(level)) throw new ConfigError(`--log-level must be debug, info, warn or error`);
+  const autoAccept = o["no-auto-accept"] ? false : o["auto-accept"] ? true : base.autoAccept;
+  return {
+    host: o.host ?? base.host,
+    dataDir: o["data-dir"] ?? base.dataDir,
+    fresh: o.fresh ?? base.fresh,
+    providers,
+    bidderPort,
+    providerPorts,
+    controlPort: int("control-port", o["control-port"], 0, 65535) ?? base.controlPort,
+    l1Port: int("l1-port", o["l1-port"], 0, 65535) ?? base.l1Port,
+    settlementPort: int("settlement-port", o["settlement-port"], 0, 65535) ?? base.settlementPort,
+    l1ChainId: int("l1-chain-id", o["l1-chain-id"], 1, 2 ** 32) ?? base.l1ChainId,
+    settlementChainId: int("settlement-chain-id", o["settlement-chain-id"], 1, 2 ** 32) ?? base.settlementChainId,
+    l1RpcUrl: o["l1-rpc-url"] ?? base.l1RpcUrl,
+    settlementRpcUrl: o["settlement-rpc-url"] ?? base.settlementRpcUrl,
+    l1BlockTime: int("l1-block-time", o["l1-block-time"], 0, 3600) ?? base.l1BlockTime,
+    oracleLag: int("oracle-lag", o["oracle-lag"], 0, 64) ?? base.oracleLag,
+    autoAccept,
+    autodepositAmount: o["no-autodeposit"] ? undefined : (wei("autodeposit-amount", o["autodeposit-amount"]) ?? base.autodepositAmount),
+    bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000) ?? base.bidTimeoutMs,
+    decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000) ?? base.decisionTimeoutMs,
+    providerStake: wei("provider-stake", o["provider-stake"]) ?? base.providerStake,
+    logLevel: level as DevnetConfig["logLevel"],
+  };
+}

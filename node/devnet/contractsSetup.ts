@@ -1,0 +1,68 @@
+import { createPublicClient, http, parseAbi, type Address, type Hex } from "viem";
+import { deployContracts, registerProvider, builderKeyFor, type ContractAddresses } from "../chain/deploy.ts";
+import type { ChainEndpoint } from "./chains.ts";
+import type { DataDir } from "./dataDir.ts";
+import { logger } from "../util/log.ts";
+
+const log = logger("devnet");
+
+interface SavedContracts {
+  chainId: number;
+  addresses: ContractAddresses;
+}
+
+const providerRegistryAbi = parseAbi(["function providerRegistered(address) view returns (bool)"]);
+
+/**
+ * Deploys the protocol contracts on the settlement chain, or reuses the ones a previous run deployed there (when
+ * the chain state survived: the saved addresses still have code).
+ */
+export async function ensureContracts(
+  settlement: ChainEndpoint,
+  dir: DataDir,
+  ownerKey: Hex,
+  oracle: Address,
+): Promise<{ addresses: ContractAddresses; reused: boolean }> {
+  const client = createPublicClient({ transport: http(settlement.rpcUrl) });
+  const saved = dir.readJson<SavedContracts>(dir.contractsFile);
+  if (saved && saved.chainId === settlement.chainId) {
+    const code = await client.getCode({ address: saved.addresses.preconfManager });
+    if (code && code !== "0x") return { addresses: saved.addresses, reused: true };
+    log.warn("saved contract addresses have no code on the settlement chain; deploying again");
+  }
+  const started = performance.now();
+  const addresses = await deployContracts({ rpcUrl: settlement.rpcUrl, chainId: settlement.chainId, owner: ownerKey, oracle });
+  dir.writeJson(dir.contractsFile, { chainId: settlement.chainId, addresses } satisfies SavedContracts);
+  log.info("contracts deployed", { ms: Math.round(performance.now() - started) });
+  return { addresses, reused: false };
+}
+
+/** Registers and stakes each provider that is not registered yet, and maps its builder key to it. */
+export async function ensureProvidersRegistered(
+  settlement: ChainEndpoint,
+  addresses: ContractAddresses,
+  ownerKey: Hex,
+  providers: { address: Address; privateKey: Hex }[],
+  stake: bigint,
+): Promise<void> {
+  const client = createPublicClient({ transport: http(settlement.rpcUrl) });
+  for (const p of providers) {
+    const registered = await client.readContract({
+      address: addresses.providerRegistry,
+      abi: providerRegistryAbi,
+      functionName: "providerRegistered",
+      args: [p.address],
+    });
+    if (registered) continue;
+    await registerProvider({
+      rpcUrl: settlement.rpcUrl,
+      chainId: settlement.chainId,
+      addresses,
+      providerKey: p.privateKey,
+      ownerKey,
+      stake,
+      blsKey: builderKeyFor(p.address),
+    });
+    log.info("provider registered and staked", { provider: p.address, stake });
+  }
+}

@@ -1,0 +1,51 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+/** Where a devnet keeps its state. Everything a restart needs lives here; `--fresh` deletes it. */
+export class DataDir {
+  readonly root: string;
+
+  constructor(dir: string) {
+    this.root = resolve(dir);
+  }
+
+  wipe(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+
+  ensure(): void {
+    mkdirSync(this.root, { recursive: true });
+  }
+
+  get pidDir(): string {
+    return join(this.root, "run");
+  }
+
+  chainState(name: "l1" | "settlement"): string {
+    return join(this.root, "chain", `${name}-state.json`);
+  }
+
+  store(name: string): string {
+    return join(this.root, "stores", `${name}.sqlite`);
+  }
+
+  get contractsFile(): string {
+    return join(this.root, "contracts.json");
+  }
+
+  get targetFile(): string {
+    return join(this.root, "target.json");
+  }
+
+  readJson<T>(file: string): T | undefined {
+    if (!existsSync(file)) return undefined;
+    return JSON.parse(readFileSync(file, "utf8")) as T;
+  }
+
+  /** Writes atomically (temp file + rename), so a crash never leaves half a file. */
+  writeJson(file: string, value: unknown): void {
+    const tmp = `${file}.tmp`;
+    writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
+    renameSync(tmp, file);
+  }
+}

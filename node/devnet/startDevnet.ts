@@ -1,0 +1,171 @@
+import { createPublicClient, http, parseAbi, type Address, type Hex, type PublicClient } from "viem";
+import { devAccount, ROLES } from "../chain/accounts.ts";
+import { builderKeyFor, type ContractAddresses } from "../chain/deploy.ts";
+import { localChain } from "../chain/clients.ts";
+import { stopAllAnvils } from "../chain/anvil.ts";
+import { L1BlockDriver } from "../l1/blockDriver.ts";
+import { WinnerRecorder } from "../oracle/winnerRecorder.ts";
+import { NodeStore } from "../store/db.ts";
+import { BidderNode } from "../bidder/bidderNode.ts";
+import { ProviderNode } from "../provider/providerNode.ts";
+import { simApi, type DevnetStatus, type SimControl } from "../control/simApi.ts";
+import { serve, type Served } from "../api/serve.ts";
+import { logger } from "../util/log.ts";
+import type { DevnetConfig } from "./config.ts";
+import { DataDir } from "./dataDir.ts";
+import { startChains, type ChainEndpoint } from "./chains.ts";
+import { ensureContracts, ensureProvidersRegistered } from "./contractsSetup.ts";
+import { targetOf, type Target } from "./target.ts";
+import { windowOfBlock } from "../protocol/windows.ts";
+
+const log = logger("devnet");
+const blockTrackerAbi = parseAbi(["function getCurrentWindow() view returns (uint256)"]);
+
+/** A running devnet: chains, contracts, nodes, L1 driver, oracle and control API. */
+export class Devnet implements SimControl {
+  private controlServed: Served | undefined;
+  private stopping: Promise<void> | undefined;
+  readonly l1Client: PublicClient;
+  readonly settlementClient: PublicClient;
+
+  constructor(
+    readonly config: DevnetConfig,
+    readonly dir: DataDir,
+    readonly chains: { l1: ChainEndpoint; settlement: ChainEndpoint },
+    readonly contracts: ContractAddresses,
+    readonly bidder: BidderNode,
+    readonly providers: ProviderNode[],
+    readonly driver: L1BlockDriver,
+    readonly oracle: WinnerRecorder,
+    private readonly oracleStore: NodeStore,
+  ) {
+    this.l1Client = createPublicClient({ transport: http(chains.l1.rpcUrl) });
+    this.settlementClient = createPublicClient({ transport: http(chains.settlement.rpcUrl) });
+  }
+
+  get controlUrl(): string {
+    return this.controlServed!.url;
+  }
+
+  async mine(blocks: number, winner?: Address) {
+    return this.driver.mine(blocks, winner);
+  }
+
+  async status(): Promise<DevnetStatus> {
+    const [l1Block, settlementBlock, currentWindow] = await Promise.all([
+      this.l1Client.getBlockNumber({ cacheTime: 0 }),
+      this.settlementClient.getBlockNumber({ cacheTime: 0 }),
+      this.settlementClient.readContract({ address: this.contracts.blockTracker, abi: blockTrackerAbi, functionName: "getCurrentWindow" }),
+    ]);
+    return {
+      l1: { rpcUrl: this.chains.l1.rpcUrl, chainId: this.chains.l1.chainId, blockNumber: l1Block.toString() },
+      settlement: { rpcUrl: this.chains.settlement.rpcUrl, chainId: this.chains.settlement.chainId, blockNumber: settlementBlock.toString() },
+      currentWindow: currentWindow.toString(),
+      lastRecordedBlock: this.oracle.lastRecorded().toString(),
+      nextWinner: this.driver.schedule.peek() ?? null,
+      contracts: { ...this.contracts },
+      nodes: [
+        { name: "bidder", role: "bidder", url: this.bidder.url, address: this.bidder.address, running: true },
+        ...this.providers.map((p) => ({
+          name: p.name,
+          role: "provider" as const,
+          url: p.listening ? p.url : null,
+          address: p.address,
+          running: p.listening,
+        })),
+      ],
+    };
+  }
+
+  target(): Target {
+    return targetOf(this);
+  }
+
+  async listenControl(): Promise<void> {
+    this.controlServed = serve(simApi(this), this.config.host, this.config.controlPort, "control API");
+  }
+
+  /** Stops everything this devnet started; safe to call more than once. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.driver.stopInterval();
+      await this.driver.drain().catch(() => {});
+      await this.controlServed?.stop().catch(() => {});
+      await Promise.allSettled([this.bidder.stop(), ...this.providers.map((p) => p.stop())]);
+      this.oracleStore.close();
+      await Promise.allSettled([this.chains.l1.stop(), this.chains.settlement.stop()]);
+      await stopAllAnvils();
+    })();
+    return this.stopping;
+  }
+}
+
+/** Starts a whole devnet from a config; on failure everything started so far is stopped again. */
+export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
+  const dir = new DataDir(cfg.dataDir);
+  if (cfg.fresh) dir.wipe();
+  dir.ensure();
+  const t0 = performance.now();
+  try {
+    const chains = await startChains(cfg, dir);
+    log.info("chains up", { l1: chains.l1.rpcUrl, settlement: chains.settlement.rpcUrl, ms: Math.round(performance.now() - t0) });
+    const owner = devAccount(ROLES.deployer);
+    const oracleAccount = devAccount(ROLES.oracle);
+    const providerAccounts = Array.from({ length: cfg.providers }, (_, i) => devAccount(ROLES.firstProvider + i));
+    const { addresses, reused } = await ensureContracts(chains.settlement, dir, owner.privateKey, oracleAccount.address);
+    if (reused) log.info("contracts reused from the data dir", { preconfManager: addresses.preconfManager });
+    await ensureProvidersRegistered(chains.settlement, addresses, owner.privateKey, providerAccounts, cfg.providerStake);
+
+    const settlementChain = localChain(chains.settlement.chainId, chains.settlement.rpcUrl, "settlement");
+    const bidder = new BidderNode({
+      privateKey: devAccount(ROLES.bidder).privateKey,
+      settlementChain,
+      contracts: addresses,
+      storePath: dir.store("bidder"),
+      bidTimeoutMs: cfg.bidTimeoutMs,
+    });
+    const providers = providerAccounts.map(
+      (acc, index) =>
+        new ProviderNode({
+          index,
+          privateKey: acc.privateKey,
+          settlementChain,
+          contracts: addresses,
+          storePath: dir.store(`provider-${index}`),
+          decisionTimeoutMs: cfg.decisionTimeoutMs,
+        }),
+    );
+
+    const driver = new L1BlockDriver(chains.l1.rpcUrl, providers.map((p) => p.address));
+    const oracleStore = new NodeStore(dir.store("oracle"));
+    const keys = new Map<string, Hex>(providers.map((p) => [p.address.toLowerCase(), builderKeyFor(p.address)]));
+    const { chainClients } = await import("../chain/clients.ts");
+    const oracle = new WinnerRecorder({
+      settlement: chainClients(settlementChain, oracleAccount.privateKey),
+      l1: createPublicClient({ transport: http(chains.l1.rpcUrl) }),
+      blockTracker: addresses.blockTracker,
+      store: oracleStore,
+      lag: cfg.oracleLag,
+      builderKeyOf: (coinbase) => keys.get(coinbase.toLowerCase()),
+    });
+    driver.onAfterMine(oracle.onBlock);
+
+    const devnet = new Devnet(cfg, dir, chains, addresses, bidder, providers, driver, oracle, oracleStore);
+    await bidder.start(cfg.host, cfg.bidderPort);
+    if (cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
+      const next = (await driver.blockNumber()) + 1n;
+      await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
+    }
+    for (const [i, p] of providers.entries()) await p.listen(cfg.host, cfg.providerPorts[i] ?? 0);
+    await devnet.listenControl();
+    // A restart resumes recording where the oracle stopped.
+    await oracle.catchUp(await driver.blockNumber());
+    dir.writeJson(dir.targetFile, devnet.target());
+    driver.startInterval(cfg.l1BlockTime);
+    log.info("devnet ready", { ms: Math.round(performance.now() - t0) });
+    return devnet;
+  } catch (e) {
+    await stopAllAnvils();
+    throw e;
+  }
+}

@@ -1,0 +1,44 @@
+import type { Devnet } from "./startDevnet.ts";
+
+/**
+ * A target: everything the conformance suite needs to drive an implementation. The devnet writes its own to
+ * `<data-dir>/target.json`; another implementation writes one by hand and runs the suite with TARGET=file.
+ */
+export interface Target {
+  name: string;
+  bidderUrl: string;
+  providerUrls: string[];
+  /** The /sim/v1 control API, when the target has the `sim-control` capability. */
+  controlUrl?: string;
+  l1RpcUrl: string;
+  l1ChainId: number;
+  settlementRpcUrl: string;
+  settlementChainId: number;
+  contracts: {
+    blockTracker: string;
+    providerRegistry: string;
+    bidderRegistry: string;
+    preconfManager: string;
+    oracle: string;
+  };
+  bidderAddress: string;
+  providerAddresses: string[];
+  capabilities: string[];
+}
+
+export function targetOf(d: Devnet): Target {
+  return {
+    name: "reference devnet",
+    bidderUrl: d.bidder.url,
+    providerUrls: d.providers.map((p) => p.url),
+    controlUrl: d.controlUrl,
+    l1RpcUrl: d.chains.l1.rpcUrl,
+    l1ChainId: d.chains.l1.chainId,
+    settlementRpcUrl: d.chains.settlement.rpcUrl,
+    settlementChainId: d.chains.settlement.chainId,
+    contracts: { ...d.contracts },
+    bidderAddress: d.bidder.address,
+    providerAddresses: d.providers.map((p) => p.address),
+    capabilities: ["sim-control"],
+  };
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bun
+/** `bun run node`: starts a whole devnet and serves it until Ctrl-C. */
+import { ConfigError, HELP, parseDevnetArgs } from "./devnet/config.ts";
+import { startDevnet, type Devnet } from "./devnet/startDevnet.ts";
+import { banner } from "./devnet/banner.ts";
+import { stopAllAnvils } from "./chain/anvil.ts";
+import { logger, setLogLevel } from "./util/log.ts";
+
+const log = logger("main");
+
+async function main(): Promise<void> {
+  let cfg;
+  try {
+    cfg = parseDevnetArgs(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`error: ${e.message}`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  if (cfg === "help") {
+    process.stdout.write(HELP);
+    return;
+  }
+  setLogLevel(cfg.logLevel);
+  let devnet: Devnet | undefined;
+  let exiting = false;
+  const shutdown = async (why: string, code: number) => {
+    if (exiting) return;
+    exiting = true;
+    log.info(`stopping (${why})`);
+    const force = setTimeout(() => process.exit(code || 1), 10_000);
+    force.unref();
+    await (devnet ? devnet.stop() : stopAllAnvils()).catch((e) => log.error("stop failed", { error: e }));
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT", 0));
+  process.on("SIGTERM", () => void shutdown("SIGTERM", 0));
+  process.on("SIGHUP", () => void shutdown("SIGHUP", 0));
+  process.on("uncaughtException", (e) => {
+    log.error("uncaught exception", { error: e, stack: e.stack });
+    void shutdown("crash", 1);
+  });
+  process.on("unhandledRejection", (e) => {
+    log.error("unhandled rejection", { error: e });
+  });
+  try {
+    devnet = await startDevnet(cfg);
+  } catch (e) {
+    log.error(`devnet failed to start: ${(e as Error).message}`);
+    await shutdown("start failed", 1);
+    return;
+  }
+  process.stdout.write(banner(devnet) + "\n");
+}
+
+await main();

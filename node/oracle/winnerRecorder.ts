@@ -1,0 +1,65 @@
+import { parseAbi, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import type { ChainClients } from "../chain/clients.ts";
+import type { MinedBlock } from "../l1/blockDriver.ts";
+import type { NodeStore } from "../store/db.ts";
+import { logger } from "../util/log.ts";
+
+const blockTrackerAbi = parseAbi([
+  "function recordL1Block(uint256 _blockNumber, bytes _winnerBLSKey)",
+  "function getCurrentWindow() view returns (uint256)",
+  "function getBlockWinner(uint256 blockNumber) view returns (address)",
+]);
+
+export interface WinnerRecorderOptions {
+  settlement: ChainClients;
+  l1: PublicClient;
+  blockTracker: Address;
+  store: NodeStore;
+  /** L1 blocks to wait before recording a block (the relay lag of upstream, shortened). */
+  lag: number;
+  /** The builder key of a provider that may win blocks (its coinbase); undefined for a non-PBS block. */
+  builderKeyOf: (coinbase: Address) => Hex | undefined;
+}
+
+/**
+ * The oracle's first job: record each L1 block's winner in BlockTracker, `lag` blocks after it is mined. The
+ * winner is the block's coinbase, mapped to the builder key its provider registered (as upstream maps the relay's
+ * builder pubkey). Progress is stored, so a restart resumes where it stopped.
+ */
+export class WinnerRecorder {
+  private readonly log = logger("oracle");
+  private static readonly KEY = "oracle.lastRecordedBlock";
+
+  constructor(private readonly o: WinnerRecorderOptions) {}
+
+  lastRecorded(): bigint {
+    return BigInt(this.o.store.getKv(WinnerRecorder.KEY) ?? "0");
+  }
+
+  /** Records every block up to `tip - lag` that is not recorded yet. */
+  async catchUp(tip: bigint): Promise<void> {
+    const target = tip - BigInt(this.o.lag);
+    for (let b = this.lastRecorded() + 1n; b <= target; b++) await this.record(b);
+  }
+
+  readonly onBlock = async (block: MinedBlock): Promise<void> => {
+    await this.catchUp(block.number);
+  };
+
+  private async record(blockNumber: bigint): Promise<void> {
+    const header = await this.o.l1.getBlock({ blockNumber });
+    const coinbase = header.miner;
+    const key = coinbase === zeroAddress ? undefined : this.o.builderKeyOf(coinbase);
+    const { walletClient, publicClient } = this.o.settlement;
+    const hash = await walletClient.writeContract({
+      address: this.o.blockTracker,
+      abi: blockTrackerAbi,
+      functionName: "recordL1Block",
+      args: [blockNumber, key ?? "0x"],
+    });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`recordL1Block(${blockNumber}) reverted (tx ${hash})`);
+    this.o.store.setKv(WinnerRecorder.KEY, blockNumber.toString());
+    this.log.debug("recorded winner", { block: blockNumber, winner: key ? coinbase : "none" });
+  }
+}

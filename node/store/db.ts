@@ -1,0 +1,46 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+/**
+ * A node's durable store: one SQLite file, WAL with synchronous=FULL so that whatever a node acknowledged
+ * survives a SIGKILL. Each concern (deposits, commitments, …) creates its own tables through `migrate`.
+ */
+export class NodeStore {
+  readonly db: Database;
+
+  constructor(readonly path: string) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path, { create: true, strict: true });
+    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
+    this.db.exec("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)");
+    this.db.exec("CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  }
+
+  /** Runs `sql` once per store file, identified by `name`. */
+  migrate(name: string, sql: string): void {
+    const done = this.db.query("SELECT 1 FROM migrations WHERE name = ?").get(name);
+    if (done) return;
+    this.db.transaction(() => {
+      this.db.exec(sql);
+      this.db.query("INSERT INTO migrations (name) VALUES (?)").run(name);
+    })();
+  }
+
+  getKv(key: string): string | undefined {
+    const row = this.db.query<{ value: string }, [string]>("SELECT value FROM kv WHERE key = ?").get(key);
+    return row?.value;
+  }
+
+  setKv(key: string, value: string): void {
+    this.db.query("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+  }
+
+  deleteKv(key: string): void {
+    this.db.query("DELETE FROM kv WHERE key = ?").run(key);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

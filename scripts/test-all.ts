@@ -1,0 +1,80 @@
+#!/usr/bin/env bun
+/**
+ * `npm test`: the unit and contract tests (bun test), then the conformance features (cucumber-js) against a
+ * devnet the suite starts itself (or TARGET=file). Prints one closing line with the counts of both:
+ * `tests: N passed, N failed, N skipped`.
+ */
+import { spawn } from "bun";
+
+interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+async function runStep(name: string, cmd: string[], parse: (out: string) => Counts | undefined): Promise<{ code: number; counts?: Counts }> {
+  console.log(`\n=== ${name}: ${cmd.join(" ")}\n`);
+  const proc = spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, FORCE_COLOR: "0" } });
+  let out = "";
+  const pump = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
+    const dec = new TextDecoder();
+    for await (const chunk of stream) {
+      const s = dec.decode(chunk, { stream: true });
+      out += s;
+      sink.write(s);
+    }
+  };
+  await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
+  const code = await proc.exited;
+  return { code, counts: parse(out) };
+}
+
+function parseBunTest(out: string): Counts | undefined {
+  const pass = /^\s*(\d+) pass$/m.exec(out);
+  const fail = /^\s*(\d+) fail$/m.exec(out);
+  if (!pass && !fail) return undefined;
+  const skip = /^\s*(\d+) skip$/m.exec(out);
+  const todo = /^\s*(\d+) todo$/m.exec(out);
+  return {
+    passed: Number(pass?.[1] ?? 0),
+    failed: Number(fail?.[1] ?? 0),
+    skipped: Number(skip?.[1] ?? 0) + Number(todo?.[1] ?? 0),
+  };
+}
+
+function parseCucumber(out: string): Counts | undefined {
+  const m = /^(\d+) scenarios? \(([^)]*)\)/m.exec(out);
+  if (!m) return /^0 scenarios/m.test(out) ? { passed: 0, failed: 0, skipped: 0 } : undefined;
+  const n = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(m[2]!)?.[1] ?? 0);
+  return {
+    passed: n("passed"),
+    failed: n("failed") + n("undefined") + n("ambiguous") + n("pending"),
+    skipped: n("skipped"),
+  };
+}
+
+const only = process.argv[2];
+const results: { name: string; code: number; counts?: Counts }[] = [];
+if (!only || only === "unit") results.push({ name: "unit and contract tests", ...(await runStep("unit and contract tests", ["bun", "test", "node", "scenarios"], parseBunTest)) });
+if (!only || only === "features") results.push({ name: "conformance features", ...(await runStep("conformance features", ["bun", "--bun", "cucumber-js"], parseCucumber)) });
+
+const total: Counts = { passed: 0, failed: 0, skipped: 0 };
+let ok = true;
+console.log("\n=== summary");
+for (const r of results) {
+  const c = r.counts;
+  if (!c) {
+    console.log(`${r.name}: no test counts found (exit ${r.code})`);
+    ok = false;
+    total.failed++;
+    continue;
+  }
+  console.log(`${r.name}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (exit ${r.code})`);
+  total.passed += c.passed;
+  total.failed += c.failed;
+  total.skipped += c.skipped;
+  if (r.code !== 0 || c.failed > 0) ok = false;
+}
+if (total.passed === 0) ok = false;
+console.log(`tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(ok ? 0 : 1);
