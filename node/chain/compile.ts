@@ -164,19 +164,47 @@ export function formatHumanReadableAbi(abi: Abi): string[] {
   });
 }
 
+/** The generated part of contracts.ts: one typed `parseAbi([...])` constant per contract. */
+export function abiTsBlock(compiled: CompiledContracts): string {
+  const out: string[] = [];
+  for (const name of CONTRACT_NAMES) {
+    const varName = `${name[0]!.toLowerCase()}${name.slice(1)}Abi`;
+    const lines = formatHumanReadableAbi(compiled.contracts[name].abi).map((s) => `  ${JSON.stringify(s)},`);
+    out.push(`export const ${varName} = parseAbi([\n${lines.join("\n")}\n]);\n`);
+  }
+  return out.join("\n");
+}
+
+export const CONTRACTS_TS = resolve(import.meta.dir, "contracts.ts");
+const BEGIN = "// BEGIN GENERATED ABIS (bun node/chain/compile.ts --write-abi-ts)\n";
+const END = "// END GENERATED ABIS\n";
+
+/** The generated block currently in contracts.ts. */
+export function currentAbiTsBlock(): string {
+  const src = readFileSync(CONTRACTS_TS, "utf8");
+  const a = src.indexOf(BEGIN);
+  const b = src.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`generated ABI markers missing in ${CONTRACTS_TS}`);
+  return src.slice(a + BEGIN.length, b).trim() + "\n";
+}
+
 /**
- * `bun node/chain/compile.ts --abi-ts` prints the human-readable ABIs in the form kept in `contracts.ts`
- * (paste them there after changing a contract; `contracts.test.ts` fails until they match).
+ * `bun node/chain/compile.ts` compiles (cached); `--force` recompiles; `--abi-ts` prints the typed ABI block of
+ * contracts.ts; `--write-abi-ts` rewrites that block in place (run it after changing a contract;
+ * `contracts.test.ts` fails until the block matches the sources).
  */
 if (import.meta.main) {
   const started = performance.now();
   const compiled = await compileContracts({ force: process.argv.includes("--force") });
   if (process.argv.includes("--abi-ts")) {
-    for (const name of CONTRACT_NAMES) {
-      const varName = `${name[0]!.toLowerCase()}${name.slice(1)}Abi`;
-      const lines = formatHumanReadableAbi(compiled.contracts[name].abi).map((s) => `  ${JSON.stringify(s)},`);
-      console.log(`export const ${varName} = parseAbi([\n${lines.join("\n")}\n]);\n`);
-    }
+    console.log(abiTsBlock(compiled));
+  } else if (process.argv.includes("--write-abi-ts")) {
+    const src = readFileSync(CONTRACTS_TS, "utf8");
+    const a = src.indexOf(BEGIN);
+    const b = src.indexOf(END);
+    if (a < 0 || b < a) throw new Error(`generated ABI markers missing in ${CONTRACTS_TS}`);
+    writeFileSync(CONTRACTS_TS, `${src.slice(0, a + BEGIN.length)}\n${abiTsBlock(compiled)}\n${src.slice(b)}`);
+    console.log(`updated ${CONTRACTS_TS}`);
   } else {
     console.log(`compiled ${CONTRACT_NAMES.length} contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`);
   }

@@ -2,7 +2,7 @@
  * Typed access to the deployed contracts: the ABI of each contract as a typed viem constant, `getContract`
  * helpers, and `decodeRevert`, which turns a viem error into upstream's `Name(arg=value, ...)` rendering.
  *
- * The ABI constants below are generated from the compiled contracts (`bun node/chain/compile.ts --abi-ts`);
+ * The ABI constants below are generated from the compiled contracts (`bun node/chain/compile.ts --write-abi-ts`);
  * `contracts.test.ts` fails if they drift from the Solidity sources.
  */
 import {
@@ -32,11 +32,13 @@ export interface ContractAddresses {
   oracle: Address;
 }
 
-// ------------------------------------------------------------------------------------------- generated ABIs
+// BEGIN GENERATED ABIS (bun node/chain/compile.ts --write-abi-ts)
 
 export const blockTrackerAbi = parseAbi([
   "constructor(address oracleAccount_, address owner_)",
   "error BlockNumberIsZero()",
+  "error InvalidFallback()",
+  "error InvalidReceive()",
   "error NotOracleAccount(address sender, address oracleAccount)",
   "error OwnableInvalidOwner(address owner)",
   "error OwnableUnauthorizedAccount(address account)",
@@ -46,6 +48,7 @@ export const blockTrackerAbi = parseAbi([
   "event OracleAccountSet(address indexed oldOracleAccount, address indexed newOracleAccount)",
   "event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)",
   "event ProviderRegistrySet(address indexed oldProviderRegistry, address indexed newProviderRegistry)",
+  "fallback() external payable",
   "function addBuilderAddress(string builderName, address builderAddress)",
   "function blockBuilderNameToAddress(string) view returns (address)",
   "function blockWinners(uint256) view returns (address)",
@@ -61,6 +64,7 @@ export const blockTrackerAbi = parseAbi([
   "function setOracleAccount(address newOracleAccount)",
   "function setProviderRegistry(address newProviderRegistry)",
   "function transferOwnership(address newOwner)",
+  "receive() external payable",
 ]);
 
 export const providerRegistryAbi = parseAbi([
@@ -308,6 +312,8 @@ export const oracleAbi = parseAbi([
   "function transferOwnership(address newOwner)",
   "receive() external payable",
 ]);
+
+// END GENERATED ABIS
 
 // ------------------------------------------------------------------------------------------- access helpers
 

@@ -28,6 +28,8 @@ contract BlockTracker is Owned {
 
     error NotOracleAccount(address sender, address oracleAccount);
     error BlockNumberIsZero();
+    error InvalidReceive();
+    error InvalidFallback();
 
     modifier onlyOracle() {
         if (msg.sender != oracleAccount) revert NotOracleAccount(msg.sender, oracleAccount);
@@ -38,6 +40,14 @@ contract BlockTracker is Owned {
         currentWindow = 1;
         oracleAccount = oracleAccount_;
         emit OracleAccountSet(address(0), oracleAccount_);
+    }
+
+    receive() external payable {
+        revert InvalidReceive();
+    }
+
+    fallback() external payable {
+        revert InvalidFallback();
     }
 
     /// @notice Records the winner of L1 block `blockNumber`, identified by the builder's BLS public key
