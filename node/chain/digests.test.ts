@@ -113,7 +113,7 @@ describe("§1.6 vectors on-chain (chain 31337)", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await setupChain({ name: "digests", port: 19421, chainId: 31337, providers: 0 });
-  });
+  }, 60_000);
   afterAll(async () => {
     await h?.stop();
   });
