@@ -10,6 +10,11 @@ import { AutoDepositor } from "./deposits/autoDepositor.ts";
 import { DepositService } from "./deposits/depositService.ts";
 import { DepositStore } from "./deposits/depositStore.ts";
 import { BidderRegistryClient } from "./deposits/registry.ts";
+import { bidderBidRoutes } from "../api/bidder/bids.ts";
+import { BidSender } from "./bids/bidSender.ts";
+import { CommitmentStore } from "../tracker/commitmentStore.ts";
+import { protocolDomains } from "../protocol/digest.ts";
+import type { Network } from "../network/network.ts";
 
 export interface BidderNodeOptions {
   privateKey: Hex;
@@ -17,6 +22,7 @@ export interface BidderNodeOptions {
   contracts: ContractAddresses;
   storePath: string;
   bidTimeoutMs: number;
+  network: Network;
 }
 
 /** The bidder node: its key, its store, its services, and the HTTP app that serves them. */
@@ -27,6 +33,8 @@ export class BidderNode {
   readonly address: Address;
   readonly events: EventPoller;
   readonly deposits: DepositService;
+  readonly commitments: CommitmentStore;
+  private readonly sender: BidSender;
   private readonly autoDepositor: AutoDepositor;
   private served: Served | undefined;
 
@@ -50,6 +58,15 @@ export class BidderNode {
     const depositStore = new DepositStore(this.store);
     this.autoDepositor = new AutoDepositor(registry, depositStore, this.events);
     this.deposits = new DepositService(registry, depositStore, this.autoDepositor);
+    this.commitments = new CommitmentStore(this.store);
+    this.sender = new BidSender({
+      privateKey: options.privateKey,
+      address: this.address,
+      domains: protocolDomains(BigInt(options.settlementChain.id), c.preconfManager),
+      network: options.network,
+      commitments: this.commitments,
+      timeoutMs: options.bidTimeoutMs,
+    });
   }
 
   get url(): string {
@@ -58,7 +75,7 @@ export class BidderNode {
   }
 
   buildApp() {
-    return createNodeApp({ role: "bidder", address: this.address, plugins: [bidderDepositRoutes(this.deposits)] });
+    return createNodeApp({ role: "bidder", address: this.address, plugins: [bidderDepositRoutes(this.deposits), bidderBidRoutes(this.sender)] });
   }
 
   /** Starts following the chain (resuming auto-deposit if it ran before a restart) and serves HTTP. */
@@ -66,10 +83,12 @@ export class BidderNode {
     await this.events.start();
     await this.autoDepositor.resume();
     this.served = serve(this.buildApp(), host, port, "bidder node");
+    this.options.network.connectBidder(this.address);
     return this.served.url;
   }
 
   async stop(): Promise<void> {
+    this.options.network.disconnectBidder(this.address);
     this.events.stop();
     this.autoDepositor.close();
     await this.served?.stop();

@@ -17,6 +17,10 @@ import { startChains, type ChainEndpoint } from "./chains.ts";
 import { ensureContracts, ensureProvidersRegistered } from "./contractsSetup.ts";
 import { targetOf, type Target } from "./target.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
+import { initCrypto } from "../protocol/initCrypto.ts";
+import { InProcessNetwork } from "../network/network.ts";
+import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
+import { acceptAll } from "../../scenarios/agents/policies.ts";
 
 const log = logger("devnet");
 const blockTrackerAbi = parseAbi(["function getCurrentWindow() view returns (uint256)"]);
@@ -77,6 +81,17 @@ export class Devnet implements SimControl {
     };
   }
 
+  private readonly responders: ProviderAgent[] = [];
+
+  /** `--auto-accept`: a built-in provider application (accept all) on every provider node, over its own API. */
+  async attachResponders(): Promise<void> {
+    for (const p of this.providers) {
+      const agent = new ProviderAgent(p.url, acceptAll());
+      await agent.start();
+      this.responders.push(agent);
+    }
+  }
+
   target(): Target {
     return targetOf(this);
   }
@@ -91,6 +106,7 @@ export class Devnet implements SimControl {
       this.driver.stopInterval();
       await this.driver.drain().catch(() => {});
       await this.controlServed?.stop().catch(() => {});
+      await Promise.allSettled(this.responders.map((r) => r.stop()));
       await Promise.allSettled([this.bidder.stop(), ...this.providers.map((p) => p.stop())]);
       this.oracleStore.close();
       await Promise.allSettled([this.chains.l1.stop(), this.chains.settlement.stop()]);
@@ -116,6 +132,8 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     if (reused) log.info("contracts reused from the data dir", { preconfManager: addresses.preconfManager });
     await ensureProvidersRegistered(chains.settlement, addresses, owner.privateKey, providerAccounts, cfg.providerStake);
 
+    await initCrypto();
+    const network = new InProcessNetwork();
     const settlementChain = localChain(chains.settlement.chainId, chains.settlement.rpcUrl, "settlement");
     const bidder = new BidderNode({
       privateKey: devAccount(ROLES.bidder).privateKey,
@@ -123,6 +141,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       contracts: addresses,
       storePath: dir.store("bidder"),
       bidTimeoutMs: cfg.bidTimeoutMs,
+      network,
     });
     const providers = providerAccounts.map(
       (acc, index) =>
@@ -133,6 +152,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           contracts: addresses,
           storePath: dir.store(`provider-${index}`),
           decisionTimeoutMs: cfg.decisionTimeoutMs,
+          network,
         }),
     );
 
@@ -156,8 +176,9 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       const next = (await driver.blockNumber()) + 1n;
       await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
     }
-    for (const [i, p] of providers.entries()) await p.listen(cfg.host, cfg.providerPorts[i] ?? 0);
+    for (const [i, p] of providers.entries()) await p.start(cfg.host, cfg.providerPorts[i] ?? 0);
     await devnet.listenControl();
+    if (cfg.autoAccept) await devnet.attachResponders();
     // A restart resumes recording where the oracle stopped.
     await oracle.catchUp(await driver.blockNumber());
     dir.writeJson(dir.targetFile, devnet.target());

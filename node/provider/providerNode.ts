@@ -1,9 +1,20 @@
-import type { Address, Chain, Hex } from "viem";
+import type { Abi, Address, Chain, Hex } from "viem";
 import { createNodeApp } from "../api/app.ts";
 import { serve, type Served } from "../api/serve.ts";
+import { providerBidRoutes } from "../api/provider/bids.ts";
 import { chainClients, type ChainClients } from "../chain/clients.ts";
-import type { ContractAddresses } from "../chain/deploy.ts";
+import { bidderRegistryAbi, blockTrackerAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
+import { EventPoller } from "../chain/eventPoller.ts";
+import { protocolDomains } from "../protocol/digest.ts";
+import type { G1Point } from "../protocol/types.ts";
+import type { Network, ProviderPeer } from "../network/network.ts";
 import { NodeStore } from "../store/db.ts";
+import { CommitmentStore } from "../tracker/commitmentStore.ts";
+import { BidDispatcher } from "./bids/bidDispatcher.ts";
+import { BidIntake } from "./bids/bidIntake.ts";
+import { CommitmentStorer } from "./bids/commitmentStorer.ts";
+import { DepositManager } from "./bids/depositManager.ts";
+import { nikeKeyFromNodeKey } from "./nikeKey.ts";
 
 export interface ProviderNodeOptions {
   /** Position among the devnet's providers (0-based), used in names and ports. */
@@ -13,20 +24,29 @@ export interface ProviderNodeOptions {
   contracts: ContractAddresses;
   storePath: string;
   decisionTimeoutMs: number;
+  network: Network;
 }
 
-/** A provider node: its key, its store, its services, and the HTTP app that serves them. */
+/** A provider node: its keys, its store, its services, and the HTTP app that serves them. */
 export class ProviderNode {
   readonly role = "provider" as const;
   readonly settlement: ChainClients;
-  readonly store: NodeStore;
   readonly address: Address;
+  readonly nikePublicKey: G1Point;
+  private store: NodeStore | undefined;
+  private events: EventPoller | undefined;
+  readonly dispatcher = new BidDispatcher();
+  storer: CommitmentStorer | undefined;
+  commitments: CommitmentStore | undefined;
   private served: Served | undefined;
+  private readonly nikeSecret: bigint;
 
   constructor(readonly options: ProviderNodeOptions) {
     this.settlement = chainClients(options.settlementChain, options.privateKey);
     this.address = this.settlement.account.address;
-    this.store = new NodeStore(options.storePath);
+    const nike = nikeKeyFromNodeKey(options.privateKey);
+    this.nikeSecret = nike.secret;
+    this.nikePublicKey = nike.publicKey;
   }
 
   get name(): string {
@@ -42,18 +62,54 @@ export class ProviderNode {
     return this.served !== undefined;
   }
 
-  buildApp() {
-    return createNodeApp({ role: "provider", address: this.address, plugins: [] });
-  }
-
-  async listen(host: string, port: number): Promise<string> {
-    this.served = serve(this.buildApp(), host, port, this.name);
+  /** Opens the store, follows the chain, serves HTTP and joins the network. A stopped node can start again. */
+  async start(host: string, port: number): Promise<string> {
+    const o = this.options;
+    const c = o.contracts;
+    this.store = new NodeStore(o.storePath);
+    this.commitments = new CommitmentStore(this.store);
+    this.events = new EventPoller({
+      client: this.settlement.publicClient,
+      contracts: [
+        { address: c.blockTracker, abi: blockTrackerAbi as Abi },
+        { address: c.bidderRegistry, abi: bidderRegistryAbi as Abi },
+        { address: c.providerRegistry, abi: providerRegistryAbi as Abi },
+        { address: c.preconfManager, abi: preconfManagerAbi as Abi },
+      ],
+      store: this.store,
+      cursorKey: "events.cursor",
+    });
+    const deposits = new DepositManager(this.settlement.publicClient, c.bidderRegistry, this.events);
+    const storer = new CommitmentStorer(this.settlement, c.preconfManager, this.commitments);
+    this.storer = storer;
+    const intake = new BidIntake({
+      privateKey: o.privateKey,
+      nikeSecret: this.nikeSecret,
+      domains: protocolDomains(BigInt(o.settlementChain.id), c.preconfManager),
+      deposits,
+      dispatcher: this.dispatcher,
+      decisionTimeoutMs: o.decisionTimeoutMs,
+      onCommitted: (commitment, bidder) => storer.record(commitment, bidder),
+    });
+    await this.events.start();
+    const app = createNodeApp({ role: "provider", address: this.address, plugins: [providerBidRoutes(this.dispatcher)] });
+    this.served = serve(app, host, port, this.name);
+    const peer: ProviderPeer = {
+      address: this.address,
+      nikePublicKey: this.nikePublicKey,
+      handleBid: (bid, _from, signal) => intake.handle(bid, signal),
+    };
+    o.network.connectProvider(peer);
     return this.served.url;
   }
 
   async stop(): Promise<void> {
+    this.options.network.disconnectProvider(this.address);
     await this.served?.stop();
     this.served = undefined;
-    this.store.close();
+    this.events?.stop();
+    await this.storer?.drain();
+    this.store?.close();
+    this.store = undefined;
   }
 }

@@ -1,0 +1,92 @@
+import { Elysia, t } from "elysia";
+import type { BidSender } from "../../bidder/bids/bidSender.ts";
+import { bytesToHex } from "../../protocol/bytes.ts";
+import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
+import { parseBidRequestText } from "../../protocol/bidValidation.ts";
+import type { Commitment } from "../../protocol/types.ts";
+import { ndjsonResponse } from "../wire/stream.ts";
+import { streamErrorResponse, unaryErrorResponse } from "../wire/errors.ts";
+import { jsonBody, streamResponses } from "../openapi.ts";
+
+const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
+const Hash = t.String({ pattern: "^(0x)?[a-fA-F0-9]{64}$" });
+
+export const BidRequestSchema = t.Object({
+  txHashes: t.Optional(t.Array(Hash, { description: "hashes of the transactions (also tx_hashes); or rawTransactions" })),
+  amount: t.String({ pattern: "^[1-9][0-9]*$", description: "wei paid to the provider" }),
+  blockNumber: t.Union([t.String(), t.Integer()], { description: "target L1 block (also block_number)" }),
+  decayStartTimestamp: t.Union([t.String(), t.Integer()], { description: "Unix ms (also decay_start_timestamp)" }),
+  decayEndTimestamp: t.Union([t.String(), t.Integer()], { description: "Unix ms (also decay_end_timestamp)" }),
+  revertingTxHashes: t.Optional(t.Array(Hash, { description: "hashes allowed to revert (also reverting_tx_hashes)" })),
+  rawTransactions: t.Optional(t.Array(t.String(), { description: "signed raw transactions, hex (also raw_transactions)" })),
+  slashAmount: t.Optional(t.String({ pattern: "^[0-9]*$", description: "extra wei slashed on failure (also slash_amount)" })),
+});
+
+export const CommitmentSchema = t.Object({
+  txHashes: t.Array(t.String()),
+  bidAmount: U64("wei"),
+  blockNumber: U64("target L1 block"),
+  receivedBidDigest: t.String({ description: "hex, no 0x" }),
+  receivedBidSignature: t.String({ description: "hex, no 0x, v = 27/28" }),
+  commitmentDigest: t.String({ description: "hex, no 0x" }),
+  commitmentSignature: t.String({ description: "hex, no 0x, v = 27/28" }),
+  providerAddress: t.String({ description: "40 lower-case hex, no 0x" }),
+  decayStartTimestamp: U64("Unix ms"),
+  decayEndTimestamp: U64("Unix ms"),
+  dispatchTimestamp: U64("Unix ms, chosen by the provider"),
+  revertingTxHashes: t.Array(t.String()),
+  slashAmount: U64("wei"),
+});
+
+/** The SendBid wire form of a verified commitment (api-behaviour §1.1 "Commitment JSON"). */
+export function commitmentJson(c: Commitment) {
+  const b = c.signedBid.bid;
+  return {
+    txHashes: [...b.txHashes],
+    bidAmount: b.amount.toString(),
+    blockNumber: b.blockNumber.toString(),
+    receivedBidDigest: bytesToHex(c.signedBid.digest),
+    receivedBidSignature: bytesToHex(c.signedBid.signature),
+    commitmentDigest: bytesToHex(c.digest),
+    commitmentSignature: bytesToHex(c.signature),
+    providerAddress: c.providerAddress.toLowerCase().slice(2),
+    decayStartTimestamp: b.decayStartTimestamp.toString(),
+    decayEndTimestamp: b.decayEndTimestamp.toString(),
+    dispatchTimestamp: c.dispatchTimestamp.toString(),
+    revertingTxHashes: [...b.revertingTxHashes],
+    slashAmount: b.slashAmount.toString(),
+  };
+}
+
+/** SendBid (interface.md §4.1): one commitment line per accepting provider, in arrival order. */
+export function bidderBidRoutes(sender: BidSender) {
+  return new Elysia({ name: "bidder-bids" }).post(
+    "/v1/bidder/bid",
+    async ({ request }) => {
+      const ctrl = new AbortController();
+      let commitments;
+      try {
+        const bid = parseBidRequestText(await request.text());
+        commitments = sender.send(bid, ctrl.signal);
+      } catch (e) {
+        // A body that is not JSON fails before the call (unary format); everything else in the stream envelope.
+        return e instanceof BodyDecodeError ? unaryErrorResponse(e) : streamErrorResponse(e);
+      }
+      async function* lines() {
+        for await (const c of commitments!) yield commitmentJson(c);
+      }
+      return ndjsonResponse(lines(), () => ctrl.abort());
+    },
+    {
+      parse: "none",
+      detail: {
+        tags: ["Bidder"],
+        summary: "SendBid",
+        description:
+          "Signs the bid and sends it to every connected provider. Each provider that accepts answers with a signed commitment, streamed as one line; the stream ends when every provider has answered, failed or timed out.",
+        requestBody: jsonBody(BidRequestSchema),
+        responses: streamResponses(CommitmentSchema, "Commitments of the providers that accepted."),
+      },
+    },
+  );
+}

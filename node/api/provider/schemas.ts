@@ -1,0 +1,23 @@
+import { t } from "elysia";
+
+const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
+
+/** A bid as ReceiveBids streams it to the provider application (upstream providerapi `Bid`). */
+export const ReceivedBid = t.Object({
+  txHashes: t.Array(t.String(), { description: "transaction hashes, 64 lower-case hex, no 0x" }),
+  bidAmount: U64("bid amount, wei"),
+  amount: U64("the same amount, under the seed interface's name"),
+  blockNumber: U64("target L1 block"),
+  bidDigest: t.String({ description: "bid digest, standard base64 (echo it in SendProcessedBids)" }),
+  decayStartTimestamp: U64("Unix ms"),
+  decayEndTimestamp: U64("Unix ms"),
+  revertingTxHashes: t.Array(t.String()),
+  rawTransactions: t.Array(t.String(), { description: "raw signed transactions (hex, no 0x), in the order of txHashes" }),
+  slashAmount: U64("wei, 0 when the bidder gave none"),
+});
+
+export const ProcessedBid = t.Object({
+  bidDigest: t.String({ description: "base64 bid digest from ReceiveBids (also bid_digest)" }),
+  status: t.Union([t.Literal("STATUS_ACCEPTED"), t.Literal("STATUS_REJECTED"), t.Literal(1), t.Literal(2)]),
+  dispatchTimestamp: t.Optional(t.Union([t.String(), t.Integer()], { description: "Unix ms; also dispatch_timestamp or decayDispatchTimestamp" })),
+});

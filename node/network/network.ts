@@ -1,0 +1,79 @@
+import type { Address } from "viem";
+import type { G1Point, SignedBid } from "../protocol/types.ts";
+
+/** What a provider answers to a bid it accepted: the signed commitment and the dispatch time it chose. */
+export interface CommitmentReply {
+  digest: Uint8Array;
+  signature: Uint8Array;
+  dispatchTimestamp: bigint;
+}
+
+/** A provider as the network shows it to bidders (upstream: a libp2p peer with its handshake keys). */
+export interface ProviderPeer {
+  readonly address: Address;
+  /** The provider's BN254 NIKE public key, learned in the handshake. */
+  readonly nikePublicKey: G1Point;
+  /** Delivers a signed bid; resolves with the commitment, or rejects (rejected, no deposit, timed out, …). */
+  handleBid(bid: SignedBid, from: Address, signal: AbortSignal): Promise<CommitmentReply>;
+}
+
+export type PeerType = "provider" | "bidder" | "bootnode";
+
+export interface PeerEvent {
+  type: PeerType;
+  address: Address;
+}
+
+/** The transport between nodes. Today in-process; a real transport implements the same interface. */
+export interface Network {
+  connectProvider(peer: ProviderPeer): void;
+  disconnectProvider(address: Address): void;
+  connectBidder(address: Address): void;
+  disconnectBidder(address: Address): void;
+  /** Providers connected now, in connection order. */
+  providers(): ProviderPeer[];
+  bidders(): Address[];
+  onPeer(listener: (event: "connected" | "disconnected", peer: PeerEvent) => void): () => void;
+}
+
+/** Nodes of one process talking through direct calls. */
+export class InProcessNetwork implements Network {
+  private readonly providerPeers = new Map<string, ProviderPeer>();
+  private readonly bidderPeers = new Map<string, Address>();
+  private readonly listeners = new Set<(event: "connected" | "disconnected", peer: PeerEvent) => void>();
+
+  connectProvider(peer: ProviderPeer): void {
+    this.providerPeers.set(peer.address.toLowerCase(), peer);
+    this.emit("connected", { type: "provider", address: peer.address });
+  }
+
+  disconnectProvider(address: Address): void {
+    if (this.providerPeers.delete(address.toLowerCase())) this.emit("disconnected", { type: "provider", address });
+  }
+
+  connectBidder(address: Address): void {
+    this.bidderPeers.set(address.toLowerCase(), address);
+    this.emit("connected", { type: "bidder", address });
+  }
+
+  disconnectBidder(address: Address): void {
+    if (this.bidderPeers.delete(address.toLowerCase())) this.emit("disconnected", { type: "bidder", address });
+  }
+
+  providers(): ProviderPeer[] {
+    return [...this.providerPeers.values()];
+  }
+
+  bidders(): Address[] {
+    return [...this.bidderPeers.values()];
+  }
+
+  onPeer(listener: (event: "connected" | "disconnected", peer: PeerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: "connected" | "disconnected", peer: PeerEvent): void {
+    for (const l of this.listeners) l(event, peer);
+  }
+}

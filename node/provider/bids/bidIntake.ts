@@ -1,0 +1,64 @@
+import type { Address } from "viem";
+import { bytesToHex } from "../../protocol/bytes.ts";
+import { signCommitment } from "../../protocol/commitmentSigning.ts";
+import { FailedPreconditionError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
+import { verifyBid } from "../../protocol/bidSigning.ts";
+import type { Commitment, ProtocolDomains, SignedBid } from "../../protocol/types.ts";
+import type { CommitmentReply } from "../../network/network.ts";
+import { logger } from "../../util/log.ts";
+import type { BidDispatcher } from "./bidDispatcher.ts";
+import type { DepositManager } from "./depositManager.ts";
+
+export interface BidIntakeOptions {
+  privateKey: `0x${string}`;
+  nikeSecret: bigint;
+  domains: ProtocolDomains;
+  deposits: DepositManager;
+  dispatcher: BidDispatcher;
+  decisionTimeoutMs: number;
+  /** Called with each commitment made, after the reply is built and before it is returned to the bidder. */
+  onCommitted: (c: Commitment, bidder: Address) => void;
+}
+
+/** A bid the provider node refused; the bidder node logs it and moves on (upstream drops it silently). */
+export class BidRefusedError extends Error {
+  override name = "BidRefusedError";
+}
+
+/**
+ * The provider node's handling of one bid (api-behaviour §2.2): verify the bidder's signature, reserve the bidder's
+ * per-block allowance, ask the provider application, and on acceptance sign the commitment. The allowance is
+ * released whenever the bid does not end in a commitment.
+ */
+export class BidIntake {
+  private readonly log = logger("provider-bids");
+
+  constructor(private readonly o: BidIntakeOptions) {}
+
+  async handle(bid: SignedBid, signal: AbortSignal): Promise<CommitmentReply> {
+    let bidder: Address;
+    try {
+      bidder = verifyBid(bid, this.o.domains.bid);
+    } catch (e) {
+      throw new InvalidArgumentError(`verifying bid: ${(e as Error).message}`);
+    }
+    const release = await this.o.deposits.checkAndReserve(bidder, bid.bid.amount, bid.bid.blockNumber);
+    try {
+      const decision = await this.o.dispatcher.process(bid, this.o.decisionTimeoutMs, signal);
+      if (!decision.accepted) throw new FailedPreconditionError("bid rejected");
+      const commitment = signCommitment({
+        signedBid: bid,
+        providerPrivateKey: this.o.privateKey,
+        providerNikeSecret: this.o.nikeSecret,
+        commitmentDomain: this.o.domains.commitment,
+        dispatchTimestamp: decision.dispatchTimestamp,
+      });
+      this.o.onCommitted(commitment, bidder);
+      this.log.debug("committed", { bid: bytesToHex(bid.digest), commitment: bytesToHex(commitment.digest), bidder });
+      return { digest: commitment.digest, signature: commitment.signature, dispatchTimestamp: commitment.dispatchTimestamp };
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+}

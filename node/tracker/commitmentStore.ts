@@ -1,0 +1,223 @@
+import type { NodeStore } from "../store/db.ts";
+import type { CommitmentStatus } from "../protocol/types.ts";
+
+/** One commitment as a node records it (bidder: each one received; provider: each one made). */
+export interface CommitmentRecord {
+  /** Commitment digest, hex without 0x: the key. */
+  digest: string;
+  commitmentIndex: string;
+  commitmentSignature: string;
+  bidDigest: string;
+  bidSignature: string;
+  bidder: string;
+  provider: string;
+  txnHash: string;
+  revertingTxHashes: string;
+  rawTransactions: string[];
+  bidAmount: bigint;
+  blockNumber: bigint;
+  decayStart: bigint;
+  decayEnd: bigint;
+  dispatchTimestamp: bigint;
+  slashAmount: bigint;
+  bidderPkX: bigint;
+  bidderPkY: bigint;
+  sharedX: bigint;
+  sharedY: bigint;
+  status: CommitmentStatus;
+  details: string;
+  payment: string;
+  refund: string;
+}
+
+interface Row {
+  digest: string;
+  commitment_index: string;
+  commitment_signature: string;
+  bid_digest: string;
+  bid_signature: string;
+  bidder: string;
+  provider: string;
+  txn_hash: string;
+  reverting_tx_hashes: string;
+  raw_transactions: string;
+  bid_amount: string;
+  block_number: number;
+  decay_start: string;
+  decay_end: string;
+  dispatch_timestamp: string;
+  slash_amount: string;
+  bidder_pk_x: string;
+  bidder_pk_y: string;
+  shared_x: string;
+  shared_y: string;
+  status: string;
+  details: string;
+  payment: string;
+  refund: string;
+}
+
+function toRecord(r: Row): CommitmentRecord {
+  return {
+    digest: r.digest,
+    commitmentIndex: r.commitment_index,
+    commitmentSignature: r.commitment_signature,
+    bidDigest: r.bid_digest,
+    bidSignature: r.bid_signature,
+    bidder: r.bidder,
+    provider: r.provider,
+    txnHash: r.txn_hash,
+    revertingTxHashes: r.reverting_tx_hashes,
+    rawTransactions: JSON.parse(r.raw_transactions) as string[],
+    bidAmount: BigInt(r.bid_amount),
+    blockNumber: BigInt(r.block_number),
+    decayStart: BigInt(r.decay_start),
+    decayEnd: BigInt(r.decay_end),
+    dispatchTimestamp: BigInt(r.dispatch_timestamp),
+    slashAmount: BigInt(r.slash_amount),
+    bidderPkX: BigInt(r.bidder_pk_x),
+    bidderPkY: BigInt(r.bidder_pk_y),
+    sharedX: BigInt(r.shared_x),
+    sharedY: BigInt(r.shared_y),
+    status: r.status as CommitmentStatus,
+    details: r.details,
+    payment: r.payment,
+    refund: r.refund,
+  };
+}
+
+/**
+ * The durable record of commitments. A commitment is written before the node acknowledges it (the bidder before
+ * it streams the commitment to its client, the provider before it answers the bidder), so nothing acknowledged
+ * is lost in a crash.
+ */
+export class CommitmentStore {
+  private readonly insertQ;
+
+  constructor(private readonly store: NodeStore) {
+    store.migrate(
+      "commitments-1",
+      `CREATE TABLE commitments (
+         digest TEXT PRIMARY KEY,
+         commitment_index TEXT NOT NULL,
+         commitment_signature TEXT NOT NULL,
+         bid_digest TEXT NOT NULL,
+         bid_signature TEXT NOT NULL,
+         bidder TEXT NOT NULL,
+         provider TEXT NOT NULL,
+         txn_hash TEXT NOT NULL,
+         reverting_tx_hashes TEXT NOT NULL,
+         raw_transactions TEXT NOT NULL,
+         bid_amount TEXT NOT NULL,
+         bid_amount_sort BLOB NOT NULL,
+         block_number INTEGER NOT NULL,
+         decay_start TEXT NOT NULL,
+         decay_end TEXT NOT NULL,
+         dispatch_timestamp TEXT NOT NULL,
+         slash_amount TEXT NOT NULL,
+         bidder_pk_x TEXT NOT NULL,
+         bidder_pk_y TEXT NOT NULL,
+         shared_x TEXT NOT NULL,
+         shared_y TEXT NOT NULL,
+         status TEXT NOT NULL,
+         details TEXT NOT NULL DEFAULT '',
+         payment TEXT NOT NULL DEFAULT '',
+         refund TEXT NOT NULL DEFAULT '',
+         seq INTEGER NOT NULL
+       );
+       CREATE INDEX commitments_by_block ON commitments (block_number, bid_amount_sort DESC, digest);
+       CREATE INDEX commitments_by_index ON commitments (commitment_index);
+       CREATE INDEX commitments_by_status ON commitments (status, block_number);`,
+    );
+    this.insertQ = store.db.query(
+      `INSERT OR IGNORE INTO commitments (digest, commitment_index, commitment_signature, bid_digest, bid_signature, bidder,
+         provider, txn_hash, reverting_tx_hashes, raw_transactions, bid_amount, bid_amount_sort, block_number, decay_start,
+         decay_end, dispatch_timestamp, slash_amount, bidder_pk_x, bidder_pk_y, shared_x, shared_y, status, details, payment,
+         refund, seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+         (SELECT COALESCE(MAX(seq), 0) + 1 FROM commitments))`,
+    );
+  }
+
+  /** Records a new commitment; a second insert of the same digest is ignored. */
+  insert(r: CommitmentRecord): void {
+    this.insertQ.run(
+      r.digest,
+      r.commitmentIndex,
+      r.commitmentSignature,
+      r.bidDigest,
+      r.bidSignature,
+      r.bidder,
+      r.provider,
+      r.txnHash,
+      r.revertingTxHashes,
+      JSON.stringify(r.rawTransactions),
+      r.bidAmount.toString(),
+      amountSortKey(r.bidAmount),
+      Number(r.blockNumber),
+      r.decayStart.toString(),
+      r.decayEnd.toString(),
+      r.dispatchTimestamp.toString(),
+      r.slashAmount.toString(),
+      r.bidderPkX.toString(),
+      r.bidderPkY.toString(),
+      r.sharedX.toString(),
+      r.sharedY.toString(),
+      r.status,
+      r.details,
+      r.payment,
+      r.refund,
+    );
+  }
+
+  get(digest: string): CommitmentRecord | undefined {
+    const row = this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE digest = ?").get(digest);
+    return row ? toRecord(row) : undefined;
+  }
+
+  byIndex(index: string): CommitmentRecord | undefined {
+    const row = this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE commitment_index = ?").get(index);
+    return row ? toRecord(row) : undefined;
+  }
+
+  setStatus(digest: string, status: CommitmentStatus, details?: string): void {
+    if (details === undefined) this.store.db.query("UPDATE commitments SET status = ? WHERE digest = ?").run(status, digest);
+    else this.store.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
+  }
+
+  setPayment(digest: string, payment: string, refund: string): void {
+    this.store.db.query("UPDATE commitments SET payment = ?, refund = ? WHERE digest = ?").run(payment, refund, digest);
+  }
+
+  withStatus(status: CommitmentStatus): CommitmentRecord[] {
+    return this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE status = ? ORDER BY seq").all(status).map(toRecord);
+  }
+
+  /** Commitments for one L1 block, highest bid first. */
+  forBlock(block: bigint): CommitmentRecord[] {
+    return this.store.db
+      .query<Row, [number]>("SELECT * FROM commitments WHERE block_number = ? ORDER BY bid_amount_sort DESC, digest")
+      .all(Number(block))
+      .map(toRecord);
+  }
+
+  /** A page over all commitments: blocks ascending, inside a block highest bid first. */
+  page(offset: number, limit: number, block?: bigint): CommitmentRecord[] {
+    const where = block === undefined ? "" : "WHERE block_number = ?";
+    const args = block === undefined ? [limit, offset] : [Number(block), limit, offset];
+    return this.store.db
+      .query<Row, number[]>(`SELECT * FROM commitments ${where} ORDER BY block_number, bid_amount_sort DESC, digest LIMIT ? OFFSET ?`)
+      .all(...args)
+      .map(toRecord);
+  }
+
+  count(): number {
+    return this.store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments").get()!.n;
+  }
+}
+
+/** A byte string that sorts like the amount (fixed-width big-endian), so SQLite orders bids numerically. */
+function amountSortKey(amount: bigint): Uint8Array {
+  const hex = amount.toString(16).padStart(64, "0");
+  return Uint8Array.from(Buffer.from(hex, "hex"));
+}

@@ -1,0 +1,35 @@
+import type { Address } from "viem";
+import { bytesToHex } from "../protocol/bytes.ts";
+import type { Commitment, CommitmentStatus } from "../protocol/types.ts";
+import type { CommitmentRecord } from "./commitmentStore.ts";
+
+/** The stored form of a commitment (hex without 0x, lower case). */
+export function toRecord(c: Commitment, bidder: Address, status: CommitmentStatus): CommitmentRecord {
+  const b = c.signedBid;
+  return {
+    digest: bytesToHex(c.digest),
+    commitmentIndex: bytesToHex(c.commitmentIndex),
+    commitmentSignature: bytesToHex(c.signature),
+    bidDigest: bytesToHex(b.digest),
+    bidSignature: bytesToHex(b.signature),
+    bidder: bidder.toLowerCase().slice(2),
+    provider: c.providerAddress.toLowerCase().slice(2),
+    txnHash: b.txnHash,
+    revertingTxHashes: b.revertingTxHashes,
+    rawTransactions: [...b.bid.rawTransactions],
+    bidAmount: b.bid.amount,
+    blockNumber: b.bid.blockNumber,
+    decayStart: b.bid.decayStartTimestamp,
+    decayEnd: b.bid.decayEndTimestamp,
+    dispatchTimestamp: c.dispatchTimestamp,
+    slashAmount: b.bid.slashAmount,
+    bidderPkX: b.bidderNikePublicKey.x,
+    bidderPkY: b.bidderNikePublicKey.y,
+    sharedX: c.sharedKey.x,
+    sharedY: c.sharedKey.y,
+    status,
+    details: "",
+    payment: "",
+    refund: "",
+  };
+}
