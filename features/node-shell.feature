@@ -53,3 +53,25 @@ Feature: Node shell and wire conventions
       | bidder     | POST   | /v1/bidder/auto_deposit_status     |
       | provider 1 | POST   | /v1/provider/receive_bids          |
       | provider 1 | GET    | /v1/provider/send_processed_bids   |
+
+  Scenario: the bidder node serves its OpenAPI document
+    When I send GET "/swagger/json" to the bidder
+    Then the HTTP status is 200
+    And the OpenAPI document lists these operations:
+      | method | path                              |
+      | POST   | /v1/bidder/bid                    |
+      | POST   | /v1/bidder/deposit/{amount}       |
+      | POST   | /v1/bidder/auto_deposit/{amount}  |
+      | GET    | /v1/bidder/auto_deposit_status    |
+      | POST   | /v1/bidder/withdraw_from_windows  |
+      | POST   | /v1/bidder/cancel_auto_deposit    |
+      | GET    | /v1/bidder/get_deposit            |
+      | POST   | /v1/bidder/withdraw               |
+
+  Scenario: a provider node serves its OpenAPI document
+    When I send GET "/swagger/json" to the provider 1
+    Then the HTTP status is 200
+    And the OpenAPI document lists these operations:
+      | method | path                              |
+      | GET    | /v1/provider/receive_bids         |
+      | POST   | /v1/provider/send_processed_bids  |

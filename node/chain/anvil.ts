@@ -123,6 +123,8 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     // Keeps the dump small and loadable; we never need historical state queries.
     silent: false,
     startTimeout: 20_000,
+    // @viem/anvil leaves this timer running after a clean stop, so keep it short.
+    stopTimeout: 3_000,
   });
   try {
     await anvil.start();
