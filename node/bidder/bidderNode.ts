@@ -1,7 +1,7 @@
 import type { Abi, Address, Chain, Hex } from "viem";
 import { createNodeApp } from "../api/app.ts";
 import { serve, type Served } from "../api/serve.ts";
-import { bidderDepositRoutes } from "../api/bidder/deposits.ts";
+import { bidderApi } from "../api/bidder/index.ts";
 import { chainClients, type ChainClients } from "../chain/clients.ts";
 import { bidderRegistryAbi, blockTrackerAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
 import { EventPoller } from "../chain/eventPoller.ts";
@@ -10,7 +10,6 @@ import { AutoDepositor } from "./deposits/autoDepositor.ts";
 import { DepositService } from "./deposits/depositService.ts";
 import { DepositStore } from "./deposits/depositStore.ts";
 import { BidderRegistryClient } from "./deposits/registry.ts";
-import { bidderBidRoutes } from "../api/bidder/bids.ts";
 import { BidSender } from "./bids/bidSender.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { protocolDomains } from "../protocol/digest.ts";
@@ -34,7 +33,7 @@ export class BidderNode {
   readonly events: EventPoller;
   readonly deposits: DepositService;
   readonly commitments: CommitmentStore;
-  private readonly sender: BidSender;
+  readonly sender: BidSender;
   private readonly autoDepositor: AutoDepositor;
   private served: Served | undefined;
 
@@ -75,7 +74,7 @@ export class BidderNode {
   }
 
   buildApp() {
-    return createNodeApp({ role: "bidder", address: this.address, plugins: [bidderDepositRoutes(this.deposits), bidderBidRoutes(this.sender)] });
+    return createNodeApp({ role: "bidder", address: this.address, plugins: bidderApi(this) });
   }
 
   /** Starts following the chain (resuming auto-deposit if it ran before a restart) and serves HTTP. */

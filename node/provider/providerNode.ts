@@ -1,7 +1,7 @@
 import type { Abi, Address, Chain, Hex } from "viem";
 import { createNodeApp } from "../api/app.ts";
 import { serve, type Served } from "../api/serve.ts";
-import { providerBidRoutes } from "../api/provider/bids.ts";
+import { providerApi } from "../api/provider/index.ts";
 import { chainClients, type ChainClients } from "../chain/clients.ts";
 import { bidderRegistryAbi, blockTrackerAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
 import { EventPoller } from "../chain/eventPoller.ts";
@@ -92,7 +92,7 @@ export class ProviderNode {
       onCommitted: (commitment, bidder) => storer.record(commitment, bidder),
     });
     await this.events.start();
-    const app = createNodeApp({ role: "provider", address: this.address, plugins: [providerBidRoutes(this.dispatcher)] });
+    const app = createNodeApp({ role: "provider", address: this.address, plugins: providerApi(this) });
     this.served = serve(app, host, port, this.name);
     const peer: ProviderPeer = {
       address: this.address,
