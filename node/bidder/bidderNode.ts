@@ -3,7 +3,7 @@ import { createNodeApp } from "../api/app.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { bidderApi } from "../api/bidder/index.ts";
 import { chainClients, type ChainClients } from "../chain/clients.ts";
-import { bidderRegistryAbi, blockTrackerAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
+import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
 import { EventPoller } from "../chain/eventPoller.ts";
 import { NodeStore } from "../store/db.ts";
 import { AutoDepositor } from "./deposits/autoDepositor.ts";
@@ -14,6 +14,7 @@ import { BidSender } from "./bids/bidSender.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { protocolDomains } from "../protocol/digest.ts";
 import type { Network } from "../network/network.ts";
+import { CommitmentTracker } from "../tracker/tracker.ts";
 
 export interface BidderNodeOptions {
   privateKey: Hex;
@@ -34,6 +35,7 @@ export class BidderNode {
   readonly deposits: DepositService;
   readonly commitments: CommitmentStore;
   readonly sender: BidSender;
+  readonly tracker: CommitmentTracker;
   private readonly autoDepositor: AutoDepositor;
   private served: Served | undefined;
 
@@ -49,6 +51,7 @@ export class BidderNode {
         { address: c.bidderRegistry, abi: bidderRegistryAbi as Abi },
         { address: c.providerRegistry, abi: providerRegistryAbi as Abi },
         { address: c.preconfManager, abi: preconfManagerAbi as Abi },
+        { address: c.oracle, abi: oracleAbi as Abi },
       ],
       store: this.store,
       cursorKey: "events.cursor",
@@ -66,6 +69,14 @@ export class BidderNode {
       commitments: this.commitments,
       timeoutMs: options.bidTimeoutMs,
     });
+    this.tracker = new CommitmentTracker({
+      role: { role: "bidder" },
+      self: this.address,
+      settlement: this.settlement,
+      preconfManager: c.preconfManager,
+      commitments: this.commitments,
+      events: this.events,
+    });
   }
 
   get url(): string {
@@ -79,7 +90,10 @@ export class BidderNode {
 
   /** Starts following the chain (resuming auto-deposit if it ran before a restart) and serves HTTP. */
   async start(host: string, port: number): Promise<string> {
+    // The bidder never stores commitments; one the chain lost stays pending until its provider stores it again.
+    await this.tracker.reconcile(async () => {});
     await this.events.start();
+    this.tracker.start();
     await this.autoDepositor.resume();
     this.served = serve(this.buildApp(), host, port, "bidder node");
     this.options.network.connectBidder(this.address);
@@ -89,6 +103,7 @@ export class BidderNode {
   async stop(): Promise<void> {
     this.options.network.disconnectBidder(this.address);
     this.events.stop();
+    this.tracker.close();
     this.autoDepositor.close();
     await this.served?.stop();
     this.served = undefined;

@@ -27,6 +27,8 @@ export const ROLES = {
   oracle: 1,
   bidder: 2,
   firstProvider: 3,
+  /** Sends the unrelated transactions the devnet's "gap" builder puts inside bundles (L1 only). */
+  l1Filler: 19,
   /** Providers that fit in Anvil's default 10 accounts. */
   maxProvidersWithDefaultAccounts: ANVIL_DEFAULT_ACCOUNT_COUNT - 3,
 } as const;

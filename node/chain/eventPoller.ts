@@ -59,9 +59,12 @@ export class EventPoller {
     return this.cursor;
   }
 
-  /** Starts following from the saved cursor, or from `fromBlock` (default: the current head) on a first start. */
+  /** Starts following from the saved cursor, or from `fromBlock` (default: the first block) on a first start. */
   async start(fromBlock?: bigint): Promise<void> {
-    if (this.cursor < 0n) this.cursor = (fromBlock ?? (await this.o.client.getBlockNumber({ cacheTime: 0 }))) - 1n;
+    const head = await this.o.client.getBlockNumber({ cacheTime: 0 });
+    if (this.cursor < 0n) this.cursor = (fromBlock ?? 0n) - 1n;
+    // The chain restarted from a state dump that lacks our last blocks: follow the chain's new history from there.
+    if (this.cursor > head) this.cursor = head;
     this.running = true;
     this.schedule(0);
   }

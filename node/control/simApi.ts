@@ -4,11 +4,14 @@ import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
 import { routingError } from "../api/wire/routing.ts";
 import { swagger } from "@elysiajs/swagger";
+import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
 
 /** What the control API can do to a running devnet (implemented by the Devnet). */
 export interface SimControl {
   mine(blocks: number, winner?: Address): Promise<{ number: bigint; hash: string; winner: Address }[]>;
   status(): Promise<DevnetStatus>;
+  setBuilderMode(provider: Address, mode: BuilderMode): void;
+  injectFault(node: string, fault: "store" | "open"): void;
 }
 
 export interface DevnetStatus {
@@ -17,8 +20,9 @@ export interface DevnetStatus {
   currentWindow: string;
   lastRecordedBlock: string;
   nextWinner: string | null;
+  settledCommitments: number;
   contracts: Record<string, string>;
-  nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean }[];
+  nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode }[];
 }
 
 /**
@@ -55,6 +59,38 @@ export function simApi(control: SimControl) {
           }),
         ),
         detail: { summary: "Mine L1 blocks; the oracle has recorded them (minus its lag) when this answers" },
+      },
+    )
+    .post(
+      "/sim/v1/builder",
+      ({ body }) => {
+        if (!isAddress(body.provider)) throw new InvalidArgumentError(`provider is not an address: ${body.provider}`);
+        if (!BUILDER_MODES.includes(body.mode as BuilderMode))
+          throw new InvalidArgumentError(`mode must be one of ${BUILDER_MODES.join(", ")}, got ${body.mode}`);
+        control.setBuilderMode(body.provider as Address, body.mode as BuilderMode);
+        return { provider: body.provider, mode: body.mode };
+      },
+      {
+        body: t.Object({
+          provider: t.String({ description: "provider address" }),
+          mode: t.String({ description: "honest | omit (commit but do not include) | reverse (bundle out of order) | gap (bundle not contiguous)" }),
+        }),
+        detail: { summary: "How a provider's block builder includes the bundles it committed to" },
+      },
+    )
+    .post(
+      "/sim/v1/faults",
+      ({ body }) => {
+        if (body.fail !== "store" && body.fail !== "open") throw new InvalidArgumentError(`fail must be store or open, got ${body.fail}`);
+        control.injectFault(body.node, body.fail);
+        return { node: body.node, fail: body.fail };
+      },
+      {
+        body: t.Object({
+          node: t.String({ description: '"bidder" or a provider address' }),
+          fail: t.String({ description: "store | open: that node's next such transaction is sent so that the chain rejects it" }),
+        }),
+        detail: { summary: "Make a node's next store or open transaction fail on-chain" },
       },
     );
   return app;

@@ -1,7 +1,11 @@
-import { createPublicClient, http, parseAbi, type Address, type Hex, type PublicClient } from "viem";
+import { createPublicClient, http, parseAbi, type Abi, type Address, type Hex, type PublicClient } from "viem";
 import { devAccount, ROLES } from "../chain/accounts.ts";
 import { builderKeyFor, type ContractAddresses } from "../chain/deploy.ts";
-import { localChain } from "../chain/clients.ts";
+import { chainClients, localChain } from "../chain/clients.ts";
+import { EventPoller } from "../chain/eventPoller.ts";
+import { blockTrackerAbi as btAbi, preconfManagerAbi } from "../chain/contracts.ts";
+import { Settler } from "../oracle/settler.ts";
+import { Builder, type BuilderMode } from "../l1/builder.ts";
 import { stopAllAnvils } from "../chain/anvil.ts";
 import { L1BlockDriver } from "../l1/blockDriver.ts";
 import { WinnerRecorder } from "../oracle/winnerRecorder.ts";
@@ -17,6 +21,7 @@ import { startChains, type ChainEndpoint } from "./chains.ts";
 import { ensureContracts, ensureProvidersRegistered } from "./contractsSetup.ts";
 import { targetOf, type Target } from "./target.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
+import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { InProcessNetwork } from "../network/network.ts";
 import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
@@ -42,6 +47,9 @@ export class Devnet implements SimControl {
     readonly driver: L1BlockDriver,
     readonly oracle: WinnerRecorder,
     private readonly oracleStore: NodeStore,
+    readonly oracleEvents: EventPoller,
+    readonly settler: Settler,
+    readonly builder: Builder,
   ) {
     this.l1Client = createPublicClient({ transport: http(chains.l1.rpcUrl) });
     this.settlementClient = createPublicClient({ transport: http(chains.settlement.rpcUrl) });
@@ -53,6 +61,28 @@ export class Devnet implements SimControl {
 
   async mine(blocks: number, winner?: Address) {
     return this.driver.mine(blocks, winner);
+  }
+
+  setBuilderMode(provider: Address, mode: BuilderMode): void {
+    this.providerByAddress(provider);
+    this.builder.setMode(provider, mode);
+  }
+
+  injectFault(node: string, fault: "store" | "open"): void {
+    if (node === "bidder") {
+      if (fault !== "open") throw new InvalidArgumentError("the bidder node sends no store transactions; fault must be open");
+      this.bidder.tracker.failNextOpen = true;
+      return;
+    }
+    const p = this.providerByAddress(node as Address);
+    if (fault === "store") p.storer!.failNext = true;
+    else p.tracker!.failNextOpen = true;
+  }
+
+  private providerByAddress(address: Address): ProviderNode {
+    const p = this.providers.find((x) => x.address.toLowerCase() === address.toLowerCase());
+    if (!p) throw new InvalidArgumentError(`no provider node with address ${address}`);
+    return p;
   }
 
   async status(): Promise<DevnetStatus> {
@@ -67,6 +97,7 @@ export class Devnet implements SimControl {
       currentWindow: currentWindow.toString(),
       lastRecordedBlock: this.oracle.lastRecorded().toString(),
       nextWinner: this.driver.schedule.peek() ?? null,
+      settledCommitments: this.settler.settledCount,
       contracts: { ...this.contracts },
       nodes: [
         { name: "bidder", role: "bidder", url: this.bidder.url, address: this.bidder.address, running: true },
@@ -76,6 +107,7 @@ export class Devnet implements SimControl {
           url: p.listening ? p.url : null,
           address: p.address,
           running: p.listening,
+          builder: this.builder.modeOf(p.address),
         })),
       ],
     };
@@ -108,6 +140,7 @@ export class Devnet implements SimControl {
       await this.controlServed?.stop().catch(() => {});
       await Promise.allSettled(this.responders.map((r) => r.stop()));
       await Promise.allSettled([this.bidder.stop(), ...this.providers.map((p) => p.stop())]);
+      this.oracleEvents.stop();
       this.oracleStore.close();
       await Promise.allSettled([this.chains.l1.stop(), this.chains.settlement.stop()]);
       await stopAllAnvils();
@@ -159,7 +192,6 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const driver = new L1BlockDriver(chains.l1.rpcUrl, providers.map((p) => p.address));
     const oracleStore = new NodeStore(dir.store("oracle"));
     const keys = new Map<string, Hex>(providers.map((p) => [p.address.toLowerCase(), builderKeyFor(p.address)]));
-    const { chainClients } = await import("../chain/clients.ts");
     const oracle = new WinnerRecorder({
       settlement: chainClients(settlementChain, oracleAccount.privateKey),
       l1: createPublicClient({ transport: http(chains.l1.rpcUrl) }),
@@ -169,8 +201,33 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       builderKeyOf: (coinbase) => keys.get(coinbase.toLowerCase()),
     });
     driver.onAfterMine(oracle.onBlock);
+    const oracleEvents = new EventPoller({
+      client: createPublicClient({ transport: http(chains.settlement.rpcUrl) }),
+      contracts: [
+        { address: addresses.preconfManager, abi: preconfManagerAbi as Abi },
+        { address: addresses.blockTracker, abi: btAbi as Abi },
+      ],
+      store: oracleStore,
+      cursorKey: "oracle.events.cursor",
+      intervalMs: 50,
+    });
+    const settler = new Settler({
+      settlement: chainClients(settlementChain, oracleAccount.privateKey),
+      l1: createPublicClient({ transport: http(chains.l1.rpcUrl) }),
+      blockTracker: addresses.blockTracker,
+      oracle: addresses.oracle,
+      events: oracleEvents,
+      store: oracleStore,
+    });
+    const builder = new Builder(
+      createPublicClient({ transport: http(chains.l1.rpcUrl) }),
+      chains.l1.rpcUrl,
+      () => providers.filter((p) => p.listening),
+      devAccount(ROLES.l1Filler).privateKey,
+    );
+    driver.onBeforeMine(builder.beforeMine);
 
-    const devnet = new Devnet(cfg, dir, chains, addresses, bidder, providers, driver, oracle, oracleStore);
+    const devnet = new Devnet(cfg, dir, chains, addresses, bidder, providers, driver, oracle, oracleStore, oracleEvents, settler, builder);
     await bidder.start(cfg.host, cfg.bidderPort);
     if (cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
@@ -181,6 +238,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     if (cfg.autoAccept) await devnet.attachResponders();
     // A restart resumes recording where the oracle stopped.
     await oracle.catchUp(await driver.blockNumber());
+    await oracleEvents.start();
     dir.writeJson(dir.targetFile, devnet.target());
     driver.startInterval(cfg.l1BlockTime);
     log.info("devnet ready", { ms: Math.round(performance.now() - t0) });

@@ -3,7 +3,7 @@ import { createNodeApp } from "../api/app.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { providerApi } from "../api/provider/index.ts";
 import { chainClients, type ChainClients } from "../chain/clients.ts";
-import { bidderRegistryAbi, blockTrackerAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
+import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
 import { EventPoller } from "../chain/eventPoller.ts";
 import { protocolDomains } from "../protocol/digest.ts";
 import type { G1Point } from "../protocol/types.ts";
@@ -15,6 +15,7 @@ import { BidIntake } from "./bids/bidIntake.ts";
 import { CommitmentStorer } from "./bids/commitmentStorer.ts";
 import { DepositManager } from "./bids/depositManager.ts";
 import { nikeKeyFromNodeKey } from "./nikeKey.ts";
+import { CommitmentTracker } from "../tracker/tracker.ts";
 
 export interface ProviderNodeOptions {
   /** Position among the devnet's providers (0-based), used in names and ports. */
@@ -37,6 +38,7 @@ export class ProviderNode {
   private events: EventPoller | undefined;
   readonly dispatcher = new BidDispatcher();
   storer: CommitmentStorer | undefined;
+  tracker: CommitmentTracker | undefined;
   commitments: CommitmentStore | undefined;
   private served: Served | undefined;
   private readonly nikeSecret: bigint;
@@ -75,6 +77,7 @@ export class ProviderNode {
         { address: c.bidderRegistry, abi: bidderRegistryAbi as Abi },
         { address: c.providerRegistry, abi: providerRegistryAbi as Abi },
         { address: c.preconfManager, abi: preconfManagerAbi as Abi },
+        { address: c.oracle, abi: oracleAbi as Abi },
       ],
       store: this.store,
       cursorKey: "events.cursor",
@@ -91,7 +94,17 @@ export class ProviderNode {
       decisionTimeoutMs: o.decisionTimeoutMs,
       onCommitted: (commitment, bidder) => storer.record(commitment, bidder),
     });
+    this.tracker = new CommitmentTracker({
+      role: { role: "provider", nikeSecret: this.nikeSecret },
+      self: this.address,
+      settlement: this.settlement,
+      preconfManager: c.preconfManager,
+      commitments: this.commitments,
+      events: this.events,
+    });
+    await this.tracker.reconcile((r) => storer.restore(r));
     await this.events.start();
+    this.tracker.start();
     const app = createNodeApp({ role: "provider", address: this.address, plugins: providerApi(this) });
     this.served = serve(app, host, port, this.name);
     const peer: ProviderPeer = {
@@ -103,11 +116,17 @@ export class ProviderNode {
     return this.served.url;
   }
 
+  /** The raw-transaction bundles this provider committed to for an L1 block, best bid first (its builder's input). */
+  bundlesFor(block: bigint): string[][] {
+    return (this.commitments?.forBlock(block) ?? []).filter((r) => r.rawTransactions.length > 0).map((r) => r.rawTransactions);
+  }
+
   async stop(): Promise<void> {
     this.options.network.disconnectProvider(this.address);
     await this.served?.stop();
     this.served = undefined;
     this.events?.stop();
+    this.tracker?.close();
     await this.storer?.drain();
     this.store?.close();
     this.store = undefined;

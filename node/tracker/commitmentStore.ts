@@ -180,9 +180,38 @@ export class CommitmentStore {
     return row ? toRecord(row) : undefined;
   }
 
-  setStatus(digest: string, status: CommitmentStatus, details?: string): void {
+  /**
+   * Moves a commitment to `status` if that is progress: pending → stored → opened → settled | slashed, and
+   * `failed` only from pending or stored. A late or repeated event never moves a commitment back (upstream can
+   * overwrite settled with opened; docs/divergences.md). Returns whether the record changed.
+   */
+  setStatus(digest: string, status: CommitmentStatus, details?: string): boolean {
+    const cur = this.store.db.query<{ status: string }, [string]>("SELECT status FROM commitments WHERE digest = ?").get(digest);
+    if (!cur || !isProgress(cur.status as CommitmentStatus, status)) return false;
     if (details === undefined) this.store.db.query("UPDATE commitments SET status = ? WHERE digest = ?").run(status, digest);
     else this.store.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
+    return true;
+  }
+
+  /** Sets a status regardless of progress: only for reconciling with the chain after a restart. */
+  forceStatus(digest: string, status: CommitmentStatus, details: string): void {
+    this.store.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
+  }
+
+  /** Commitments of one block in a given status, highest bid first. */
+  forBlockWithStatus(block: bigint, status: CommitmentStatus): CommitmentRecord[] {
+    return this.store.db
+      .query<Row, [number, string]>("SELECT * FROM commitments WHERE block_number = ? AND status = ? ORDER BY bid_amount_sort DESC, digest")
+      .all(Number(block), status)
+      .map(toRecord);
+  }
+
+  /** Commitments not yet settled or slashed (for reconciling with the chain after a restart). */
+  unfinished(): CommitmentRecord[] {
+    return this.store.db
+      .query<Row, []>("SELECT * FROM commitments WHERE status IN ('pending', 'stored', 'opened', 'failed') ORDER BY seq")
+      .all()
+      .map(toRecord);
   }
 
   setPayment(digest: string, payment: string, refund: string): void {
@@ -214,6 +243,13 @@ export class CommitmentStore {
   count(): number {
     return this.store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments").get()!.n;
   }
+}
+
+const RANK: Record<CommitmentStatus, number> = { pending: 0, failed: 1, stored: 2, opened: 3, settled: 4, slashed: 4 };
+
+function isProgress(from: CommitmentStatus, to: CommitmentStatus): boolean {
+  if (to === "failed") return from === "pending" || from === "stored";
+  return RANK[to] > RANK[from];
 }
 
 /** A byte string that sorts like the amount (fixed-width big-endian), so SQLite orders bids numerically. */

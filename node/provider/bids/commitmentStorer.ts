@@ -2,9 +2,9 @@ import type { Address } from "viem";
 import type { ChainClients } from "../../chain/clients.ts";
 import { preconfManagerAbi } from "../../chain/contracts.ts";
 import { transact } from "../../chain/transact.ts";
-import { bytesToHex, bytesToPrefixedHex } from "../../protocol/bytes.ts";
+import { bytesToHex } from "../../protocol/bytes.ts";
 import type { Commitment } from "../../protocol/types.ts";
-import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
+import type { CommitmentRecord, CommitmentStore } from "../../tracker/commitmentStore.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { logger } from "../../util/log.ts";
 
@@ -16,7 +16,7 @@ import { logger } from "../../util/log.ts";
 export class CommitmentStorer {
   private readonly log = logger("provider-store");
   private inflight = new Set<Promise<void>>();
-  /** Makes the next store transaction fail (control API fault injection). */
+  /** Makes the next store transaction fail on-chain (control API fault injection). */
   failNext = false;
   onStoreFailed?: (digest: string, txnHash: string, error: string) => void;
 
@@ -33,20 +33,28 @@ export class CommitmentStorer {
     this.inflight.add(p);
   }
 
-  private async store(commitment: Commitment): Promise<void> {
-    const digest = bytesToHex(commitment.digest);
+  /** Sends the store transaction again for a recorded commitment the chain lost (restart reconciliation). */
+  async restore(r: CommitmentRecord): Promise<void> {
+    await this.send(r.digest, r.commitmentSignature, r.dispatchTimestamp, r.txnHash);
+  }
+
+  private store(commitment: Commitment): Promise<void> {
+    return this.send(bytesToHex(commitment.digest), bytesToHex(commitment.signature), commitment.dispatchTimestamp, commitment.signedBid.txnHash);
+  }
+
+  private async send(digest: string, signature: string, dispatchTimestamp: bigint, txnHash: string): Promise<void> {
     try {
-      if (this.failNext) {
-        this.failNext = false;
-        throw new Error("transaction failed: injected fault");
-      }
+      // Fault injection sends a real transaction that the chain rejects (a dispatch time of 0, as upstream's
+      // provider emulator does): the failure path is the real one.
+      const dispatch = this.failNext ? 0n : dispatchTimestamp;
+      this.failNext = false;
       await transact(
         this.c,
         {
           address: this.preconfManager,
           abi: preconfManagerAbi,
           functionName: "storeUnopenedCommitment",
-          args: [bytesToPrefixedHex(commitment.digest), bytesToPrefixedHex(commitment.signature), commitment.dispatchTimestamp],
+          args: [`0x${digest}`, `0x${signature}`, dispatch],
         },
         "storing commitment",
       );
@@ -55,7 +63,7 @@ export class CommitmentStorer {
       const msg = (e as Error).message.replace(/^waiting for receipt: /, "");
       this.commitments.setStatus(digest, "failed", `failed to store commitment: ${msg}`);
       this.log.warn("store transaction failed", { commitment: digest, error: msg });
-      this.onStoreFailed?.(digest, commitment.signedBid.txnHash, msg);
+      this.onStoreFailed?.(digest, txnHash, msg);
     }
   }
 

@@ -1,0 +1,77 @@
+import { createWalletClient, http, type Address, type Hex, type PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { logger } from "../util/log.ts";
+
+/**
+ * How a provider's builder treats the bundles it committed to (control API: /sim/v1/builder):
+ * - honest: each bundle in committed order, contiguous (the upstream reward rule is met);
+ * - omit: commit but do not include (slash);
+ * - reverse: include a bundle in reverse order (slash when it has two or more transactions);
+ * - gap: put an unrelated transaction between the bundle's transactions (slash when two or more).
+ */
+export type BuilderMode = "honest" | "omit" | "reverse" | "gap";
+export const BUILDER_MODES: readonly BuilderMode[] = ["honest", "omit", "reverse", "gap"];
+
+/** Where the builder finds what a provider committed to for a block: bundles of raw transactions, best bid first. */
+export interface BundleSource {
+  address: Address;
+  bundlesFor(block: bigint): string[][];
+}
+
+/**
+ * The winner's block builder on the devnet L1: just before a block is mined (manual mining, FIFO order) it sends
+ * the raw transactions of the bundles its provider committed to for that block. Bids by hash have no raw
+ * transactions: the bidder's own transactions are expected in the mempool.
+ */
+export class Builder {
+  private readonly modes = new Map<string, BuilderMode>();
+  private readonly log = logger("builder");
+  private readonly filler;
+
+  constructor(
+    private readonly l1: PublicClient,
+    private readonly l1RpcUrl: string,
+    private readonly sources: () => BundleSource[],
+    fillerKey: Hex,
+  ) {
+    this.filler = createWalletClient({ account: privateKeyToAccount(fillerKey), transport: http(l1RpcUrl) });
+  }
+
+  setMode(provider: Address, mode: BuilderMode): void {
+    this.modes.set(provider.toLowerCase(), mode);
+  }
+
+  modeOf(provider: Address): BuilderMode {
+    return this.modes.get(provider.toLowerCase()) ?? "honest";
+  }
+
+  readonly beforeMine = async (block: bigint, winner: Address): Promise<void> => {
+    const source = this.sources().find((s) => s.address.toLowerCase() === winner.toLowerCase());
+    if (!source) return;
+    const mode = this.modeOf(winner);
+    if (mode === "omit") return;
+    for (const bundle of source.bundlesFor(block)) {
+      const txs = mode === "reverse" ? [...bundle].reverse() : bundle;
+      for (const [i, raw] of txs.entries()) {
+        if (mode === "gap" && i === 1) await this.sendFiller();
+        await this.send(raw);
+      }
+    }
+  };
+
+  private async send(raw: string): Promise<void> {
+    const tx = (raw.startsWith("0x") ? raw : `0x${raw}`) as Hex;
+    try {
+      await this.l1.request({ method: "eth_sendRawTransaction", params: [tx] });
+    } catch (e) {
+      // Already in the pool or mined (another bundle carried it), or invalid: the oracle judges the block.
+      this.log.debug("raw transaction not added", { error: (e as Error).message.split("\n")[0] });
+    }
+  }
+
+  private async sendFiller(): Promise<void> {
+    await this.filler.sendTransaction({ to: this.filler.account.address, value: 0n, chain: null }).catch((e) =>
+      this.log.warn("filler transaction failed", { error: e }),
+    );
+  }
+}

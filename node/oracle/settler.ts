@@ -1,0 +1,88 @@
+import type { Address, Hex, PublicClient } from "viem";
+import type { ChainClients } from "../chain/clients.ts";
+import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
+import { blockTrackerAbi, oracleAbi } from "../chain/contracts.ts";
+import { transact } from "../chain/transact.ts";
+import { residualAfterDecay } from "../protocol/decay.ts";
+import { windowOfBlock } from "../protocol/windows.ts";
+import type { NodeStore } from "../store/db.ts";
+import { logger } from "../util/log.ts";
+import { isHonoured, type TxOutcome } from "./inclusion.ts";
+
+export interface SettlerOptions {
+  settlement: ChainClients;
+  l1: PublicClient;
+  blockTracker: Address;
+  oracle: Address;
+  events: EventPoller;
+  store: NodeStore;
+}
+
+/**
+ * The oracle's second job (crypto-contracts §4 "Settlement"): on each OpenedCommitmentStored, decide reward or
+ * slash from the L1 block's contents and the decay residual at the provider's dispatch time, and settle through
+ * Oracle.processBuilderCommitmentForBlockNumber. Each commitment is settled once (the settled set is stored).
+ */
+export class Settler {
+  private readonly log = logger("oracle-settle");
+  private readonly blocks = new Map<bigint, Map<string, TxOutcome>>();
+  settledCount = 0;
+
+  constructor(private readonly o: SettlerOptions) {
+    o.store.migrate("settlements-1", "CREATE TABLE settlements (commitment_index TEXT PRIMARY KEY, is_slash INTEGER NOT NULL, residual TEXT NOT NULL)");
+    o.events.on("OpenedCommitmentStored", (e) => this.onOpened(e));
+  }
+
+  private async onOpened(e: ChainEvent): Promise<void> {
+    const a = e.args;
+    const index = a.commitmentIndex as Hex;
+    if (this.o.store.db.query("SELECT 1 FROM settlements WHERE commitment_index = ?").get(index)) return;
+    const block = a.blockNumber as bigint;
+    const committer = (a.committer as string).toLowerCase();
+    const pc = this.o.settlement.publicClient;
+    const winner = (
+      await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] })
+    ).toLowerCase();
+    if (winner === "0x0000000000000000000000000000000000000000") {
+      this.log.warn("no winner recorded for the block; not settling", { block, commitment: index });
+      return;
+    }
+    const current = await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getCurrentWindow" });
+    if (current > 2n && windowOfBlock(block) < current - 2n) {
+      this.log.warn("commitment too old to settle", { block, commitment: index });
+      return;
+    }
+    if (winner !== committer) return;
+    const contents = await this.blockContents(block);
+    const isSlash = !isHonoured(a.txnHash as string, a.revertingTxHashes as string, contents);
+    const residual = residualAfterDecay(a.decayStartTimeStamp as bigint, a.decayEndTimeStamp as bigint, a.dispatchTimestamp as bigint);
+    await transact(
+      this.o.settlement,
+      {
+        address: this.o.oracle,
+        abi: oracleAbi,
+        functionName: "processBuilderCommitmentForBlockNumber",
+        args: [index, block, committer as Address, isSlash, residual],
+      },
+      "settling commitment",
+    );
+    this.o.store.db
+      .query("INSERT OR IGNORE INTO settlements (commitment_index, is_slash, residual) VALUES (?, ?, ?)")
+      .run(index, isSlash ? 1 : 0, residual.toString());
+    this.settledCount++;
+    this.log.info(isSlash ? "slashed" : "rewarded", { block, commitment: index, residual });
+  }
+
+  /** L1 block contents: lower-case hash without 0x → position and success (cached; blocks are final here). */
+  private async blockContents(block: bigint): Promise<Map<string, TxOutcome>> {
+    const cached = this.blocks.get(block);
+    if (cached) return cached;
+    const b = await this.o.l1.getBlock({ blockNumber: block });
+    const receipts = await Promise.all(b.transactions.map((hash) => this.o.l1.getTransactionReceipt({ hash })));
+    const out = new Map<string, TxOutcome>();
+    receipts.forEach((r, i) => out.set(r.transactionHash.slice(2).toLowerCase(), { position: i, success: r.status === "success" }));
+    this.blocks.set(block, out);
+    if (this.blocks.size > 1024) this.blocks.delete(this.blocks.keys().next().value!);
+    return out;
+  }
+}

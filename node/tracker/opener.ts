@@ -1,0 +1,45 @@
+import type { Address } from "viem";
+import type { ChainClients } from "../chain/clients.ts";
+import { preconfManagerAbi } from "../chain/contracts.ts";
+import { transact } from "../chain/transact.ts";
+import { bidderZkProofArray, proveOpening, zkProofArray } from "../protocol/zkProof.ts";
+import type { CommitmentRecord } from "./commitmentStore.ts";
+
+/** Which side opens: the winning provider proves its key with the ZK proof; the bidder sends zeros there. */
+export type OpenerRole = { role: "provider"; nikeSecret: bigint } | { role: "bidder" };
+
+/**
+ * Sends PreconfManager.openCommitment for a stored commitment (crypto-contracts §3.2): the bid's fields in clear,
+ * the bid signature, and the zkProof words [providerPk, bidderPk, shared key, c, z].
+ */
+export async function openCommitment(c: ChainClients, preconfManager: Address, r: CommitmentRecord, who: OpenerRole, corrupt = false): Promise<void> {
+  const bidderPk = { x: r.bidderPkX, y: r.bidderPkY };
+  const zkProof =
+    who.role === "provider"
+      ? zkProofArray(proveOpening({ providerSecret: who.nikeSecret, bidderPublicKey: bidderPk, chainId: BigInt(c.chain.id) }))
+      : bidderZkProofArray(bidderPk, { x: r.sharedX, y: r.sharedY });
+  await transact(
+    c,
+    {
+      address: preconfManager,
+      abi: preconfManagerAbi,
+      functionName: "openCommitment",
+      args: [
+        {
+          unopenedCommitmentIndex: `0x${r.commitmentIndex}`,
+          // `corrupt` (fault injection) changes the bid amount: the chain rejects the opening for real.
+          bidAmt: corrupt ? r.bidAmount + 1n : r.bidAmount,
+          slashAmt: r.slashAmount,
+          blockNumber: r.blockNumber,
+          decayStartTimeStamp: r.decayStart,
+          decayEndTimeStamp: r.decayEnd,
+          txnHash: r.txnHash,
+          revertingTxHashes: r.revertingTxHashes,
+          bidSignature: `0x${r.bidSignature}`,
+          zkProof,
+        },
+      ],
+    },
+    "opening commitment",
+  );
+}

@@ -1,0 +1,155 @@
+import type { Address } from "viem";
+import type { ChainClients } from "../chain/clients.ts";
+import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
+import { preconfManagerAbi } from "../chain/contracts.ts";
+import { SerialQueue } from "../util/serial.ts";
+import { logger } from "../util/log.ts";
+import type { CommitmentRecord, CommitmentStore } from "./commitmentStore.ts";
+import { openCommitment, type OpenerRole } from "./opener.ts";
+
+const hex = (v: unknown) => (v as string).toLowerCase().replace(/^0x/, "");
+
+/** Upstream drops winners more than this many blocks behind the newest without opening (allowedDelayToOpenCommitment). */
+const OPEN_HORIZON = 10n;
+/** The bidder leaves the newest winners to the provider and opens only as a fallback behind them. */
+const BIDDER_OPEN_LAG = 2n;
+
+export interface TrackerOptions {
+  role: OpenerRole;
+  self: Address;
+  settlement: ChainClients;
+  preconfManager: Address;
+  commitments: CommitmentStore;
+  events: EventPoller;
+  /** Called when an open transaction of this node failed (notifications). */
+  onOpenFailed?: (r: CommitmentRecord, error: string) => void;
+}
+
+/**
+ * Follows each commitment of a node through its lifecycle (api-behaviour §3.3) from the settlement chain's
+ * events: stored (UnopenedCommitmentStored), opened (this node's open transaction, or OpenedCommitmentStored),
+ * settled or slashed (CommitmentProcessed), payment and refund (FundsRewarded, FundsRetrieved). It also opens:
+ * the winning provider opens its commitments as soon as BlockTracker records its block; the bidder opens those
+ * still unopened two recorded blocks later.
+ */
+export class CommitmentTracker {
+  private readonly log: ReturnType<typeof logger>;
+  private readonly openQueue = new SerialQueue();
+  private readonly winners = new Map<bigint, string>();
+  private readonly openedHere = new Set<string>();
+  private newest = 0n;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly off: (() => void)[] = [];
+  /** Makes this node's next open transaction fail on-chain (control API fault injection). */
+  failNextOpen = false;
+
+  constructor(private readonly o: TrackerOptions) {
+    this.log = logger(`${o.role.role}-tracker`);
+    const e = o.events;
+    this.off.push(
+      e.on("UnopenedCommitmentStored", (ev) => this.onStored(ev)),
+      e.on("OpenedCommitmentStored", (ev) => this.onOpened(ev)),
+      e.on("CommitmentProcessed", (ev) => this.onProcessed(ev)),
+      e.on("FundsRewarded", (ev) => this.onRewarded(ev)),
+      e.on("NewL1Block", (ev) => this.onNewL1Block(ev)),
+    );
+    if (o.role.role === "bidder") this.off.push(e.on("FundsRetrieved", (ev) => this.onRetrieved(ev)));
+  }
+
+  /** Retries opens every `ms` (a store transaction may be mined after its block's winner was recorded). */
+  start(ms = 500): void {
+    this.timer = setInterval(() => void this.openQueue.run(() => this.openDue()), ms);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const f of this.off) f();
+  }
+
+  private onStored(ev: ChainEvent): void {
+    this.o.commitments.setStatus(hex(ev.args.commitmentDigest), "stored");
+  }
+
+  private onOpened(ev: ChainEvent): void {
+    const r = this.o.commitments.byIndex(hex(ev.args.commitmentIndex));
+    if (!r) return;
+    const byUs = this.openedHere.has(r.digest);
+    const other = this.o.role.role === "provider" ? "bidder" : "provider";
+    this.o.commitments.setStatus(r.digest, "opened", `opened by ${byUs ? this.o.role.role : other}`);
+  }
+
+  private onProcessed(ev: ChainEvent): void {
+    const r = this.o.commitments.byIndex(hex(ev.args.commitmentIndex));
+    if (r) this.o.commitments.setStatus(r.digest, ev.args.isSlash ? "slashed" : "settled");
+  }
+
+  private onRewarded(ev: ChainEvent): void {
+    this.o.commitments.setPayment(hex(ev.args.commitmentDigest), (ev.args.amount as bigint).toString(), "");
+  }
+
+  private onRetrieved(ev: ChainEvent): void {
+    this.o.commitments.setPayment(hex(ev.args.commitmentDigest), "", (ev.args.amount as bigint).toString());
+  }
+
+  private onNewL1Block(ev: ChainEvent): Promise<void> {
+    const block = ev.args.blockNumber as bigint;
+    this.winners.set(block, (ev.args.winner as string).toLowerCase());
+    if (block > this.newest) this.newest = block;
+    for (const b of this.winners.keys()) if (b + OPEN_HORIZON < this.newest) this.winners.delete(b);
+    return this.openQueue.run(() => this.openDue());
+  }
+
+  /** Opens every stored commitment whose block is recorded with its provider as the winner and whose turn it is. */
+  private async openDue(): Promise<void> {
+    const bidder = this.o.role.role === "bidder";
+    for (const [block, winner] of [...this.winners].sort((a, b) => Number(a[0] - b[0]))) {
+      if (bidder && block + BIDDER_OPEN_LAG > this.newest) continue;
+      if (!bidder && winner !== this.o.self.toLowerCase()) continue;
+      const due = this.o.commitments.forBlockWithStatus(block, "stored").filter((r) => `0x${r.provider}` === winner);
+      await Promise.all(due.map((r) => this.open(r)));
+    }
+  }
+
+  private async open(r: CommitmentRecord): Promise<void> {
+    this.openedHere.add(r.digest);
+    try {
+      const corrupt = this.failNextOpen;
+      this.failNextOpen = false;
+      await openCommitment(this.o.settlement, this.o.preconfManager, r, this.o.role, corrupt);
+      this.o.commitments.setStatus(r.digest, "opened", `opened by ${this.o.role.role}`);
+    } catch (e) {
+      const msg = (e as Error).message.replace(/^waiting for receipt: /, "");
+      // Someone else opened it first (the other side, or our own earlier attempt): not a failure.
+      if (/CommitmentAlreadyOpened|TxnHashAlreadyProcessed/.test(msg) && this.o.role.role === "bidder") return;
+      this.o.commitments.setStatus(r.digest, "failed", `failed to open commitment: ${msg}`);
+      this.log.warn("open transaction failed", { commitment: r.digest, error: msg });
+      this.o.onOpenFailed?.(r, msg);
+    }
+  }
+
+  /**
+   * After a restart: bring records in line with the chain, which may have lost its last second of history.
+   * A commitment stored here but missing on-chain goes back to pending and (provider) is stored again; one opened
+   * here but not on-chain goes back to stored and is opened again when its block's winner is recorded.
+   */
+  async reconcile(restore: (r: CommitmentRecord) => Promise<void>): Promise<void> {
+    const pc = this.o.settlement.publicClient;
+    for (const r of this.o.commitments.unfinished()) {
+      const idx = `0x${r.commitmentIndex}` as const;
+      const [unopened, opened] = await Promise.all([
+        pc.readContract({ address: this.o.preconfManager, abi: preconfManagerAbi, functionName: "getUnopenedCommitment", args: [idx] }),
+        pc.readContract({ address: this.o.preconfManager, abi: preconfManagerAbi, functionName: "getCommitment", args: [idx] }),
+      ]);
+      const onChainStored = unopened.committer !== "0x0000000000000000000000000000000000000000";
+      const onChainOpened = opened.committer !== "0x0000000000000000000000000000000000000000";
+      if (onChainOpened) this.o.commitments.setStatus(r.digest, "opened", r.details || "opened");
+      else if (onChainStored) {
+        if (r.status === "opened" || r.status === "pending") this.o.commitments.forceStatus(r.digest, "stored", "");
+      } else if (r.status !== "failed" || r.details.startsWith("failed to open")) {
+        this.o.commitments.forceStatus(r.digest, "pending", "");
+        await restore(r).catch((e) => this.log.warn("re-storing commitment failed", { commitment: r.digest, error: e }));
+      }
+    }
+  }
+}
+
