@@ -1,0 +1,570 @@
+/**
+ * Steps of features/deposits.feature: the bidder's deposit operations (deposit, get_deposit, withdraw,
+ * withdraw_from_windows, auto_deposit, auto_deposit_status, cancel_auto_deposit), checked against the settlement
+ * chain read directly (features/support/chain.ts).
+ *
+ * Windows are named by a capital letter bound in the scenario ("a fresh window W ahead", "the current window is
+ * noted as C") and referred to with an offset ("W+1", "C-1"); a plain number is a literal window. Fresh windows
+ * are never handed out twice in a run and hold no deposit of the bidder when handed out, so scenarios do not
+ * depend on each other's order even though they share one devnet.
+ */
+import { After, Given, Then, When, defineParameterType, type DataTable } from "@cucumber/cucumber";
+import { expect } from "bun:test";
+import { formatEther, parseEther, parseGwei } from "viem";
+import { call, type HttpResult } from "../../scenarios/clients/http.ts";
+import { chainOf } from "../support/chain.ts";
+import type { ConformanceWorld } from "../support/world.ts";
+
+const BLOCKS_PER_WINDOW = 10n;
+/** How long an asynchronous effect (auto-deposit reacting to a new window) may take before the step fails. */
+const EFFECT_DEADLINE_MS = 10_000;
+
+// ------------------------------------------------------------------------------------------------ scenario state
+
+interface WindowBalance {
+  depositedAmount: string;
+  windowNumber: string;
+  isCurrent: boolean;
+  startBlockNumber: string;
+  endBlockNumber: string;
+}
+
+interface AutoDepositStatus {
+  windowBalances: WindowBalance[];
+  isAutodepositEnabled: boolean;
+}
+
+interface DepositScenario {
+  /** Windows bound to a name in this scenario. */
+  names: Map<string, bigint>;
+  /** Deposits noted before an action, by window. */
+  noted: Map<bigint, bigint>;
+}
+
+const scenarios = new WeakMap<object, DepositScenario>();
+
+function scenario(world: ConformanceWorld): DepositScenario {
+  let s = scenarios.get(world);
+  if (!s) scenarios.set(world, (s = { names: new Map(), noted: new Map() }));
+  return s;
+}
+
+const REF = /^([A-Z])([+-]\d+)?$|^(\d+)$/;
+
+/** A window reference ("W", "W+1", "C-1", "12") resolved in a scenario. */
+function resolveWindow(world: ConformanceWorld, ref: string): bigint {
+  const m = REF.exec(ref.trim());
+  if (!m) throw new Error(`"${ref}" is not a window reference (a capital letter with an optional +n/-n, or a number)`);
+  if (m[3] !== undefined) return BigInt(m[3]);
+  const base = scenario(world).names.get(m[1]!);
+  if (base === undefined) throw new Error(`window ${m[1]} is not bound in this scenario (bind it with a Given step first)`);
+  return base + BigInt(m[2] ?? 0);
+}
+
+function bindWindow(world: ConformanceWorld, name: string, window: bigint): void {
+  const s = scenario(world);
+  if (s.names.has(name)) throw new Error(`window ${name} is already bound in this scenario (to ${s.names.get(name)})`);
+  s.names.set(name, window);
+  world.attach(`window ${name} = ${window}`);
+}
+
+/** Replaces `{W}`, `{C+1}`, `{first block of W}`, `{last block of W+1}` … in a text with their numbers. */
+function substituteWindows(world: ConformanceWorld, text: string): string {
+  return text.replace(/\{(?:(first|last) block of )?([A-Z](?:[+-]\d+)?)\}/g, (_, edge: string | undefined, ref: string) => {
+    const w = resolveWindow(world, ref);
+    if (!edge) return w.toString();
+    const { start, end } = windowRange(w);
+    return (edge === "first" ? start : end).toString();
+  });
+}
+
+/** Table cells and quoted texts write a newline as `\n`. */
+function unescapeNewlines(text: string): string {
+  return text.replace(/\\n/g, "\n");
+}
+
+// ------------------------------------------------------------------------------------------------ parameter types
+
+const AMOUNT_RE = /\d+(?:\.\d+)? (?:ETH|gwei|wei)/;
+
+function parseAmount(text: string): bigint {
+  const [value, unit] = text.trim().split(" ") as [string, string];
+  if (unit === "ETH") return parseEther(value);
+  if (unit === "gwei") return parseGwei(value);
+  if (!/^\d+$/.test(value)) throw new Error(`"${text}": wei must be a whole number`);
+  return BigInt(value);
+}
+
+defineParameterType({ name: "ethAmount", regexp: AMOUNT_RE, transformer: parseAmount, useForSnippets: false });
+
+const WINDOW_REF_RE = /[A-Z](?:[+-]\d+)?|\d+/;
+defineParameterType({
+  name: "windowRef",
+  regexp: WINDOW_REF_RE,
+  transformer(this: ConformanceWorld, ref: string) {
+    return resolveWindow(this, ref);
+  },
+  useForSnippets: false,
+});
+
+// "W", "C+1 and C+2", "C+2, C+3 and C+4"
+const WINDOW_LIST_RE = /(?:[A-Z](?:[+-]\d+)?|\d+)(?:(?:, | and )(?:[A-Z](?:[+-]\d+)?|\d+))*/;
+defineParameterType({
+  name: "windowRefs",
+  regexp: WINDOW_LIST_RE,
+  transformer(this: ConformanceWorld, list: string) {
+    return list.split(/, | and /).map((r) => resolveWindow(this, r));
+  },
+  useForSnippets: false,
+});
+
+// ------------------------------------------------------------------------------------------------ helpers
+
+const fmt = (wei: bigint) => `${wei} wei (${formatEther(wei)} ETH)`;
+
+function chain(world: ConformanceWorld) {
+  return chainOf(world.target);
+}
+
+function expectOk(r: HttpResult, what: string): void {
+  if (r.status !== 200) throw new Error(`${what}: expected HTTP 200, got ${r.status}: ${r.text}`);
+}
+
+/** Polls `probe` until `done` holds, failing with the last value seen after the deadline. */
+async function eventually<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, describe: (v: T) => string): Promise<T> {
+  const deadline = Date.now() + EFFECT_DEADLINE_MS;
+  for (;;) {
+    const v = await probe();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not so after ${EFFECT_DEADLINE_MS} ms; last seen ${describe(v)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function windowRange(w: bigint): { start: bigint; end: bigint } {
+  return { start: (w - 1n) * BLOCKS_PER_WINDOW + 1n, end: w * BLOCKS_PER_WINDOW };
+}
+
+// Fresh windows: handed out once per run, and only when the bidder holds nothing in them on-chain. Windows ahead
+// start 20 windows after the current one, out of reach of auto-deposit (which funds current+1 and current+2) even
+// after the few windows the @sim scenarios make L1 advance.
+const AHEAD = 20n;
+const handedOut = new Set<bigint>();
+let aheadCursor = 0n;
+
+async function freshWindowsAhead(world: ConformanceWorld, count: number): Promise<bigint> {
+  const c = chain(world);
+  const current = await c.currentWindow();
+  const from = current + AHEAD;
+  let w = from > aheadCursor ? from : aheadCursor;
+  for (let tries = 0; tries < 500; tries++, w++) {
+    let free = true;
+    for (let i = 0n; i < BigInt(count) && free; i++) {
+      if (handedOut.has(w + i) || (await c.getDeposit(w + i)) !== 0n) free = false;
+    }
+    if (!free) continue;
+    for (let i = 0n; i < BigInt(count); i++) handedOut.add(w + i);
+    aheadCursor = w + BigInt(count);
+    return w;
+  }
+  throw new Error(`no ${count} consecutive windows without a deposit found from window ${from} on`);
+}
+
+async function freshClosedWindow(world: ConformanceWorld): Promise<bigint> {
+  const c = chain(world);
+  const current = await c.currentWindow();
+  for (let w = current - 2n; w >= 1n; w--) {
+    if (handedOut.has(w) || (await c.getDeposit(w)) !== 0n) continue;
+    handedOut.add(w);
+    return w;
+  }
+  throw new Error(`no closed window without a deposit is left below window ${current - 1n} (current window ${current})`);
+}
+
+/** Mines L1 blocks until BlockTracker's current window is `target` (the oracle records with a lag; the control API waits for it). */
+async function advanceL1To(world: ConformanceWorld, target: bigint): Promise<void> {
+  const c = chain(world);
+  for (let round = 0; round < 20; round++) {
+    const current = await c.currentWindow();
+    if (current === target) return;
+    if (current > target) throw new Error(`L1 is already in window ${current}, past window ${target}`);
+    const recorded = BigInt((await world.control.status()).lastRecordedBlock);
+    const need = windowRange(target).start - recorded;
+    await world.control.mine(Number(need < 1n ? 1n : need > 1000n ? 1000n : need));
+  }
+  throw new Error(`L1 did not reach window ${target} (BlockTracker is in window ${await c.currentWindow()})`);
+}
+
+// ------------------------------------------------------------------------------------------------ bidder API
+
+function windowQuery(key: string, value: bigint): string {
+  return `?${encodeURIComponent(key)}=${value}`;
+}
+
+async function fetchStatus(world: ConformanceWorld): Promise<AutoDepositStatus> {
+  // Read beside the scenario's exchanges: the last response (world.response) stays the one a When step made.
+  const r = await call("GET", world.nodeUrl("bidder") + "/v1/bidder/auto_deposit_status");
+  expectOk(r, "auto_deposit_status");
+  const body = r.json as AutoDepositStatus;
+  expect(Object.keys(body ?? {}).sort(), `auto_deposit_status fields: ${r.text}`).toEqual(["isAutodepositEnabled", "windowBalances"]);
+  expect(typeof body.isAutodepositEnabled, `isAutodepositEnabled must be a boolean: ${r.text}`).toBe("boolean");
+  expect(Array.isArray(body.windowBalances), `windowBalances must be an array: ${r.text}`).toBe(true);
+  for (const b of body.windowBalances) {
+    expect(Object.keys(b).sort(), `window balance fields: ${JSON.stringify(b)}`).toEqual([
+      "depositedAmount",
+      "endBlockNumber",
+      "isCurrent",
+      "startBlockNumber",
+      "windowNumber",
+    ]);
+    expect(b.windowNumber, `windowNumber is a uint64 string: ${JSON.stringify(b)}`).toMatch(/^[1-9]\d*$/);
+    expect(b.depositedAmount, `depositedAmount is a decimal string: ${JSON.stringify(b)}`).toMatch(/^(0|[1-9]\d*)$/);
+    const { start, end } = windowRange(BigInt(b.windowNumber));
+    expect([b.startBlockNumber, b.endBlockNumber], `block range of window ${b.windowNumber}`).toEqual([start.toString(), end.toString()]);
+    expect(typeof b.isCurrent, `isCurrent is a boolean: ${JSON.stringify(b)}`).toBe("boolean");
+  }
+  const windows = body.windowBalances.map((b) => BigInt(b.windowNumber));
+  for (let i = 1; i < windows.length; i++) {
+    if (!(windows[i - 1]! < windows[i]!)) throw new Error(`windowBalances are not in strictly ascending window order: ${windows.join(", ")}`);
+  }
+  return body;
+}
+
+/** The status is live: every listed balance is what BidderRegistry holds now; while enabled, isCurrent marks current+1. */
+async function checkStatusIsLive(world: ConformanceWorld, body: AutoDepositStatus): Promise<void> {
+  const c = chain(world);
+  const current = await c.currentWindow();
+  for (const b of body.windowBalances) {
+    const w = BigInt(b.windowNumber);
+    expect(BigInt(b.depositedAmount), `window ${w}: the status says ${b.depositedAmount}, BidderRegistry holds`).toBe(await c.getDeposit(w));
+    if (body.isAutodepositEnabled) {
+      expect(b.isCurrent, `window ${w}: isCurrent while auto-deposit runs and BlockTracker is in window ${current}`).toBe(w === current + 1n);
+    }
+  }
+}
+
+async function ensureAutoDepositStopped(world: ConformanceWorld): Promise<void> {
+  const s = await fetchStatus(world);
+  if (!s.isAutodepositEnabled) return;
+  const r = await call("POST", world.nodeUrl("bidder") + "/v1/bidder/cancel_auto_deposit");
+  expectOk(r, "cancel_auto_deposit (cleaning up a running auto-deposit)");
+  const after = await fetchStatus(world);
+  if (after.isAutodepositEnabled) throw new Error("auto-deposit still reports enabled after cancel_auto_deposit answered 200");
+}
+
+// ------------------------------------------------------------------------------------------------ hooks
+
+/** A scenario that starts auto-deposit leaves it stopped, whatever happened in it. */
+After({ tags: "@auto-deposit", timeout: 30_000 }, async function (this: ConformanceWorld) {
+  await ensureAutoDepositStopped(this);
+});
+
+// ------------------------------------------------------------------------------------------------ Given
+
+Given("auto-deposit is not running", async function (this: ConformanceWorld) {
+  await ensureAutoDepositStopped(this);
+});
+
+Given("a fresh window {word} ahead", async function (this: ConformanceWorld, name: string) {
+  bindWindow(this, name, await freshWindowsAhead(this, 1));
+});
+
+Given(/^fresh windows ([A-Z]) to ([A-Z])\+(\d+) ahead$/, async function (this: ConformanceWorld, name: string, again: string, extra: string) {
+  if (again !== name) throw new Error(`say "fresh windows ${name} to ${name}+${extra} ahead"`);
+  bindWindow(this, name, await freshWindowsAhead(this, Number(extra) + 1));
+});
+
+Given("a fresh closed window {word}", async function (this: ConformanceWorld, name: string) {
+  bindWindow(this, name, await freshClosedWindow(this));
+});
+
+Given("L1 is past window {int}", async function (this: ConformanceWorld, n: number) {
+  const current = await chain(this).currentWindow();
+  if (current <= BigInt(n)) await advanceL1To(this, BigInt(n) + 1n);
+});
+
+Given("the current window is noted as {word}", async function (this: ConformanceWorld, name: string) {
+  bindWindow(this, name, await chain(this).currentWindow());
+});
+
+Given("the bidder's deposit in window {windowRef} is noted", async function (this: ConformanceWorld, w: bigint) {
+  const amount = await chain(this).getDeposit(w);
+  scenario(this).noted.set(w, amount);
+  this.attach(`deposit in window ${w} before: ${fmt(amount)}`);
+});
+
+Given("the bidder has deposited {ethAmount} into window {windowRef}", async function (this: ConformanceWorld, amount: bigint, w: bigint) {
+  const before = await chain(this).getDeposit(w);
+  const r = await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}${windowQuery("window_number", w)}`);
+  expectOk(r, `deposit ${fmt(amount)} into window ${w}`);
+  expect(r.json, `deposit answer`).toEqual({ amount: (before + amount).toString(), windowNumber: w.toString() });
+});
+
+Given(
+  "the bidder has started auto-deposit of {ethAmount} per window from window {windowRef}",
+  async function (this: ConformanceWorld, amount: bigint, w: bigint) {
+    const r = await this.request("POST", "bidder", `/v1/bidder/auto_deposit/${amount}${windowQuery("window_number", w)}`);
+    expectOk(r, `auto_deposit of ${fmt(amount)} per window from window ${w}`);
+    expect(r.json, "auto_deposit answer").toEqual({ startWindowNumber: w.toString(), amountPerWindow: amount.toString() });
+  },
+);
+
+Given(
+  "the bidder holds no deposit in the {int} windows after the current one",
+  async function (this: ConformanceWorld, count: number) {
+    // Other scenarios leave deposits in windows ahead; move L1 to the first window whose next `count` windows are
+    // all empty (at most 60 windows on).
+    const c = chain(this);
+    const current = await c.currentWindow();
+    for (let candidate = current; candidate < current + 60n; candidate++) {
+      const held = await Promise.all(Array.from({ length: count }, (_, i) => c.getDeposit(candidate + 1n + BigInt(i))));
+      if (held.some((h) => h !== 0n)) continue;
+      if (candidate !== current) await advanceL1To(this, candidate);
+      return;
+    }
+    throw new Error(`no window from ${current} to ${current + 59n} is followed by ${count} windows without a deposit of the bidder`);
+  },
+);
+
+// ------------------------------------------------------------------------------------------------ When
+
+When("the bidder deposits {ethAmount} into window {windowRef}", async function (this: ConformanceWorld, amount: bigint, w: bigint) {
+  await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}${windowQuery("window_number", w)}`);
+});
+
+When(
+  "the bidder deposits {ethAmount} into window {windowRef}, naming it with {string}",
+  async function (this: ConformanceWorld, amount: bigint, w: bigint, key: string) {
+    await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}${windowQuery(key, w)}`);
+  },
+);
+
+When(
+  "the bidder deposits {ethAmount} into the window of block {int} of window {windowRef}, naming it with {string}",
+  async function (this: ConformanceWorld, amount: bigint, nth: number, w: bigint, key: string) {
+    if (nth < 1 || nth > Number(BLOCKS_PER_WINDOW)) throw new Error(`a window has blocks 1 to ${BLOCKS_PER_WINDOW}, not ${nth}`);
+    const block = windowRange(w).start + BigInt(nth - 1);
+    await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}${windowQuery(key, block)}`);
+  },
+);
+
+When(
+  "the bidder deposits {ethAmount} into window {windowRef} and the window of block {int} of window {windowRef}",
+  async function (this: ConformanceWorld, amount: bigint, w: bigint, nth: number, v: bigint) {
+    const block = windowRange(v).start + BigInt(nth - 1);
+    await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}?block_number=${block}&window_number=${w}`);
+  },
+);
+
+When("the bidder deposits {ethAmount} without naming a window", async function (this: ConformanceWorld, amount: bigint) {
+  await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}`);
+});
+
+When(
+  "the bidder asks for its deposit in window {windowRef}, naming it with {string}",
+  async function (this: ConformanceWorld, w: bigint, key: string) {
+    await this.request("GET", "bidder", `/v1/bidder/get_deposit${windowQuery(key, w)}`);
+  },
+);
+
+When("the bidder asks for its deposit without naming a window", async function (this: ConformanceWorld) {
+  await this.request("GET", "bidder", "/v1/bidder/get_deposit");
+});
+
+When("the bidder withdraws from windows {windowRefs}", async function (this: ConformanceWorld, windows: bigint[]) {
+  await this.request("POST", "bidder", "/v1/bidder/withdraw_from_windows", {
+    body: `{"window_numbers":[${windows.join(",")}]}`,
+  });
+});
+
+When(/^the bidder withdraws from windows with the body '(.*)'$/, async function (this: ConformanceWorld, body: string) {
+  await this.request("POST", "bidder", "/v1/bidder/withdraw_from_windows", { body: substituteWindows(this, body) });
+});
+
+When("the bidder withdraws window {windowRef} alone", async function (this: ConformanceWorld, w: bigint) {
+  await this.request("POST", "bidder", `/v1/bidder/withdraw${windowQuery("window_number", w)}`);
+});
+
+When(
+  /^the bidder is called with (GET|POST) "([^"]*)"(?: and the body '(.*)')?$/,
+  async function (this: ConformanceWorld, method: string, path: string, body?: string) {
+    await this.request(method, "bidder", substituteWindows(this, path), body === undefined ? {} : { body: substituteWindows(this, body) });
+  },
+);
+
+When("the bidder withdraws without naming a window", async function (this: ConformanceWorld) {
+  await this.request("POST", "bidder", "/v1/bidder/withdraw");
+});
+
+When("the bidder starts auto-deposit of {ethAmount} per window", async function (this: ConformanceWorld, amount: bigint) {
+  await this.request("POST", "bidder", `/v1/bidder/auto_deposit/${amount}`);
+});
+
+When(
+  "the bidder starts auto-deposit of {ethAmount} per window from window {windowRef}",
+  async function (this: ConformanceWorld, amount: bigint, w: bigint) {
+    await this.request("POST", "bidder", `/v1/bidder/auto_deposit/${amount}${windowQuery("window_number", w)}`);
+  },
+);
+
+When("the bidder asks for its auto-deposit status", async function (this: ConformanceWorld) {
+  await checkStatusIsLive(this, await fetchStatus(this));
+});
+
+When("the bidder cancels auto-deposit", async function (this: ConformanceWorld) {
+  await this.request("POST", "bidder", "/v1/bidder/cancel_auto_deposit");
+});
+
+When("L1 advances to window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
+  await advanceL1To(this, w);
+});
+
+// ------------------------------------------------------------------------------------------------ Then
+
+Then("the deposit answer is {ethAmount} in window {windowRef}", function (this: ConformanceWorld, amount: bigint, w: bigint) {
+  expectOk(this.response, "the deposit call");
+  expect(this.response.json, `answer ${this.response.text}`).toEqual({ amount: amount.toString(), windowNumber: w.toString() });
+});
+
+Then(
+  "the deposit answer is the noted deposit of window {windowRef} plus {ethAmount}",
+  function (this: ConformanceWorld, w: bigint, amount: bigint) {
+    const noted = scenario(this).noted.get(w);
+    if (noted === undefined) throw new Error(`the deposit in window ${w} was not noted in this scenario`);
+    expectOk(this.response, "the deposit call");
+    expect(this.response.json, `answer ${this.response.text}`).toEqual({ amount: (noted + amount).toString(), windowNumber: w.toString() });
+  },
+);
+
+Then(
+  "BidderRegistry holds {ethAmount} for the bidder in window(s) {windowRefs}",
+  async function (this: ConformanceWorld, amount: bigint, windows: bigint[]) {
+    for (const w of windows) expect(await chain(this).getDeposit(w), `BidderRegistry.getDeposit(bidder, ${w})`).toBe(amount);
+  },
+);
+
+Then("BidderRegistry holds nothing for the bidder in window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
+  expect(await chain(this).getDeposit(w), `BidderRegistry.getDeposit(bidder, ${w})`).toBe(0n);
+});
+
+Then(
+  "BidderRegistry holds the noted deposit of window {windowRef} plus {ethAmount} for the bidder",
+  async function (this: ConformanceWorld, w: bigint, amount: bigint) {
+    const noted = scenario(this).noted.get(w);
+    if (noted === undefined) throw new Error(`the deposit in window ${w} was not noted in this scenario`);
+    expect(await chain(this).getDeposit(w), `BidderRegistry.getDeposit(bidder, ${w})`).toBe(noted + amount);
+  },
+);
+
+Then(
+  "BidderRegistry soon holds {ethAmount} for the bidder in window(s) {windowRefs}",
+  async function (this: ConformanceWorld, amount: bigint, windows: bigint[]) {
+    const c = chain(this);
+    await eventually(
+      `BidderRegistry holds ${fmt(amount)} for the bidder in windows ${windows.join(", ")}`,
+      () => Promise.all(windows.map((w) => c.getDeposit(w))),
+      (held) => held.every((h) => h === amount),
+      (held) => windows.map((w, i) => `window ${w}: ${held[i]}`).join(", "),
+    );
+  },
+);
+
+Then("BidderRegistry soon holds nothing for the bidder in window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
+  const c = chain(this);
+  await eventually(`BidderRegistry holds nothing for the bidder in window ${w}`, () => c.getDeposit(w), (h) => h === 0n, (h) => fmt(h));
+});
+
+// The message runs to the last double quote of the line, so it may itself contain quotes (`parsing field "…"`).
+Then(
+  /^the request fails with HTTP (\d+), code (\d+) and the message "([\s\S]*)"$/,
+  function (this: ConformanceWorld, status: string, code: string, message: string) {
+    expectFailure(this, Number(status), Number(code), message);
+  },
+);
+
+function expectFailure(world: ConformanceWorld, status: number, code: number, message: string): void {
+  const expected = unescapeNewlines(substituteWindows(world, message));
+  const r = world.response;
+  expect({ status: r.status, body: r.json ?? r.text }, `response ${r.status}: ${r.text}`).toEqual({
+    status,
+    body: { code, message: expected, details: [] },
+  });
+  expect(r.headers.get("content-type") ?? "", "content type of the error").toContain("application/json");
+}
+
+Then(/^the bidder answers exactly (\{.*\})$/, function (this: ConformanceWorld, json: string) {
+  expectOk(this.response, "the call");
+  expect(this.response.json, `answer ${this.response.text}`).toEqual(JSON.parse(substituteWindows(this, json)));
+});
+
+Then("the auto-deposit answer starts at window {windowRef} with {ethAmount} per window", function (this: ConformanceWorld, w: bigint, amount: bigint) {
+  expectOk(this.response, "auto_deposit");
+  expect(this.response.json, `answer ${this.response.text}`).toEqual({ startWindowNumber: w.toString(), amountPerWindow: amount.toString() });
+});
+
+Then(/^the auto-deposit status is (enabled|disabled)$/, async function (this: ConformanceWorld, state: string) {
+  const s = await fetchStatus(this);
+  expect(s.isAutodepositEnabled, "isAutodepositEnabled").toBe(state === "enabled");
+  await checkStatusIsLive(this, s);
+});
+
+Then("the auto-deposit status lists:", async function (this: ConformanceWorld, table: DataTable) {
+  const s = await fetchStatus(this);
+  await checkStatusIsLive(this, s);
+  for (const row of table.hashes()) {
+    const w = resolveWindow(this, row.window!);
+    const { start, end } = windowRange(w);
+    if (row.current !== "yes" && row.current !== "no") throw new Error(`current must be "yes" or "no", not "${row.current}"`);
+    const entry = s.windowBalances.find((b) => b.windowNumber === w.toString());
+    expect(entry, `window ${w} in the status ${JSON.stringify(s)}`).toBeDefined();
+    expect(entry).toEqual({
+      depositedAmount: parseAmount(row.deposited!).toString(),
+      windowNumber: w.toString(),
+      isCurrent: row.current === "yes",
+      startBlockNumber: start.toString(),
+      endBlockNumber: end.toString(),
+    });
+  }
+});
+
+Then("the auto-deposit status does not list window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
+  const s = await fetchStatus(this);
+  expect(s.windowBalances.map((b) => b.windowNumber), "windows in the status").not.toContain(w.toString());
+});
+
+Then("the auto-deposit status soon lists no window before window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
+  await eventually(
+    `the auto-deposit status lists no window before ${w}`,
+    () => fetchStatus(this),
+    (s) => s.windowBalances.every((b) => BigInt(b.windowNumber) >= w),
+    (s) => `windows ${s.windowBalances.map((b) => b.windowNumber).join(", ")}`,
+  );
+});
+
+Then("the cancel answer lists exactly the windows the status lists now", async function (this: ConformanceWorld) {
+  expectOk(this.response, "cancel_auto_deposit");
+  const body = this.response.json as { windowNumbers?: unknown };
+  expect(Object.keys(body ?? {}), `answer ${this.response.text}`).toEqual(["windowNumbers"]);
+  expect(Array.isArray(body.windowNumbers), `windowNumbers is an array: ${this.response.text}`).toBe(true);
+  const answered = (body.windowNumbers as unknown[]).map((w) => {
+    expect(typeof w === "string" && /^[1-9]\d*$/.test(w), `window number ${JSON.stringify(w)} is a uint64 string`).toBe(true);
+    return w as string;
+  });
+  // Cancel answers every window on record and clears nothing; once stopped, nothing changes the record, so the
+  // status read after the cancel lists the same windows. Upstream answers them in its store's key order: only the
+  // set is specified.
+  const now = await fetchStatus(this);
+  const sort = (a: string[]) => [...a].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : BigInt(x) > BigInt(y) ? 1 : 0));
+  expect(sort(answered), "windows answered by cancel_auto_deposit vs. windows the status lists after it").toEqual(
+    sort(now.windowBalances.map((b) => b.windowNumber)),
+  );
+});
+
+Then("the withdrawal answers:", async function (this: ConformanceWorld, table: DataTable) {
+  expectOk(this.response, "withdraw_from_windows");
+  const expected = table.hashes().map((row) => ({
+    amount: parseAmount(row.amount!).toString(),
+    windowNumber: resolveWindow(this, row.window!).toString(),
+  }));
+  expect(this.response.json, `answer ${this.response.text}`).toEqual({ withdrawResponses: expected });
+});
