@@ -1,0 +1,21 @@
+@deposits @bids @deposit-allowance
+Feature: A bidder's deposit caps what it may bid for one block
+  A window's deposit is spread over its 10 blocks: a provider node takes a bid for block b only while the bids it
+  holds for b stay within the bidder's per-block allowance, the deposit of b's window divided by 10
+  (BidderRegistry.maxBidPerBlock; api-behaviour.md §2.2 step 4, §4.6). A bid beyond it is refused by the provider
+  node itself: the provider application never sees it and the bidder gets no commitment.
+
+  The provider applications here are the scenario itself, reading ReceiveBids on both provider nodes and
+  rejecting every bid it receives (SendProcessedBids), so the allowance is never used up.
+
+  Background:
+    Given auto-deposit is not running
+    And provider 1 and provider 2 are receiving bids
+
+  Scenario: a bid above a tenth of the window's deposit for one block is refused by the provider nodes
+    Given the next L1 block is noted as block B
+    And the bidder has deposited 1 ETH into the window of block B, its total there noted as D
+    Then a bid of D/10 for block B reaches provider 1 and provider 2, which reject it
+    When the bidder bids D/10 + 1 wei for block B
+    Then the stream of that bid ends with HTTP 200 and no commitment line
+    And no provider received that bid, as the next bid each provider receives is a following bid of D/10 for block B

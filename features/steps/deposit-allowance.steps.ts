@@ -1,0 +1,237 @@
+/**
+ * Steps of features/deposit-allowance.feature, in raw HTTP: the scenario plays both provider applications
+ * (ReceiveBids streams on provider nodes 1 and 2, rejecting each bid through SendProcessedBids) and the bidder's
+ * user (SendBid), and checks which bids reach the provider applications.
+ */
+import { After, Given, Then, When } from "@cucumber/cucumber";
+import { expect } from "bun:test";
+import { call } from "../../scenarios/clients/http.ts";
+import { NdjsonStream, type StreamLine } from "../../scenarios/clients/ndjson.ts";
+import { chainOf } from "../support/chain.ts";
+import type { ConformanceWorld } from "../support/world.ts";
+
+/** How long the allowance scenario keeps retrying a bid that the provider nodes may refuse until they saw the deposit. */
+const REACH_DEADLINE_MS = 10_000;
+
+interface ReceivedBid {
+  txHashes: string[];
+  bidAmount: string;
+  blockNumber: string;
+  bidDigest: string;
+}
+
+/** One provider node's ReceiveBids stream, read one line at a time without ever losing a line in flight. */
+class Receiver {
+  private pending: Promise<StreamLine<ReceivedBid> | undefined> | undefined;
+
+  constructor(
+    readonly provider: number,
+    readonly url: string,
+    private readonly stream: NdjsonStream<ReceivedBid>,
+  ) {}
+
+  /** The next line; the same promise until it is taken. */
+  next(): Promise<StreamLine<ReceivedBid> | undefined> {
+    this.pending ??= this.stream.next();
+    return this.pending;
+  }
+
+  take(): void {
+    this.pending = undefined;
+  }
+
+  close(): void {
+    this.stream.close();
+  }
+}
+
+interface BidRun {
+  amount: bigint;
+  block: bigint;
+  txHash: string;
+  status: number;
+  lines: StreamLine<unknown>[];
+  /** Providers whose application received this bid while it was in flight. */
+  receivedBy: number[];
+}
+
+interface AllowanceScenario {
+  receivers: Receiver[];
+  blocks: Map<string, bigint>;
+  amounts: Map<string, bigint>;
+  last?: BidRun;
+}
+
+const scenarios = new WeakMap<object, AllowanceScenario>();
+
+function scenario(world: ConformanceWorld): AllowanceScenario {
+  let s = scenarios.get(world);
+  if (!s) scenarios.set(world, (s = { receivers: [], blocks: new Map(), amounts: new Map() }));
+  return s;
+}
+
+function named<T>(map: Map<string, T>, name: string, what: string): T {
+  const v = map.get(name);
+  if (v === undefined) throw new Error(`${what} ${name} is not bound in this scenario`);
+  return v;
+}
+
+function randomTxHash(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Rejects a received bid through SendProcessedBids (200 `{}` here; upstream answers 500 "EOF" after applying it). */
+async function reject(r: Receiver, bid: ReceivedBid): Promise<void> {
+  const res = await call("POST", `${r.url}/v1/provider/send_processed_bids`, { body: { bidDigest: bid.bidDigest, status: "STATUS_REJECTED" } });
+  const ok =
+    (res.status === 200 && JSON.stringify(res.json) === "{}") ||
+    (res.status === 500 && JSON.stringify(res.json) === JSON.stringify({ code: 2, message: "EOF", details: [] }));
+  if (!ok) throw new Error(`provider ${r.provider}: send_processed_bids (reject) answered HTTP ${res.status}: ${res.text}`);
+}
+
+function describeLine(line: StreamLine<ReceivedBid> | undefined): string {
+  return line === undefined ? "the end of the stream" : JSON.stringify(line);
+}
+
+/**
+ * Sends one bid and follows it to the end of its stream. Every bid a provider application receives meanwhile must
+ * be this one; it is rejected at once. (A provider node that forwards a bid waits for the decision, so the bid
+ * stream cannot end before the forwarded bid has shown on that node's ReceiveBids stream.)
+ */
+async function runBid(world: ConformanceWorld, amount: bigint, block: bigint): Promise<BidRun> {
+  const s = scenario(world);
+  const txHash = randomTxHash();
+  const now = BigInt(Date.now());
+  const body = {
+    txHashes: [txHash],
+    amount: amount.toString(),
+    blockNumber: block.toString(),
+    decayStartTimestamp: now.toString(),
+    decayEndTimestamp: (now + 60_000n).toString(),
+  };
+  const bid = NdjsonStream.open<unknown>("POST", `${world.target.bidderUrl}/v1/bidder/bid`, body).then(async (st) => ({
+    status: st.status,
+    lines: await st.all(),
+  }));
+  const run: BidRun = { amount, block, txHash, status: 0, lines: [], receivedBy: [] };
+  type Event = { kind: "bid"; status: number; lines: StreamLine<unknown>[] } | { kind: "line"; r: Receiver; line: StreamLine<ReceivedBid> | undefined };
+  for (;;) {
+    const ev: Event = await Promise.race<Event>([
+      bid.then((b) => ({ kind: "bid" as const, ...b })),
+      ...s.receivers.map((r) => r.next().then((line) => ({ kind: "line" as const, r, line }))),
+    ]);
+    if (ev.kind === "bid") {
+      run.status = ev.status;
+      run.lines = ev.lines;
+      return run;
+    }
+    ev.r.take();
+    const line = ev.line;
+    if (line === undefined || "error" in line)
+      throw new Error(`provider ${ev.r.provider}: ReceiveBids gave ${describeLine(line)} while a bid was in flight`);
+    if (line.result.txHashes?.[0] !== txHash)
+      throw new Error(`provider ${ev.r.provider} received a bid other than the one in flight (${txHash}): ${describeLine(line)}`);
+    expect({ bidAmount: line.result.bidAmount, blockNumber: line.result.blockNumber }, `provider ${ev.r.provider}: the received bid`).toEqual({
+      bidAmount: amount.toString(),
+      blockNumber: block.toString(),
+    });
+    run.receivedBy.push(ev.r.provider);
+    await reject(ev.r, line.result);
+  }
+}
+
+function expectNoCommitment(run: BidRun): void {
+  expect(
+    { status: run.status, lines: run.lines },
+    `bid of ${run.amount} wei for block ${run.block}: the bid stream (every provider application rejected or never saw it)`,
+  ).toEqual({ status: 200, lines: [] });
+}
+
+After({ tags: "@deposit-allowance" }, function (this: ConformanceWorld) {
+  for (const r of scenario(this).receivers) r.close();
+});
+
+Given("provider 1 and provider 2 are receiving bids", async function (this: ConformanceWorld) {
+  const s = scenario(this);
+  for (const provider of [1, 2]) {
+    const url = this.nodeUrl(`provider ${provider}`);
+    // The reference sends stream headers at once (docs/divergences.md); the stream is attached when they arrive.
+    const stream = await NdjsonStream.open<ReceivedBid>("GET", `${url}/v1/provider/receive_bids`);
+    if (stream.status !== 200) {
+      const body = (await stream.all().catch(() => [])).map((l) => JSON.stringify(l)).join(" ");
+      stream.close();
+      throw new Error(`provider ${provider}: receive_bids answered HTTP ${stream.status} ${body}`);
+    }
+    s.receivers.push(new Receiver(provider, url, stream));
+  }
+});
+
+Given("the next L1 block is noted as block {word}", async function (this: ConformanceWorld, name: string) {
+  const next = (await chainOf(this.target).l1BlockNumber()) + 1n;
+  scenario(this).blocks.set(name, next);
+  this.attach(`block ${name} = ${next}`);
+});
+
+Given(
+  "the bidder has deposited {ethAmount} into the window of block {word}, its total there noted as {word}",
+  async function (this: ConformanceWorld, amount: bigint, blockName: string, totalName: string) {
+    const s = scenario(this);
+    const block = named(s.blocks, blockName, "block");
+    const r = await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}?block_number=${block}`);
+    if (r.status !== 200) throw new Error(`deposit of ${amount} wei into the window of block ${block}: HTTP ${r.status}: ${r.text}`);
+    const body = r.json as { amount: string; windowNumber: string };
+    const window = (block - 1n) / 10n + 1n;
+    expect(body.windowNumber, `deposit answer ${r.text}`).toBe(window.toString());
+    const total = BigInt(body.amount);
+    expect(total, `the deposit answer's total vs BidderRegistry.getDeposit(bidder, ${window})`).toBe(await chainOf(this.target).getDeposit(window));
+    s.amounts.set(totalName, total);
+    this.attach(`${totalName} = ${total} wei (window ${window})`);
+  },
+);
+
+Then(
+  /^a bid of ([A-Z])\/10 for block ([A-Z]) reaches provider 1 and provider 2, which reject it$/,
+  async function (this: ConformanceWorld, totalName: string, blockName: string) {
+    const s = scenario(this);
+    const amount = named(s.amounts, totalName, "amount") / 10n;
+    const block = named(s.blocks, blockName, "block");
+    // A provider node may refuse until it has seen the deposit; each attempt is a new bid.
+    const reached = new Set<number>();
+    const deadline = Date.now() + REACH_DEADLINE_MS;
+    let attempts = 0;
+    while (reached.size < 2) {
+      if (Date.now() > deadline)
+        throw new Error(`after ${attempts} bids of ${amount} wei for block ${block} in ${REACH_DEADLINE_MS} ms, only providers [${[...reached]}] received one`);
+      const run = await runBid(this, amount, block);
+      attempts++;
+      expectNoCommitment(run);
+      for (const p of run.receivedBy) reached.add(p);
+    }
+  },
+);
+
+When(/^the bidder bids ([A-Z])\/10 \+ (\d+) wei for block ([A-Z])$/, async function (this: ConformanceWorld, totalName: string, extra: string, blockName: string) {
+  const s = scenario(this);
+  s.last = await runBid(this, named(s.amounts, totalName, "amount") / 10n + BigInt(extra), named(s.blocks, blockName, "block"));
+});
+
+Then("the stream of that bid ends with HTTP 200 and no commitment line", function (this: ConformanceWorld) {
+  const run = scenario(this).last;
+  if (!run) throw new Error("no bid was sent in this scenario");
+  expectNoCommitment(run);
+});
+
+Then(
+  /^no provider received that bid, as the next bid each provider receives is a following bid of ([A-Z])\/10 for block ([A-Z])$/,
+  async function (this: ConformanceWorld, totalName: string, blockName: string) {
+    const s = scenario(this);
+    const refused = s.last;
+    if (!refused) throw new Error("no bid was sent in this scenario");
+    expect(refused.receivedBy, `providers whose application received the bid of ${refused.amount} wei while it was in flight`).toEqual([]);
+    // A bid the node forwarded would sit on its stream before the marker: runBid fails on any other bid.
+    const marker = await runBid(this, named(s.amounts, totalName, "amount") / 10n, named(s.blocks, blockName, "block"));
+    expectNoCommitment(marker);
+    expect([...marker.receivedBy].sort(), "providers whose application received the following bid").toEqual([1, 2]);
+  },
+);
