@@ -15,6 +15,10 @@ import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { protocolDomains } from "../protocol/digest.ts";
 import type { Network } from "../network/network.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
+import { Notifier } from "../notify/notifier.ts";
+import { publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
+import { notificationRoutes } from "../api/notifications.ts";
+import { debugRoutes } from "../api/debug.ts";
 
 export interface BidderNodeOptions {
   privateKey: Hex;
@@ -36,6 +40,8 @@ export class BidderNode {
   readonly commitments: CommitmentStore;
   readonly sender: BidSender;
   readonly tracker: CommitmentTracker;
+  readonly notifier = new Notifier();
+  private readonly off: (() => void)[] = [];
   private readonly autoDepositor: AutoDepositor;
   private served: Served | undefined;
 
@@ -76,7 +82,12 @@ export class BidderNode {
       preconfManager: c.preconfManager,
       commitments: this.commitments,
       events: this.events,
+      onOpenFailed: (r, error) => this.notifier.publish("commitment_open_failed", { commitmentDigest: r.digest, txnHash: r.txnHash, error }),
     });
+    this.off.push(
+      publishPeerEvents(this.notifier, options.network, this.address),
+      publishRegistryEvents(this.notifier, this.events, this.settlement.publicClient, c.providerRegistry),
+    );
   }
 
   get url(): string {
@@ -85,7 +96,12 @@ export class BidderNode {
   }
 
   buildApp() {
-    return createNodeApp({ role: "bidder", address: this.address, plugins: bidderApi(this) });
+    return createNodeApp({ role: "bidder", address: this.address, plugins: [
+        ...bidderApi(this),
+        notificationRoutes(this.notifier),
+        debugRoutes(this.options.network, this.address, "bidder"),
+      ],
+    });
   }
 
   /** Starts following the chain (resuming auto-deposit if it ran before a restart) and serves HTTP. */
@@ -103,6 +119,7 @@ export class BidderNode {
   async stop(): Promise<void> {
     this.options.network.disconnectBidder(this.address);
     this.events.stop();
+    this.off.forEach((f) => f());
     this.tracker.close();
     this.autoDepositor.close();
     await this.served?.stop();

@@ -12,6 +12,8 @@ export interface SimControl {
   status(): Promise<DevnetStatus>;
   setBuilderMode(provider: Address, mode: BuilderMode): void;
   injectFault(node: string, fault: "store" | "open"): void;
+  stopProvider(index: number): Promise<void>;
+  startProvider(index: number): Promise<void>;
 }
 
 export interface DevnetStatus {
@@ -22,7 +24,7 @@ export interface DevnetStatus {
   nextWinner: string | null;
   settledCommitments: number;
   contracts: Record<string, string>;
-  nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode }[];
+  nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode; subscribers: number }[];
 }
 
 /**
@@ -77,6 +79,18 @@ export function simApi(control: SimControl) {
         }),
         detail: { summary: "How a provider's block builder includes the bundles it committed to" },
       },
+    )
+    .post(
+      "/sim/v1/providers/:index/:action",
+      async ({ params }) => {
+        const index = Number(params.index);
+        if (!Number.isInteger(index) || index < 0) throw new InvalidArgumentError(`provider index must be a non-negative integer, got ${params.index}`);
+        if (params.action === "stop") await control.stopProvider(index);
+        else if (params.action === "start") await control.startProvider(index);
+        else throw new InvalidArgumentError(`action must be start or stop, got ${params.action}`);
+        return { index, action: params.action };
+      },
+      { detail: { summary: "Stop or start a provider node (it leaves or joins the network)" } },
     )
     .post(
       "/sim/v1/faults",

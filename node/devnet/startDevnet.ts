@@ -21,7 +21,7 @@ import { startChains, type ChainEndpoint } from "./chains.ts";
 import { ensureContracts, ensureProvidersRegistered } from "./contractsSetup.ts";
 import { targetOf, type Target } from "./target.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
-import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { InProcessNetwork } from "../network/network.ts";
 import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
@@ -68,6 +68,35 @@ export class Devnet implements SimControl {
     this.builder.setMode(provider, mode);
   }
 
+  private readonly providerPorts = new Map<number, number>();
+
+  /** Stops a provider node (it leaves the network: peer_disconnected); its state stays in its store. */
+  async stopProvider(index: number): Promise<void> {
+    const p = this.providerAt(index);
+    if (!p.listening) throw new FailedPreconditionError(`provider ${index} is not running`);
+    this.providerPorts.set(index, new URL(p.url).port ? Number(new URL(p.url).port) : 0);
+    await this.responders.find((r) => r.providerUrl === p.url)?.stop();
+    await p.stop();
+  }
+
+  /** Starts a stopped provider node again on its port (it joins the network: peer_connected). */
+  async startProvider(index: number): Promise<void> {
+    const p = this.providerAt(index);
+    if (p.listening) throw new FailedPreconditionError(`provider ${index} is already running`);
+    await p.start(this.config.host, this.providerPorts.get(index) ?? this.config.providerPorts[index] ?? 0);
+    if (this.config.autoAccept) {
+      const agent = new ProviderAgent(p.url, acceptAll());
+      await agent.start();
+      this.responders.push(agent);
+    }
+  }
+
+  private providerAt(index: number): ProviderNode {
+    const p = this.providers[index];
+    if (!p) throw new InvalidArgumentError(`no provider ${index}: the devnet has providers 0 to ${this.providers.length - 1}`);
+    return p;
+  }
+
   injectFault(node: string, fault: "store" | "open"): void {
     if (node === "bidder") {
       if (fault !== "open") throw new InvalidArgumentError("the bidder node sends no store transactions; fault must be open");
@@ -100,7 +129,7 @@ export class Devnet implements SimControl {
       settledCommitments: this.settler.settledCount,
       contracts: { ...this.contracts },
       nodes: [
-        { name: "bidder", role: "bidder", url: this.bidder.url, address: this.bidder.address, running: true },
+        { name: "bidder", role: "bidder", url: this.bidder.url, address: this.bidder.address, running: true, subscribers: this.bidder.notifier.subscriberCount },
         ...this.providers.map((p) => ({
           name: p.name,
           role: "provider" as const,
@@ -108,6 +137,7 @@ export class Devnet implements SimControl {
           address: p.address,
           running: p.listening,
           builder: this.builder.modeOf(p.address),
+          subscribers: p.notifier.subscriberCount,
         })),
       ],
     };

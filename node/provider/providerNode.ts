@@ -16,6 +16,10 @@ import { CommitmentStorer } from "./bids/commitmentStorer.ts";
 import { DepositManager } from "./bids/depositManager.ts";
 import { nikeKeyFromNodeKey } from "./nikeKey.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
+import { Notifier } from "../notify/notifier.ts";
+import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
+import { notificationRoutes } from "../api/notifications.ts";
+import { debugRoutes } from "../api/debug.ts";
 
 export interface ProviderNodeOptions {
   /** Position among the devnet's providers (0-based), used in names and ports. */
@@ -39,6 +43,8 @@ export class ProviderNode {
   readonly dispatcher = new BidDispatcher();
   storer: CommitmentStorer | undefined;
   tracker: CommitmentTracker | undefined;
+  readonly notifier = new Notifier();
+  private off: (() => void)[] = [];
   commitments: CommitmentStore | undefined;
   private served: Served | undefined;
   private readonly nikeSecret: bigint;
@@ -84,6 +90,7 @@ export class ProviderNode {
     });
     const deposits = new DepositManager(this.settlement.publicClient, c.bidderRegistry, this.events);
     const storer = new CommitmentStorer(this.settlement, c.preconfManager, this.commitments);
+    storer.onStoreFailed = commitmentFailure(this.notifier, "commitment_store_failed");
     this.storer = storer;
     const intake = new BidIntake({
       privateKey: o.privateKey,
@@ -101,11 +108,17 @@ export class ProviderNode {
       preconfManager: c.preconfManager,
       commitments: this.commitments,
       events: this.events,
+      onOpenFailed: (r, error) => this.notifier.publish("commitment_open_failed", { commitmentDigest: r.digest, txnHash: r.txnHash, error }),
     });
+    this.off = [
+      publishPeerEvents(this.notifier, o.network, this.address),
+      publishRegistryEvents(this.notifier, this.events, this.settlement.publicClient, c.providerRegistry),
+    ];
     await this.tracker.reconcile((r) => storer.restore(r));
     await this.events.start();
     this.tracker.start();
-    const app = createNodeApp({ role: "provider", address: this.address, plugins: providerApi(this) });
+    const app = createNodeApp({ role: "provider", address: this.address, plugins: [...providerApi(this), notificationRoutes(this.notifier), debugRoutes(o.network, this.address, "provider")],
+    });
     this.served = serve(app, host, port, this.name);
     const peer: ProviderPeer = {
       address: this.address,
@@ -126,6 +139,7 @@ export class ProviderNode {
     await this.served?.stop();
     this.served = undefined;
     this.events?.stop();
+    this.off.forEach((f) => f());
     this.tracker?.close();
     await this.storer?.drain();
     this.store?.close();

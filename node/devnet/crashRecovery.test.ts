@@ -1,0 +1,166 @@
+/**
+ * Crash safety, end to end: a devnet process (with its Anvil children) is killed with SIGKILL while bids flow,
+ * then started again on the same data dir. Every commitment the bidder acknowledged must still be listed, chain
+ * state must be intact, opens and settlements must resume, and so must auto-deposit.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { spawn, type Subprocess } from "bun";
+import { freePort } from "../util/ports.ts";
+import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { call } from "../../scenarios/clients/http.ts";
+import { ControlClient } from "../../scenarios/clients/control.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-crash-"));
+let proc: Subprocess | undefined;
+
+interface Ports {
+  bidder: number;
+  providers: [number, number];
+  control: number;
+  l1: number;
+  settlement: number;
+}
+
+async function ports(): Promise<Ports> {
+  return {
+    bidder: await freePort(),
+    providers: [await freePort(), await freePort()],
+    control: await freePort(),
+    l1: await freePort(),
+    settlement: await freePort(),
+  };
+}
+
+/** Starts `bun node/main.ts` in its own process group and waits for its banner. */
+async function startDevnet(p: Ports, fresh: boolean): Promise<Subprocess> {
+  const args = [
+    "bun",
+    "node/main.ts",
+    "--data-dir", dataDir,
+    "--l1-block-time", "0",
+    "--bidder-port", String(p.bidder),
+    "--provider-ports", p.providers.join(","),
+    "--control-port", String(p.control),
+    "--l1-port", String(p.l1),
+    "--settlement-port", String(p.settlement),
+    "--autodeposit-amount", "100000000000000000000",
+    ...(fresh ? ["--fresh"] : []),
+  ];
+  const child = spawn(args, { cwd: ROOT, stdout: "pipe", stderr: "pipe", detached: true });
+  const reader = child.stdout.getReader();
+  const dec = new TextDecoder();
+  let out = "";
+  const deadline = Date.now() + 60_000;
+  while (!out.includes("devnet is up")) {
+    if (Date.now() > deadline) throw new Error(`devnet did not start:\n${out}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`devnet exited before it was up:\n${out}\n${await new Response(child.stderr).text()}`);
+    out += dec.decode(value);
+  }
+  reader.releaseLock();
+  return child;
+}
+
+/** SIGKILL to the whole process group: the node process and both Anvils die at once, as in a machine crash. */
+async function crash(child: Subprocess): Promise<void> {
+  process.kill(-child.pid, "SIGKILL");
+  await child.exited;
+}
+
+type Commitment = { commitmentDigest: string; blockNumber: string; providerAddress: string };
+
+async function bid(bidderUrl: string, block: bigint, n: number): Promise<Commitment[]> {
+  const now = Date.now();
+  const s = await NdjsonStream.open<Commitment>("POST", `${bidderUrl}/v1/bidder/bid`, {
+    txHashes: [n.toString(16).padStart(64, "0")],
+    amount: String(1000 + n),
+    blockNumber: block.toString(),
+    decayStartTimestamp: String(now),
+    decayEndTimestamp: String(now + 60_000),
+  });
+  const lines = await s.all();
+  return lines.flatMap((l) => ("result" in l ? [l.result] : []));
+}
+
+type BidInfo = { blockBidInfo: { blockNumber: string; bids: { commitments: { providerAddress: string; status: string }[]; bidDigest: string }[] }[] };
+
+async function listedCommitments(bidderUrl: string): Promise<{ provider: string; status: string; block: string }[]> {
+  const r = await call("GET", `${bidderUrl}/v1/bidder/get_bid_info?limit=1000`);
+  expect(r.status).toBe(200);
+  return (r.json as BidInfo).blockBidInfo.flatMap((g) =>
+    g.bids.flatMap((b) => b.commitments.map((c) => ({ provider: c.providerAddress, status: c.status, block: g.blockNumber }))),
+  );
+}
+
+afterAll(async () => {
+  if (proc) {
+    try {
+      process.kill(-proc.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("crash safety", () => {
+  test(
+    "SIGKILL while bids flow loses nothing the bidder acknowledged",
+    async () => {
+      const p = await ports();
+      proc = await startDevnet(p, true);
+      const bidderUrl = `http://127.0.0.1:${p.bidder}`;
+      const control = new ControlClient(`http://127.0.0.1:${p.control}`);
+      const received: Commitment[] = [];
+      let n = 0;
+      // A few blocks of bids that settle, then bids in flight when the crash comes.
+      for (let round = 0; round < 3; round++) {
+        const next = BigInt((await control.status()).l1.blockNumber) + 1n;
+        for (let i = 0; i < 4; i++) received.push(...(await bid(bidderUrl, next, n++)));
+        await control.mine(1);
+      }
+      const next = BigInt((await control.status()).l1.blockNumber) + 1n;
+      const inFlight = Array.from({ length: 6 }, () => bid(bidderUrl, next, n++).then((c) => received.push(...c)).catch(() => {}));
+      await Promise.race([Promise.all(inFlight), Bun.sleep(150)]);
+      const acknowledged = received.length;
+      expect(acknowledged).toBeGreaterThanOrEqual(24);
+      await crash(proc);
+      await Promise.allSettled(inFlight);
+
+      proc = await startDevnet(p, false);
+      // Every commitment the bidder streamed before the crash is still listed.
+      const listed = await listedCommitments(bidderUrl);
+      const before = received.slice(0, acknowledged);
+      for (const c of before) {
+        expect(listed.some((l) => l.provider === c.providerAddress && l.block === c.blockNumber)).toBe(true);
+      }
+      expect(listed.length).toBeGreaterThanOrEqual(before.length);
+      // Auto-deposit resumed with the node.
+      const ad = await call("GET", `${bidderUrl}/v1/bidder/auto_deposit_status`);
+      expect((ad.json as { isAutodepositEnabled: boolean }).isAutodepositEnabled).toBe(true);
+      // Chain time moves on: blocks with commitments get winners recorded, the winners open, the oracle settles.
+      await control.mine(3);
+      const deadline = Date.now() + 30_000;
+      let now = await listedCommitments(bidderUrl);
+      while (Date.now() < deadline && now.some((c) => c.status === "pending" || c.status === "opened")) {
+        await Bun.sleep(200);
+        now = await listedCommitments(bidderUrl);
+      }
+      // In each block exactly one provider won: all its commitments settled; the other's stay stored.
+      const blocks = new Set(now.map((c) => c.block));
+      expect(blocks.size).toBeGreaterThanOrEqual(3);
+      for (const b of blocks) {
+        const byProvider = new Map<string, Set<string>>();
+        for (const c of now.filter((x) => x.block === b)) byProvider.set(c.provider, (byProvider.get(c.provider) ?? new Set()).add(c.status));
+        const kinds = [...byProvider.values()].map((set) => [...set].sort().join(","));
+        expect(kinds.filter((k) => k === "settled").length, `block ${b}: ${JSON.stringify(kinds)}`).toBe(1);
+        expect(kinds.every((k) => k === "settled" || k === "stored"), `block ${b}: ${JSON.stringify(kinds)}`).toBe(true);
+      }
+    },
+    180_000,
+  );
+});

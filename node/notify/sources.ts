@@ -1,0 +1,58 @@
+import { getAddress, type Address, type PublicClient } from "viem";
+import type { EventPoller } from "../chain/eventPoller.ts";
+import { providerRegistryAbi } from "../chain/contracts.ts";
+import type { Network } from "../network/network.ts";
+import type { Notifier } from "./notifier.ts";
+
+/** peer_connected / peer_disconnected: `{ethAddress (EIP-55), type}` for every peer other than the node itself. */
+export function publishPeerEvents(notifier: Notifier, network: Network, self: Address): () => void {
+  return network.onPeer((event, peer) => {
+    if (peer.address.toLowerCase() === self.toLowerCase()) return;
+    notifier.publish(event === "connected" ? "peer_connected" : "peer_disconnected", {
+      ethAddress: getAddress(peer.address),
+      type: peer.type,
+    });
+  });
+}
+
+/**
+ * Provider registry events (api-behaviour §5): provider_registered (first ProviderRegistered of a provider),
+ * provider_deregistered (first Unstake of a provider), provider_slashed and provider_deposit. Amounts are decimal
+ * strings (upstream never delivers the last two; docs/divergences.md).
+ */
+export function publishRegistryEvents(notifier: Notifier, events: EventPoller, client: PublicClient, providerRegistry: Address): () => void {
+  const registered = new Set<string>();
+  const deregistered = new Set<string>();
+  const off = [
+    events.on("ProviderRegistered", (e) => {
+      const p = getAddress(e.args.provider as string);
+      if (registered.has(p)) return;
+      registered.add(p);
+      deregistered.delete(p);
+      notifier.publish("provider_registered", { provider: p });
+    }),
+    events.on("Unstake", (e) => {
+      const p = getAddress(e.args.provider as string);
+      if (deregistered.has(p)) return;
+      deregistered.add(p);
+      notifier.publish("provider_deregistered", { provider: p });
+    }),
+    events.on("FundsSlashed", async (e) => {
+      const p = getAddress(e.args.provider as string);
+      const [stake, minStake] = await Promise.all([
+        client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p], blockNumber: e.blockNumber }),
+        client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "minStake", blockNumber: e.blockNumber }),
+      ]);
+      notifier.publish("provider_slashed", { provider: p, amount: (e.args.amount as bigint).toString(), hasEnoughStake: stake >= minStake });
+    }),
+    events.on("FundsDeposited", (e) => {
+      notifier.publish("provider_deposit", { provider: getAddress(e.args.provider as string), amount: (e.args.amount as bigint).toString() });
+    }),
+  ];
+  return () => off.forEach((f) => f());
+}
+
+/** commitment_store_failed / commitment_open_failed: `{commitmentDigest (hex, no 0x), txnHash, error}`. */
+export function commitmentFailure(notifier: Notifier, topic: "commitment_store_failed" | "commitment_open_failed") {
+  return (commitmentDigest: string, txnHash: string, error: string) => notifier.publish(topic, { commitmentDigest, txnHash, error });
+}
