@@ -7,6 +7,8 @@ import {
   WINDOW_NUMBER_QUERY,
 } from "../../protocol/depositValidation.ts";
 import { parseQueryField } from "../../protocol/queryParams.ts";
+import { validationErrorText } from "../../protocol/protoValidation.ts";
+import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
 import { unaryResponse } from "../wire/errors.ts";
 import { queryOf } from "../wire/request.ts";
 import { jsonBody, pathParam, queryParam, unaryResponses } from "../openapi.ts";
@@ -129,6 +131,12 @@ export function bidderDepositRoutes(deposits: DepositService) {
       "/v1/bidder/withdraw",
       async ({ request }) => {
         const w = parseQueryField(queryOf(request), WINDOW_NUMBER_QUERY) as bigint | undefined;
+        if (w !== undefined && w <= 0n)
+          throw new InvalidArgumentError(
+            `validating withdraw request: ${validationErrorText([
+              { fieldPath: "window_number", message: "window_number must be a positive integer if specified.", constraintId: "window_number" },
+            ])}`,
+          );
         return unaryResponse(windowAmount(await deposits.withdraw(w)));
       },
       { parse: "none", detail: { tags, summary: "Withdraw", parameters: [windowParams[0]], responses: unaryResponses(WindowAmount) } },
