@@ -53,6 +53,11 @@ const REQUIRED: Record<ContractName, { functions: string[]; events: string[] }> 
     functions: ["processBuilderCommitmentForBlockNumber", "setPreconfManager", "setBlockTracker", "setOracleAccount", "oracleAccount"],
     events: ["CommitmentProcessed"],
   },
+  // The L1 opt-in registry: the node's validator service calls areValidatorsOptedIn (OptInStatus tuple).
+  ValidatorOptInRouter: {
+    functions: ["areValidatorsOptedIn", "vanillaRegistry", "mevCommitAVS", "mevCommitMiddleware", "owner", "transferOwnership"],
+    events: ["OwnershipTransferred"],
+  },
 };
 
 interface Param {

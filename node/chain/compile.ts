@@ -9,8 +9,11 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import type { Abi, Hex } from "viem";
 
-/** The deployable contracts (one `.sol` file each). */
-export const CONTRACT_NAMES = ["BlockTracker", "ProviderRegistry", "BidderRegistry", "PreconfManager", "Oracle"] as const;
+/**
+ * The deployable contracts (one `.sol` file each): the five core contracts of the settlement chain and the
+ * validator opt-in registry of the L1 chain.
+ */
+export const CONTRACT_NAMES = ["BlockTracker", "ProviderRegistry", "BidderRegistry", "PreconfManager", "Oracle", "ValidatorOptInRouter"] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
 export interface CompiledContract {

@@ -313,6 +313,35 @@ export const oracleAbi = parseAbi([
   "receive() external payable",
 ]);
 
+export const validatorOptInRouterAbi = parseAbi([
+  "constructor(address owner_)",
+  "error InvalidBLSPubKeyLength(uint256 expected, uint256 actual)",
+  "error InvalidFallback()",
+  "error InvalidReceive()",
+  "error OwnableInvalidOwner(address owner)",
+  "error OwnableUnauthorizedAccount(address account)",
+  "error SenderIsNotOptInAccount(address sender, address optInAccount)",
+  "error ValidatorAlreadyOptedIn(bytes valBLSPubKey)",
+  "error ValidatorNotOptedIn(bytes valBLSPubKey)",
+  "event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)",
+  "event ValidatorOptedIn(address indexed optInAccount, bytes valBLSPubKey)",
+  "event ValidatorOptedOut(address indexed optInAccount, bytes valBLSPubKey, address indexed sender)",
+  "fallback() external payable",
+  "function BLS_PUBKEY_LENGTH() view returns (uint256)",
+  "function areValidatorsOptedIn(bytes[] valBLSPubKeys) view returns ((bool isVanillaOptedIn, bool isAvsOptedIn, bool isMiddlewareOptedIn)[])",
+  "function getOptInAccount(bytes valBLSPubKey) view returns (address)",
+  "function isValidatorOptedIn(bytes valBLSPubKey) view returns (bool)",
+  "function mevCommitAVS() view returns (address)",
+  "function mevCommitMiddleware() view returns (address)",
+  "function optIn(bytes[] valBLSPubKeys)",
+  "function optOut(bytes[] valBLSPubKeys)",
+  "function optedInCount() view returns (uint256)",
+  "function owner() view returns (address)",
+  "function transferOwnership(address newOwner)",
+  "function vanillaRegistry() view returns (address)",
+  "receive() external payable",
+]);
+
 // END GENERATED ABIS
 
 // ------------------------------------------------------------------------------------------- access helpers
@@ -323,6 +352,7 @@ export const ABIS = {
   BidderRegistry: bidderRegistryAbi,
   PreconfManager: preconfManagerAbi,
   Oracle: oracleAbi,
+  ValidatorOptInRouter: validatorOptInRouterAbi,
 } as const;
 
 /** `ContractAddresses` key => ABI. */
@@ -349,6 +379,8 @@ export type ProviderRegistryContract = GetContractReturnType<typeof providerRegi
 export type BidderRegistryContract = GetContractReturnType<typeof bidderRegistryAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
 export type PreconfManagerContract = GetContractReturnType<typeof preconfManagerAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
 export type OracleContract = GetContractReturnType<typeof oracleAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
+/** The validator opt-in registry on the L1 chain (not part of `ContractAddresses`, which is the settlement chain). */
+export type ValidatorOptInRouterContract = GetContractReturnType<typeof validatorOptInRouterAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
 
 export interface Contracts {
   blockTracker: BlockTrackerContract;
@@ -368,6 +400,9 @@ export const preconfManagerContract = (address: Address, clients: Clients): Prec
   getContract({ address, abi: preconfManagerAbi, client: clientArg(clients) });
 export const oracleContract = (address: Address, clients: Clients): OracleContract =>
   getContract({ address, abi: oracleAbi, client: clientArg(clients) });
+/** The L1 validator opt-in registry deployed by `deployValidatorRegistry`; pass L1 clients. */
+export const validatorOptInRouterContract = (address: Address, clients: Clients): ValidatorOptInRouterContract =>
+  getContract({ address, abi: validatorOptInRouterAbi, client: clientArg(clients) });
 
 /**
  * viem contract instances for every contract of a deployment. Pass a public client for reads only, or

@@ -1,5 +1,6 @@
 /**
- * Deploys the five core contracts in upstream's wiring order and registers providers.
+ * Deploys the five core contracts in upstream's wiring order and registers providers; deploys the validator
+ * opt-in registry on the L1 chain (`deployValidatorRegistry`).
  *
  * Order (crypto-contracts.md §3.8): BlockTracker → BidderRegistry → ProviderRegistry → PreconfManager (oracle
  * contract 0) → ProviderRegistry.setPreconfManager → BidderRegistry.setPreconfManager → Oracle →
@@ -34,6 +35,7 @@ import {
   oracleAbi,
   preconfManagerAbi,
   providerRegistryAbi,
+  validatorOptInRouterAbi,
   type ContractAddresses,
 } from "./contracts.ts";
 
@@ -269,6 +271,59 @@ export async function deployContracts(opts: DeployOptions): Promise<ContractAddr
     }
   }
   return addresses;
+}
+
+export interface DeployValidatorRegistryOptions {
+  /** RPC of the L1 chain (the registry lives on L1, where the proposers are). */
+  rpcUrl: string;
+  chainId: number;
+  /** Private key of the deployer, who becomes the registry's owner (may opt any key out). */
+  owner: Hex;
+  /**
+   * true (default): resolve once the deployment is mined (on a manual-mining chain someone must mine a block
+   * meanwhile). false: resolve as soon as the node accepted the transaction; the registry exists from the next
+   * block on (the devnet's L1 driver mines it with its first block).
+   */
+  wait?: boolean;
+}
+
+/**
+ * Deploys the validator opt-in registry (`ValidatorOptInRouter`: upstream's `areValidatorsOptedIn` plus a built-in
+ * stake-free vanilla registry) on the L1 chain and returns its address (one transaction).
+ */
+export async function deployValidatorRegistry(opts: DeployValidatorRegistryOptions): Promise<Address> {
+  const client = publicClientFor(opts.rpcUrl, opts.chainId);
+  const account = privateKeyToAccount(opts.owner);
+  const [compiled, remoteChainId, nonce] = await Promise.all([
+    compileContracts(),
+    client.getChainId(),
+    client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+  ]);
+  if (remoteChainId !== opts.chainId) {
+    throw new DeployError(`chain id mismatch: RPC ${opts.rpcUrl} reports ${remoteChainId}, expected ${opts.chainId}`, "connect");
+  }
+  const step = "deploy ValidatorOptInRouter";
+  const data = encodeDeployData({
+    abi: validatorOptInRouterAbi,
+    bytecode: compiled.contracts.ValidatorOptInRouter.bytecode,
+    args: [account.address],
+  });
+  const gas = ((await client.estimateGas({ account: account.address, data })) * 6n) / 5n;
+  const expected = getContractAddress({ from: account.address, nonce: BigInt(nonce) });
+  if (opts.wait === false) {
+    const raw = await account.signTransaction({ type: "eip1559", chainId: opts.chainId, nonce, to: null, data, value: 0n, gas, ...(await feeFields(client)) });
+    try {
+      await client.sendRawTransaction({ serializedTransaction: raw });
+    } catch (e) {
+      throw new DeployError(`${step}: ${decodeRevert(e)?.text ?? (e as Error).message}`, step, { cause: e });
+    }
+    return expected;
+  }
+  const [receipt] = await sendAll(client, account, opts.chainId, [{ step, data, gas }], nonce);
+  if (!receipt?.contractAddress || getAddress(receipt.contractAddress) !== expected) {
+    throw new DeployError(`contract landed at ${receipt?.contractAddress}, expected ${expected} (nonce used concurrently?)`, "verify");
+  }
+  return expected;
 }
 
 export interface RegisterProviderOptions {
