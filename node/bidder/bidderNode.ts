@@ -19,6 +19,7 @@ import { Notifier } from "../notify/notifier.ts";
 import { publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { notificationRoutes } from "../api/notifications.ts";
 import { debugRoutes } from "../api/debug.ts";
+import { validatorRoutes, type ValidatorsSource } from "../api/validator.ts";
 
 export interface BidderNodeOptions {
   privateKey: Hex;
@@ -27,6 +28,8 @@ export interface BidderNodeOptions {
   storePath: string;
   bidTimeoutMs: number;
   network: Network;
+  /** The beacon proposer schedule and opt-in states (GET /v1/validator/get_validators). */
+  validators: ValidatorsSource;
 }
 
 /** The bidder node: its key, its store, its services, and the HTTP app that serves them. */
@@ -100,6 +103,7 @@ export class BidderNode {
         ...bidderApi(this),
         notificationRoutes(this.notifier),
         debugRoutes(this.options.network, this.address, "bidder"),
+        validatorRoutes(this.options.validators),
       ],
     });
   }

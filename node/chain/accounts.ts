@@ -27,6 +27,8 @@ export const ROLES = {
   oracle: 1,
   bidder: 2,
   firstProvider: 3,
+  /** Opts the devnet's initial validators in on the L1 registry. */
+  validatorOptIn: 18,
   /** Sends the unrelated transactions the devnet's "gap" builder puts inside bundles (L1 only). */
   l1Filler: 19,
   /** Providers that fit in Anvil's default 10 accounts. */

@@ -24,6 +24,8 @@ export interface DevnetStatus {
   nextWinner: string | null;
   settledCommitments: number;
   contracts: Record<string, string>;
+  /** The validator opt-in registry on the L1 chain. */
+  validatorOptInRouter: string | null;
   nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode; subscribers: number }[];
 }
 

@@ -21,6 +21,7 @@ export function banner(d: Devnet): string {
     "",
     "  Contracts (settlement chain)",
     ...Object.entries(t.contracts).map(([k, v]) => `    ${k.padEnd(18)} ${v}`),
+    `    validator opt-in   ${t.validatorOptInRouter ?? "-"}   (L1 chain)`,
     "",
     "  Dev accounts (Anvil's default mnemonic)",
     `    owner        ${devAccount(ROLES.deployer).address}`,

@@ -1,5 +1,5 @@
 import { createPublicClient, http, parseAbi, type Address, type Hex } from "viem";
-import { deployContracts, registerProvider, builderKeyFor, type ContractAddresses } from "../chain/deploy.ts";
+import { deployContracts, deployValidatorRegistry, registerProvider, builderKeyFor, type ContractAddresses } from "../chain/deploy.ts";
 import type { ChainEndpoint } from "./chains.ts";
 import type { DataDir } from "./dataDir.ts";
 import { logger } from "../util/log.ts";
@@ -65,4 +65,26 @@ export async function ensureProvidersRegistered(
     });
     log.info("provider registered and staked", { provider: p.address, stake });
   }
+}
+
+interface SavedValidatorRegistry {
+  chainId: number;
+  address: Address;
+}
+
+/**
+ * The validator opt-in registry on the L1 chain, deployed once and reused while the L1 state survives. The L1 mines
+ * only through the block driver, so the deployment is not awaited: it lands in the next mined block.
+ */
+export async function ensureValidatorRegistry(l1: ChainEndpoint, dir: DataDir, ownerKey: Hex): Promise<{ address: Address; fresh: boolean }> {
+  const file = `${dir.root}/validator-registry.json`;
+  const saved = dir.readJson<SavedValidatorRegistry>(file);
+  if (saved && saved.chainId === l1.chainId) {
+    const client = createPublicClient({ transport: http(l1.rpcUrl) });
+    const code = await client.getCode({ address: saved.address });
+    if (code && code !== "0x") return { address: saved.address, fresh: false };
+  }
+  const address = await deployValidatorRegistry({ rpcUrl: l1.rpcUrl, chainId: l1.chainId, owner: ownerKey, wait: false });
+  dir.writeJson(file, { chainId: l1.chainId, address } satisfies SavedValidatorRegistry);
+  return { address, fresh: true };
 }

@@ -18,7 +18,10 @@ import { logger } from "../util/log.ts";
 import type { DevnetConfig } from "./config.ts";
 import { DataDir } from "./dataDir.ts";
 import { startChains, type ChainEndpoint } from "./chains.ts";
-import { ensureContracts, ensureProvidersRegistered } from "./contractsSetup.ts";
+import { ensureContracts, ensureProvidersRegistered, ensureValidatorRegistry } from "./contractsSetup.ts";
+import { ValidatorService } from "../validators/validatorService.ts";
+import { L1ValidatorChain, optInValidators } from "../validators/optInRegistry.ts";
+import type { Notifier } from "../notify/notifier.ts";
 import { targetOf, type Target } from "./target.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
@@ -33,6 +36,8 @@ const blockTrackerAbi = parseAbi(["function getCurrentWindow() view returns (uin
 /** A running devnet: chains, contracts, nodes, L1 driver, oracle and control API. */
 export class Devnet implements SimControl {
   private controlServed: Served | undefined;
+  /** The validator opt-in registry on the L1 chain. */
+  validatorRegistry: Address | undefined;
   private stopping: Promise<void> | undefined;
   readonly l1Client: PublicClient;
   readonly settlementClient: PublicClient;
@@ -128,6 +133,7 @@ export class Devnet implements SimControl {
       nextWinner: this.driver.schedule.peek() ?? null,
       settledCommitments: this.settler.settledCount,
       contracts: { ...this.contracts },
+      validatorOptInRouter: this.validatorRegistry ?? null,
       nodes: [
         { name: "bidder", role: "bidder", url: this.bidder.url, address: this.bidder.address, running: true, subscribers: this.bidder.notifier.subscriberCount },
         ...this.providers.map((p) => ({
@@ -197,6 +203,22 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
 
     await initCrypto();
     const network = new InProcessNetwork();
+    const registry = await ensureValidatorRegistry(chains.l1, dir, owner.privateKey);
+    const nodesForValidators: { notifier: Notifier }[] = [];
+    const validators = new ValidatorService({
+      chain: new L1ValidatorChain({ rpcUrl: chains.l1.rpcUrl, registry: registry.address }),
+      slotSeconds: cfg.l1BlockTime > 0 ? cfg.l1BlockTime : undefined,
+      publish: (topic, value) => nodesForValidators.forEach((n) => n.notifier.publish(topic, value)),
+    });
+    if (registry.fresh)
+      // Every 4th validator of the schedule starts opted in, so opt-in events happen on a fresh devnet.
+      await optInValidators({
+        rpcUrl: chains.l1.rpcUrl,
+        registry: registry.address,
+        privateKey: devAccount(ROLES.validatorOptIn).privateKey,
+        keys: validators.schedule.validators.filter((_, i) => i % 4 === 0),
+        wait: false,
+      });
     const settlementChain = localChain(chains.settlement.chainId, chains.settlement.rpcUrl, "settlement");
     const bidder = new BidderNode({
       privateKey: devAccount(ROLES.bidder).privateKey,
@@ -205,6 +227,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       storePath: dir.store("bidder"),
       bidTimeoutMs: cfg.bidTimeoutMs,
       network,
+      validators,
     });
     const providers = providerAccounts.map(
       (acc, index) =>
@@ -216,6 +239,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           storePath: dir.store(`provider-${index}`),
           decisionTimeoutMs: cfg.decisionTimeoutMs,
           network,
+          validators,
         }),
     );
 
@@ -231,6 +255,8 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       builderKeyOf: (coinbase) => keys.get(coinbase.toLowerCase()),
     });
     driver.onAfterMine(oracle.onBlock);
+    nodesForValidators.push(bidder, ...providers);
+    driver.onAfterMine(validators.onL1Block);
     const oracleEvents = new EventPoller({
       client: createPublicClient({ transport: http(chains.settlement.rpcUrl) }),
       contracts: [
@@ -258,6 +284,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     driver.onBeforeMine(builder.beforeMine);
 
     const devnet = new Devnet(cfg, dir, chains, addresses, bidder, providers, driver, oracle, oracleStore, oracleEvents, settler, builder);
+    devnet.validatorRegistry = registry.address;
     await bidder.start(cfg.host, cfg.bidderPort);
     if (cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
@@ -269,6 +296,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     // A restart resumes recording where the oracle stopped.
     await oracle.catchUp(await driver.blockNumber());
     await oracleEvents.start();
+    await validators.start();
     dir.writeJson(dir.targetFile, devnet.target());
     driver.startInterval(cfg.l1BlockTime);
     log.info("devnet ready", { ms: Math.round(performance.now() - t0) });

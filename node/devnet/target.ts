@@ -21,6 +21,8 @@ export interface Target {
     preconfManager: string;
     oracle: string;
   };
+  /** The validator opt-in registry (upstream's ValidatorOptInRouter interface) on the L1 chain, if any. */
+  validatorOptInRouter?: string;
   bidderAddress: string;
   providerAddresses: string[];
   capabilities: string[];
@@ -37,6 +39,7 @@ export function targetOf(d: Devnet): Target {
     settlementRpcUrl: d.chains.settlement.rpcUrl,
     settlementChainId: d.chains.settlement.chainId,
     contracts: { ...d.contracts },
+    validatorOptInRouter: d.validatorRegistry,
     bidderAddress: d.bidder.address,
     providerAddresses: d.providers.map((p) => p.address),
     capabilities: ["sim-control"],

@@ -20,6 +20,7 @@ import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { notificationRoutes } from "../api/notifications.ts";
 import { debugRoutes } from "../api/debug.ts";
+import { validatorRoutes, type ValidatorsSource } from "../api/validator.ts";
 
 export interface ProviderNodeOptions {
   /** Position among the devnet's providers (0-based), used in names and ports. */
@@ -30,6 +31,8 @@ export interface ProviderNodeOptions {
   storePath: string;
   decisionTimeoutMs: number;
   network: Network;
+  /** The beacon proposer schedule and opt-in states (GET /v1/validator/get_validators). */
+  validators: ValidatorsSource;
 }
 
 /** A provider node: its keys, its store, its services, and the HTTP app that serves them. */
@@ -117,7 +120,7 @@ export class ProviderNode {
     await this.tracker.reconcile((r) => storer.restore(r));
     await this.events.start();
     this.tracker.start();
-    const app = createNodeApp({ role: "provider", address: this.address, plugins: [...providerApi(this), notificationRoutes(this.notifier), debugRoutes(o.network, this.address, "provider")],
+    const app = createNodeApp({ role: "provider", address: this.address, plugins: [...providerApi(this), notificationRoutes(this.notifier), debugRoutes(o.network, this.address, "provider"), validatorRoutes(o.validators)],
     });
     this.served = serve(app, host, port, this.name);
     const peer: ProviderPeer = {
