@@ -1,0 +1,33 @@
+/**
+ * GetCommitmentInfo and GetBidInfo over a node's commitment records: validate the query, read one page in the
+ * store's order (block ascending, highest bid first, then digest), group it. The page is counted in commitments
+ * for both operations, as upstream does, so one bid's commitments can straddle two pages of GetBidInfo.
+ */
+import { InternalError, RpcError } from "../protocol/grpcCodes.ts";
+import type { QueryValues } from "../protocol/queryParams.ts";
+import { groupBidInfo, groupCommitmentInfo, type BidInfoResponse, type CommitmentInfoResponse, type QueryRecord } from "./grouping.ts";
+import { BID_INFO_DEFAULT_LIMIT, COMMITMENT_INFO_DEFAULT_LIMIT, parsePageRequest, type PageRequest } from "./pageRequest.ts";
+
+/** What the queries need of a commitment store (CommitmentStore.page). */
+export interface CommitmentPages {
+  page(offset: number, limit: number, block?: bigint): QueryRecord[];
+}
+
+function readPage(store: CommitmentPages, req: PageRequest): QueryRecord[] {
+  try {
+    return store.page(req.offset, req.limit, req.blockNumber);
+  } catch (e) {
+    if (e instanceof RpcError) throw e;
+    throw new InternalError(`getting commitments: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** GET /v1/provider/get_commitment_info. */
+export function commitmentInfo(store: CommitmentPages, query: QueryValues): CommitmentInfoResponse {
+  return groupCommitmentInfo(readPage(store, parsePageRequest(query, COMMITMENT_INFO_DEFAULT_LIMIT)));
+}
+
+/** GET /v1/bidder/get_bid_info. */
+export function bidInfo(store: CommitmentPages, query: QueryValues): BidInfoResponse {
+  return groupBidInfo(readPage(store, parsePageRequest(query, BID_INFO_DEFAULT_LIMIT)));
+}
