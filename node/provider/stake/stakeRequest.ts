@@ -1,0 +1,46 @@
+/**
+ * POST /v1/provider/stake/{amount} (api-behaviour §7; upstream providerapi `StakeRequest`): the amount from the
+ * path, BLS public keys and their signatures from the repeated query parameters `bls_public_keys` /
+ * `blsPublicKeys` and `bls_signatures` / `blsSignatures`. Pure; every error is InvalidArgument with upstream's
+ * protovalidate text under `validate stake request: `.
+ */
+import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
+import { queryValuesFor, type QueryFieldSpec, type QueryValues } from "../../protocol/queryParams.ts";
+import { runValidation } from "../../protocol/protoValidation.ts";
+
+export const BLS_PUBLIC_KEYS_QUERY: QueryFieldSpec = { name: "bls_public_keys", jsonName: "blsPublicKeys", kind: "string" };
+export const BLS_SIGNATURES_QUERY: QueryFieldSpec = { name: "bls_signatures", jsonName: "blsSignatures", kind: "string" };
+
+const AMOUNT_RE = /^[1-9][0-9]*$/;
+const BLS_KEY_RE = /^(0x)?[a-fA-F0-9]{96}$/;
+const BLS_SIGNATURE_RE = /^(0x)?[a-fA-F0-9]{192}$/;
+
+export interface StakeRequest {
+  /** Wei, > 0. */
+  readonly amount: bigint;
+  /** 48-byte keys, hex with 0x. */
+  readonly blsPublicKeys: readonly `0x${string}`[];
+  /** 96-byte signatures, hex with 0x, one per key (extra ones are ignored, as upstream). */
+  readonly blsSignatures: readonly `0x${string}`[];
+}
+
+const prefixed = (h: string): `0x${string}` => `0x${(h.startsWith("0x") ? h.slice(2) : h).toLowerCase()}`;
+
+/** Validates the path amount and the BLS query parameters. */
+export function parseStakeRequest(amountPathParam: string, query: QueryValues = {}): StakeRequest {
+  const keys = [...(queryValuesFor(query, BLS_PUBLIC_KEYS_QUERY) ?? [])];
+  const signatures = [...(queryValuesFor(query, BLS_SIGNATURES_QUERY) ?? [])];
+  const failure = runValidation([
+    () => (AMOUNT_RE.test(amountPathParam) ? undefined : { fieldPath: "amount", message: "amount must be a valid integer.", constraintId: "amount" }),
+    () =>
+      keys.every((k) => BLS_KEY_RE.test(k))
+        ? undefined
+        : { fieldPath: "bls_public_keys", message: "bls_public_key must be a valid 48-byte hex string, with optional 0x prefix.", constraintId: "bls_public_key" },
+    () =>
+      signatures.every((s) => BLS_SIGNATURE_RE.test(s))
+        ? undefined
+        : { fieldPath: "bls_signatures", message: "bls_signatures must be a valid 96-byte hex string, with optional 0x prefix.", constraintId: "bls_signatures" },
+  ]);
+  if (failure) throw new InvalidArgumentError(`validate stake request: ${failure}`);
+  return { amount: BigInt(amountPathParam), blsPublicKeys: keys.map(prefixed), blsSignatures: signatures.map(prefixed) };
+}
