@@ -1,0 +1,62 @@
+import { Elysia, t } from "elysia";
+import { bidInfo, type CommitmentPages } from "../../query/commitmentQueries.ts";
+import { BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT } from "../../query/pageRequest.ts";
+import { unaryResponse } from "../wire/errors.ts";
+import { queryOf } from "../wire/request.ts";
+import { queryParam, unaryResponses } from "../openapi.ts";
+
+const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
+
+const CommitmentWithStatus = t.Object({
+  providerAddress: t.String({ description: "40 lower-case hex, no 0x" }),
+  dispatchTimestamp: U64("Unix ms, chosen by the provider"),
+  status: t.String({ description: "pending, stored, opened, settled, slashed or failed" }),
+  details: t.String(),
+  payment: t.String({ description: "wei paid to the provider once rewarded, else empty" }),
+  refund: t.String({ description: "wei returned to the bidder, else empty" }),
+});
+
+const BidInfo = t.Object({
+  txnHashes: t.Array(t.String(), { description: "64 hex, no 0x" }),
+  revertableTxnHashes: t.Array(t.String(), { description: "[] when the bid had none" }),
+  blockNumber: U64("target L1 block"),
+  bidAmount: U64("wei"),
+  decayStartTimestamp: U64("Unix ms"),
+  decayEndTimestamp: U64("Unix ms"),
+  bidDigest: t.String({ description: "hex, no 0x" }),
+  slashAmount: U64("wei"),
+  commitments: t.Array(CommitmentWithStatus),
+});
+
+export const BidInfoResponse = t.Object({
+  blockBidInfo: t.Array(t.Object({ blockNumber: U64("L1 block"), bids: t.Array(BidInfo) })),
+});
+
+const pagingParams = (defaultLimit: number) => [
+  queryParam("block_number", "only this L1 block (exact match; also blockNumber); 0 or absent: every block", "integer"),
+  queryParam("page", "page number, from 0 (default 0)", "integer"),
+  queryParam("limit", `commitments per page, 0…${MAX_PAGE_LIMIT} (0 or absent: ${defaultLimit})`, "integer"),
+];
+
+/**
+ * GetBidInfo (interface.md §4.6): the bidder's commitments grouped by block (ascending) and bid (highest first).
+ * `commitments` is read at each request, so a node that reopens its store is followed.
+ */
+export function bidderBidInfoRoutes(commitments: () => CommitmentPages) {
+  return new Elysia({ name: "bidder-bid-info" }).get(
+    "/v1/bidder/get_bid_info",
+    ({ request }) => unaryResponse(bidInfo(commitments(), queryOf(request))),
+    {
+      detail: {
+        tags: ["Bidder"],
+        summary: "GetBidInfo",
+        description:
+          "Bids this node sent that got commitments, grouped by L1 block (ascending) then by bid (highest amount first), " +
+          "each with its providers' commitments and their status. A page counts commitments, so one bid's commitments " +
+          "can continue on the next page.",
+        parameters: pagingParams(BID_INFO_DEFAULT_LIMIT),
+        responses: unaryResponses(BidInfoResponse),
+      },
+    },
+  );
+}
