@@ -358,7 +358,10 @@ Then(/^the settlement moved exactly these amounts, in wei:$/, async function (th
     const literal = BigInt(wei!.trim());
     const [onChain, computed] = row;
     if (literal !== computed)
-      problems.push(`${what}: the feature says ${literal}, but crypto-contracts §2 (node/protocol/decay.ts, fees read from the contracts) gives ${computed} — the feature or decay.ts is wrong`);
+      problems.push(
+        `${what}: the feature says ${literal}, but crypto-contracts §2 (node/protocol/decay.ts with the contracts' fee percents, ` +
+          `BidderRegistry ${br}, ProviderRegistry ${pr}) gives ${computed}: the feature, decay.ts or the target's fee settings are wrong`,
+      );
     if (onChain !== literal) problems.push(`${what}: the chain shows ${fmt(onChain)}, expected ${literal}`);
   }
   if (problems.length)
@@ -423,6 +426,7 @@ Then(
       const w = s.watches.find((x) => x.node === n && x.c === c) ?? fail(`${n}'s statuses were not watched (the mining step starts the watch)`);
       await w.stop();
       if (w.seen.length === 0) problems.push(`${n}: no status observed; ${w.problems.join("; ") || "no answer"}`);
+      this.attach(`${n} reported: ${w.seen.join(" → ") || "(nothing)"}`, "text/plain");
       const back = w.regressions();
       if (back.length) problems.push(`${n} reported ${w.seen.join(" → ")}: ${back.join(", ")} went backwards`);
     }

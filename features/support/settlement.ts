@@ -89,6 +89,8 @@ export interface L1Tx {
 }
 
 let senderCursor = 0;
+/** Windows the settlement and decay scenarios deposited into and have not withdrawn yet. */
+const depositedWindows = new Set<bigint>();
 
 /** Signs L1 transactions for dev accounts 10–18, each at the sender's next nonce on the L1 chain. */
 export class L1TxFactory {
@@ -479,9 +481,15 @@ export class SettlementScenario {
     return a as Address;
   }
 
-  /** Fixes B (the next L1 block) and the settlement-chain starting point. */
+  /**
+   * Fixes B (the next L1 block) and the settlement-chain starting point. One L1 block is mined first, so that B
+   * is a block no earlier scenario committed to (a scenario that failed before mining leaves its block behind,
+   * with its commitments and the provider's per-block allowance used up).
+   */
   async begin(): Promise<bigint> {
     if (this.b === undefined) {
+      await this.mine(1);
+      await this.withdrawClosedWindows();
       const [head, sHead] = await Promise.all([this.chain.l1.getBlockNumber({ cacheTime: 0 }), this.chain.settlement.getBlockNumber({ cacheTime: 0 })]);
       this.b = head + 1n;
       this.settlementFrom = sHead;
@@ -496,6 +504,25 @@ export class SettlementScenario {
     return this.b + BigInt(m[1] ?? "0");
   }
 
+  /**
+   * Withdraws what is left in the windows earlier scenarios of these features deposited into, once they are
+   * closed (before BlockTracker's current window), so that the run leaves no closed window holding a deposit
+   * behind it (features that look for an empty closed window need some).
+   */
+  private async withdrawClosedWindows(): Promise<void> {
+    const current = await this.chain.settlement.readContract({
+      address: this.chain.c.blockTracker!,
+      abi: blockTrackerAbi,
+      functionName: "getCurrentWindow",
+    });
+    const closed = [...depositedWindows].filter((w) => w < current).sort((a, b) => (a < b ? -1 : 1));
+    if (closed.length === 0) return;
+    const url = `${this.target.bidderUrl}/v1/bidder/withdraw_from_windows`;
+    const r = await call("POST", url, { body: { window_numbers: closed.map(String) } });
+    if (r.status !== 200) throw new SettlementCheckError(`housekeeping: POST ${url} for closed windows ${closed.join(", ")} answered HTTP ${r.status}: ${r.text}`);
+    for (const w of closed) depositedWindows.delete(w);
+  }
+
   /** Deposits `wei` for the bidder in the window of each block (once per distinct window). */
   async deposit(wei: bigint, blocks: bigint[]): Promise<void> {
     const windows = [...new Set(blocks.map(windowOfBlock))];
@@ -503,6 +530,7 @@ export class SettlementScenario {
       const url = `${this.target.bidderUrl}/v1/bidder/deposit/${wei}?window_number=${w}`;
       const r = await call("POST", url);
       if (r.status !== 200) throw new SettlementCheckError(`POST ${url} answered HTTP ${r.status}: ${r.text} (is auto-deposit running?)`);
+      depositedWindows.add(w);
       const total = BigInt(String((r.json as { amount?: string })?.amount ?? "0"));
       if (total < wei) throw new SettlementCheckError(`deposit of ${wei} wei into window ${w} answered a total of ${total}: ${r.text}`);
     }
