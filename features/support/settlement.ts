@@ -109,7 +109,12 @@ export class L1TxFactory {
 
   private async nonceOf(address: Address): Promise<number> {
     let n = this.nonces.get(address);
-    if (n === undefined) n = await this.l1.getTransactionCount({ address, blockTag: "pending" });
+    if (n === undefined) {
+      const balance = await this.l1.getBalance({ address });
+      if (balance < parseEther("1"))
+        throw new SettlementCheckError(`L1 dev account ${address} holds ${balance} wei on the target's L1: the scenarios' L1 transactions need dev accounts 10–18 funded`);
+      n = await this.l1.getTransactionCount({ address, blockTag: "pending" });
+    }
     this.nonces.set(address, n + 1);
     return n;
   }
