@@ -38,7 +38,8 @@ export const SETTLE_WAIT_MS = Number(process.env.SETTLE_WAIT_MS ?? 20_000);
 /** How far ahead of now the provider applications date their dispatch (the store transaction needs ≥ about now). */
 export const DISPATCH_LEAD_MS = BigInt(process.env.DISPATCH_LEAD_MS ?? 500);
 /** Dev accounts (Anvil mnemonic) that sign the scenarios' L1 transactions; each is funded on the devnet L1. */
-const L1_SENDERS = [10, 11, 12, 13, 14, 15, 16, 17, 18];
+// 16 and 17 belong to the notification features, 18 to the devnet's own validator opt-ins.
+const L1_SENDERS = [10, 11, 12, 13, 14, 15];
 const BLOCKS_PER_WINDOW = 10n;
 export const windowOfBlock = (b: bigint): bigint => (b - 1n) / BLOCKS_PER_WINDOW + 1n;
 
@@ -92,7 +93,7 @@ let senderCursor = 0;
 /** Windows the settlement and decay scenarios deposited into and have not withdrawn yet. */
 const depositedWindows = new Set<bigint>();
 
-/** Signs L1 transactions for dev accounts 10–18, each at the sender's next nonce on the L1 chain. */
+/** Signs L1 transactions for dev accounts 10–15, each at the sender's next nonce on the L1 chain. */
 export class L1TxFactory {
   private readonly nonces = new Map<Address, number>();
 
