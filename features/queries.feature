@@ -1,0 +1,205 @@
+@queries
+Feature: Querying commitments, stake and rewards
+  The bidder lists the bids it sent that got commitments (GetBidInfo, GET /v1/bidder/get_bid_info); each provider
+  lists the commitments it made (GetCommitmentInfo, GET /v1/provider/get_commitment_info). Both take the query
+  parameters block_number (or blockNumber), page and limit, and group the commitments by L1 block.
+
+  Decided divergences from upstream (docs/divergences.md): block groups sort numerically ascending (upstream sorts
+  the decimal text, so 100000 came before 99999); the block filter is an exact match (upstream's is a text prefix,
+  so 12 also gave 120…) and paging applies with it; a page counts commitments; the default limit is 50 for bid info
+  and 100 for commitment info; a negative page or limit, or a limit above 1000, is refused with InvalidArgument;
+  `revertableTxnHashes` is [] when a bid has none (upstream answers [""]).
+
+  Blocks named by capital letters are fresh blocks far ahead of the L1 head, chosen per scenario; `{X}` in a query
+  stands for block X. Providers 1 and 2 run applications that accept every bid, so each bid gets two commitments.
+
+  Background:
+    Given the target is healthy
+
+  # ------------------------------------------------------------------------------------------------ grouping and order
+
+  Scenario: bid info sorts blocks numerically and bids highest first, each bid with its providers' commitments
+    Given providers 1 and 2 run applications that accept every bid
+    And fresh blocks X and Y on either side of a decimal digit boundary, with a deposit
+    When the bidder bids 3000, 1000 and 2000 wei for block Y
+    And the bidder bids 500 and 700 wei for block X
+    Then every page of the bidder's bid info lists blocks in ascending numeric order, block X before block Y
+    And the bidder's bid info for block Y lists the bids of 3000, 2000 and 1000 wei in that order, each with the commitments of providers 1 and 2
+    And the bidder's bid info for block X lists the bids of 700 and 500 wei in that order, each with the commitments of providers 1 and 2
+    And every page of provider 1's commitment info lists blocks in ascending numeric order, block X before block Y
+    And provider 1's commitment info for block Y lists the commitments of 3000, 2000 and 1000 wei in that order
+
+  Scenario: bid info and commitment info describe the bids and commitments exactly
+    Given providers 1 and 2 run applications that accept every bid
+    And a fresh block B with a deposit
+    When the bidder bids 4000 wei for block B
+    And the bidder bids 2500 wei for block B with a reverting transaction hash
+    Then the bidder's bid info for block B describes each bid sent with every field, as the SendBid commitments did
+    And the commitment info of providers 1 and 2 for block B describes each commitment with every field
+
+  Scenario Outline: the block filter is an exact match (<key>)
+    Given providers 1 and 2 run applications that accept every bid
+    And fresh blocks P and Q where the digits of P begin those of Q, with deposits
+    When the bidder bids 1500 wei for block P
+    And the bidder bids 1600 wei for block Q
+    When I ask the bidder for its bid info with "<key>={P}"
+    Then the bid info lists exactly:
+      | block | bid  | commitments |
+      | P     | 1500 | 2           |
+    When I ask provider 2 for its commitment info with "<key>={P}"
+    Then the commitment info lists exactly:
+      | block | amount |
+      | P     | 1500   |
+
+    Examples:
+      | key          |
+      | block_number |
+      | blockNumber  |
+
+  Scenario: a block without commitments gives empty lists
+    Given a fresh block E
+    When I ask the bidder for its bid info with "block_number={E}"
+    Then the body is the JSON '{"blockBidInfo":[]}'
+    When I ask provider 1 for its commitment info with "blockNumber={E}"
+    Then the body is the JSON '{"commitments":[]}'
+
+  # ------------------------------------------------------------------------------------------------ paging
+
+  Scenario: paging counts commitments, with the block filter
+    Given providers 1 and 2 run applications that accept every bid
+    And a fresh block B with a deposit
+    When the bidder bids 5000, 4000, 3000, 2000 and 1000 wei for block B
+    And I ask the bidder for its bid info with "block_number={B}&limit=4"
+    Then the bid info lists exactly:
+      | block | bid  | commitments |
+      | B     | 5000 | 2           |
+      | B     | 4000 | 2           |
+    When I ask the bidder for its bid info with "block_number={B}&limit=3&page=1"
+    Then the bid info lists exactly:
+      | block | bid  | commitments |
+      | B     | 4000 | 1           |
+      | B     | 3000 | 2           |
+    When I ask the bidder for its bid info with "block_number={B}&limit=4&page=2"
+    Then the bid info lists exactly:
+      | block | bid  | commitments |
+      | B     | 1000 | 2           |
+    When I ask the bidder for its bid info with "block_number={B}&limit=4&page=3"
+    Then the body is the JSON '{"blockBidInfo":[]}'
+    When I ask provider 1 for its commitment info with "block_number={B}&limit=2&page=1"
+    Then the commitment info lists exactly:
+      | block | amount |
+      | B     | 3000   |
+      | B     | 2000   |
+    When I ask provider 1 for its commitment info with "block_number={B}&limit=2&page=2"
+    Then the commitment info lists exactly:
+      | block | amount |
+      | B     | 1000   |
+    When I ask provider 1 for its commitment info with "block_number={B}&limit=2&page=3"
+    Then the body is the JSON '{"commitments":[]}'
+    When I ask provider 1 for its commitment info with "block_number={B}&limit=0"
+    Then the commitment info lists 5 commitments
+
+  Scenario: default page sizes are 50 commitments for bid info and 100 for commitment info
+    Given providers 1 and 2 run applications that accept every bid
+    And a fresh block D with a deposit
+    When the bidder sends 101 bids of 1000 wei for block D
+    And I ask the bidder for its bid info with "block_number={D}"
+    Then the bid info lists 50 commitments
+    When I ask the bidder for its bid info with "block_number={D}&page=4"
+    Then the bid info lists 2 commitments
+    When I ask provider 2 for its commitment info with "block_number={D}"
+    Then the commitment info lists 100 commitments
+    When I ask provider 2 for its commitment info with "block_number={D}&page=1"
+    Then the commitment info lists 1 commitments
+
+  Scenario Outline: <case> is refused with InvalidArgument
+    When I send GET "<path>" to the <node>
+    Then the query is refused with HTTP 400, code 3 and the message "<message>"
+
+    Examples:
+      | case                        | node       | path                                                | message                                                                  |
+      | a negative page             | bidder     | /v1/bidder/get_bid_info?page=-1                     | page must be a non-negative integer, got -1                              |
+      | a negative limit            | bidder     | /v1/bidder/get_bid_info?limit=-5                    | limit must be between 0 and 1000, got -5                                 |
+      | a limit above 1000          | bidder     | /v1/bidder/get_bid_info?limit=1001                  | limit must be between 0 and 1000, got 1001                               |
+      | a non-numeric page          | bidder     | /v1/bidder/get_bid_info?page=abc                    | parsing field "page": strconv.ParseInt: parsing "abc": invalid syntax    |
+      | an int32 overflow           | bidder     | /v1/bidder/get_bid_info?limit=2147483648            | parsing field "limit": strconv.ParseInt: parsing "2147483648": value out of range |
+      | a non-numeric blockNumber   | bidder     | /v1/bidder/get_bid_info?blockNumber=x1              | parsing field "block_number": strconv.ParseInt: parsing "x1": invalid syntax |
+      | a repeated limit            | bidder     | /v1/bidder/get_bid_info?limit=1&limit=2             | too many values for field "limit": 1, 2                                  |
+      | a negative page             | provider 1 | /v1/provider/get_commitment_info?page=-2            | page must be a non-negative integer, got -2                              |
+      | a limit above 1000          | provider 1 | /v1/provider/get_commitment_info?limit=100000       | limit must be between 0 and 1000, got 100000                             |
+      | a non-numeric limit         | provider 1 | /v1/provider/get_commitment_info?limit=ten          | parsing field "limit": strconv.ParseInt: parsing "ten": invalid syntax   |
+      | a non-numeric block_number  | provider 2 | /v1/provider/get_commitment_info?block_number=1.5   | parsing field "block_number": strconv.ParseInt: parsing "1.5": invalid syntax |
+
+  # ------------------------------------------------------------------------------------------------ stake and rewards
+
+  Scenario: a provider's stake, the minimum stake, and adding stake
+    When I send GET "/v1/provider/get_min_stake" to the provider 1
+    Then the stake answer is ProviderRegistry's minimum stake with no BLS keys
+    When I send GET "/v1/provider/get_stake" to the provider 1
+    Then the stake answer is provider 1's stake and BLS keys in ProviderRegistry
+    Given provider 1's stake in ProviderRegistry is noted
+    When I send POST "/v1/provider/stake/1000000000000000000" to the provider 1
+    Then the stake answer is 1000000000000000000 wei with no BLS keys
+    And ProviderRegistry holds the noted stake plus 1000000000000000000 wei for provider 1
+    When I send GET "/v1/provider/get_stake" to the provider 1
+    Then the stake answer is provider 1's stake and BLS keys in ProviderRegistry
+
+  Scenario Outline: a stake request with <case> is refused
+    Given provider 1's stake in ProviderRegistry is noted
+    When I send POST "<path>" to the provider 1
+    Then the query is refused with HTTP 400, code 3 and the message "<message>"
+    And ProviderRegistry holds the noted stake plus 0 wei for provider 1
+
+    Examples:
+      | case                 | path                                                  | message                                                                                                                                             |
+      | amount 0             | /v1/provider/stake/0                                  | validate stake request: validation error:\n - amount: amount must be a valid integer. [amount]                                                      |
+      | a leading zero       | /v1/provider/stake/0100                               | validate stake request: validation error:\n - amount: amount must be a valid integer. [amount]                                                      |
+      | a short BLS key      | /v1/provider/stake/1?bls_public_keys=abcd             | validate stake request: validation error:\n - bls_public_keys: bls_public_key must be a valid 48-byte hex string, with optional 0x prefix. [bls_public_key] |
+
+  Scenario: withdrawing stake without an unstake request fails on-chain
+    When I send POST "/v1/provider/withdraw_stake" to the provider 1
+    Then the query is refused with HTTP 500, code 13 and the message "waiting for receipt: transaction failed: NoUnstakeRequest(sender={PROVIDER 1})"
+
+  Scenario: a provider's reward is BidderRegistry's providerAmount; withdrawing it leaves 0
+    Given provider 2's reward in BidderRegistry is noted
+    When I send GET "/v1/provider/get_provider_reward" to the provider 2
+    Then the reward answer is the noted reward
+    When I send POST "/v1/provider/withdraw_provider_reward" to the provider 2
+    Then the reward answer is the noted reward
+    And BidderRegistry holds no reward for provider 2
+    When I send GET "/v1/provider/get_provider_reward" to the provider 2
+    Then the reward answer is 0
+    Given provider 2's transaction count is noted
+    When I send POST "/v1/provider/withdraw_provider_reward" to the provider 2
+    Then the reward answer is 0
+    And provider 2 sent no transaction
+
+  Scenario: claiming slashed funds answers the amount as a bare JSON string, then "0"
+    Given the slashed funds owed to the bidder are noted
+    When I send POST "/v1/bidder/claim_slashed_funds" to the bidder
+    Then the body is the JSON string of the noted slashed funds
+    And ProviderRegistry owes the bidder nothing
+    Given the bidder's transaction count is noted
+    When I send POST "/v1/bidder/claim_slashed_funds" to the bidder
+    Then the body is the JSON '"0"'
+    And the bidder sent no transaction
+
+  # ------------------------------------------------------------------------------------------------ documentation
+
+  Scenario: the OpenAPI documents list the query, stake and reward operations
+    When I send GET "/swagger/json" to the bidder
+    Then the OpenAPI document lists these operations:
+      | method | path                              |
+      | GET    | /v1/bidder/get_bid_info           |
+      | POST   | /v1/bidder/claim_slashed_funds    |
+    When I send GET "/swagger/json" to the provider 1
+    Then the OpenAPI document lists these operations:
+      | method | path                                  |
+      | GET    | /v1/provider/get_commitment_info      |
+      | POST   | /v1/provider/stake/{amount}           |
+      | GET    | /v1/provider/get_stake                |
+      | GET    | /v1/provider/get_min_stake            |
+      | POST   | /v1/provider/unstake                  |
+      | POST   | /v1/provider/withdraw_stake           |
+      | GET    | /v1/provider/get_provider_reward      |
+      | POST   | /v1/provider/withdraw_provider_reward |

@@ -1,0 +1,241 @@
+/**
+ * Support for features/queries.feature: per-scenario state (blocks bound to names, the bids sent and the
+ * commitments they got, provider applications attached), fresh blocks far ahead of the L1 head, bids through
+ * SendBid, and reads of the registries the stake and reward answers are checked against.
+ *
+ * Commitments of other scenarios share the nodes' stores, so every block a scenario bids for is fresh: far ahead of
+ * the L1 head, chosen at random and checked empty on the bidder before use. Assertions look at those blocks only
+ * (the block filter), except the order check, which holds for every block listed.
+ */
+import { After } from "@cucumber/cucumber";
+import { getAddress, type Address, type Hex } from "viem";
+import { call, type HttpResult } from "../../scenarios/clients/http.ts";
+import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
+import { acceptAll } from "../../scenarios/agents/policies.ts";
+import { bidderRegistryAbi, providerRegistryAbi } from "../../node/chain/contracts.ts";
+import { chainOf } from "./chain.ts";
+import { run } from "./run.ts";
+import type { ConformanceWorld } from "./world.ts";
+
+export class QuerySuiteError extends Error {
+  override name = "QuerySuiteError";
+}
+
+const BLOCKS_PER_WINDOW = 10n;
+export const windowOfBlock = (b: bigint) => (b - 1n) / BLOCKS_PER_WINDOW + 1n;
+const firstBlockOf = (w: bigint) => (w - 1n) * BLOCKS_PER_WINDOW + 1n;
+
+/** Wei deposited in each window a scenario bids in: its per-block allowance (1/10) covers every bid here. */
+export const SCENARIO_DEPOSIT = 10n ** 16n;
+
+/** The SendBid commitment fields these steps use. */
+export interface WireCommitment {
+  receivedBidDigest: string;
+  commitmentDigest: string;
+  providerAddress: string;
+  dispatchTimestamp: string;
+  blockNumber: string;
+  bidAmount: string;
+}
+
+/** A bid the scenario sent and the commitments it got back. */
+export interface SentQueryBid {
+  block: bigint;
+  amount: bigint;
+  txHashes: string[];
+  revertingTxHashes: string[];
+  decayStart: bigint;
+  decayEnd: bigint;
+  commitments: WireCommitment[];
+  /** Bid digest (hex, no 0x), from the commitments. */
+  digest: string;
+}
+
+const randomHash = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
+const randomBelow = (n: bigint) => {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return BigInt("0x" + Buffer.from(bytes).toString("hex")) % n;
+};
+
+export class QueryScenario {
+  readonly blocks = new Map<string, bigint>();
+  readonly bids: SentQueryBid[] = [];
+  readonly agents: ProviderAgent[] = [];
+  readonly funded = new Set<bigint>();
+  /** Values noted before an action (stake, reward, slashed amount, nonce). */
+  readonly noted = new Map<string, bigint>();
+
+  constructor(readonly world: ConformanceWorld) {}
+
+  get target() {
+    return this.world.target;
+  }
+
+  block(name: string): bigint {
+    const b = this.blocks.get(name);
+    if (b === undefined) throw new QuerySuiteError(`block ${name} is not bound in this scenario`);
+    return b;
+  }
+
+  bind(name: string, block: bigint): void {
+    if (this.blocks.has(name)) throw new QuerySuiteError(`block ${name} is already bound (to ${this.blocks.get(name)})`);
+    this.blocks.set(name, block);
+    this.world.attach(`block ${name} = ${block}`);
+  }
+
+  /** Replaces `{X}` with block X's number. */
+  substitute(text: string): string {
+    return text.replace(/\{([A-Z])\}/g, (_, n: string) => this.block(n).toString());
+  }
+
+  /** True when the bidder lists no commitment for the block (so the scenario can own it). */
+  async isFresh(block: bigint): Promise<boolean> {
+    const r = await call("GET", `${this.target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`);
+    if (r.status !== 200) throw new QuerySuiteError(`get_bid_info?block_number=${block} answered HTTP ${r.status}: ${r.text}`);
+    return ((r.json as { blockBidInfo?: unknown[] }).blockBidInfo ?? []).length === 0;
+  }
+
+  /** A random window far ahead of the L1 head whose blocks are all fresh. */
+  async freshWindow(): Promise<bigint> {
+    const head = await chainOf(this.target).l1BlockNumber();
+    for (let tries = 0; tries < 20; tries++) {
+      const w = windowOfBlock(head + 1n) + 1_000n + randomBelow(10_000_000n);
+      const blocks = Array.from({ length: 10 }, (_, i) => firstBlockOf(w) + BigInt(i));
+      if ((await Promise.all(blocks.map((b) => this.isFresh(b)))).every(Boolean)) return w;
+    }
+    throw new QuerySuiteError("found no fresh window in 20 tries");
+  }
+
+  /** Deposits SCENARIO_DEPOSIT into the window of `block` (once per window). */
+  async fund(block: bigint): Promise<void> {
+    const w = windowOfBlock(block);
+    if (this.funded.has(w)) return;
+    const r = await call("POST", `${this.target.bidderUrl}/v1/bidder/deposit/${SCENARIO_DEPOSIT}?window_number=${w}`);
+    if (r.status !== 200) throw new QuerySuiteError(`deposit into window ${w} answered HTTP ${r.status}: ${r.text}`);
+    this.funded.add(w);
+  }
+
+  /** Attaches an accept-all application to each named provider (1-based). */
+  async attachAcceptAll(providers: number[]): Promise<void> {
+    for (const p of providers) {
+      const agent = new ProviderAgent(this.world.nodeUrl(`provider ${p}`), acceptAll());
+      this.agents.push(agent); // before start: teardown stops it even if start fails
+      await agent.start();
+    }
+  }
+
+  /** Sends one bid and reads its stream to the end; expects exactly `expected` commitments. */
+  async bid(block: bigint, amount: bigint, expected: number, opts: { revertingTxHashes?: string[] } = {}): Promise<SentQueryBid> {
+    const now = BigInt(Date.now());
+    const bid = {
+      block,
+      amount,
+      txHashes: [randomHash()],
+      revertingTxHashes: opts.revertingTxHashes ?? [],
+      decayStart: now,
+      decayEnd: now + 60_000n,
+    };
+    const body = {
+      txHashes: bid.txHashes,
+      revertingTxHashes: bid.revertingTxHashes,
+      amount: amount.toString(),
+      blockNumber: block.toString(),
+      decayStartTimestamp: bid.decayStart.toString(),
+      decayEndTimestamp: bid.decayEnd.toString(),
+    };
+    const stream = await NdjsonStream.open<WireCommitment>("POST", `${this.target.bidderUrl}/v1/bidder/bid`, body);
+    const lines = await stream.all();
+    const commitments = lines.flatMap((l) => ("result" in l ? [l.result] : []));
+    if (stream.status !== 200 || commitments.length !== expected || commitments.length !== lines.length) {
+      throw new QuerySuiteError(
+        `bid of ${amount} wei for block ${block}: expected HTTP 200 and ${expected} commitments, got HTTP ${stream.status} and ${JSON.stringify(lines)}`,
+      );
+    }
+    const digests = new Set(commitments.map((c) => c.receivedBidDigest));
+    if (digests.size !== 1) throw new QuerySuiteError(`the commitments of one bid name different bid digests: ${[...digests].join(", ")}`);
+    const sent = { ...bid, commitments, digest: [...digests][0]! };
+    this.bids.push(sent);
+    return sent;
+  }
+
+  bidsFor(block: bigint): SentQueryBid[] {
+    return this.bids.filter((b) => b.block === block);
+  }
+
+  async teardown(): Promise<string[]> {
+    await Promise.allSettled(this.agents.map((a) => a.stop()));
+    await waitForNoReceivers();
+    return this.agents.flatMap((a) => a.errors.map((e) => `${a.providerUrl}: ${e}`));
+  }
+}
+
+/**
+ * On the suite's own devnet, waits until every provider node has dropped the receivers of the applications just
+ * stopped, so that the next scenario's bids do not go to one that is leaving. (A remote target gives no signal.)
+ */
+async function waitForNoReceivers(timeoutMs = 2_000): Promise<void> {
+  const devnet = run().devnet;
+  if (!devnet) return;
+  const deadline = performance.now() + timeoutMs;
+  while (devnet.providers.some((p) => p.dispatcher.activeReceivers > 0)) {
+    if (performance.now() > deadline) throw new QuerySuiteError(`provider nodes still hold receivers ${timeoutMs} ms after their applications left`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+const scenarios = new WeakMap<ConformanceWorld, QueryScenario>();
+
+export function queriesOf(world: ConformanceWorld): QueryScenario {
+  let s = scenarios.get(world);
+  if (!s) scenarios.set(world, (s = new QueryScenario(world)));
+  return s;
+}
+
+After(async function (this: ConformanceWorld) {
+  const s = scenarios.get(this);
+  if (!s) return;
+  scenarios.delete(this);
+  const errors = await s.teardown();
+  if (errors.length) throw new QuerySuiteError(`provider applications reported:\n${errors.join("\n")}`);
+});
+
+// ------------------------------------------------------------------------------------------- pages
+
+/** Fetches every page of a Get*Info listing (limit 1000) until an empty one; returns each page's block numbers. */
+export async function allPages(world: ConformanceWorld, node: string, path: string, groupsKey: "blockBidInfo" | "commitments"): Promise<string[][]> {
+  const pages: string[][] = [];
+  for (let page = 0; page < 1000; page++) {
+    const r: HttpResult = await call("GET", `${world.nodeUrl(node)}${path}?limit=1000&page=${page}`);
+    if (r.status !== 200) throw new QuerySuiteError(`${path} page ${page} answered HTTP ${r.status}: ${r.text}`);
+    const groups = (r.json as Record<string, { blockNumber: string }[]>)[groupsKey] ?? [];
+    if (groups.length === 0) return pages;
+    pages.push(groups.map((g) => g.blockNumber));
+  }
+  throw new QuerySuiteError(`${path} did not end within 1000 pages`);
+}
+
+// ------------------------------------------------------------------------------------------- registries
+
+/** Reads of ProviderRegistry and BidderRegistry on the target's settlement chain. */
+export function registries(world: ConformanceWorld) {
+  const t = world.target;
+  const client = chainOf(t).settlement;
+  const pr = t.contracts.providerRegistry as Address;
+  const br = t.contracts.bidderRegistry as Address;
+  return {
+    minStake: () => client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "minStake" }),
+    stakeOf: (p: Address) => client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p] }),
+    blsKeysOf: async (p: Address): Promise<Hex[]> => [...(await client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "getBLSKeys", args: [p] }))],
+    rewardOf: (p: Address) => client.readContract({ address: br, abi: bidderRegistryAbi, functionName: "providerAmount", args: [p] }),
+    slashedOwedTo: (b: Address) => client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "bidderSlashedAmount", args: [b] }),
+    nonceOf: (a: Address) => client.getTransactionCount({ address: a, blockTag: "latest" }),
+  };
+}
+
+/** The address of provider n (1-based) of the target, checksummed. */
+export function providerAddress(world: ConformanceWorld, n: number): Address {
+  const a = world.target.providerAddresses[n - 1];
+  if (!a) throw new QuerySuiteError(`the target has ${world.target.providerAddresses.length} providers, not ${n}`);
+  return getAddress(a);
+}
