@@ -20,6 +20,8 @@ export class BidSuiteError extends Error {
 
 /** The bid timeout of the target (the suite's devnet runs with 5 s); BID_TIMEOUT_MS overrides it for other targets. */
 export const BID_TIMEOUT_MS = Number(process.env.BID_TIMEOUT_MS ?? 5_000);
+/** How long past the bid timeout a SendBid stream may run before the suite gives up on it. */
+const STREAM_SLACK_MS = 10_000;
 /** How long a step waits for a provider application to see a bid before it fails. */
 export const RECEIVE_WAIT_MS = Number(process.env.RECEIVE_WAIT_MS ?? 5_000);
 
@@ -54,6 +56,14 @@ export interface SentBid {
 
 /** Sends one SendBid request and reads the stream to its end, timing the first commitment line. */
 export async function sendBidRequest(bidderUrl: string, bodyText: string, contentType: string, signal: AbortSignal): Promise<BidOutcome> {
+  try {
+    return await readBid(bidderUrl, bodyText, contentType, signal);
+  } catch (e) {
+    throw signal.aborted && signal.reason instanceof Error ? signal.reason : e;
+  }
+}
+
+async function readBid(bidderUrl: string, bodyText: string, contentType: string, signal: AbortSignal): Promise<BidOutcome> {
   const t0 = performance.now();
   const res = await fetch(`${bidderUrl}/v1/bidder/bid`, {
     method: "POST",
@@ -250,7 +260,10 @@ export class BidScenario {
       body = undefined;
     }
     const controller = new AbortController();
-    const outcome = sendBidRequest(this.target.bidderUrl, bodyText, contentType, controller.signal);
+    // A stream that never ends fails its step with a clear message instead of hitting the step timeout.
+    const limit = BID_TIMEOUT_MS + STREAM_SLACK_MS;
+    const timer = setTimeout(() => controller.abort(new BidSuiteError(`SendBid did not end within ${limit} ms (bid timeout ${BID_TIMEOUT_MS} ms + ${STREAM_SLACK_MS} ms)`)), limit);
+    const outcome = sendBidRequest(this.target.bidderUrl, bodyText, contentType, controller.signal).finally(() => clearTimeout(timer));
     const sent: SentBid = { index: this.bids.length + 1, body, bodyText, outcome, controller };
     outcome.then((o) => (sent.settled = o)).catch(() => {});
     this.bids.push(sent);
