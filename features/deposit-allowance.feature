@@ -6,14 +6,16 @@ Feature: A bidder's deposit caps what it may bid for one block
   node itself: the provider application never sees it and the bidder gets no commitment.
 
   The provider applications here are the scenario itself, reading ReceiveBids on both provider nodes and
-  rejecting every bid it receives (SendProcessedBids), so the allowance is never used up.
+  rejecting every bid it receives (SendProcessedBids), so the allowance is never used up. The bids are for the
+  first block of a fresh window far ahead (provider nodes do not check the block number): the deposit there is
+  exactly D, and the scenario leaves nothing in the windows just ahead of L1 that other features bid in.
 
   Background:
     Given auto-deposit is not running
     And provider 1 and provider 2 are receiving bids
 
   Scenario: a bid above a tenth of the window's deposit for one block is refused by the provider nodes
-    Given the next L1 block is noted as block B
+    Given block B is the first block of a fresh window
     And the bidder has deposited 1 ETH into the window of block B, its total there noted as D
     Then a bid of D/10 for block B reaches provider 1 and provider 2, which reject it
     When the bidder bids D/10 + 1 wei for block B

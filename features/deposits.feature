@@ -261,6 +261,14 @@ Feature: Bidder deposits into windows
     Then the cancel answer lists exactly the windows the status lists now
     And the auto-deposit status is disabled
     And BidderRegistry holds 1 ETH for the bidder in windows C+2, C+3 and C+4
+    When L1 advances to window C+5
+    And the bidder withdraws from windows C+2, C+3 and C+4
+    Then the withdrawal answers:
+      | window | amount |
+      | C+2    | 1 ETH  |
+      | C+3    | 1 ETH  |
+      | C+4    | 1 ETH  |
+    And the auto-deposit status lists no window from C+2 to C+4
 
   @auto-deposit
   Scenario: while auto-deposit runs, deposits, withdrawals and a second start are refused

@@ -7,7 +7,7 @@ import { After, Given, Then, When } from "@cucumber/cucumber";
 import { expect } from "bun:test";
 import { call } from "../../scenarios/clients/http.ts";
 import { NdjsonStream, type StreamLine } from "../../scenarios/clients/ndjson.ts";
-import { chainOf } from "../support/chain.ts";
+import { chainOf, freshWindowsAhead } from "../support/chain.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 /** How long the allowance scenario keeps retrying a bid that the provider nodes may refuse until they saw the deposit. */
@@ -167,10 +167,11 @@ Given("provider 1 and provider 2 are receiving bids", async function (this: Conf
   }
 });
 
-Given("the next L1 block is noted as block {word}", async function (this: ConformanceWorld, name: string) {
-  const next = (await chainOf(this.target).l1BlockNumber()) + 1n;
-  scenario(this).blocks.set(name, next);
-  this.attach(`block ${name} = ${next}`);
+Given("block {word} is the first block of a fresh window", async function (this: ConformanceWorld, name: string) {
+  const window = await freshWindowsAhead(chainOf(this.target), 1);
+  const first = (window - 1n) * 10n + 1n;
+  scenario(this).blocks.set(name, first);
+  this.attach(`block ${name} = ${first} (window ${window})`);
 });
 
 Given(

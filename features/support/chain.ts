@@ -76,3 +76,45 @@ export function chainOf(target: Target): ChainReader {
   if (cached?.target !== target) cached = { target, reader: new ChainReader(target) };
   return cached.reader;
 }
+
+// ------------------------------------------------------------------------------------------------ fresh windows
+
+/**
+ * Windows for scenarios that must not see each other's deposits on a devnet they all share: each is handed out
+ * once per run, and only while the bidder holds nothing in it on-chain (so a reused target works too).
+ * Windows ahead start 500 windows after BlockTracker's current one: out of reach of auto-deposit (which funds
+ * current+1 and current+2) and of the windows other features take a few windows ahead of L1, whose provider-side
+ * allowance would otherwise start from a deposit left there.
+ */
+const AHEAD = 500n;
+const handedOut = new Set<bigint>();
+let aheadCursor = 0n;
+
+/** The first of `count` consecutive empty windows ahead; they are not handed out again in this run. */
+export async function freshWindowsAhead(chain: ChainReader, count: number): Promise<bigint> {
+  const current = await chain.currentWindow();
+  const from = current + AHEAD;
+  let w = from > aheadCursor ? from : aheadCursor;
+  for (let tries = 0; tries < 500; tries++, w++) {
+    let free = true;
+    for (let i = 0n; i < BigInt(count) && free; i++) {
+      if (handedOut.has(w + i) || (await chain.getDeposit(w + i)) !== 0n) free = false;
+    }
+    if (!free) continue;
+    for (let i = 0n; i < BigInt(count); i++) handedOut.add(w + i);
+    aheadCursor = w + BigInt(count);
+    return w;
+  }
+  throw new Error(`no ${count} consecutive windows without a deposit of the bidder from window ${from} on`);
+}
+
+/** An empty window that has closed (below current − 1), not handed out before in this run. */
+export async function freshClosedWindow(chain: ChainReader): Promise<bigint> {
+  const current = await chain.currentWindow();
+  for (let w = current - 2n; w >= 1n; w--) {
+    if (handedOut.has(w) || (await chain.getDeposit(w)) !== 0n) continue;
+    handedOut.add(w);
+    return w;
+  }
+  throw new Error(`no closed window without a deposit of the bidder is left below window ${current - 1n} (current window ${current})`);
+}
