@@ -83,6 +83,7 @@ export class BidderNode {
       self: this.address,
       settlement: this.settlement,
       preconfManager: c.preconfManager,
+      blockTracker: c.blockTracker,
       commitments: this.commitments,
       events: this.events,
       onOpenFailed: (r, error) => this.notifier.publish("commitment_open_failed", { commitmentDigest: r.digest, txnHash: r.txnHash, error }),

@@ -69,6 +69,11 @@ export class EventPoller {
     this.schedule(0);
   }
 
+  /** Handles events again from `block` on (after a restart, to re-check what the chain may have lost). */
+  rewindTo(block: bigint): void {
+    if (block - 1n < this.cursor) this.cursor = block - 1n;
+  }
+
   stop(): void {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);

@@ -26,6 +26,12 @@ export interface DevnetConfig {
   autodepositAmount?: bigint;
   bidTimeoutMs: number;
   decisionTimeoutMs: number;
+  /**
+   * PreconfManager's commitment dispatch window (ms): how far a dispatch time may lie before the store
+   * transaction's block time. Upstream deploys 500 ms; the devnet uses 60 s so that a node restarted after a crash
+   * can still store a commitment the chain lost (docs/divergences.md).
+   */
+  dispatchWindowMs: number;
   /** Provider stake at start, wei. */
   providerStake: bigint;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -50,6 +56,7 @@ export const DEFAULTS: DevnetConfig = {
   bidTimeoutMs: 30_000,
   decisionTimeoutMs: 30_000,
   providerStake: parseEther("20"),
+  dispatchWindowMs: 60_000,
   logLevel: "info",
 };
 
@@ -81,6 +88,7 @@ Options:
   --bid-timeout MS            how long SendBid waits for providers (default 30000)
   --decision-timeout MS       how long a provider node waits for its application (default 30000)
   --provider-stake WEI        stake each provider registers with (default 20 ETH)
+  --dispatch-window MS        PreconfManager commitment dispatch window at deployment (default 60000; upstream 500)
   --log-level LEVEL           debug | info | warn | error (default info)
   -h, --help                  this text
 `;
@@ -133,6 +141,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "bid-timeout": { type: "string" },
         "decision-timeout": { type: "string" },
         "provider-stake": { type: "string" },
+        "dispatch-window": { type: "string" },
         "log-level": { type: "string" },
       },
     });
@@ -176,6 +185,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000) ?? base.bidTimeoutMs,
     decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000) ?? base.decisionTimeoutMs,
     providerStake: wei("provider-stake", o["provider-stake"]) ?? base.providerStake,
+    dispatchWindowMs: int("dispatch-window", o["dispatch-window"], 1, 2 ** 48) ?? base.dispatchWindowMs,
     logLevel: level as DevnetConfig["logLevel"],
   };
 }

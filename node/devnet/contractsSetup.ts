@@ -1,5 +1,5 @@
 import { createPublicClient, http, parseAbi, type Address, type Hex } from "viem";
-import { deployContracts, deployValidatorRegistry, registerProvider, builderKeyFor, type ContractAddresses } from "../chain/deploy.ts";
+import { deployContracts, deployValidatorRegistry, registerProvider, builderKeyFor, type ContractAddresses, type DeployParams } from "../chain/deploy.ts";
 import type { ChainEndpoint } from "./chains.ts";
 import type { DataDir } from "./dataDir.ts";
 import { logger } from "../util/log.ts";
@@ -22,6 +22,7 @@ export async function ensureContracts(
   dir: DataDir,
   ownerKey: Hex,
   oracle: Address,
+  params: Partial<DeployParams> = {},
 ): Promise<{ addresses: ContractAddresses; reused: boolean }> {
   const client = createPublicClient({ transport: http(settlement.rpcUrl) });
   const saved = dir.readJson<SavedContracts>(dir.contractsFile);
@@ -31,7 +32,7 @@ export async function ensureContracts(
     log.warn("saved contract addresses have no code on the settlement chain; deploying again");
   }
   const started = performance.now();
-  const addresses = await deployContracts({ rpcUrl: settlement.rpcUrl, chainId: settlement.chainId, owner: ownerKey, oracle });
+  const addresses = await deployContracts({ rpcUrl: settlement.rpcUrl, chainId: settlement.chainId, owner: ownerKey, oracle, params });
   dir.writeJson(dir.contractsFile, { chainId: settlement.chainId, addresses } satisfies SavedContracts);
   log.info("contracts deployed", { ms: Math.round(performance.now() - started) });
   return { addresses, reused: false };

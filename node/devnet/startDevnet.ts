@@ -197,7 +197,9 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const owner = devAccount(ROLES.deployer);
     const oracleAccount = devAccount(ROLES.oracle);
     const providerAccounts = Array.from({ length: cfg.providers }, (_, i) => devAccount(ROLES.firstProvider + i));
-    const { addresses, reused } = await ensureContracts(chains.settlement, dir, owner.privateKey, oracleAccount.address);
+    const { addresses, reused } = await ensureContracts(chains.settlement, dir, owner.privateKey, oracleAccount.address, {
+      commitmentDispatchWindow: BigInt(cfg.dispatchWindowMs),
+    });
     if (reused) log.info("contracts reused from the data dir", { preconfManager: addresses.preconfManager });
     await ensureProvidersRegistered(chains.settlement, addresses, owner.privateKey, providerAccounts, cfg.providerStake);
 
@@ -271,6 +273,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       settlement: chainClients(settlementChain, oracleAccount.privateKey),
       l1: createPublicClient({ transport: http(chains.l1.rpcUrl) }),
       blockTracker: addresses.blockTracker,
+      preconfManager: addresses.preconfManager,
       oracle: addresses.oracle,
       events: oracleEvents,
       store: oracleStore,
@@ -293,8 +296,10 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     for (const [i, p] of providers.entries()) await p.start(cfg.host, cfg.providerPorts[i] ?? 0);
     await devnet.listenControl();
     if (cfg.autoAccept) await devnet.attachResponders();
-    // A restart resumes recording where the oracle stopped.
+    // A restart resumes recording where the oracle stopped (or where the chains' history now ends).
+    await oracle.reconcile();
     await oracle.catchUp(await driver.blockNumber());
+    await settler.reconcile();
     await oracleEvents.start();
     await validators.start();
     dir.writeJson(dir.targetFile, devnet.target());

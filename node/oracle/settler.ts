@@ -1,7 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
 import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
-import { blockTrackerAbi, oracleAbi } from "../chain/contracts.ts";
+import { blockTrackerAbi, oracleAbi, preconfManagerAbi } from "../chain/contracts.ts";
 import { transact } from "../chain/transact.ts";
 import { residualAfterDecay } from "../protocol/decay.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
@@ -13,6 +13,7 @@ export interface SettlerOptions {
   settlement: ChainClients;
   l1: PublicClient;
   blockTracker: Address;
+  preconfManager: Address;
   oracle: Address;
   events: EventPoller;
   store: NodeStore;
@@ -33,6 +34,21 @@ export class Settler {
     o.events.on("OpenedCommitmentStored", (e) => this.onOpened(e));
   }
 
+  /**
+   * After a restart the settlement chain may have lost its last second: forget settlements it no longer has, and
+   * look again at the openings of the last `blocks` settlement blocks (the chain is the judge of what is settled).
+   */
+  async reconcile(blocks = 256n): Promise<void> {
+    const pc = this.o.settlement.publicClient;
+    const rows = this.o.store.db.query<{ commitment_index: string }, []>("SELECT commitment_index FROM settlements").all();
+    for (const { commitment_index } of rows) {
+      const c = await pc.readContract({ address: this.o.preconfManager, abi: preconfManagerAbi, functionName: "getCommitment", args: [commitment_index as Hex] });
+      if (!c.isSettled) this.o.store.db.query("DELETE FROM settlements WHERE commitment_index = ?").run(commitment_index);
+    }
+    const head = await pc.getBlockNumber({ cacheTime: 0 });
+    this.o.events.rewindTo(head > blocks ? head - blocks : 0n);
+  }
+
   private async onOpened(e: ChainEvent): Promise<void> {
     const a = e.args;
     const index = a.commitmentIndex as Hex;
@@ -40,6 +56,8 @@ export class Settler {
     const block = a.blockNumber as bigint;
     const committer = (a.committer as string).toLowerCase();
     const pc = this.o.settlement.publicClient;
+    const onChain = await pc.readContract({ address: this.o.preconfManager, abi: preconfManagerAbi, functionName: "getCommitment", args: [index] });
+    if (onChain.isSettled) return;
     const winner = (
       await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] })
     ).toLowerCase();

@@ -36,6 +36,33 @@ export class WinnerRecorder {
     return BigInt(this.o.store.getKv(WinnerRecorder.KEY) ?? "0");
   }
 
+  /**
+   * After a restart: the chains may have lost their last second of history (Anvil state dumps), so the stored
+   * progress can be ahead of them. Resume from the last block that both the L1 still has and BlockTracker still
+   * records a winner for.
+   */
+  async reconcile(): Promise<void> {
+    const l1Head = await this.o.l1.getBlockNumber({ cacheTime: 0 });
+    let last = this.lastRecorded() < l1Head ? this.lastRecorded() : l1Head;
+    const { publicClient } = this.o.settlement;
+    for (let steps = 0; last > 0n && steps < 256; steps++) {
+      const winner = await publicClient.readContract({
+        address: this.o.blockTracker,
+        abi: blockTrackerAbi,
+        functionName: "getBlockWinner",
+        args: [last],
+      });
+      const header = await this.o.l1.getBlock({ blockNumber: last });
+      // Recorded, and for the block the L1 has now (a lost block may have been mined again with another winner).
+      if (winner.toLowerCase() === header.miner.toLowerCase() || (header.miner === zeroAddress && winner === zeroAddress)) break;
+      last--;
+    }
+    if (last !== this.lastRecorded()) {
+      this.log.warn("resuming winner recording from an earlier block (chain history was lost)", { from: this.lastRecorded(), to: last });
+      this.o.store.setKv(WinnerRecorder.KEY, last.toString());
+    }
+  }
+
   /** Records every block up to `tip - lag` that is not recorded yet. */
   async catchUp(tip: bigint): Promise<void> {
     const target = tip - BigInt(this.o.lag);

@@ -129,6 +129,8 @@ export class CommitmentStore {
        CREATE INDEX commitments_by_index ON commitments (commitment_index);
        CREATE INDEX commitments_by_status ON commitments (status, block_number);`,
     );
+    // Rows are numbered with MAX(seq) + 1: without this index every insert scans the table.
+    store.migrate("commitments-2-seq-index", "CREATE INDEX commitments_by_seq ON commitments (seq)");
     this.insertQ = store.db.query(
       `INSERT OR IGNORE INTO commitments (digest, commitment_index, commitment_signature, bid_digest, bid_signature, bidder,
          provider, txn_hash, reverting_tx_hashes, raw_transactions, bid_amount, bid_amount_sort, block_number, decay_start,

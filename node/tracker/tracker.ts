@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
 import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
-import { preconfManagerAbi } from "../chain/contracts.ts";
+import { blockTrackerAbi, preconfManagerAbi } from "../chain/contracts.ts";
 import { SerialQueue } from "../util/serial.ts";
 import { logger } from "../util/log.ts";
 import type { CommitmentRecord, CommitmentStore } from "./commitmentStore.ts";
@@ -19,6 +19,7 @@ export interface TrackerOptions {
   self: Address;
   settlement: ChainClients;
   preconfManager: Address;
+  blockTracker: Address;
   commitments: CommitmentStore;
   events: EventPoller;
   /** Called when an open transaction of this node failed (notifications). */
@@ -149,6 +150,14 @@ export class CommitmentTracker {
         this.o.commitments.forceStatus(r.digest, "pending", "");
         await restore(r).catch((e) => this.log.warn("re-storing commitment failed", { commitment: r.digest, error: e }));
       }
+    }
+    // Winners recorded before the restart produce no new NewL1Block events: learn them from BlockTracker.
+    const blocks = new Set(this.o.commitments.unfinished().filter((r) => r.status === "stored").map((r) => r.blockNumber));
+    for (const block of blocks) {
+      const winner = await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] });
+      if (winner === "0x0000000000000000000000000000000000000000") continue;
+      this.winners.set(block, winner.toLowerCase());
+      if (block > this.newest) this.newest = block;
     }
   }
 }
