@@ -18,6 +18,7 @@ export class AutoDepositor {
   private withdrawAfterCancel = false;
   /** The last window BlockTracker announced while this ran (upstream's `isCurrent` is relative to it). */
   lastSeenWindow: bigint | undefined;
+  private followFrom = 0n;
 
   constructor(
     private readonly registry: BidderRegistryClient,
@@ -39,6 +40,7 @@ export class AutoDepositor {
   start(startWindow: bigint, amount: bigint): Promise<void> {
     return this.queue.run(async () => {
       this.withdrawAfterCancel = false;
+      this.followFrom = await this.registry.currentWindow();
       await this.ensureDeposited([startWindow, startWindow + 1n], amount);
       this.store.setAutoDeposit({ amountPerWindow: amount });
       this.log.info("auto-deposit started", { startWindow, amountPerWindow: amount });
@@ -51,6 +53,7 @@ export class AutoDepositor {
       const state = this.store.autoDeposit();
       if (!state) return;
       const current = await this.registry.currentWindow();
+      this.followFrom = current;
       this.log.info("auto-deposit resumed", { currentWindow: current, amountPerWindow: state.amountPerWindow });
       await this.step(current, state.amountPerWindow);
     });
@@ -75,6 +78,9 @@ export class AutoDepositor {
   }
 
   private onNewWindow(window: bigint): Promise<void> {
+    // Like upstream's subscription, react only to windows that begin after the start: the event follower may
+    // still be handing over older NewWindow events.
+    if (window <= this.followFrom) return Promise.resolve();
     this.lastSeenWindow = window;
     return this.queue.run(async () => {
       const state = this.store.autoDeposit();
