@@ -1,0 +1,75 @@
+#!/usr/bin/env bun
+/**
+ * `npm run bid`: sends one bid to a running devnet (or any target) and prints the commitments that come back.
+ * A first thing to try after `npm run node`.
+ */
+import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
+import { createPublicClient, http } from "viem";
+import { NdjsonStream } from "../clients/ndjson.ts";
+import type { Target } from "../../node/devnet/target.ts";
+import { privateKeyToAccount } from "viem/accounts";
+import { devAccount } from "../../node/chain/accounts.ts";
+
+/** Dev account that signs the demo's L1 transaction (not used by the devnet or the features). */
+const DEMO_ACCOUNT = 9;
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    target: { type: "string", default: ".devnet/target.json" },
+    amount: { type: "string", default: "1000000000000000" },
+    block: { type: "string" },
+    "tx-hash": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (values.help) {
+  console.log(`Usage: npm run bid -- [--target .devnet/target.json] [--amount wei] [--block N] [--tx-hash hex]
+Sends one bid to the target's bidder node and prints each commitment. Default: 0.001 ETH for the next L1 block,
+decay over the next 12 s, for a fresh signed L1 transaction (1 wei from dev account 9 to itself) that the
+block's winning provider includes, so the commitment settles; --tx-hash bids for a transaction by hash instead.`);
+  process.exit(0);
+}
+
+let target: Target;
+try {
+  target = JSON.parse(readFileSync(values.target!, "utf8")) as Target;
+} catch (e) {
+  console.error(`cannot read the target file ${values.target} (${(e as Error).message}); is the devnet running (npm run node)?`);
+  process.exit(2);
+}
+const l1 = createPublicClient({ transport: http(target.l1RpcUrl) });
+const head = await l1.getBlockNumber();
+const block = values.block ?? String(head + 1n);
+const now = Date.now();
+const timing = { amount: values.amount, blockNumber: block, decayStartTimestamp: String(now), decayEndTimestamp: String(now + 12_000) };
+let bid: Record<string, unknown>;
+if (values["tx-hash"]) bid = { txHashes: [values["tx-hash"]], ...timing };
+else {
+  // A real L1 transaction (1 wei to itself from a funded dev account) that the winning provider includes.
+  const account = privateKeyToAccount(devAccount(DEMO_ACCOUNT).privateKey);
+  const raw = await account.signTransaction({
+    chainId: target.l1ChainId,
+    nonce: await l1.getTransactionCount({ address: account.address, blockTag: "pending" }),
+    to: account.address,
+    value: 1n,
+    gas: 21_000n,
+    maxFeePerGas: 100_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+  });
+  bid = { rawTransactions: [raw.slice(2)], ...timing };
+}
+console.log(`POST ${target.bidderUrl}/v1/bidder/bid\n${JSON.stringify(bid, null, 2)}\n`);
+const stream = await NdjsonStream.open<Record<string, unknown>>("POST", `${target.bidderUrl}/v1/bidder/bid`, bid);
+let n = 0;
+for (let line = await stream.next(); line; line = await stream.next()) {
+  if ("error" in line) {
+    console.log(`HTTP ${stream.status}: ${JSON.stringify(line.error)}`);
+    process.exitCode = 1;
+    continue;
+  }
+  n++;
+  console.log(`commitment from provider 0x${line.result.providerAddress} (dispatched at ${line.result.dispatchTimestamp}):\n${JSON.stringify(line.result, null, 2)}\n`);
+}
+console.log(`${n} commitment(s) for block ${block}. Watch them settle: GET ${target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`);
