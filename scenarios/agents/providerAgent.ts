@@ -17,17 +17,27 @@ export class ProviderAgent {
   readonly seen: ReceivedBid[] = [];
   readonly decided: { bidDigest: string; accepted: boolean }[] = [];
   errors: string[] = [];
+  private stopped = false;
 
   constructor(
     readonly providerUrl: string,
     public policy: ProviderPolicy,
   ) {}
 
-  /** Resolves once the node has the receiver attached (the stream's headers arrived). */
-  async start(): Promise<void> {
-    this.stream = await NdjsonStream.open<ReceivedBid>("GET", `${this.providerUrl}/v1/provider/receive_bids`);
-    if (this.stream.status !== 200) throw new ProviderAgentError(`receive_bids answered HTTP ${this.stream.status}`);
-    this.loop = this.run(this.stream);
+  /**
+   * Resolves once the node has the receiver attached: when the stream's headers arrive, or after `headerWaitMs`
+   * for a node that, like upstream, sends no headers until the first bid (the stream then keeps opening).
+   */
+  async start(headerWaitMs = 2_000): Promise<void> {
+    const opening = NdjsonStream.open<ReceivedBid>("GET", `${this.providerUrl}/v1/provider/receive_bids`).then((stream) => {
+      if (stream.status !== 200) throw new ProviderAgentError(`receive_bids answered HTTP ${stream.status}`);
+      this.stream = stream;
+      if (this.stopped) stream.close();
+      return stream;
+    });
+    this.loop = opening.then((s) => this.run(s));
+    const early = await Promise.race([opening.then(() => true), Bun.sleep(headerWaitMs).then(() => false)]);
+    if (!early) this.loop.catch((e) => this.errors.push(String((e as Error).message ?? e)));
   }
 
   private async run(stream: NdjsonStream<ReceivedBid>): Promise<void> {
@@ -56,6 +66,7 @@ export class ProviderAgent {
 
   async stop(): Promise<void> {
     this.stream?.close();
+    this.stopped = true;
     await this.loop?.catch(() => {});
     await Promise.allSettled([...this.pending]);
   }
