@@ -4,7 +4,8 @@
  * substitution for bid bodies written in the features, and the After hook that detaches every provider application
  * so that the next scenario starts with none.
  */
-import { After, Before } from "@cucumber/cucumber";
+import { perScenario } from "./perScenario.ts";
+import { Before } from "@cucumber/cucumber";
 import { createPublicClient, http, keccak256, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { call } from "../../scenarios/clients/http.ts";
@@ -337,16 +338,7 @@ export function amountOf(r: ReceivedBid): string {
 /** Anvil dev account 9: signs the raw transactions of the raw-transaction bids (never broadcast by the suite). */
 const RAW_TX_KEY = "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
 
-const scenarios = new WeakMap<ConformanceWorld, BidScenario>();
-
-export function bidsOf(world: ConformanceWorld): BidScenario {
-  let s = scenarios.get(world);
-  if (!s) {
-    s = new BidScenario(world);
-    scenarios.set(world, s);
-  }
-  return s;
-}
+export const bidsOf = perScenario("bid scenario", (world) => new BidScenario(world));
 
 // ------------------------------------------------------------------------------------------- fresh windows
 
@@ -390,10 +382,3 @@ Before({ tags: "@bids" }, async function (this: ConformanceWorld) {
   await waitForNoReceivers();
 });
 
-After(async function (this: ConformanceWorld) {
-  const s = scenarios.get(this);
-  if (!s) return;
-  scenarios.delete(this);
-  const errors = await s.teardown();
-  if (errors.length) throw new BidSuiteError(`tearing down the scenario:\n${errors.join("\n")}`);
-});

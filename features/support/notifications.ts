@@ -7,7 +7,7 @@
  *
  * Waiting is always on an event or a polled state with a deadline; nothing sleeps for a fixed time.
  */
-import { After } from "@cucumber/cucumber";
+import { perScenario } from "./perScenario.ts";
 import { getAddress, parseEventLogs, type Address, type Hex } from "viem";
 import { devAccount } from "../../node/chain/accounts.ts";
 import { chainClients, localChain, type ChainClients } from "../../node/chain/clients.ts";
@@ -485,21 +485,4 @@ export class NotificationScenario {
   }
 }
 
-const scenarios = new WeakMap<ConformanceWorld, NotificationScenario>();
-
-export function notificationsOf(world: ConformanceWorld): NotificationScenario {
-  let s = scenarios.get(world);
-  if (!s) {
-    s = new NotificationScenario(world);
-    scenarios.set(world, s);
-  }
-  return s;
-}
-
-After(async function (this: ConformanceWorld) {
-  const s = scenarios.get(this);
-  if (!s) return;
-  scenarios.delete(this);
-  const problems = await s.teardown();
-  if (problems.length) fail(`tearing down the scenario:\n${problems.join("\n")}`);
-});
+export const notificationsOf = perScenario("notification scenario", (world) => new NotificationScenario(world));

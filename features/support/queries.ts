@@ -7,7 +7,7 @@
  * the L1 head, chosen at random and checked empty on the bidder before use. Assertions look at those blocks only
  * (the block filter), except the order check, which holds for every block listed.
  */
-import { After } from "@cucumber/cucumber";
+import { perScenario } from "./perScenario.ts";
 import { getAddress, type Address, type Hex } from "viem";
 import { call, type HttpResult } from "../../scenarios/clients/http.ts";
 import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
@@ -184,21 +184,8 @@ async function waitForNoReceivers(timeoutMs = 2_000): Promise<void> {
   }
 }
 
-const scenarios = new WeakMap<ConformanceWorld, QueryScenario>();
 
-export function queriesOf(world: ConformanceWorld): QueryScenario {
-  let s = scenarios.get(world);
-  if (!s) scenarios.set(world, (s = new QueryScenario(world)));
-  return s;
-}
-
-After(async function (this: ConformanceWorld) {
-  const s = scenarios.get(this);
-  if (!s) return;
-  scenarios.delete(this);
-  const errors = await s.teardown();
-  if (errors.length) throw new QuerySuiteError(`provider applications reported:\n${errors.join("\n")}`);
-});
+export const queriesOf = perScenario("query scenario", (world) => new QueryScenario(world));
 
 // ------------------------------------------------------------------------------------------- pages
 

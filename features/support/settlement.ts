@@ -6,7 +6,7 @@
  *
  * Everything here waits on chain state or on the nodes' answers with a deadline; nothing sleeps for a fixed time.
  */
-import { After } from "@cucumber/cucumber";
+import { perScenario } from "./perScenario.ts";
 import {
   concatHex,
   createPublicClient,
@@ -649,20 +649,4 @@ export class SettlementScenario {
   }
 }
 
-const scenarios = new WeakMap<ConformanceWorld, SettlementScenario>();
-
-export function settlementOf(world: ConformanceWorld): SettlementScenario {
-  let s = scenarios.get(world);
-  if (!s) {
-    s = new SettlementScenario(world);
-    scenarios.set(world, s);
-  }
-  return s;
-}
-
-After(async function (this: ConformanceWorld) {
-  const s = scenarios.get(this);
-  if (!s) return;
-  scenarios.delete(this);
-  await s.teardown();
-});
+export const settlementOf = perScenario("settlement scenario", (world) => new SettlementScenario(world));
