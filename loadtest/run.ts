@@ -5,15 +5,10 @@
  * TARGET=file names another implementation, runs the k6 profile against it and prints k6's summary.
  */
 import { parseArgs } from "node:util";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnSync, spawn } from "bun";
-import { DEFAULTS } from "../node/devnet/config.ts";
-import { startDevnet, type Devnet } from "../node/devnet/startDevnet.ts";
-import { freePort } from "../node/util/ports.ts";
-import { setLogSink } from "../node/util/log.ts";
-import { appendFileSync, mkdirSync } from "node:fs";
+import type { Devnet } from "../node/devnet/startDevnet.ts";
+import { startLocalDevnet, type LocalDevnet } from "../node/devnet/localDevnet.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -38,31 +33,15 @@ if (k6.exitCode !== 0) process.exit(1);
 const k6Path = k6.stdout.toString().trim();
 
 let devnet: Devnet | undefined;
-let dataDir: string | undefined;
+let local: LocalDevnet | undefined;
 let targetFile = process.env.TARGET ? resolve(process.env.TARGET) : undefined;
 let block = values.block;
 try {
   if (!targetFile) {
-    mkdirSync("reports", { recursive: true });
-    setLogSink((l) => appendFileSync("reports/load-devnet.log", l + "\n"));
-    dataDir = mkdtempSync(join(tmpdir(), "mev-commit-load-"));
     console.log("starting a reference devnet (log: reports/load-devnet.log) …");
-    devnet = await startDevnet({
-      ...DEFAULTS,
-      dataDir,
-      fresh: true,
-      bidderPort: 0,
-      providerPorts: [0, 0],
-      controlPort: 0,
-      l1Port: await freePort(),
-      settlementPort: await freePort(),
-      l1BlockTime: 0,
-      autoAccept: true,
-      autodepositAmount: 1000n * 10n ** 18n,
-      logLevel: "warn",
-    });
-    targetFile = join(dataDir, "target.json");
-    writeFileSync(targetFile, JSON.stringify(devnet.target()));
+    local = await startLocalDevnet({ autoAccept: true, autodepositAmount: 1000n * 10n ** 18n, logLevel: "warn" }, "reports/load-devnet.log");
+    devnet = local.devnet;
+    targetFile = devnet.dir.targetFile;
     block ??= String((await devnet.driver.blockNumber()) + 1n);
   }
   if (!block) throw new Error("--block is required with TARGET (the L1 block to bid for)");
@@ -73,6 +52,5 @@ try {
   });
   process.exitCode = await run.exited;
 } finally {
-  await devnet?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await local?.stop();
 }

@@ -1,12 +1,8 @@
 import { readFileSync } from "node:fs";
-import { mkdtempSync, rmSync, appendFileSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { tmpdir } from "node:os";
 import type { Target } from "../../node/devnet/target.ts";
-import { DEFAULTS } from "../../node/devnet/config.ts";
-import { startDevnet, type Devnet } from "../../node/devnet/startDevnet.ts";
-import { freePort } from "../../node/util/ports.ts";
-import { setLogSink } from "../../node/util/log.ts";
+import type { Devnet } from "../../node/devnet/startDevnet.ts";
+import { startLocalDevnet } from "../../node/devnet/localDevnet.ts";
 
 export type { Target };
 
@@ -42,33 +38,9 @@ export interface StartedTarget {
 export async function startTarget(): Promise<StartedTarget> {
   const file = process.env.TARGET;
   if (file) return { target: loadTargetFile(resolve(file)), stop: async () => {} };
-  mkdirSync("reports", { recursive: true });
-  const logFile = join("reports", "devnet.log");
-  rmSync(logFile, { force: true });
-  setLogSink((line) => appendFileSync(logFile, line + "\n"));
-  const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-devnet-"));
-  const devnet = await startDevnet({
-    ...DEFAULTS,
-    dataDir,
-    fresh: true,
-    bidderPort: 0,
-    providerPorts: [0, 0],
-    controlPort: 0,
-    l1Port: await freePort(),
-    settlementPort: await freePort(),
-    l1BlockTime: 0,
-    autoAccept: false,
-    autodepositAmount: undefined,
-    bidTimeoutMs: 5_000,
-    decisionTimeoutMs: 5_000,
-    logLevel: "debug",
-  });
-  return {
-    target: devnet.target(),
-    devnet,
-    async stop() {
-      await devnet.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const { devnet, stop } = await startLocalDevnet(
+    { autoAccept: false, autodepositAmount: undefined, bidTimeoutMs: 5_000, decisionTimeoutMs: 5_000 },
+    join("reports", "devnet.log"),
+  );
+  return { target: devnet.target(), devnet, stop };
 }

@@ -1,10 +1,11 @@
-import type { Abi, Address, Chain, Hex } from "viem";
+import type { Address, Chain, Hex } from "viem";
 import { createNodeApp } from "../api/app.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { bidderApi } from "../api/bidder/index.ts";
 import { chainClients, type ChainClients } from "../chain/clients.ts";
-import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
-import { EventPoller } from "../chain/eventPoller.ts";
+import type { ContractAddresses } from "../chain/contracts.ts";
+import type { EventPoller } from "../chain/eventPoller.ts";
+import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { NodeStore } from "../store/db.ts";
 import { AutoDepositor } from "./deposits/autoDepositor.ts";
 import { DepositService } from "./deposits/depositService.ts";
@@ -53,18 +54,7 @@ export class BidderNode {
     this.address = this.settlement.account.address;
     this.store = new NodeStore(options.storePath);
     const c = options.contracts;
-    this.events = new EventPoller({
-      client: this.settlement.publicClient,
-      contracts: [
-        { address: c.blockTracker, abi: blockTrackerAbi as Abi },
-        { address: c.bidderRegistry, abi: bidderRegistryAbi as Abi },
-        { address: c.providerRegistry, abi: providerRegistryAbi as Abi },
-        { address: c.preconfManager, abi: preconfManagerAbi as Abi },
-        { address: c.oracle, abi: oracleAbi as Abi },
-      ],
-      store: this.store,
-      cursorKey: "events.cursor",
-    });
+    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store);
     const registry = new BidderRegistryClient(this.settlement, c);
     const depositStore = new DepositStore(this.store);
     this.autoDepositor = new AutoDepositor(registry, depositStore, this.events);

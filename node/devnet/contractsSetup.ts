@@ -1,4 +1,5 @@
-import { createPublicClient, http, parseAbi, type Address, type Hex } from "viem";
+import { createPublicClient, http, type Address, type Hex } from "viem";
+import { providerRegistryAbi } from "../chain/contracts.ts";
 import { deployContracts, deployValidatorRegistry, registerProvider, builderKeyFor, type ContractAddresses, type DeployParams } from "../chain/deploy.ts";
 import type { ChainEndpoint } from "./chains.ts";
 import type { DataDir } from "./dataDir.ts";
@@ -11,7 +12,6 @@ interface SavedContracts {
   addresses: ContractAddresses;
 }
 
-const providerRegistryAbi = parseAbi(["function providerRegistered(address) view returns (bool)"]);
 
 /**
  * Deploys the protocol contracts on the settlement chain, or reuses the ones a previous run deployed there (when

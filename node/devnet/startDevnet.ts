@@ -1,9 +1,10 @@
-import { createPublicClient, http, parseAbi, type Abi, type Address, type Hex, type PublicClient } from "viem";
+import { createPublicClient, http, type Address, type Hex, type PublicClient } from "viem";
 import { devAccount, ROLES } from "../chain/accounts.ts";
 import { builderKeyFor, type ContractAddresses } from "../chain/deploy.ts";
 import { chainClients, localChain } from "../chain/clients.ts";
-import { EventPoller } from "../chain/eventPoller.ts";
-import { blockTrackerAbi as btAbi, preconfManagerAbi } from "../chain/contracts.ts";
+import type { EventPoller } from "../chain/eventPoller.ts";
+import { protocolEventPoller } from "../chain/protocolEvents.ts";
+import { blockTrackerAbi } from "../chain/contracts.ts";
 import { Settler } from "../oracle/settler.ts";
 import { Builder, type BuilderMode } from "../l1/builder.ts";
 import { stopAllAnvils } from "../chain/anvil.ts";
@@ -31,7 +32,6 @@ import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
 import { acceptAll } from "../../scenarios/agents/policies.ts";
 
 const log = logger("devnet");
-const blockTrackerAbi = parseAbi(["function getCurrentWindow() view returns (uint256)"]);
 
 /** A running devnet: chains, contracts, nodes, L1 driver, oracle and control API. */
 export class Devnet implements SimControl {
@@ -259,16 +259,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     driver.onAfterMine(oracle.onBlock);
     nodesForValidators.push(bidder, ...providers);
     driver.onAfterMine(validators.onL1Block);
-    const oracleEvents = new EventPoller({
-      client: createPublicClient({ transport: http(chains.settlement.rpcUrl) }),
-      contracts: [
-        { address: addresses.preconfManager, abi: preconfManagerAbi as Abi },
-        { address: addresses.blockTracker, abi: btAbi as Abi },
-      ],
-      store: oracleStore,
-      cursorKey: "oracle.events.cursor",
-      intervalMs: 50,
-    });
+    const oracleEvents = protocolEventPoller(createPublicClient({ transport: http(chains.settlement.rpcUrl) }), addresses, oracleStore, "oracle.events.cursor", 50);
     const settler = new Settler({
       settlement: chainClients(settlementChain, oracleAccount.privateKey),
       l1: createPublicClient({ transport: http(chains.l1.rpcUrl) }),

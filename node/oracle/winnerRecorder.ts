@@ -1,14 +1,10 @@
-import { parseAbi, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { blockTrackerAbi } from "../chain/contracts.ts";
 import type { ChainClients } from "../chain/clients.ts";
 import type { MinedBlock } from "../l1/blockDriver.ts";
 import type { NodeStore } from "../store/db.ts";
 import { logger } from "../util/log.ts";
 
-const blockTrackerAbi = parseAbi([
-  "function recordL1Block(uint256 _blockNumber, bytes _winnerBLSKey)",
-  "function getCurrentWindow() view returns (uint256)",
-  "function getBlockWinner(uint256 blockNumber) view returns (address)",
-]);
 
 export interface WinnerRecorderOptions {
   settlement: ChainClients;

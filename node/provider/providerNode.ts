@@ -1,10 +1,11 @@
-import type { Abi, Address, Chain, Hex } from "viem";
+import type { Address, Chain, Hex } from "viem";
 import { createNodeApp } from "../api/app.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { providerApi } from "../api/provider/index.ts";
 import { chainClients, type ChainClients } from "../chain/clients.ts";
-import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "../chain/contracts.ts";
-import { EventPoller } from "../chain/eventPoller.ts";
+import type { ContractAddresses } from "../chain/contracts.ts";
+import type { EventPoller } from "../chain/eventPoller.ts";
+import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { protocolDomains } from "../protocol/digest.ts";
 import type { G1Point } from "../protocol/types.ts";
 import type { Network, ProviderPeer } from "../network/network.ts";
@@ -79,18 +80,7 @@ export class ProviderNode {
     const c = o.contracts;
     this.store = new NodeStore(o.storePath);
     this.commitments = new CommitmentStore(this.store);
-    this.events = new EventPoller({
-      client: this.settlement.publicClient,
-      contracts: [
-        { address: c.blockTracker, abi: blockTrackerAbi as Abi },
-        { address: c.bidderRegistry, abi: bidderRegistryAbi as Abi },
-        { address: c.providerRegistry, abi: providerRegistryAbi as Abi },
-        { address: c.preconfManager, abi: preconfManagerAbi as Abi },
-        { address: c.oracle, abi: oracleAbi as Abi },
-      ],
-      store: this.store,
-      cursorKey: "events.cursor",
-    });
+    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store);
     const deposits = new DepositManager(this.settlement.publicClient, c.bidderRegistry, this.events);
     const storer = new CommitmentStorer(this.settlement, c.preconfManager, this.commitments);
     storer.onStoreFailed = commitmentFailure(this.notifier, "commitment_store_failed");

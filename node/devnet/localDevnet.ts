@@ -1,0 +1,45 @@
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { setLogSink } from "../util/log.ts";
+import { freePort } from "../util/ports.ts";
+import { DEFAULTS, type DevnetConfig } from "./config.ts";
+import { startDevnet, type Devnet } from "./startDevnet.ts";
+
+export interface LocalDevnet {
+  devnet: Devnet;
+  /** Stops the devnet and deletes its temporary data dir. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A throw-away devnet for tests, benchmarks and load runs: every port picked free, state in a fresh temp dir,
+ * manual L1 mining, logs appended to `logFile` (the console stays readable). `overrides` change anything else.
+ */
+export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile: string): Promise<LocalDevnet> {
+  mkdirSync(dirname(logFile), { recursive: true });
+  rmSync(logFile, { force: true });
+  setLogSink((line) => appendFileSync(logFile, line + "\n"));
+  const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-devnet-"));
+  const providers = overrides.providers ?? DEFAULTS.providers;
+  const devnet = await startDevnet({
+    ...DEFAULTS,
+    dataDir,
+    fresh: true,
+    bidderPort: 0,
+    providerPorts: Array.from({ length: providers }, () => 0),
+    controlPort: 0,
+    l1Port: await freePort(),
+    settlementPort: await freePort(),
+    l1BlockTime: 0,
+    logLevel: "debug",
+    ...overrides,
+  });
+  return {
+    devnet,
+    async stop() {
+      await devnet.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
