@@ -67,6 +67,11 @@ Feature: Node shell and wire conventions
       | POST   | /v1/bidder/cancel_auto_deposit    |
       | GET    | /v1/bidder/get_deposit            |
       | POST   | /v1/bidder/withdraw               |
+      | GET    | /v1/bidder/get_bid_info           |
+      | POST   | /v1/bidder/claim_slashed_funds    |
+      | POST   | /v1/subscribe                     |
+      | GET    | /v1/validator/get_validators      |
+      | GET    | /v1/debug/topology                |
 
   Scenario: a provider node serves its OpenAPI document
     When I send GET "/swagger/json" to the provider 1
@@ -75,3 +80,14 @@ Feature: Node shell and wire conventions
       | method | path                              |
       | GET    | /v1/provider/receive_bids         |
       | POST   | /v1/provider/send_processed_bids  |
+      | GET    | /v1/provider/get_commitment_info  |
+      | POST   | /v1/provider/stake/{amount}       |
+      | GET    | /v1/provider/get_stake            |
+      | GET    | /v1/provider/get_min_stake        |
+      | POST   | /v1/provider/unstake              |
+      | POST   | /v1/provider/withdraw_stake       |
+      | GET    | /v1/provider/get_provider_reward  |
+      | POST   | /v1/provider/withdraw_provider_reward |
+      | POST   | /v1/subscribe                     |
+      | GET    | /v1/validator/get_validators      |
+      | GET    | /v1/debug/topology                |
