@@ -3,11 +3,11 @@
  * the test), ZK proof for the winner, per-block cap, replay guard, reward and slash maths (the worked example of
  * crypto-contracts.md §2), insufficient-stake ordering, failed pushes, and the Oracle gate.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { encodeAbiParameters, keccak256, parseEther, zeroAddress, type Address, type Hex } from "viem";
 import { ROLES } from "./accounts.ts";
 import { registerProvider } from "./deploy.ts";
-import { addr, buildCommitment, commitmentIndex, key, setupChain, type BidInput, type BuiltCommitment, type Harness } from "./test-support.ts";
+import { addr, buildCommitment, commitmentIndex, key, chainPerTestFile, type BidInput, type BuiltCommitment, type Harness } from "./test-support.ts";
 
 const OWNER = ROLES.owner;
 const ORACLE = ROLES.oracle;
@@ -18,20 +18,7 @@ const OUTSIDER = 7;
 const ONE = 10n ** 18n;
 
 let h: Harness;
-let snap: Hex;
-
-beforeAll(async () => {
-  h = await setupChain({ name: "preconf", port: 19441, chainId: 31337, providers: 2 });
-}, 60_000);
-afterAll(async () => {
-  await h?.stop();
-});
-beforeEach(async () => {
-  snap = await h.snapshot();
-});
-afterEach(async () => {
-  await h.revertTo(snap);
-});
+chainPerTestFile({ name: "preconf", port: 19441, chainId: 31337, providers: 2 }, (x) => (h = x));
 
 /** A dispatch time (ms) inside the 500 ms window of the next block, whatever the chain's clock offset. */
 async function dispatchNow(): Promise<bigint> {

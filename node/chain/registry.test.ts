@@ -2,12 +2,12 @@
  * BlockTracker, BidderRegistry and ProviderRegistry against a real automining Anvil: windows and winners,
  * deposits and withdrawal rules, registration, stake, unstake/withdraw delay, builder keys, revert decoding.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { encodeFunctionData, getAddress, parseEther, zeroAddress, type Hex } from "viem";
 import { ROLES } from "./accounts.ts";
 import { bidderRegistryAbi, decodeRevert } from "./contracts.ts";
 import { builderKeyFor, DEFAULT_DEPLOY_PARAMS } from "./deploy.ts";
-import { addr, setupChain, type Harness } from "./test-support.ts";
+import { addr, chainPerTestFile, type Harness } from "./test-support.ts";
 
 const OWNER = ROLES.owner;
 const ORACLE = ROLES.oracle;
@@ -17,20 +17,7 @@ const P1 = ROLES.firstProvider + 1;
 const OUTSIDER = 8;
 
 let h: Harness;
-let snap: Hex;
-
-beforeAll(async () => {
-  h = await setupChain({ name: "registry", port: 19431, chainId: 31337, providers: 2 });
-}, 60_000);
-afterAll(async () => {
-  await h?.stop();
-});
-beforeEach(async () => {
-  snap = await h.snapshot();
-});
-afterEach(async () => {
-  await h.revertTo(snap);
-});
+chainPerTestFile({ name: "registry", port: 19431, chainId: 31337, providers: 2 }, (x) => (h = x));
 
 describe("deployment", () => {
   test("wiring and upstream default parameters", async () => {

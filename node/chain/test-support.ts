@@ -30,7 +30,8 @@ import {
   type Transport,
   type Account,
 } from "viem";
-import { privateKeyToAccount, sign } from "viem/accounts";
+import { nonceManager, privateKeyToAccount, sign } from "viem/accounts";
+import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import { devAccount, ROLES } from "./accounts.ts";
 import { startAnvil, type AnvilChain } from "./anvil.ts";
 import { ABI_BY_KEY, ALL_ERRORS_ABI, decodeRevert, getContracts, type ContractAddresses, type ContractRevertError, type Contracts } from "./contracts.ts";
@@ -314,6 +315,30 @@ export interface Harness {
   /** Records L1 block `block` as won by provider `providerIndex`'s builder key (or no one if null). */
   recordWinner(block: bigint, providerAddress: Address | null): Promise<TransactionReceipt>;
   stop(): Promise<void>;
+}
+
+/**
+ * One harness per test file, every test on a fresh snapshot: registers the bun hooks that start the chain, take a
+ * snapshot before each test and revert to it after (resetting viem's shared nonce manager, whose handed-out
+ * nonces the revert rewinds). `use` receives the harness once it is up.
+ */
+export function chainPerTestFile(opts: Parameters<typeof setupChain>[0], use: (h: Harness) => void): void {
+  let h: Harness | undefined;
+  let snap: Hex;
+  beforeAll(async () => {
+    h = await setupChain(opts);
+    use(h);
+  }, 60_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
+  beforeEach(async () => {
+    snap = await h!.snapshot();
+  });
+  afterEach(async () => {
+    await h!.revertTo(snap);
+    for (let i = 0; i < 20; i++) nonceManager.reset({ address: addr(i), chainId: h!.chainId });
+  });
 }
 
 export const addr = (i: number): Address => devAccount(i).address;

@@ -2,13 +2,12 @@
  * ProviderStakeService and claimSlashedFunds against a real automining Anvil with the protocol contracts: the
  * contract calls, the amounts answered from events, and upstream's error texts.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { parseEther, type Hex } from "viem";
-import { nonceManager } from "viem/accounts";
 import { ROLES } from "../../chain/accounts.ts";
 import { chainClients } from "../../chain/clients.ts";
 import { builderKeyFor } from "../../chain/deploy.ts";
-import { addr, key, setupChain, type Harness } from "../../chain/test-support.ts";
+import { addr, key, chainPerTestFile, type Harness } from "../../chain/test-support.ts";
 import { claimSlashedFunds } from "../../api/bidder/slashedFunds.ts";
 import { InternalError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
 import { parseStakeRequest } from "./stakeRequest.ts";
@@ -21,22 +20,7 @@ const KEY = "0x" + "ab".repeat(48);
 const SIG = "0x" + "cd".repeat(96);
 
 let h: Harness;
-let snap: Hex;
-
-beforeAll(async () => {
-  h = await setupChain({ name: "stake", port: 19461, chainId: 31337, providers: 1, params: { withdrawalDelay: DELAY_MS } });
-}, 60_000);
-afterAll(async () => {
-  await h?.stop();
-});
-beforeEach(async () => {
-  snap = await h.snapshot();
-});
-afterEach(async () => {
-  await h.revertTo(snap);
-  // The revert rewinds account nonces; viem's shared nonce manager must forget what it handed out.
-  for (const i of [P0, OUTSIDER, ROLES.bidder]) nonceManager.reset({ address: addr(i), chainId: h.chainId });
-});
+chainPerTestFile({ name: "stake", port: 19461, chainId: 31337, providers: 1, params: { withdrawalDelay: DELAY_MS } }, (x) => (h = x));
 
 const service = (i: number) => new ProviderStakeService(chainClients(h.chain, key(i)), h.addresses);
 
