@@ -1,9 +1,18 @@
 /**
- * Bid → commitment benchmark: `bun run bench:bids [--bids N] [--concurrency C] [--providers P] [--warmup W]`.
+ * Bid → commitment benchmark: `bun run bench:bids [--bids N] [--concurrency C] [--providers P] [--warmup W]
+ * [--settle-blocks K] [--settle-bids M] [--info-records R] [--skip-settlement] [--skip-info]`.
  *
  * Starts a reference devnet in this process (fresh temp data dir, free ports, manual L1 mining, the built-in
- * accept-all provider applications, auto-deposit of a large amount), drives N bids through the bidder's SendBid with
- * C in flight, and prints throughput and latency: SendBid → first commitment line, and SendBid → end of the stream.
+ * accept-all provider applications, auto-deposit of a large amount), then runs three phases:
+ * 1. settlement (scenarios/bench/settlementPhase.ts): M bids for each of the next K L1 blocks, each for a raw L1
+ *    transaction the block's winner includes; mines K + 1 blocks and times until every winner's commitment is
+ *    settled (wall time, settled per minute of wall and of L1 time, block mined → settled latency). It runs first,
+ *    while no other commitment targets the blocks it mines.
+ * 2. bids: drives N bids through the bidder's SendBid with C in flight, and prints throughput and latency:
+ *    SendBid → first commitment line, and SendBid → end of the stream. The bids target the blocks not mined yet of
+ *    the next block's window and the window after (the two windows the auto-deposit covers).
+ * 3. bid info (scenarios/bench/bidInfoPhase.ts): R synthetic commitments inserted into the bidder's store, then
+ *    GET /v1/bidder/get_bid_info timed for first / middle / last page, limit=1000 and an exact block filter.
  * Everything runs on this machine and in this process (chains excepted), so the numbers are the whole devnet's.
  * It measures and prints; it never fails on speed (exit 1 only when the devnet cannot start or no bid got any
  * commitment at all).
@@ -14,9 +23,13 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseEther } from "viem";
 import { DEFAULTS } from "../../node/devnet/config.ts";
-import { startDevnet } from "../../node/devnet/startDevnet.ts";
+import { startDevnet, type Devnet } from "../../node/devnet/startDevnet.ts";
 import { freePort } from "../../node/util/ports.ts";
 import { setLogSink } from "../../node/util/log.ts";
+import { windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
+import { ms, pct, sendBid, waitUntil, type BidResult } from "./common.ts";
+import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
+import { bidInfoPhase } from "./bidInfoPhase.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -24,17 +37,33 @@ const { values: args } = parseArgs({
     concurrency: { type: "string", default: "8" },
     providers: { type: "string", default: "2" },
     warmup: { type: "string", default: "10" },
+    "settle-blocks": { type: "string", default: "5" },
+    "settle-bids": { type: "string", default: "20" },
+    "info-records": { type: "string", default: "100000" },
+    "skip-settlement": { type: "boolean", default: false },
+    "skip-info": { type: "boolean", default: false },
     help: { type: "boolean", short: "h" },
   },
 });
 if (args.help) {
-  console.log("Usage: bun run bench:bids [--bids N (300)] [--concurrency C (8)] [--providers P (2)] [--warmup W (10)]");
+  console.log(
+    "Usage: bun run bench:bids [--bids N (300)] [--concurrency C (8)] [--providers P (2)] [--warmup W (10)]\n" +
+      "                          [--settle-blocks K (5)] [--settle-bids M per block (20)] [--skip-settlement]\n" +
+      "                          [--info-records R (100000)] [--skip-info]\n" +
+      "The settlement blocks must lie in the two windows the auto-deposit funds at start: K ≤ 20 on a fresh devnet.",
+  );
   process.exit(0);
 }
 const N = positive("bids", args.bids!);
 const C = positive("concurrency", args.concurrency!);
 const P = positive("providers", args.providers!);
 const WARMUP = Number(args.warmup);
+const SETTLE_BLOCKS = positive("settle-blocks", args["settle-blocks"]!);
+const SETTLE_BIDS = positive("settle-bids", args["settle-bids"]!);
+const INFO_RECORDS = positive("info-records", args["info-records"]!);
+/** GetBidInfo requests timed per case, after a few untimed ones. */
+const INFO_REQUESTS = 200;
+const INFO_WARMUP = 5;
 
 function positive(name: string, v: string): number {
   const n = Number(v);
@@ -44,57 +73,6 @@ function positive(name: string, v: string): number {
   }
   return n;
 }
-
-/** What one SendBid call gave. */
-interface BidResult {
-  status: number;
-  commitments: number;
-  errorLine?: string;
-  firstMs?: number;
-  endMs: number;
-  failure?: string;
-}
-
-async function sendBid(bidderUrl: string, body: string): Promise<BidResult> {
-  const t0 = performance.now();
-  try {
-    const res = await fetch(`${bidderUrl}/v1/bidder/bid`, { method: "POST", body, headers: { "content-type": "application/json" } });
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    let commitments = 0;
-    let firstMs: number | undefined;
-    let errorLine: string | undefined;
-    const take = (line: string) => {
-      if (!line.trim()) return;
-      if (line.startsWith('{"result"')) {
-        commitments++;
-        firstMs ??= performance.now() - t0;
-      } else errorLine ??= line.trim();
-    };
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) break;
-      buffer += decoder.decode(chunk.value, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        take(buffer.slice(0, nl));
-        buffer = buffer.slice(nl + 1);
-      }
-    }
-    take(buffer + decoder.decode());
-    return { status: res.status, commitments, errorLine, firstMs, endMs: performance.now() - t0 };
-  } catch (e) {
-    return { status: 0, commitments: 0, endMs: performance.now() - t0, failure: (e as Error).message };
-  }
-}
-
-/** Nearest-rank percentile of sorted values. */
-function pct(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-const ms = (v: number) => (Number.isNaN(v) ? "n/a" : `${v.toFixed(1)} ms`);
 
 // ------------------------------------------------------------------------------------------- devnet
 
@@ -110,7 +88,7 @@ writeFileSync(logFile, "");
 setLogSink((line) => appendFileSync(logFile, line + "\n"));
 const dataDir = mkdtempSync(join(os.tmpdir(), "mev-commit-bench-"));
 const tStart = performance.now();
-let devnet;
+let devnet: Devnet;
 try {
   devnet = await startDevnet({
     ...DEFAULTS,
@@ -133,12 +111,25 @@ try {
   process.exit(1);
 }
 const target = devnet.target();
-const head = await devnet.l1Client.getBlockNumber({ cacheTime: 0 });
-// Auto-deposit covers the window of the next block and the one after: 20 blocks, 100 ETH of allowance each.
-const firstBlock = ((head + 1n - 1n) / 10n) * 10n + 1n;
 console.log(
   `devnet: 1 bidder, ${P} providers with accept-all applications, auto-deposit 1000 ETH/window; up in ${((performance.now() - tStart) / 1000).toFixed(1)} s (log: ${logFile})`,
 );
+
+// Auto-deposit covers the window of the next block and the one after: 20 blocks, 100 ETH of allowance each. The
+// bids spread over those not mined yet (all 20 on a fresh devnet; fewer after the settlement phase mined some).
+let firstBlock = 1n;
+let spanBlocks = 20n;
+async function chooseBidBlocks(): Promise<void> {
+  const head = await devnet.l1Client.getBlockNumber({ cacheTime: 0 });
+  const next = windowOfBlock(head + 1n);
+  firstBlock = head + 1n;
+  spanBlocks = windowBlockRange(next + 1n).end - head;
+  // Once the settlement phase mined into a later window, the auto-deposit funds the windows after it only when the
+  // oracle records that window's first block: spread the bids over the funded windows only.
+  if (await waitForDeposits(devnet, [next, next + 1n], 3_000)) return;
+  if (await waitForDeposits(devnet, [next], 0)) spanBlocks = windowBlockRange(next).end - head;
+  console.log(`note: window ${next + 1n} has no deposit yet; the bids go to blocks ${firstBlock}…${firstBlock + spanBlocks - 1n}`);
+}
 
 let seq = 0;
 function bidBody(): string {
@@ -148,7 +139,7 @@ function bidBody(): string {
   return JSON.stringify({
     txHashes: [hash],
     amount: String(1_000_000_000 + i),
-    blockNumber: String(firstBlock + BigInt(i % 20)),
+    blockNumber: String(firstBlock + (BigInt(i) % spanBlocks)),
     decayStartTimestamp: String(now),
     decayEndTimestamp: String(now + 12_000),
   });
@@ -173,6 +164,19 @@ async function drive(count: number, concurrency: number): Promise<{ results: Bid
 
 let exitCode = 0;
 try {
+  if (!args["skip-settlement"]) {
+    console.log(`settlement: ${SETTLE_BLOCKS} blocks × ${SETTLE_BIDS} bids, ${C} in flight (runs first, on the fresh devnet)`);
+    await settlementPhase(devnet, {
+      blocks: SETTLE_BLOCKS,
+      bidsPerBlock: SETTLE_BIDS,
+      concurrency: C,
+      blockTime: DEFAULTS.l1BlockTime,
+      oracleLag: devnet.config.oracleLag,
+      print: (line) => console.log(line),
+    });
+    console.log("");
+  }
+  await chooseBidBlocks();
   if (WARMUP > 0) {
     const w = await drive(WARMUP, Math.min(C, WARMUP));
     const got = w.results.reduce((n, r) => n + r.commitments, 0);
@@ -197,7 +201,22 @@ try {
   const sample = httpErrors[0] ?? errorLines[0];
   if (sample) console.log(`first error:         ${sample.failure ?? sample.errorLine ?? `HTTP ${sample.status}`}`);
   if (commitments === 0) exitCode = 1;
+
+  if (!args["skip-info"]) {
+    // Let the bid phase's store transactions finish first: they would otherwise share the CPU with the requests.
+    const tDrain = performance.now();
+    await Promise.all(devnet.providers.map((p) => p.storer?.drain()));
+    const settledDown = await waitUntil(() => devnet.bidder.commitments.withStatus("pending").length === 0, 30_000, 100);
+    console.log("");
+    console.log(
+      `bid info: ${INFO_RECORDS} synthetic commitments, ${INFO_REQUESTS} requests per case (after ${INFO_WARMUP} untimed); ` +
+        `waited ${((performance.now() - tDrain) / 1000).toFixed(1)} s for the bid phase's store transactions${settledDown ? "" : " (some still pending)"}; ` +
+        `load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+    );
+    await bidInfoPhase(devnet, { records: INFO_RECORDS, requests: INFO_REQUESTS, warmup: INFO_WARMUP, print: (line) => console.log(line) });
+  }
 } finally {
+  console.log(`\nload average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} at the end; ${((performance.now() - tStart) / 1000).toFixed(1)} s since the devnet started`);
   await devnet.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

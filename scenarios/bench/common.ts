@@ -1,0 +1,92 @@
+/** Helpers shared by the bench phases (scenarios/bench/bids.bench.ts): SendBid over HTTP, percentiles, formatting. */
+
+/** What one SendBid call gave. */
+export interface BidResult {
+  status: number;
+  commitments: number;
+  errorLine?: string;
+  firstMs?: number;
+  endMs: number;
+  failure?: string;
+}
+
+/** POST /v1/bidder/bid and reads the NDJSON stream to its end, counting commitment lines. */
+export async function sendBid(bidderUrl: string, body: string): Promise<BidResult> {
+  const t0 = performance.now();
+  try {
+    const res = await fetch(`${bidderUrl}/v1/bidder/bid`, { method: "POST", body, headers: { "content-type": "application/json" } });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let commitments = 0;
+    let firstMs: number | undefined;
+    let errorLine: string | undefined;
+    const take = (line: string) => {
+      if (!line.trim()) return;
+      if (line.startsWith('{"result"')) {
+        commitments++;
+        firstMs ??= performance.now() - t0;
+      } else errorLine ??= line.trim();
+    };
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      buffer += decoder.decode(chunk.value, { stream: true });
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        take(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+      }
+    }
+    take(buffer + decoder.decode());
+    return { status: res.status, commitments, errorLine, firstMs, endMs: performance.now() - t0 };
+  } catch (e) {
+    return { status: 0, commitments: 0, endMs: performance.now() - t0, failure: (e as Error).message };
+  }
+}
+
+/** Runs `jobs` with at most `concurrency` in flight; results in job order. */
+export async function pool<T>(jobs: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
+  const out: T[] = new Array(jobs.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, jobs.length) }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        out[i] = await jobs[i]!();
+      }
+    }),
+  );
+  return out;
+}
+
+/** Nearest-rank percentile of sorted values. */
+export function pct(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export const ms = (v: number) => (Number.isNaN(v) ? "n/a" : `${v.toFixed(1)} ms`);
+export const secs = (v: number) => (Number.isNaN(v) ? "n/a" : `${(v / 1000).toFixed(2)} s`);
+
+/** Polls `done` every `everyMs` until it is true or `timeoutMs` passed; answers whether it became true. */
+export async function waitUntil(done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<boolean> {
+  const end = performance.now() + timeoutMs;
+  for (;;) {
+    if (await done()) return true;
+    if (performance.now() >= end) return false;
+    await Bun.sleep(everyMs);
+  }
+}
+
+/** A small deterministic PRNG (mulberry32) for synthetic data. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
