@@ -236,8 +236,14 @@ export class CommitmentStore {
   page(offset: number, limit: number, block?: bigint): CommitmentRecord[] {
     const where = block === undefined ? "" : "WHERE block_number = ?";
     const args = block === undefined ? [limit, offset] : [Number(block), limit, offset];
+    // The offset is walked on the (block, amount, digest) index alone; only the page's rows are read whole.
     return this.store.db
-      .query<Row, number[]>(`SELECT * FROM commitments ${where} ORDER BY block_number, bid_amount_sort DESC, digest LIMIT ? OFFSET ?`)
+      .query<Row, number[]>(
+        `SELECT c.* FROM (SELECT rowid AS id FROM commitments ${where}
+                          ORDER BY block_number, bid_amount_sort DESC, digest LIMIT ? OFFSET ?) p
+         JOIN commitments c ON c.rowid = p.id
+         ORDER BY c.block_number, c.bid_amount_sort DESC, c.digest`,
+      )
       .all(...args)
       .map(toRecord);
   }
