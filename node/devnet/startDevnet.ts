@@ -177,6 +177,7 @@ export class Devnet implements SimControl {
       await Promise.allSettled(this.responders.map((r) => r.stop()));
       await Promise.allSettled([this.bidder.stop(), ...this.providers.map((p) => p.stop())]);
       this.oracleEvents.stop();
+      await this.settler.drain();
       this.oracleStore.close();
       await Promise.allSettled([this.chains.l1.stop(), this.chains.settlement.stop()]);
       await stopAllAnvils();

@@ -9,6 +9,8 @@ import type { NodeStore } from "../store/db.ts";
 import { logger } from "../util/log.ts";
 import { isHonoured, type TxOutcome } from "./inclusion.ts";
 
+const MAX_IN_FLIGHT = 32;
+
 export interface SettlerOptions {
   settlement: ChainClients;
   l1: PublicClient;
@@ -28,10 +30,11 @@ export class Settler {
   private readonly log = logger("oracle-settle");
   private readonly blocks = new Map<bigint, Map<string, TxOutcome>>();
   settledCount = 0;
+  private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly o: SettlerOptions) {
     o.store.migrate("settlements-1", "CREATE TABLE settlements (commitment_index TEXT PRIMARY KEY, is_slash INTEGER NOT NULL, residual TEXT NOT NULL)");
-    o.events.on("OpenedCommitmentStored", (e) => this.onOpened(e));
+    o.events.on("OpenedCommitmentStored", (e) => this.schedule(e));
   }
 
   /**
@@ -47,6 +50,25 @@ export class Settler {
     }
     const head = await pc.getBlockNumber({ cacheTime: 0 });
     this.o.events.rewindTo(head > blocks ? head - blocks : 0n);
+  }
+
+  /**
+   * Settles each opening concurrently (up to MAX_IN_FLIGHT): one at a time, every settlement would wait for the
+   * previous one's receipt. Each commitment is settled once; a replayed event of one in flight is ignored.
+   */
+  private async schedule(e: ChainEvent): Promise<void> {
+    const index = e.args.commitmentIndex as string;
+    if (this.inFlight.has(index)) return;
+    while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight.values());
+    const job = this.onOpened(e)
+      .catch((err) => this.log.error("settling failed", { commitment: index, error: err }))
+      .finally(() => this.inFlight.delete(index));
+    this.inFlight.set(index, job);
+  }
+
+  /** Waits for every settlement in flight (tests, shutdown). */
+  async drain(): Promise<void> {
+    await Promise.allSettled(this.inFlight.values());
   }
 
   private async onOpened(e: ChainEvent): Promise<void> {
