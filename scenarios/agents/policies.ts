@@ -1,3 +1,5 @@
+import { prng } from "../util/prng.ts";
+
 /** A bid as a provider application sees it on ReceiveBids. */
 export interface ReceivedBid {
   txHashes: string[];
@@ -29,21 +31,10 @@ export const rejectAll = (): ProviderPolicy => ({ name: "reject-all", decide: ()
 /** Never answers: the node's decision timeout runs out. */
 export const neverAnswer = (): ProviderPolicy => ({ name: "never-answer", decide: () => undefined });
 
-/** Deterministic PRNG (mulberry32) so a seeded run rejects the same bids every time. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Rejects `percent` % of bids, chosen by a seeded PRNG. */
 export function rejectPercent(percent: number, seed = 1): ProviderPolicy {
-  const rnd = mulberry32(seed);
+  const rnd = prng(seed); // seeded: a run rejects the same bids every time
   return {
     name: `reject-${percent}%`,
     decide: () => (rnd() * 100 < percent ? { accept: false } : { accept: true, dispatchTimestamp: now() }),
