@@ -429,10 +429,13 @@ export class NotificationScenario {
     else this.stopped.delete(index);
   }
 
-  async fault(node: "bidder" | Address, what: "store" | "open"): Promise<void> {
+  private readonly armed = new Set<"bidder" | Address>();
+
+  async fault(node: "bidder" | Address, what: "store" | "open" | "none"): Promise<void> {
     const url = `${this.controlUrl()}/sim/v1/faults`;
     const r = await call("POST", url, { body: { node, fail: what } });
     if (r.status !== 200) fail(`POST ${url} ${JSON.stringify({ node, fail: what })} answered HTTP ${r.status}: ${r.text}`);
+    if (what !== "none") this.armed.add(node);
   }
 
   async optIn(pick: ValidatorPick): Promise<void> {
@@ -449,6 +452,8 @@ export class NotificationScenario {
   async teardown(): Promise<string[]> {
     const problems: string[] = [];
     for (const s of this.subscribers.values()) s.close();
+    // A fault the scenario armed but never triggered (it failed early) must not fail a later scenario's transaction.
+    for (const node of this.armed) await this.fault(node, "none").catch((e: Error) => problems.push(`disarming the fault on ${node}: ${e.message}`));
     for (const index of [...this.stopped]) {
       await this.providerNode("start", index).catch((e: Error) => problems.push(`restarting provider node ${index}: ${e.message}`));
     }

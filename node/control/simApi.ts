@@ -11,7 +11,7 @@ export interface SimControl {
   mine(blocks: number, winner?: Address): Promise<{ number: bigint; hash: string; winner: Address }[]>;
   status(): Promise<DevnetStatus>;
   setBuilderMode(provider: Address, mode: BuilderMode): void;
-  injectFault(node: string, fault: "store" | "open"): void;
+  injectFault(node: string, fault: "store" | "open" | "none"): void;
   stopProvider(index: number): Promise<void>;
   startProvider(index: number): Promise<void>;
 }
@@ -97,14 +97,15 @@ export function simApi(control: SimControl) {
     .post(
       "/sim/v1/faults",
       ({ body }) => {
-        if (body.fail !== "store" && body.fail !== "open") throw new InvalidArgumentError(`fail must be store or open, got ${body.fail}`);
+        if (body.fail !== "store" && body.fail !== "open" && body.fail !== "none")
+          throw new InvalidArgumentError(`fail must be store, open or none, got ${body.fail}`);
         control.injectFault(body.node, body.fail);
         return { node: body.node, fail: body.fail };
       },
       {
         body: t.Object({
           node: t.String({ description: '"bidder" or a provider address' }),
-          fail: t.String({ description: "store | open: that node's next such transaction is sent so that the chain rejects it" }),
+          fail: t.String({ description: "store | open: that node's next such transaction is sent so that the chain rejects it; none: disarm" }),
         }),
         detail: { summary: "Make a node's next store or open transaction fail on-chain" },
       },

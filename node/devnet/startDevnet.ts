@@ -102,15 +102,17 @@ export class Devnet implements SimControl {
     return p;
   }
 
-  injectFault(node: string, fault: "store" | "open"): void {
+  /** Arms (`store`, `open`) or disarms (`none`) a node's next failing transaction. */
+  injectFault(node: string, fault: "store" | "open" | "none"): void {
     if (node === "bidder") {
-      if (fault !== "open") throw new InvalidArgumentError("the bidder node sends no store transactions; fault must be open");
-      this.bidder.tracker.failNextOpen = true;
+      if (fault === "store") throw new InvalidArgumentError("the bidder node sends no store transactions; fault must be open or none");
+      this.bidder.tracker.failNextOpen = fault === "open";
       return;
     }
     const p = this.providerByAddress(node as Address);
-    if (fault === "store") p.storer!.failNext = true;
-    else p.tracker!.failNextOpen = true;
+    if (!p.storer || !p.tracker) throw new FailedPreconditionError(`provider ${node} is not running`);
+    p.storer.failNext = fault === "store" || (fault !== "none" && p.storer.failNext);
+    p.tracker.failNextOpen = fault === "open" || (fault !== "none" && p.tracker.failNextOpen);
   }
 
   private providerByAddress(address: Address): ProviderNode {
