@@ -77,7 +77,8 @@ Options:
   --settlement-port PORT      settlement Anvil port (default 8546)
   --l1-chain-id ID            (default 31337)
   --settlement-chain-id ID    (default 17864)
-  --l1-rpc-url URL            use an existing L1 chain instead of starting Anvil
+  --l1-rpc-url URL            use an existing L1 chain instead of starting Anvil (it must answer Anvil's
+                              anvil_setCoinbase and evm_mine: the block driver mines it)
   --settlement-rpc-url URL    use an existing settlement chain instead of starting Anvil
   --l1-block-time SECONDS     L1 block interval; 0 = mine only through the control API (default 2)
   --oracle-lag BLOCKS         blocks the oracle waits before recording a winner (default 1)
