@@ -74,7 +74,7 @@ export class CommitmentTracker {
   private onOpened(ev: ChainEvent): void {
     const r = this.o.commitments.byIndex(hex(ev.args.commitmentIndex));
     if (!r) return;
-    const byUs = this.openedHere.has(r.digest);
+    const byUs = this.openedHere.delete(r.digest);
     const other = this.o.role.role === "provider" ? "bidder" : "provider";
     this.o.commitments.setStatus(r.digest, "opened", `opened by ${byUs ? this.o.role.role : other}`);
   }
@@ -120,6 +120,7 @@ export class CommitmentTracker {
       this.o.commitments.setStatus(r.digest, "opened", `opened by ${this.o.role.role}`);
     } catch (e) {
       const msg = (e as Error).message.replace(/^waiting for receipt: /, "");
+      this.openedHere.delete(r.digest);
       // Someone else opened it first (the other side, or our own earlier attempt): not a failure.
       if (/CommitmentAlreadyOpened|TxnHashAlreadyProcessed/.test(msg) && this.o.role.role === "bidder") return;
       this.o.commitments.setStatus(r.digest, "failed", `failed to open commitment: ${msg}`);
