@@ -217,6 +217,10 @@ try {
   }
 } finally {
   console.log(`\nload average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} at the end; ${((performance.now() - tStart) / 1000).toFixed(1)} s since the devnet started`);
+  const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
+  const mem = process.memoryUsage();
+  // Every node, the oracle and the driver run in this process (the Anvil chains are separate processes).
+  console.log(`memory of the node process: rss ${mb(mem.rss)}, JS heap ${mb(mem.heapUsed)}`);
   await devnet.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
