@@ -31,10 +31,10 @@ export class DepositManager {
     events.on("NewWindow", (e) => this.dropBefore(e.args.window as bigint));
   }
 
-  private async allowanceOf(bidder: Address, window: bigint): Promise<bigint> {
+  private async allowanceOf(bidder: Address, window: bigint, fresh = false): Promise<bigint> {
     const key = `${bidder.toLowerCase()}/${window}`;
     const known = this.perWindow.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined && !fresh) return known;
     let deposit: bigint;
     try {
       deposit = await this.client.readContract({
@@ -55,9 +55,11 @@ export class DepositManager {
   /** Reserves `amount` of the bidder's allowance for `block`; returns the release function. */
   async checkAndReserve(bidder: Address, amount: bigint, block: bigint): Promise<() => void> {
     const window = windowOfBlock(block);
-    const allowance = await this.allowanceOf(bidder, window);
+    let allowance = await this.allowanceOf(bidder, window);
     const key = `${bidder.toLowerCase()}/${block}`;
     const used = this.used.get(key) ?? 0n;
+    // A deposit made a moment ago may not have reached us as an event yet: ask the chain before refusing.
+    if (used + amount > allowance) allowance = await this.allowanceOf(bidder, window, true);
     if (used + amount > allowance) throw new FailedPreconditionError("insufficient balance");
     this.used.set(key, used + amount);
     let released = false;
