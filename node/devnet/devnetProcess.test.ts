@@ -1,7 +1,8 @@
 /**
- * Crash safety, end to end: a devnet process (with its Anvil children) is killed with SIGKILL while bids flow,
- * then started again on the same data dir. Every commitment the bidder acknowledged must still be listed, chain
- * state must be intact, opens and settlements must resume, and so must auto-deposit.
+ * The devnet process end to end. Ctrl-C stops it and every child, so it starts again on the same ports. Crash
+ * safety: a devnet (with its Anvil children) is killed with SIGKILL while bids flow, then started again on the same
+ * data dir; every commitment the bidder acknowledged must still be listed, chain state must be intact, opens and
+ * settlements must resume, and so must auto-deposit.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -108,6 +109,45 @@ afterAll(async () => {
   }
   if (process.env.KEEP_CRASH_DIR) console.log(`crash test data dir kept: ${dataDir}, logs: ${logDir}`);
   else for (const d of [dataDir, logDir]) rmSync(d, { recursive: true, force: true });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function listening(port: number): Promise<boolean> {
+  try {
+    const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+    s.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("shutdown", () => {
+  test(
+    "Ctrl-C stops the devnet and both Anvils; a second start on the same ports works",
+    async () => {
+      const p = await ports();
+      for (const fresh of [true, false]) {
+        proc = await startDevnet(p, fresh);
+        const anvils = ["l1", "settlement"].map((n) => Number(readFileSync(join(dataDir, "run", `anvil-${n}.pid`), "utf8")));
+        expect(anvils.every(alive)).toBe(true);
+        process.kill(proc.pid, "SIGINT");
+        expect(await proc.exited).toBe(0);
+        proc = undefined;
+        expect(anvils.filter(alive)).toEqual([]);
+        for (const port of [p.l1, p.settlement, p.bidder, ...p.providers, p.control]) expect(await listening(port)).toBe(false);
+      }
+    },
+    120_000,
+  );
 });
 
 describe("crash safety", () => {
