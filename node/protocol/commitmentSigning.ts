@@ -27,6 +27,8 @@ export interface SignCommitmentInput {
   readonly commitmentDomain: Uint8Array;
   /** Provider-chosen dispatch time (Unix ms), verbatim from its decision. */
   readonly dispatchTimestamp: bigint;
+  /** The signer's address, when the caller knows it: saves recovering it from the fresh signature (~0.1 ms). */
+  readonly providerAddress?: Address;
 }
 
 export function signCommitment(input: SignCommitmentInput): Commitment {
@@ -39,7 +41,7 @@ export function signCommitment(input: SignCommitmentInput): Commitment {
     signature,
     sharedKey,
     dispatchTimestamp: input.dispatchTimestamp,
-    providerAddress: recoverAddress(digest, signature),
+    providerAddress: input.providerAddress ?? recoverAddress(digest, signature),
     commitmentIndex: commitmentIndex(digest, signature),
   };
 }

@@ -87,6 +87,7 @@ export class ProviderNode {
     this.storer = storer;
     const intake = new BidIntake({
       privateKey: o.privateKey,
+      address: this.address,
       nikeSecret: this.nikeSecret,
       domains: protocolDomains(BigInt(o.settlementChain.id), c.preconfManager),
       deposits,

@@ -11,6 +11,8 @@ import type { DepositManager } from "./depositManager.ts";
 
 export interface BidIntakeOptions {
   privateKey: `0x${string}`;
+  /** The provider's address (the signer of its commitments). */
+  address: Address;
   nikeSecret: bigint;
   domains: ProtocolDomains;
   deposits: DepositManager;
@@ -52,6 +54,7 @@ export class BidIntake {
         providerNikeSecret: this.o.nikeSecret,
         commitmentDomain: this.o.domains.commitment,
         dispatchTimestamp: decision.dispatchTimestamp,
+        providerAddress: this.o.address,
       });
       this.o.onCommitted(commitment, bidder);
       this.log.debug("committed", { bid: bytesToHex(bid.digest), commitment: bytesToHex(commitment.digest), bidder });
