@@ -17,7 +17,7 @@ import { protocolDomains } from "../protocol/digest.ts";
 import type { Network } from "../network/network.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
 import { Notifier } from "../notify/notifier.ts";
-import { publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
+import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { notificationRoutes } from "../api/notifications.ts";
 import { debugRoutes } from "../api/debug.ts";
 import { validatorRoutes, type ValidatorsSource } from "../api/validator.ts";
@@ -76,7 +76,7 @@ export class BidderNode {
       blockTracker: c.blockTracker,
       commitments: this.commitments,
       events: this.events,
-      onOpenFailed: (r, error) => this.notifier.publish("commitment_open_failed", { commitmentDigest: r.digest, txnHash: r.txnHash, error }),
+      onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
     });
     this.off.push(
       publishPeerEvents(this.notifier, options.network, this.address),

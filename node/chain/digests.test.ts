@@ -2,6 +2,7 @@
  * Digest and proof vectors of crypto-contracts.md §1.6, checked in TS and against the deployed
  * PreconfManager's views (chain id 31337, so the ZK context hash matches upstream's vector).
  */
+import { VECTOR } from "../protocol/testVectors.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { getAddress, hashTypedData, keccak256, recoverAddress, stringToHex, type Hex } from "viem";
 import {
@@ -38,16 +39,7 @@ const VECTOR_COMMITMENT_DIGEST = "0x87d7e787de6386cba19d3d5680a8feaa5378c46f1c5e
 const VECTOR_COMMITMENT_SIG: Hex =
   "0xa0b508b09c6942d73b8feb4feb308ea0b753e14e32cff231f75348f25feb07b02b97743c4c9c493825ec6730e2bc24a513d09a2996a20beac2013f134c047cd71b";
 const VECTOR_PROVIDER = "0x1d96f2f6bef1202e4ce1ff6dad0c2cb002861d3e";
-const VECTOR_ZK = [
-  1n,
-  2n,
-  1n,
-  2n,
-  1n,
-  2n,
-  6086978054802466984342546804805639539210350900596926314244208215637076231818n,
-  15801264817036808237903858940451635549338013499819108029453995970938732263800n,
-];
+const VECTOR_ZK = [...VECTOR.zkProof];
 
 const vectorOpenParams = (pm: BidFields) => ({
   unopenedCommitmentIndex: `0x${"00".repeat(32)}` as Hex,

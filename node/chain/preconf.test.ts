@@ -3,6 +3,7 @@
  * the test), ZK proof for the winner, per-block cap, replay guard, reward and slash maths (the worked example of
  * crypto-contracts.md §2), insufficient-stake ordering, failed pushes, and the Oracle gate.
  */
+import { VECTOR } from "../protocol/testVectors.ts";
 import { describe, expect, test } from "bun:test";
 import { encodeAbiParameters, keccak256, parseEther, zeroAddress, type Address, type Hex } from "viem";
 import { ROLES } from "./accounts.ts";
@@ -235,16 +236,7 @@ describe("openCommitment", () => {
     await store(c);
     await h.recordWinner(5n, addr(P0));
     const params = c.openParams("provider");
-    params.zkProof = [
-      1n,
-      2n,
-      1n,
-      2n,
-      1n,
-      2n,
-      6086978054802466984342546804805639539210350900596926314244208215637076231818n,
-      15801264817036808237903858940451635549338013499819108029453995970938732263800n,
-    ];
+    params.zkProof = [...VECTOR.zkProof];
     await h.tx(P0, "preconfManager", "openCommitment", [params]);
     expect(await h.read.preconfManager.read.commitmentsCount([addr(P0)])).toBe(1n);
   });

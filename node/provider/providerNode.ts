@@ -103,7 +103,7 @@ export class ProviderNode {
       blockTracker: c.blockTracker,
       commitments: this.commitments,
       events: this.events,
-      onOpenFailed: (r, error) => this.notifier.publish("commitment_open_failed", { commitmentDigest: r.digest, txnHash: r.txnHash, error }),
+      onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
     });
     this.off = [
       publishPeerEvents(this.notifier, o.network, this.address),

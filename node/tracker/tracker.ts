@@ -23,7 +23,7 @@ export interface TrackerOptions {
   commitments: CommitmentStore;
   events: EventPoller;
   /** Called when an open transaction of this node failed (notifications). */
-  onOpenFailed?: (r: CommitmentRecord, error: string) => void;
+  onOpenFailed?: (commitmentDigest: string, txnHash: string, error: string) => void;
 }
 
 /**
@@ -125,7 +125,7 @@ export class CommitmentTracker {
       if (/CommitmentAlreadyOpened|TxnHashAlreadyProcessed/.test(msg) && this.o.role.role === "bidder") return;
       this.o.commitments.setStatus(r.digest, "failed", `failed to open commitment: ${msg}`);
       this.log.warn("open transaction failed", { commitment: r.digest, error: msg });
-      this.o.onOpenFailed?.(r, msg);
+      this.o.onOpenFailed?.(r.digest, r.txnHash, msg);
     }
   }
 
