@@ -26,9 +26,12 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(`Usage: npm run bid -- [--target .devnet/target.json] [--amount wei] [--block N] [--tx-hash hex]
-Sends one bid to the target's bidder node and prints each commitment. Default: 0.001 ETH for the next L1 block,
+Sends one bid to the target's bidder node and prints each commitment. Default: 0.001 ETH for the L1 block after the next one
+(so the winner's builder has the commitment before that block is mined, even with 2 s blocks),
 decay over the next 12 s, for a fresh signed L1 transaction (1 wei from dev account 9 to itself) that the
-block's winning provider includes, so the commitment settles; --tx-hash bids for a transaction by hash instead.`);
+block's winning provider includes, so the commitment settles; --tx-hash bids for a transaction by hash instead.
+The transaction takes the account's next nonce as the L1 sees it: a second bid before that block is mined signs the
+same nonce, so only one of the two can be included (the other commitment is slashed, which is also instructive).`);
   process.exit(0);
 }
 
@@ -41,7 +44,8 @@ try {
 }
 const l1 = createPublicClient({ transport: http(target.l1RpcUrl) });
 const head = await l1.getBlockNumber();
-const block = values.block ?? String(head + 1n);
+// The next block may be mined while the bid is in flight; the one after it leaves a whole block time of slack.
+const block = values.block ?? String(head + 2n);
 const now = Date.now();
 const timing = { amount: values.amount, blockNumber: block, decayStartTimestamp: String(now), decayEndTimestamp: String(now + 12_000) };
 let bid: Record<string, unknown>;
