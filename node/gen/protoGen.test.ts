@@ -1,0 +1,44 @@
+import { expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+
+/** proto/ is the single source of the wire: the committed node/gen/proto must be what `npm run proto` makes of it. */
+const root = join(import.meta.dir, "..", "..");
+
+function files(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.set(relative(dir, p), readFileSync(p, "utf8"));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+test("node/gen/proto is up to date with proto/ (run `npm run proto` after editing a .proto)", () => {
+  const out = mkdtempSync(join(tmpdir(), "proto-gen-"));
+  try {
+    const template = JSON.stringify({
+      version: "v2",
+      clean: true,
+      plugins: [{ local: "protoc-gen-es", out, opt: ["target=ts", "import_extension=ts"] }],
+    });
+    const bin = join(root, "node_modules", ".bin");
+    const r = Bun.spawnSync([join(bin, "buf"), "generate", "proto", "--template", template], {
+      cwd: root,
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    });
+    expect(r.stderr.toString()).toBe("");
+    expect(r.exitCode).toBe(0);
+    const fresh = files(out);
+    const committed = files(join(root, "node", "gen", "proto"));
+    expect([...committed.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, text] of fresh) expect({ name, text: committed.get(name) }).toEqual({ name, text });
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
