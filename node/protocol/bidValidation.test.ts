@@ -175,3 +175,26 @@ describe('handler checks after validation', () => {
     );
   });
 });
+
+describe('amount bounds (ours: the contracts take uint256)', () => {
+  const max = ((1n << 256n) - 1n).toString();
+  test('2^256-1 is accepted, one more is InvalidArgument with a short message', () => {
+    expect(parseBidRequest({ ...valid, amount: max }).amount).toBe((1n << 256n) - 1n);
+    const m = messageOf(() => parseBidRequest({ ...valid, amount: ((1n << 256n)).toString() }));
+    expect(m).toBe('validating bid: amount must fit in a uint256 (at most 2^256-1 wei), got 115792089237…(78 digits)');
+  });
+  test('a 4 MiB amount is refused without converting it', () => {
+    const m = messageOf(() => parseBidRequestText(JSON.stringify({ ...valid, amount: '9'.repeat(4 << 20) })));
+    expect(m).toContain('amount must fit in a uint256');
+    expect(m.length).toBeLessThan(200);
+  });
+  test('slash_amount above uint64 is the CEL conversion error, even when huge', () => {
+    expect(messageOf(() => parseBidRequest({ ...valid, slashAmount: (1n << 64n).toString() }))).toBe(
+      "validating bid: runtime error: error evaluating slash_amount: type conversion error from 'string' to 'uint'",
+    );
+    expect(messageOf(() => parseBidRequest({ ...valid, slashAmount: '9'.repeat(1 << 20) }))).toContain('slash_amount');
+  });
+  test('int64 fields as 100,000-digit numbers are range errors', () => {
+    expect(() => parseBidRequestText(`{"blockNumber":${'9'.repeat(100_000)}}`)).toThrow(BodyDecodeError);
+  });
+});

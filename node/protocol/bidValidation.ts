@@ -20,6 +20,7 @@ import { decodeProtoJsonMessage, type JsonSource, type ProtoFieldSpec, type Prot
 import { JsonSyntaxError, nodeFromPlain, readFirstJsonValue, type JsonNode } from './jsonText.ts';
 import { celUintOfInt, celUintOfString, runValidation, type Violation } from './protoValidation.ts';
 import { decodeRawTransactionHex, RawTransactionDecodeError, RawTransactionHexError, transactionHashOf } from './rawTransaction.ts';
+import { decimalAtMost, describeDecimal, UINT256_MAX } from './decimal.ts';
 
 /** bidderapi.v1.Bid at 5f1068d1, in declaration order. */
 export const BID_REQUEST_FIELDS: readonly ProtoFieldSpec[] = [
@@ -124,10 +125,19 @@ export function normaliseTxHash(hash: string): string {
   return (hash.startsWith('0x') ? hash.slice(2) : hash).toLowerCase();
 }
 
-/** Runs checks 1–5 of §1.1 on a decoded request and returns the normalised bid. */
+/**
+ * Runs checks 1–5 of §1.1 on a decoded request and returns the normalised bid. Ours, after protovalidate: the amount
+ * must fit the contracts' uint256 (upstream wraps it modulo 2^256 in the digest; docs/divergences.md).
+ */
 export function validateBidRequest(req: BidRequest): Bid {
   const violations = bidRequestViolations(req);
   if (violations) throw new InvalidArgumentError(`validating bid: ${violations}`, { context: { check: 'protovalidate' } });
+  const amount = decimalAtMost(req.amount, UINT256_MAX);
+  if (amount === undefined) {
+    throw new InvalidArgumentError(`validating bid: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(req.amount)}`, {
+      context: { check: 'amount-bound' },
+    });
+  }
   if (req.txHashes.length === 0 && req.rawTransactions.length === 0) throw new InvalidArgumentError('empty bid');
   if (req.txHashes.length > 0 && req.rawTransactions.length > 0) {
     throw new InvalidArgumentError('both txHashes and rawTransactions are provided');
@@ -159,7 +169,7 @@ export function validateBidRequest(req: BidRequest): Bid {
   return {
     txHashes,
     rawTransactions: [...req.rawTransactions],
-    amount: BigInt(req.amount),
+    amount,
     blockNumber: req.blockNumber,
     decayStartTimestamp: req.decayStartTimestamp,
     decayEndTimestamp: req.decayEndTimestamp,

@@ -36,6 +36,14 @@ describe('deposit / auto deposit', () => {
     );
   });
 
+  test('amounts above uint256 are refused (ours)', () => {
+    expect(parseDepositRequest(((1n << 256n) - 1n).toString()).amount).toBe((1n << 256n) - 1n);
+    expect(messageOf(() => parseDepositRequest('9'.repeat(100_000)))).toBe(
+      'validating deposit request: amount must fit in a uint256 (at most 2^256-1 wei), got 999999999999…(100000 digits)',
+    );
+    expect(messageOf(() => parseAutoDepositRequest((1n << 256n).toString()))).toStartWith('validating auto deposit request: amount must fit in a uint256');
+  });
+
   test('zero wrappers are violations, listed after amount', () => {
     expect(messageOf(() => parseDepositRequest('0', { window_number: ['0'], block_number: ['0'] }))).toBe(
       'validating deposit request: validation error:\n' +

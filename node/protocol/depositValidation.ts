@@ -10,6 +10,7 @@ import { decodeProtoJsonMessage, type ProtoFieldSpec } from './protoJson.ts';
 import { JsonSyntaxError, nodeFromPlain, readFirstJsonValue, type JsonNode } from './jsonText.ts';
 import { BodyDecodeError } from './grpcCodes.ts';
 import { validationErrorText, type Violation } from './protoValidation.ts';
+import { decimalAtMost, describeDecimal, UINT256_MAX } from './decimal.ts';
 
 export const WINDOW_NUMBER_QUERY: QueryFieldSpec = { name: 'window_number', jsonName: 'windowNumber', kind: 'uint64Value' };
 export const BLOCK_NUMBER_QUERY: QueryFieldSpec = { name: 'block_number', jsonName: 'blockNumber', kind: 'uint64Value' };
@@ -44,8 +45,11 @@ function parseDepositLike(prefix: string, amountPathParam: string, query: QueryV
   const blockNumber = parseQueryField(query, BLOCK_NUMBER_QUERY) as bigint | undefined;
   const violations = depositViolations(amountPathParam, windowNumber, blockNumber);
   if (violations.length) throw new InvalidArgumentError(`${prefix}: ${validationErrorText(violations)}`);
+  // Ours: the contract takes msg.value as uint256 (upstream fails later with an Internal error from the chain).
+  const amount = decimalAtMost(amountPathParam, UINT256_MAX);
+  if (amount === undefined) throw new InvalidArgumentError(`${prefix}: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(amountPathParam)}`);
   return {
-    amount: BigInt(amountPathParam),
+    amount,
     ...(windowNumber !== undefined ? { windowNumber } : {}),
     ...(blockNumber !== undefined ? { blockNumber } : {}),
   };

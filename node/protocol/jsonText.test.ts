@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { JsonSyntaxError, lineColumn, readFirstJsonValue, splitJsonSequence } from './jsonText.ts';
+import { JsonSyntaxError, lineColumn, MAX_JSON_DEPTH, readFirstJsonValue, splitJsonSequence } from './jsonText.ts';
 
 function syntaxError(text: string): JsonSyntaxError {
   try {
@@ -62,5 +62,23 @@ describe('readFirstJsonValue / lineColumn', () => {
   test('line and column are 1-based, columns count code points', () => {
     const text = '{\n "é😀": x';
     expect(lineColumn(text, 0, text.indexOf('x'))).toEqual({ line: 2, column: 8 });
+  });
+});
+
+describe('nesting depth', () => {
+  test(`up to ${MAX_JSON_DEPTH} levels are read; one more is a syntax error at the bracket that opens it`, () => {
+    const ok = '['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH);
+    expect(readFirstJsonValue(ok)!.kind).toBe('array');
+    const deep = '{"a":'.repeat(MAX_JSON_DEPTH) + '[' + '1' + ']' + '}'.repeat(MAX_JSON_DEPTH);
+    const e = syntaxError(deep);
+    expect(e.message).toBe(`invalid character '[' exceeded max depth (at most ${MAX_JSON_DEPTH} nested arrays and objects)`);
+    expect(e.offset).toBe(5 * MAX_JSON_DEPTH);
+  });
+  test('a 100,000-deep body fails cleanly (no stack overflow)', () => {
+    expect(syntaxError('['.repeat(100_000)).message).toContain('exceeded max depth');
+  });
+  test('depth is counted per value, not per sequence', () => {
+    const v = '['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH);
+    expect(splitJsonSequence(`${v}\n${v}\n${v}`).length).toBe(3);
   });
 });

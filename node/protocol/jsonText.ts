@@ -3,6 +3,10 @@
  * "(line L:C)" errors), duplicate keys, and the exact text of numbers (int64 values beyond 2^53).
  * It reads one value at a time, like Go's encoding/json Decoder, so it also splits a body holding a
  * sequence of values (NDJSON or concatenated). Syntax errors use encoding/json's wording.
+ *
+ * Nesting is limited to MAX_JSON_DEPTH arrays and objects (encoding/json allows 10,000): the reader is recursive,
+ * and no message of the protocol nests deeper than a few levels. Deeper input is a JsonSyntaxError, raised when the
+ * first level too many opens, so a 100,000-deep body costs no more than a flat one.
  */
 
 export type JsonNode = JsonObjectNode | JsonArrayNode | JsonStringNode | JsonNumberNode | JsonBooleanNode | JsonNullNode;
@@ -72,8 +76,12 @@ function quoteChar(ch: string): string {
 
 const WS = new Set([' ', '\t', '\n', '\r']);
 
+/** Arrays and objects nested in one another, at most. */
+export const MAX_JSON_DEPTH = 64;
+
 class Reader {
   pos: number;
+  private depth = 0;
   constructor(
     readonly text: string,
     start: number,
@@ -92,6 +100,13 @@ class Reader {
   invalid(context: string): never {
     const ch = String.fromCodePoint(this.text.codePointAt(this.pos)!);
     this.fail(`invalid character ${quoteChar(ch)} ${context}`);
+  }
+
+  /** Entering an array or object. */
+  nest(): void {
+    if (++this.depth > MAX_JSON_DEPTH) {
+      this.fail(`invalid character ${quoteChar(this.text[this.pos]!)} exceeded max depth (at most ${MAX_JSON_DEPTH} nested arrays and objects)`);
+    }
   }
 
   skipWs(): void {
@@ -214,12 +229,14 @@ class Reader {
 
   object(): JsonObjectNode {
     const start = this.pos;
+    this.nest();
     this.pos++;
     const entries: JsonEntry[] = [];
     this.skipWs();
     if (this.pos >= this.text.length) this.eof();
     if (this.text[this.pos] === '}') {
       this.pos++;
+      this.depth--;
       return { kind: 'object', start, end: this.pos, entries };
     }
     for (;;) {
@@ -244,6 +261,7 @@ class Reader {
       }
       if (ch === '}') {
         this.pos++;
+        this.depth--;
         return { kind: 'object', start, end: this.pos, entries };
       }
       this.invalid('after object key:value pair');
@@ -252,12 +270,14 @@ class Reader {
 
   array(): JsonArrayNode {
     const start = this.pos;
+    this.nest();
     this.pos++;
     const items: JsonNode[] = [];
     this.skipWs();
     if (this.pos >= this.text.length) this.eof();
     if (this.text[this.pos] === ']') {
       this.pos++;
+      this.depth--;
       return { kind: 'array', start, end: this.pos, items };
     }
     for (;;) {
@@ -271,6 +291,7 @@ class Reader {
       }
       if (ch === ']') {
         this.pos++;
+        this.depth--;
         return { kind: 'array', start, end: this.pos, items };
       }
       this.invalid('after array element');

@@ -80,7 +80,7 @@ class Decoder {
 
 /**
  * Integer value of a JSON number literal (or the number inside a JSON string, as protojson allows),
- * or undefined when it is not an integer: "1e3" → 1000, "1.0" → 1, "1.5" → undefined.
+ * or undefined when it is not an integer or has more than 40 digits: "1e3" → 1000, "1.0" → 1, "1.5" → undefined.
  */
 export function integerOfNumberLiteral(raw: string): bigint | undefined {
   const m = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(raw);
@@ -97,6 +97,8 @@ export function integerOfNumberLiteral(raw: string): bigint | undefined {
     if (/[^0]/.test(dropped)) return undefined;
     digits = cut > 0 ? digits.slice(0, cut) : '0';
   }
+  // Every field decoded here is at most 64 bits: a longer literal is out of range, refused before BigInt (O(n²)).
+  if (digits.replace(/^0+/, '').length > 40) return undefined;
   const v = BigInt(digits);
   return sign === '-' ? -v : v;
 }

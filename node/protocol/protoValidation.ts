@@ -2,6 +2,7 @@
  * protovalidate-go v0.6 error texts (api-behaviour §0.7): a ValidationError lists every violation
  * in field declaration order; a CEL evaluation error aborts validation and replaces them.
  */
+import { decimalAtMost, UINT64_MAX } from './decimal.ts';
 
 export interface Violation {
   /** Proto field name, e.g. `block_number`. */
@@ -63,6 +64,7 @@ export function celUintOfInt(constraintId: string, value: bigint): bigint {
 
 /** CEL `uint('digits')`: Go strconv.ParseUint base 10; above 2^64-1 is a conversion error. */
 export function celUintOfString(constraintId: string, value: string): bigint {
-  if (!/^[0-9]+$/.test(value) || BigInt(value) > (1n << 64n) - 1n) throw new CelRuntimeError(constraintId, CEL_STRING_TO_UINT);
-  return BigInt(value);
+  const v = /^[0-9]+$/.test(value) ? decimalAtMost(value, UINT64_MAX) : undefined;
+  if (v === undefined) throw new CelRuntimeError(constraintId, CEL_STRING_TO_UINT);
+  return v;
 }

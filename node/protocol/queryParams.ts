@@ -9,6 +9,7 @@
  * Input is the already-split query: every key with all its values, in order.
  */
 import { InvalidArgumentError } from './grpcCodes.ts';
+import { decimalAtMost } from './decimal.ts';
 
 export type QueryValues = Readonly<Record<string, readonly string[]>>;
 
@@ -37,10 +38,12 @@ export function goParseInteger(s: string, signed: boolean, bits: 32 | 64): bigin
   const fn = signed ? 'ParseInt' : 'ParseUint';
   const re = signed ? /^[+-]?[0-9]+$/ : /^[0-9]+$/;
   if (!re.test(s)) return `strconv.${fn}: parsing ${goQuote(s)}: invalid syntax`;
-  const v = BigInt(s);
+  const negative = s.startsWith('-');
+  const magnitude = decimalAtMost(s.replace(/^[+-]/, ''), 1n << BigInt(bits)); // long strings refused before BigInt
+  const v = magnitude === undefined ? undefined : negative ? -magnitude : magnitude;
   const min = signed ? -(1n << BigInt(bits - 1)) : 0n;
   const max = signed ? (1n << BigInt(bits - 1)) - 1n : (1n << BigInt(bits)) - 1n;
-  if (v < min || v > max) return `strconv.${fn}: parsing ${goQuote(s)}: value out of range`;
+  if (v === undefined || v < min || v > max) return `strconv.${fn}: parsing ${goQuote(s)}: value out of range`;
   return v;
 }
 

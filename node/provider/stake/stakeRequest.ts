@@ -7,6 +7,7 @@
 import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
 import { queryValuesFor, type QueryFieldSpec, type QueryValues } from "../../protocol/queryParams.ts";
 import { runValidation } from "../../protocol/protoValidation.ts";
+import { decimalAtMost, describeDecimal, UINT256_MAX } from "../../protocol/decimal.ts";
 
 export const BLS_PUBLIC_KEYS_QUERY: QueryFieldSpec = { name: "bls_public_keys", jsonName: "blsPublicKeys", kind: "string" };
 export const BLS_SIGNATURES_QUERY: QueryFieldSpec = { name: "bls_signatures", jsonName: "blsSignatures", kind: "string" };
@@ -42,5 +43,8 @@ export function parseStakeRequest(amountPathParam: string, query: QueryValues = 
         : { fieldPath: "bls_signatures", message: "bls_signatures must be a valid 96-byte hex string, with optional 0x prefix.", constraintId: "bls_signatures" },
   ]);
   if (failure) throw new InvalidArgumentError(`validate stake request: ${failure}`);
-  return { amount: BigInt(amountPathParam), blsPublicKeys: keys.map(prefixed), blsSignatures: signatures.map(prefixed) };
+  // Ours: msg.value is a uint256 (upstream fails later with an Internal error from the chain).
+  const amount = decimalAtMost(amountPathParam, UINT256_MAX);
+  if (amount === undefined) throw new InvalidArgumentError(`validate stake request: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(amountPathParam)}`);
+  return { amount, blsPublicKeys: keys.map(prefixed), blsSignatures: signatures.map(prefixed) };
 }
