@@ -186,13 +186,13 @@ Feature: Bidder deposits into windows
     And the bidder has deposited 1 ETH into window W
     And the current window is noted as C
     When the bidder withdraws from windows W
-    Then the request fails with HTTP 500, code 13 and the message "waiting for receipt: transaction failed: WithdrawAfterWindowSettled(window={W}, currentWindow={C})"
+    Then the request fails with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: WithdrawAfterWindowSettled(window={W}, currentWindow={C}): window {W} has not closed yet (current window {C}); withdraw it after it closes"
     And BidderRegistry holds 1 ETH for the bidder in window W
 
   Scenario: withdrawing the current window fails on-chain
     Given the current window is noted as C
     When the bidder withdraws from windows C
-    Then the request fails with HTTP 500, code 13 and the message "waiting for receipt: transaction failed: WithdrawAfterWindowSettled(window={C}, currentWindow={C})"
+    Then the request fails with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: WithdrawAfterWindowSettled(window={C}, currentWindow={C}): window {C} has not closed yet (current window {C}); withdraw it after it closes"
 
   Scenario Outline: a withdraw_from_windows body with <case> is refused
     When I send POST "/v1/bidder/withdraw_from_windows" to the bidder with body '<body>'

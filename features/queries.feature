@@ -158,7 +158,7 @@ Feature: Querying commitments, stake and rewards
 
   Scenario: withdrawing stake without an unstake request fails on-chain
     When I send POST "/v1/provider/withdraw_stake" to the provider 1
-    Then the query is refused with HTTP 500, code 13 and the message "waiting for receipt: transaction failed: NoUnstakeRequest(sender={PROVIDER 1})"
+    Then the query is refused with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: NoUnstakeRequest(sender={PROVIDER 1}): there is no unstake request; call unstake first, then withdraw_stake after the withdrawal delay"
 
   Scenario: a provider's reward is BidderRegistry's providerAmount; withdrawing it leaves 0
     Given provider 2's reward in BidderRegistry is noted

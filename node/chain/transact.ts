@@ -1,7 +1,7 @@
 import { encodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
 import type { ChainClients } from "./clients.ts";
 import { decodeRevert } from "./contracts.ts";
-import { InternalError } from "../protocol/grpcCodes.ts";
+import { revertedTransactionError, sendTransactionError } from "./chainErrors.ts";
 
 /** Upstream's default gas limit (`--gas-limit` 2000000): no estimation, so a revert shows after mining. */
 export const DEFAULT_GAS_LIMIT = 2_000_000n;
@@ -22,6 +22,7 @@ export class TransactionFailedError extends Error {
     readonly hash: Hex,
     readonly reason: string,
     readonly errorName: string,
+    readonly args: readonly unknown[] = [],
   ) {
     super(`transaction failed: ${reason}`);
   }
@@ -30,10 +31,12 @@ export class TransactionFailedError extends Error {
 /**
  * Sends a contract transaction and waits for its receipt, as upstream's transactor does: a fixed gas limit
  * (no estimation round trip), and a revert found after mining. The revert reason is recovered by replaying the
- * call on the state the transaction saw. Errors are Internal with upstream's texts: `<what>: <err>` when the
- * transaction cannot be sent, `waiting for receipt: transaction failed: <reason>` when it reverted.
+ * call on the state the transaction saw. Messages are upstream's texts: `<what>: <err>` when the transaction cannot
+ * be sent, `<receiptText>: transaction failed: <reason>` when it reverted. Codes follow chainErrors.ts: the
+ * caller's own state (a revert it can avoid, too small a balance) is FailedPrecondition, an unreachable chain
+ * Unavailable, anything else Internal.
  */
-export async function transact(c: ChainClients, req: TransactRequest, what: string): Promise<TransactionReceipt> {
+export async function transact(c: ChainClients, req: TransactRequest, what: string, receiptText = "waiting for receipt"): Promise<TransactionReceipt> {
   const data = encodeFunctionData({ abi: req.abi, functionName: req.functionName, args: req.args ?? [] } as never);
   let hash: Hex;
   try {
@@ -46,20 +49,17 @@ export async function transact(c: ChainClients, req: TransactRequest, what: stri
       gas: req.gas ?? DEFAULT_GAS_LIMIT,
     });
   } catch (e) {
-    throw new InternalError(`${what}: ${(e as Error).message.split("\n")[0]}`, { cause: e });
+    throw await sendTransactionError(what, e, { from: c.account.address, value: req.value }, () => c.publicClient.getBalance({ address: c.account.address }));
   }
   let receipt: TransactionReceipt;
   try {
     receipt = await c.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 60_000 });
   } catch (e) {
-    throw new InternalError(`waiting for receipt: ${(e as Error).message.split("\n")[0]}`, { cause: e });
+    throw await sendTransactionError(receiptText, e, { from: c.account.address, value: req.value }, async () => 0n);
   }
   if (receipt.status === "success") return receipt;
   const failure = await revertReason(c, req, data, receipt);
-  throw new InternalError(`waiting for receipt: transaction failed: ${failure.reason}`, {
-    cause: failure,
-    context: { hash, errorName: failure.errorName },
-  });
+  throw revertedTransactionError(`${receiptText}: transaction failed: ${failure.reason}`, failure.errorName, failure.args, { hash, errorName: failure.errorName }, failure);
 }
 
 async function revertReason(c: ChainClients, req: TransactRequest, data: Hex, receipt: TransactionReceipt): Promise<TransactionFailedError> {
@@ -74,7 +74,7 @@ async function revertReason(c: ChainClients, req: TransactRequest, data: Hex, re
     });
   } catch (e) {
     const revert = decodeRevert(e);
-    if (revert) return new TransactionFailedError(receipt.transactionHash, revert.text, revert.errorName);
+    if (revert) return new TransactionFailedError(receipt.transactionHash, revert.text, revert.errorName, revert.args);
   }
   // The replay passed (state moved on within the block) or gave no data: say what we know.
   return new TransactionFailedError(receipt.transactionHash, "execution reverted", "");

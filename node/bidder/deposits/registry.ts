@@ -2,6 +2,7 @@ import { parseEventLogs, type Address } from "viem";
 import type { ChainClients } from "../../chain/clients.ts";
 import { bidderRegistryAbi, blockTrackerAbi, type ContractAddresses } from "../../chain/contracts.ts";
 import { transact } from "../../chain/transact.ts";
+import { chainReadError } from "../../chain/chainErrors.ts";
 import { InternalError } from "../../protocol/grpcCodes.ts";
 
 export interface WindowAmount {
@@ -31,7 +32,7 @@ export class BidderRegistryClient {
         functionName: "getCurrentWindow",
       });
     } catch (e) {
-      throw new InternalError(`getting current window: ${(e as Error).message.split("\n")[0]}`, { cause: e });
+      throw chainReadError("getting current window", e);
     }
   }
 
@@ -44,7 +45,7 @@ export class BidderRegistryClient {
         args: [bidder, window],
       });
     } catch (e) {
-      throw new InternalError(`getting deposit: ${(e as Error).message.split("\n")[0]}`, { cause: e });
+      throw chainReadError("getting deposit", e);
     }
   }
 

@@ -9,7 +9,7 @@ import { chainClients } from "../../chain/clients.ts";
 import { builderKeyFor } from "../../chain/deploy.ts";
 import { addr, key, chainPerTestFile, type Harness } from "../../chain/test-support.ts";
 import { claimSlashedFunds } from "../../api/bidder/slashedFunds.ts";
-import { InternalError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
+import { FailedPreconditionError, InternalError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
 import { parseStakeRequest } from "./stakeRequest.ts";
 import { ProviderStakeService } from "./stakeService.ts";
 
@@ -83,7 +83,10 @@ describe("stake", () => {
 
   test("registering below the minimum stake reverts with upstream's receipt text", async () => {
     const e = await failure(service(OUTSIDER).stake(parseStakeRequest("1", { bls_public_keys: [KEY], bls_signatures: [SIG] })));
-    expect(e.message).toBe("waiting for receipt for registration: transaction failed: InsufficientStake(stake=1, minStake=10000000000000000000)");
+    expect(e).toBeInstanceOf(FailedPreconditionError);
+    expect(e.message).toBe(
+      "waiting for receipt for registration: transaction failed: InsufficientStake(stake=1, minStake=10000000000000000000): stake at least the minimum stake of 10000000000000000000 wei",
+    );
   });
 });
 
@@ -92,11 +95,17 @@ describe("unstake and withdraw", () => {
     const s = service(P0);
     await s.unstake();
     const again = await failure(s.unstake());
-    expect(again.message).toBe(`waiting for receipt: transaction failed: UnstakeRequestExists(sender=${addr(P0)})`);
+    expect(again).toBeInstanceOf(FailedPreconditionError);
+    expect(again.message).toBe(
+      `waiting for receipt: transaction failed: UnstakeRequestExists(sender=${addr(P0)}): an unstake request is already pending; call withdraw_stake once the withdrawal delay has passed`,
+    );
     const stakeMore = await failure(s.stake(parseStakeRequest("1")));
-    expect(stakeMore.message).toBe(`waiting for receipt for registration: transaction failed: PendingWithdrawalRequest(sender=${addr(P0)})`);
+    expect(stakeMore.message).toBe(
+      `waiting for receipt for registration: transaction failed: PendingWithdrawalRequest(sender=${addr(P0)}): an unstake request is pending; withdraw the stake (withdraw_stake) before staking again`,
+    );
     const early = await failure(s.withdrawStake());
-    expect(early.message).toStartWith("waiting for receipt: transaction failed: DelayNotPassed(");
+    expect(early).toBeInstanceOf(FailedPreconditionError);
+    expect(early.message).toMatch(/^waiting for receipt: transaction failed: DelayNotPassed\(withdrawalRequestTimestamp=(\d+), withdrawalDelay=5000, currentBlockTimestamp=\d+\): the withdrawal delay has not passed; call withdraw_stake again after \d+ \(Unix ms, \d+ (s|ms) from the last block\)$/);
     await h.testClient.increaseTime({ seconds: Number(DELAY_MS / 1000n) + 1 });
     await h.testClient.mine({ blocks: 1 });
     expect(await s.withdrawStake()).toBe(parseEther("10"));
@@ -105,7 +114,8 @@ describe("unstake and withdraw", () => {
 
   test("unstake without stake reverts", async () => {
     const e = await failure(service(OUTSIDER).unstake());
-    expect(e.message).toBe(`waiting for receipt: transaction failed: NoStakeToWithdraw(sender=${addr(OUTSIDER)})`);
+    expect(e).toBeInstanceOf(FailedPreconditionError);
+    expect(e.message).toBe(`waiting for receipt: transaction failed: NoStakeToWithdraw(sender=${addr(OUTSIDER)}): this provider has no stake`);
   });
 });
 

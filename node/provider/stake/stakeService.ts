@@ -1,8 +1,9 @@
-import { parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
+import { parseEventLogs, type Address, type Hex } from "viem";
 import type { ChainClients } from "../../chain/clients.ts";
 import { bidderRegistryAbi, providerRegistryAbi, type ContractAddresses } from "../../chain/contracts.ts";
-import { transact, type TransactRequest } from "../../chain/transact.ts";
-import { InternalError, InvalidArgumentError, RpcError } from "../../protocol/grpcCodes.ts";
+import { transact } from "../../chain/transact.ts";
+import { InternalError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
+import { chainReadError } from "../../chain/chainErrors.ts";
 import { logger } from "../../util/log.ts";
 import type { StakeRequest } from "./stakeRequest.ts";
 
@@ -12,27 +13,10 @@ export interface StakeInfo {
   blsPublicKeys: Hex[];
 }
 
-const firstLine = (e: unknown) => ((e as Error)?.message ?? String(e)).split("\n")[0]!;
-
-/**
- * Sends a transaction and waits for it with upstream's texts for this call: `<sendText>: <err>` when it cannot be
- * sent, `<receiptText>: transaction failed: <revert>` when it reverted (transact says `waiting for receipt: …`).
- */
-async function send(c: ChainClients, req: TransactRequest, sendText: string, receiptText = "waiting for receipt"): Promise<TransactionReceipt> {
-  try {
-    return await transact(c, req, sendText);
-  } catch (e) {
-    if (receiptText !== "waiting for receipt" && e instanceof RpcError && e.message.startsWith("waiting for receipt: ")) {
-      throw new InternalError(`${receiptText}: ${e.message.slice("waiting for receipt: ".length)}`, { cause: e, context: e.context });
-    }
-    throw e;
-  }
-}
-
 /**
  * The provider's stake and rewards (api-behaviour §7): ProviderRegistry stake, unstake and withdrawal, and the
  * rewards BidderRegistry holds for it. Reads are live contract calls; each write waits for its receipt and reads
- * its result from the events, as upstream does. Errors are Internal with upstream's texts.
+ * its result from the events, as upstream does. Errors keep upstream's texts; codes as transact and chainErrors.ts say.
  */
 export class ProviderStakeService {
   private readonly log = logger("provider-stake");
@@ -50,7 +34,7 @@ export class ProviderStakeService {
     try {
       return await call();
     } catch (e) {
-      throw new InternalError(`${what}: ${firstLine(e)}`, { cause: e });
+      throw chainReadError(what, e);
     }
   }
 
@@ -84,7 +68,7 @@ export class ProviderStakeService {
     if (req.blsSignatures.length < req.blsPublicKeys.length || (!registered && req.blsSignatures.length === 0)) {
       throw new InvalidArgumentError("missing BLS signatures");
     }
-    const receipt = await send(
+    const receipt = await transact(
       this.c,
       { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: registered ? "stake" : "registerAndStake", value: req.amount },
       "failed to stake",
@@ -99,7 +83,7 @@ export class ProviderStakeService {
     this.log.info(registered ? "stake added" : "registered and staked", { amount });
     const added: Hex[] = [];
     for (const [i, key] of req.blsPublicKeys.entries()) {
-      const r = await send(
+      const r = await transact(
         this.c,
         { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "addVerifiedBLSKey", args: [key, req.blsSignatures[i]!] },
         "adding verified bls key",
@@ -112,7 +96,7 @@ export class ProviderStakeService {
 
   /** Unstake: ProviderRegistry.unstake (starts the withdrawal delay). */
   async unstake(): Promise<void> {
-    const receipt = await send(this.c, { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "unstake" }, "requesting withdrawal");
+    const receipt = await transact(this.c, { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "unstake" }, "requesting withdrawal");
     const log = parseEventLogs({ abi: providerRegistryAbi, eventName: "Unstake", logs: receipt.logs })[0];
     if (!log) throw new InternalError("no withdrawal request event found");
     this.log.info("unstake requested", { timestamp: log.args.timestamp });
@@ -120,7 +104,7 @@ export class ProviderStakeService {
 
   /** WithdrawStake: ProviderRegistry.withdraw; answers the amount paid out. */
   async withdrawStake(): Promise<bigint> {
-    const receipt = await send(this.c, { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "withdraw" }, "withdrawing stake");
+    const receipt = await transact(this.c, { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "withdraw" }, "withdrawing stake");
     const log = parseEventLogs({ abi: providerRegistryAbi, eventName: "Withdraw", logs: receipt.logs })[0];
     if (!log) throw new InternalError("no withdrawal event found");
     this.log.info("stake withdrawn", { amount: log.args.amount });
@@ -138,7 +122,7 @@ export class ProviderStakeService {
   async withdrawReward(): Promise<bigint> {
     const amount = await this.getReward();
     if (amount === 0n) return 0n;
-    await send(
+    await transact(
       this.c,
       { address: this.addresses.bidderRegistry, abi: bidderRegistryAbi, functionName: "withdrawProviderAmount", args: [this.provider] },
       "withdrawing provider rewards",
