@@ -27,6 +27,12 @@ export const ROLES = {
   oracle: 1,
   bidder: 2,
   firstProvider: 3,
+  /**
+   * Deploys the validator opt-in registry on the L1 (the deployer owns it). A deployer of its own keeps L1 contract
+   * addresses apart from the settlement chain's (both chains start every account at nonce 0), since upstream's node
+   * keys its ABIs by contract address.
+   */
+  l1Deployer: 17,
   /** Opts the devnet's initial validators in on the L1 registry. */
   validatorOptIn: 18,
   /** Sends the unrelated transactions the devnet's "gap" builder puts inside bundles (L1 only). */

@@ -277,8 +277,13 @@ export interface DeployValidatorRegistryOptions {
   /** RPC of the L1 chain (the registry lives on L1, where the proposers are). */
   rpcUrl: string;
   chainId: number;
-  /** Private key of the deployer, who becomes the registry's owner (may opt any key out). */
+  /** Private key of the registry's owner (may opt any key out). */
   owner: Hex;
+  /**
+   * Private key that sends the deployment; default `owner`. The devnet deploys from an account that sends nothing on
+   * the settlement chain, so the registry's address differs from every settlement contract's.
+   */
+  deployer?: Hex;
   /**
    * true (default): resolve once the deployment is mined (on a manual-mining chain someone must mine a block
    * meanwhile). false: resolve as soon as the node accepted the transaction; the registry exists from the next
@@ -293,7 +298,7 @@ export interface DeployValidatorRegistryOptions {
  */
 export async function deployValidatorRegistry(opts: DeployValidatorRegistryOptions): Promise<Address> {
   const client = publicClientFor(opts.rpcUrl, opts.chainId);
-  const account = privateKeyToAccount(opts.owner);
+  const account = privateKeyToAccount(opts.deployer ?? opts.owner);
   const [compiled, remoteChainId, nonce] = await Promise.all([
     compileContracts(),
     client.getChainId(),
@@ -306,7 +311,7 @@ export async function deployValidatorRegistry(opts: DeployValidatorRegistryOptio
   const data = encodeDeployData({
     abi: validatorOptInRouterAbi,
     bytecode: compiled.contracts.ValidatorOptInRouter.bytecode,
-    args: [account.address],
+    args: [privateKeyToAccount(opts.owner).address],
   });
   const gas = ((await client.estimateGas({ account: account.address, data })) * 6n) / 5n;
   const expected = getContractAddress({ from: account.address, nonce: BigInt(nonce) });

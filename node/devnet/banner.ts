@@ -14,6 +14,7 @@ export function banner(d: Devnet): string {
     `    bidder       ${t.bidderUrl}   ${t.bidderAddress}   (OpenAPI: ${t.bidderUrl}/swagger)`,
     ...t.providerUrls.map((u, i) => `    provider-${i}   ${u}   ${t.providerAddresses[i]}   (OpenAPI: ${u}/swagger)`),
     `    control      ${t.controlUrl}/sim/v1/status`,
+    `    beacon       ${t.beaconUrl}/eth/v1/beacon/genesis   (simulated beacon schedule: slot N is L1 block N)`,
     "",
     "  Chains",
     `    L1           ${t.l1RpcUrl}   chain id ${t.l1ChainId}   ${c.l1BlockTime > 0 ? `a block every ${c.l1BlockTime} s` : "mined through the control API"}`,

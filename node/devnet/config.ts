@@ -11,6 +11,8 @@ export interface DevnetConfig {
   /** Provider i listens on providerBasePort + 100 * i (13623, 13723, …) unless providerPorts is given. */
   providerPorts: number[];
   controlPort: number;
+  /** The beacon API (simulated beacon schedule) for foreign nodes' validator services. */
+  beaconPort: number;
   l1Port: number;
   settlementPort: number;
   l1ChainId: number;
@@ -45,6 +47,7 @@ export const DEFAULTS: DevnetConfig = {
   bidderPort: 13523,
   providerPorts: [13623, 13723],
   controlPort: 13500,
+  beaconPort: 13501,
   l1Port: 8545,
   settlementPort: 8546,
   l1ChainId: 31337,
@@ -73,6 +76,8 @@ Options:
   --bidder-port PORT          bidder node HTTP port (default 13523)
   --provider-ports P1,P2,…    provider node HTTP ports (default 13623, 13723, … one per provider)
   --control-port PORT         /sim/v1 control API port (default 13500)
+  --beacon-port PORT          beacon API port: genesis, proposer duties, finality checkpoints of the simulated
+                              beacon schedule, for other nodes' --beacon-api-url (default 13501)
   --l1-port PORT              L1 Anvil port (default 8545)
   --settlement-port PORT      settlement Anvil port (default 8546)
   --l1-chain-id ID            (default 31337)
@@ -127,6 +132,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "bidder-port": { type: "string" },
         "provider-ports": { type: "string" },
         "control-port": { type: "string" },
+        "beacon-port": { type: "string" },
         "l1-port": { type: "string" },
         "settlement-port": { type: "string" },
         "l1-chain-id": { type: "string" },
@@ -173,6 +179,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     bidderPort,
     providerPorts,
     controlPort: int("control-port", o["control-port"], 0, 65535) ?? base.controlPort,
+    beaconPort: int("beacon-port", o["beacon-port"], 0, 65535) ?? base.beaconPort,
     l1Port: int("l1-port", o["l1-port"], 0, 65535) ?? base.l1Port,
     settlementPort: int("settlement-port", o["settlement-port"], 0, 65535) ?? base.settlementPort,
     l1ChainId: int("l1-chain-id", o["l1-chain-id"], 1, 2 ** 32) ?? base.l1ChainId,

@@ -73,19 +73,34 @@ interface SavedValidatorRegistry {
   address: Address;
 }
 
+export class AddressCollisionError extends Error {
+  override name = "AddressCollisionError";
+}
+
 /**
- * The validator opt-in registry on the L1 chain, deployed once and reused while the L1 state survives. The L1 mines
- * only through the block driver, so the deployment is not awaited: it lands in the next mined block.
+ * The validator opt-in registry on the L1 chain, deployed once and reused while the L1 state survives. It is deployed
+ * by its own account (`ROLES.l1Deployer`), so its address is none of the settlement contracts' (`avoid`): upstream's
+ * node keys contract ABIs by address across both chains. A saved registry at one of those addresses (a data dir from
+ * before this rule) is replaced. The L1 mines only through the block driver, so the deployment is not awaited: it
+ * lands in the next mined block.
  */
-export async function ensureValidatorRegistry(l1: ChainEndpoint, dir: DataDir, ownerKey: Hex): Promise<{ address: Address; fresh: boolean }> {
+export async function ensureValidatorRegistry(
+  l1: ChainEndpoint,
+  dir: DataDir,
+  keys: { owner: Hex; deployer: Hex },
+  avoid: Address[],
+): Promise<{ address: Address; fresh: boolean }> {
   const file = `${dir.root}/validator-registry.json`;
+  const taken = (a: Address) => avoid.some((x) => x.toLowerCase() === a.toLowerCase());
   const saved = dir.readJson<SavedValidatorRegistry>(file);
-  if (saved && saved.chainId === l1.chainId) {
+  if (saved && saved.chainId === l1.chainId && !taken(saved.address)) {
     const client = createPublicClient({ transport: http(l1.rpcUrl) });
     const code = await client.getCode({ address: saved.address });
     if (code && code !== "0x") return { address: saved.address, fresh: false };
   }
-  const address = await deployValidatorRegistry({ rpcUrl: l1.rpcUrl, chainId: l1.chainId, owner: ownerKey, wait: false });
+  const address = await deployValidatorRegistry({ rpcUrl: l1.rpcUrl, chainId: l1.chainId, owner: keys.owner, deployer: keys.deployer, wait: false });
+  if (taken(address))
+    throw new AddressCollisionError(`the validator registry would sit at ${address} on the L1, an address a settlement contract already has`);
   dir.writeJson(file, { chainId: l1.chainId, address } satisfies SavedValidatorRegistry);
   return { address, fresh: true };
 }

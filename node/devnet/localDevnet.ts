@@ -29,6 +29,7 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
     bidderPort: 0,
     providerPorts: Array.from({ length: providers }, () => 0),
     controlPort: 0,
+    beaconPort: 0,
     l1Port: await freePort(),
     settlementPort: await freePort(),
     l1BlockTime: 0,

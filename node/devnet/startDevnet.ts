@@ -21,6 +21,7 @@ import { DataDir } from "./dataDir.ts";
 import { startChains, type ChainEndpoint } from "./chains.ts";
 import { ensureContracts, ensureProvidersRegistered, ensureValidatorRegistry } from "./contractsSetup.ts";
 import { ValidatorService } from "../validators/validatorService.ts";
+import { beaconApi, type BeaconSource } from "../validators/beaconApi.ts";
 import { L1ValidatorChain, optInValidators } from "../validators/optInRegistry.ts";
 import type { Notifier } from "../notify/notifier.ts";
 import { targetOf, type Target } from "./target.ts";
@@ -36,6 +37,7 @@ const log = logger("devnet");
 /** A running devnet: chains, contracts, nodes, L1 driver, oracle and control API. */
 export class Devnet implements SimControl {
   private controlServed: Served | undefined;
+  private beaconServed: Served | undefined;
   /** The validator opt-in registry on the L1 chain. */
   validatorRegistry: Address | undefined;
   private stopping: Promise<void> | undefined;
@@ -62,6 +64,10 @@ export class Devnet implements SimControl {
 
   get controlUrl(): string {
     return this.controlServed!.url;
+  }
+
+  get beaconUrl(): string {
+    return this.beaconServed!.url;
   }
 
   async mine(blocks: number, winner?: Address) {
@@ -170,12 +176,18 @@ export class Devnet implements SimControl {
     this.controlServed = serve(simApi(this), this.config.host, this.config.controlPort, "control API");
   }
 
+  /** Serves the beacon API of the simulated beacon schedule (what other nodes' validator services call). */
+  listenBeacon(source: BeaconSource): void {
+    this.beaconServed = serve(beaconApi(source), this.config.host, this.config.beaconPort, "beacon API");
+  }
+
   /** Stops everything this devnet started; safe to call more than once. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.driver.stopInterval();
       await this.driver.drain().catch(() => {});
       await this.controlServed?.stop().catch(() => {});
+      await this.beaconServed?.stop().catch(() => {});
       await Promise.allSettled(this.responders.map((r) => r.stop()));
       await Promise.allSettled([this.bidder.stop(), ...this.providers.map((p) => p.stop())]);
       this.oracleEvents.stop();
@@ -208,7 +220,12 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
 
     await initCrypto();
     const network = new InProcessNetwork();
-    const registry = await ensureValidatorRegistry(chains.l1, dir, owner.privateKey);
+    const registry = await ensureValidatorRegistry(
+      chains.l1,
+      dir,
+      { owner: owner.privateKey, deployer: devAccount(ROLES.l1Deployer).privateKey },
+      Object.values(addresses),
+    );
     const nodesForValidators: { notifier: Notifier }[] = [];
     const validators = new ValidatorService({
       chain: new L1ValidatorChain({ rpcUrl: chains.l1.rpcUrl, registry: registry.address }),
@@ -289,6 +306,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     }
     for (const [i, p] of providers.entries()) await p.start(cfg.host, cfg.providerPorts[i] ?? 0);
     await devnet.listenControl();
+    devnet.listenBeacon(validators);
     if (cfg.autoAccept) await devnet.attachResponders();
     // A restart resumes recording where the oracle stopped (or where the chains' history now ends).
     await oracle.reconcile();

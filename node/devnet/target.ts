@@ -10,6 +10,8 @@ export interface Target {
   providerUrls: string[];
   /** The /sim/v1 control API, when the target has the `sim-control` capability. */
   controlUrl?: string;
+  /** A beacon API (genesis, proposer duties, finality checkpoints) for the L1, when the target has `beacon`. */
+  beaconUrl?: string;
   l1RpcUrl: string;
   l1ChainId: number;
   settlementRpcUrl: string;
@@ -34,6 +36,7 @@ export function targetOf(d: Devnet): Target {
     bidderUrl: d.bidder.url,
     providerUrls: d.providers.map((p) => p.url),
     controlUrl: d.controlUrl,
+    beaconUrl: d.beaconUrl,
     l1RpcUrl: d.chains.l1.rpcUrl,
     l1ChainId: d.chains.l1.chainId,
     settlementRpcUrl: d.chains.settlement.rpcUrl,
@@ -42,6 +45,6 @@ export function targetOf(d: Devnet): Target {
     validatorOptInRouter: d.validatorRegistry,
     bidderAddress: d.bidder.address,
     providerAddresses: d.providers.map((p) => p.address),
-    capabilities: ["sim-control"],
+    capabilities: ["sim-control", "beacon"],
   };
 }

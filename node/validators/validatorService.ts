@@ -76,6 +76,14 @@ export class ValidatorService {
     this.slotSeconds = opts.slotSeconds ?? DEFAULT_SLOT_SECONDS;
   }
 
+  /** The latest mined slot (L1 block) and its time. */
+  async head(): Promise<SlotAnchor> {
+    const slot = await this.chain.blockNumber();
+    const timestamp = await this.chain.blockTimestamp(slot);
+    if (timestamp === undefined) throw new InternalError(`L1 block ${slot} has no timestamp`);
+    return { slot, timestamp };
+  }
+
   /** The epoch of the latest mined slot (L1 block). */
   async currentEpoch(): Promise<bigint> {
     return epochOfSlot(await this.chain.blockNumber());
