@@ -48,6 +48,17 @@ export function decodeData<D extends DescMessage>(schema: D, bytes: Uint8Array):
   }
 }
 
+/** Throws the PeerStatusError an envelope carries; a data envelope passes. */
+export function throwIfStatus(bytes: Uint8Array): void {
+  let envelope;
+  try {
+    envelope = fromBinary(StreamMsgSchema, bytes);
+  } catch (e) {
+    throw new StreamMsgError(`failed to unmarshal message: ${(e as Error).message}`);
+  }
+  if (envelope.body.case === "error") throw new PeerStatusError(envelope.body.value.code || GrpcCode.Unknown, envelope.body.value.message);
+}
+
 /** mev-commit's streams exchange empty headers; an empty Header encodes to zero bytes. */
 export const EMPTY_HEADER = toBinary(HeaderSchema, create(HeaderSchema));
 
