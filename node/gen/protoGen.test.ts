@@ -41,4 +41,4 @@ test("node/gen/proto is up to date with proto/ (run `npm run proto` after editin
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
-});
+}, 60_000); // buf generate over every proto takes seconds on a loaded 2-core machine
