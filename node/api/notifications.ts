@@ -1,16 +1,17 @@
 import { Elysia, t } from "elysia";
-import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { JsonSyntaxError, readFirstJsonValue } from "../protocol/jsonText.ts";
 import { BodyDecodeError } from "../protocol/grpcCodes.ts";
 import { decodeProtoJsonMessage } from "../protocol/protoJson.ts";
-import type { Notifier } from "../notify/notifier.ts";
-import { isTopic, TOPICS, type Topic } from "../notify/topics.ts";
+import { TOPICS } from "../notify/topics.ts";
+import type { NotificationsService } from "../services/notificationsService.ts";
+import { NotificationSchema } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
 import { ndjsonResponse } from "./wire/stream.ts";
+import { messageJson } from "./wire/message.ts";
 import { streamErrorResponse, unaryErrorResponse } from "./wire/errors.ts";
 import { jsonBody, streamResponses } from "./openapi.ts";
 
-/** The topics of a Subscribe body; an unknown topic fails the whole call with `invalid topic: <name>`. */
-export function parseTopics(text: string): Topic[] {
+/** The topics of a Subscribe body, decoded (the service checks them). */
+export function decodeTopics(text: string): string[] {
   let node;
   try {
     node = readFirstJsonValue(text);
@@ -20,24 +21,24 @@ export function parseTopics(text: string): Topic[] {
   }
   if (!node) return [];
   const v = decodeProtoJsonMessage(node, [{ name: "topics", jsonName: "topics", kind: "string", repeated: true }], { text, base: node.start });
-  const topics = (v.topics as string[] | undefined) ?? [];
-  for (const t of topics) if (!isTopic(t)) throw new InvalidArgumentError(`invalid topic: ${t}`);
-  return topics as Topic[];
+  return (v.topics as string[] | undefined) ?? [];
 }
 
 /** Subscribe (interface.md §4.2): one `{"result":{"topic","value"}}` line per event until the client leaves. */
-export function notificationRoutes(notifier: Notifier) {
+export function notificationRoutes(notifications: NotificationsService) {
   return new Elysia({ name: "notifications" }).post(
     "/v1/subscribe",
     async ({ request }) => {
-      let topics: Topic[];
+      let stream;
       try {
-        topics = parseTopics(await request.text());
+        stream = notifications.subscribe({ topics: decodeTopics(await request.text()) });
       } catch (e) {
         return e instanceof BodyDecodeError ? unaryErrorResponse(e) : streamErrorResponse(e);
       }
-      const sub = notifier.subscribe(topics);
-      return ndjsonResponse(sub.notifications(), () => sub.close());
+      async function* lines() {
+        for await (const n of stream!.notifications) yield messageJson(NotificationSchema, n);
+      }
+      return ndjsonResponse(lines(), () => stream!.close());
     },
     {
       parse: "none",

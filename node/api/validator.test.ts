@@ -9,6 +9,7 @@ import { FUTURE_EPOCH_MESSAGE, ValidatorService } from "../validators/validatorS
 import type { ValidatorChain } from "../validators/optInRegistry.ts";
 import { createNodeApp } from "./app.ts";
 import { validatorRoutes } from "./validator.ts";
+import { ValidatorApiService } from "../services/validatorApiService.ts";
 
 setLogSink(() => {});
 
@@ -29,7 +30,7 @@ const chain: ValidatorChain & { head: bigint; down: boolean } = {
   },
 };
 const service = new ValidatorService({ chain, schedule, publish: () => {} });
-const app = createNodeApp({ role: "bidder", address: "0x0000000000000000000000000000000000000001", plugins: [validatorRoutes(service)] });
+const app = createNodeApp({ role: "bidder", address: "0x0000000000000000000000000000000000000001", plugins: [validatorRoutes(new ValidatorApiService(service))] });
 
 async function get(query: string) {
   const res = await app.handle(new Request(`http://node/v1/validator/get_validators${query}`));

@@ -1,18 +1,13 @@
 import { Elysia, t } from "elysia";
 import { parseQueryField, type QueryFieldSpec } from "../protocol/queryParams.ts";
-import type { SlotInfo } from "../validators/validatorService.ts";
-import { unaryResponse } from "./wire/errors.ts";
+import type { ValidatorApiService } from "../services/validatorApiService.ts";
+import { GetValidatorsResponseSchema } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
+import { messageResponse } from "./wire/message.ts";
 import { queryOf } from "./wire/request.ts";
 import { queryParam, unaryResponses } from "./openapi.ts";
 
 /** `GetValidatorsRequest.epoch` (uint64): `?epoch=` or its JSON name, which is the same. */
 export const EPOCH_QUERY: QueryFieldSpec = { name: "epoch", jsonName: "epoch", kind: "uint64" };
-
-/** What the route needs from the validator service. */
-export interface ValidatorsSource {
-  currentEpoch(): Promise<bigint>;
-  getValidators(epoch: bigint): Promise<Map<bigint, SlotInfo>>;
-}
 
 const SlotInfoSchema = t.Object({
   BLSKey: t.String({ description: "proposer's BLS public key, 0x-prefixed hex (48 bytes)" }),
@@ -22,27 +17,16 @@ const GetValidatorsResponse = t.Object({
   items: t.Record(t.String({ pattern: "^[0-9]+$", description: "slot number" }), SlotInfoSchema),
 });
 
-/** `{"items":{"<slot>":{"BLSKey":"0x…","isOptedIn":bool}}}`, slots ascending (protojson sorts map keys). */
-export function getValidatorsBody(slots: Map<bigint, SlotInfo>): { items: Record<string, { BLSKey: string; isOptedIn: boolean }> } {
-  const items: Record<string, { BLSKey: string; isOptedIn: boolean }> = {};
-  for (const slot of [...slots.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const s = slots.get(slot)!;
-    items[slot.toString()] = { BLSKey: s.blsKey, isOptedIn: s.optedIn };
-  }
-  return { items };
-}
-
 /**
  * The validator API (api-behaviour §7), served by every node: GET /v1/validator/get_validators?epoch=N.
  * `epoch` absent or 0 means the current epoch (a proto3 uint64 cannot tell 0 from unset, as upstream).
  */
-export function validatorRoutes(service: ValidatorsSource) {
+export function validatorRoutes(validators: ValidatorApiService) {
   return new Elysia({ name: "validator" }).get(
     "/v1/validator/get_validators",
     async ({ request }) => {
-      const requested = parseQueryField(queryOf(request), EPOCH_QUERY) as bigint | undefined;
-      const epoch = requested ? requested : await service.currentEpoch();
-      return unaryResponse(getValidatorsBody(await service.getValidators(epoch)));
+      const epoch = (parseQueryField(queryOf(request), EPOCH_QUERY) as bigint | undefined) ?? 0n;
+      return messageResponse(GetValidatorsResponseSchema, await validators.getValidators({ epoch }));
     },
     {
       detail: {

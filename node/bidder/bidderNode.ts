@@ -1,7 +1,4 @@
 import type { Address, Chain, Hex } from "viem";
-import { createNodeApp } from "../api/app.ts";
-import { serve, type Served } from "../api/serve.ts";
-import { bidderApi } from "../api/bidder/index.ts";
 import { chainClients, type ChainClients } from "../chain/clients.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
@@ -18,9 +15,12 @@ import type { Network } from "../network/network.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
-import { notificationRoutes } from "../api/notifications.ts";
-import { debugRoutes } from "../api/debug.ts";
-import { validatorRoutes, type ValidatorsSource } from "../api/validator.ts";
+import { claimSlashedFunds } from "./slashedFunds.ts";
+import { BidderService } from "../services/bidderService.ts";
+import { NotificationsService } from "../services/notificationsService.ts";
+import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
+import { DebugService } from "../services/debugService.ts";
+import { serveNode, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
 
 export interface BidderNodeOptions {
   privateKey: Hex;
@@ -33,7 +33,7 @@ export interface BidderNodeOptions {
   validators: ValidatorsSource;
 }
 
-/** The bidder node: its key, its store, its services, and the HTTP app that serves them. */
+/** The bidder node's composition root: its key, its store, its role code, the API services over them and their transports. */
 export class BidderNode {
   readonly role = "bidder" as const;
   readonly settlement: ChainClients;
@@ -47,7 +47,9 @@ export class BidderNode {
   readonly notifier = new Notifier();
   private readonly off: (() => void)[] = [];
   private readonly autoDepositor: AutoDepositor;
-  private served: Served | undefined;
+  /** The API services every transport serves. */
+  readonly services: NodeServices;
+  private served: NodeServer | undefined;
 
   constructor(readonly options: BidderNodeOptions) {
     this.settlement = chainClients(options.settlementChain, options.privateKey);
@@ -78,6 +80,19 @@ export class BidderNode {
       events: this.events,
       onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
     });
+    this.services = {
+      role: "bidder",
+      address: this.address,
+      bidder: new BidderService({
+        sender: this.sender,
+        deposits: this.deposits,
+        commitments: () => this.commitments,
+        claimSlashedFunds: () => claimSlashedFunds(this.settlement, c.providerRegistry),
+      }),
+      notifications: new NotificationsService(this.notifier),
+      validator: new ValidatorApiService(options.validators),
+      debug: new DebugService(options.network, this.address, "bidder"),
+    };
     this.off.push(
       publishPeerEvents(this.notifier, options.network, this.address),
       publishRegistryEvents(this.notifier, this.events, this.settlement.publicClient, c.providerRegistry),
@@ -89,16 +104,6 @@ export class BidderNode {
     return this.served.url;
   }
 
-  buildApp() {
-    return createNodeApp({ role: "bidder", address: this.address, plugins: [
-        ...bidderApi(this),
-        notificationRoutes(this.notifier),
-        debugRoutes(this.options.network, this.address, "bidder"),
-        validatorRoutes(this.options.validators),
-      ],
-    });
-  }
-
   /** Starts following the chain (resuming auto-deposit if it ran before a restart) and serves HTTP. */
   async start(host: string, port: number): Promise<string> {
     // The bidder never stores commitments; one the chain lost stays pending until its provider stores it again.
@@ -106,7 +111,7 @@ export class BidderNode {
     await this.events.start();
     this.tracker.start();
     await this.autoDepositor.resume();
-    this.served = serve(this.buildApp(), host, port, "bidder node");
+    this.served = serveNode(this.services, { host, httpPort: port }, "bidder node");
     this.options.network.connectBidder(this.address);
     return this.served.url;
   }

@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
+
 /** Every notification topic a node publishes (api-behaviour §5; interface.md §6). */
 export const TOPICS = [
   "peer_connected",
@@ -13,6 +15,12 @@ export const TOPICS = [
 ] as const;
 
 export type Topic = (typeof TOPICS)[number];
+
+/** Subscribe validation: an unknown topic fails the whole call with `invalid topic: <name>`. */
+export function validateTopics(topics: readonly string[]): Topic[] {
+  for (const t of topics) if (!isTopic(t)) throw new InvalidArgumentError(`invalid topic: ${t}`);
+  return topics as Topic[];
+}
 
 export function isTopic(t: string): t is Topic {
   return (TOPICS as readonly string[]).includes(t);

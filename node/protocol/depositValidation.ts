@@ -39,37 +39,53 @@ function depositViolations(amount: string, windowNumber: bigint | undefined, blo
   return v;
 }
 
-function parseDepositLike(prefix: string, amountPathParam: string, query: QueryValues): DepositRequest {
+/** The fields of a DepositRequest as either transport decoded them (the amount still as text). */
+export interface DepositRequestFields {
+  readonly amount: string;
+  readonly windowNumber?: bigint;
+  readonly blockNumber?: bigint;
+}
+
+const DEPOSIT_PREFIX = { deposit: 'validating deposit request', autoDeposit: 'validating auto deposit request' } as const;
+
+/** Deposit / AutoDeposit validation (protovalidate of bidderapi DepositRequest), whatever the transport. */
+export function validateDepositRequest(kind: keyof typeof DEPOSIT_PREFIX, f: DepositRequestFields): DepositRequest {
+  const violations = depositViolations(f.amount, f.windowNumber, f.blockNumber);
+  const prefix = DEPOSIT_PREFIX[kind];
+  if (violations.length) throw new InvalidArgumentError(`${prefix}: ${validationErrorText(violations)}`);
+  // Ours: the contract takes msg.value as uint256 (upstream fails later with an Internal error from the chain).
+  const amount = decimalAtMost(f.amount, UINT256_MAX);
+  if (amount === undefined) throw new InvalidArgumentError(`${prefix}: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(f.amount)}`);
+  return {
+    amount,
+    ...(f.windowNumber !== undefined ? { windowNumber: f.windowNumber } : {}),
+    ...(f.blockNumber !== undefined ? { blockNumber: f.blockNumber } : {}),
+  };
+}
+
+function parseDepositLike(kind: keyof typeof DEPOSIT_PREFIX, amountPathParam: string, query: QueryValues): DepositRequest {
   // grpc-gateway fills the message from the query before the handler validates it.
   const windowNumber = parseQueryField(query, WINDOW_NUMBER_QUERY) as bigint | undefined;
   const blockNumber = parseQueryField(query, BLOCK_NUMBER_QUERY) as bigint | undefined;
-  const violations = depositViolations(amountPathParam, windowNumber, blockNumber);
-  if (violations.length) throw new InvalidArgumentError(`${prefix}: ${validationErrorText(violations)}`);
-  // Ours: the contract takes msg.value as uint256 (upstream fails later with an Internal error from the chain).
-  const amount = decimalAtMost(amountPathParam, UINT256_MAX);
-  if (amount === undefined) throw new InvalidArgumentError(`${prefix}: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(amountPathParam)}`);
-  return {
-    amount,
-    ...(windowNumber !== undefined ? { windowNumber } : {}),
-    ...(blockNumber !== undefined ? { blockNumber } : {}),
-  };
+  return validateDepositRequest(kind, { amount: amountPathParam, windowNumber, blockNumber });
 }
 
 /** POST /v1/bidder/deposit/{amount}: `validating deposit request: …`. */
 export function parseDepositRequest(amountPathParam: string, query: QueryValues = {}): DepositRequest {
-  return parseDepositLike('validating deposit request', amountPathParam, query);
+  return parseDepositLike('deposit', amountPathParam, query);
 }
 
 /** POST /v1/bidder/auto_deposit/{amount}: `validating auto deposit request: …`. */
 export function parseAutoDepositRequest(amountPathParam: string, query: QueryValues = {}): DepositRequest {
-  return parseDepositLike('validating auto deposit request', amountPathParam, query);
+  return parseDepositLike('autoDeposit', amountPathParam, query);
 }
 
 export const WITHDRAW_FROM_WINDOWS_FIELDS: readonly ProtoFieldSpec[] = [
   { name: 'window_numbers', jsonName: 'windowNumbers', kind: 'uint64Value', repeated: true },
 ];
 
-function validateWindowNumbers(windows: bigint[]): bigint[] {
+/** WithdrawFromWindows validation: at least one window, each > 0. */
+export function validateWindowNumbers(windows: bigint[]): bigint[] {
   if (windows.length === 0 || windows.some((w) => w <= 0n)) {
     throw new InvalidArgumentError(
       `validating withdraw from n windows request: ${validationErrorText([
@@ -91,8 +107,8 @@ export function parseWithdrawFromWindowsRequest(body: unknown): bigint[] {
   return validateWindowNumbers(windowsOf(body === undefined ? undefined : nodeFromPlain(body)));
 }
 
-/** The same from the raw body text (exact uint64 values, positions in decode errors). */
-export function parseWithdrawFromWindowsRequestText(text: string): bigint[] {
+/** The windows of a WithdrawFromWindows body text, decoded but not validated (exact uint64s, positions in errors). */
+export function decodeWithdrawFromWindowsText(text: string): bigint[] {
   let node: JsonNode | undefined;
   try {
     node = readFirstJsonValue(text);
@@ -100,5 +116,21 @@ export function parseWithdrawFromWindowsRequestText(text: string): bigint[] {
     if (err instanceof JsonSyntaxError) throw new BodyDecodeError(err.message, { context: { offset: err.offset } });
     throw err;
   }
-  return validateWindowNumbers(windowsOf(node, text));
+  return windowsOf(node, text);
+}
+
+/** The same, validated. */
+export function parseWithdrawFromWindowsRequestText(text: string): bigint[] {
+  return validateWindowNumbers(decodeWithdrawFromWindowsText(text));
+}
+
+/** Withdraw validation: the window, when given, is > 0. */
+export function validateWithdrawRequest(windowNumber: bigint | undefined): bigint | undefined {
+  if (windowNumber !== undefined && windowNumber <= 0n)
+    throw new InvalidArgumentError(
+      `validating withdraw request: ${validationErrorText([
+        { fieldPath: 'window_number', message: 'window_number must be a positive integer if specified.', constraintId: 'window_number' },
+      ])}`,
+    );
+  return windowNumber;
 }

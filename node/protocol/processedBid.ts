@@ -38,17 +38,28 @@ export function processedBidStatusViolations(status: number): string | undefined
   return violations.length ? validationErrorText(violations) : undefined;
 }
 
+/** The fields of providerapi BidResponse as either transport decoded them. */
+export interface ProcessedBidFields {
+  readonly bidDigest: Uint8Array;
+  readonly status: number;
+  readonly dispatchTimestamp: bigint;
+}
+
+/** protovalidate of BidResponse: an undefined or unlisted status is UnknownError (upstream's plain stream error). */
+export function validateProcessedBid(f: ProcessedBidFields): ProcessedBid {
+  const violation = processedBidStatusViolations(f.status);
+  if (violation) throw new UnknownError(violation, { context: { status: f.status } });
+  return { bidDigest: f.bidDigest, status: f.status as 1 | 2, dispatchTimestamp: f.dispatchTimestamp };
+}
+
 /** Decodes and validates one decision given as a JSON node (with its source text for error positions). */
 export function parseProcessedBidNode(node: JsonNode, source?: JsonSource): ProcessedBid {
   const v = decodeProtoJsonMessage(node, PROCESSED_BID_FIELDS, source);
-  const status = (v.status as number | undefined) ?? 0;
-  const violation = processedBidStatusViolations(status);
-  if (violation) throw new UnknownError(violation, { context: { status } });
-  return {
+  return validateProcessedBid({
     bidDigest: (v.bid_digest as Uint8Array | undefined) ?? new Uint8Array(0),
-    status: status as 1 | 2,
+    status: (v.status as number | undefined) ?? 0,
     dispatchTimestamp: (v.dispatch_timestamp as bigint | undefined) ?? 0n,
-  };
+  });
 }
 
 /** Decodes and validates one decision given as an already-parsed JSON value. */

@@ -1,7 +1,4 @@
 import type { Address, Chain, Hex } from "viem";
-import { createNodeApp } from "../api/app.ts";
-import { serve, type Served } from "../api/serve.ts";
-import { providerApi } from "../api/provider/index.ts";
 import { chainClients, type ChainClients } from "../chain/clients.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
@@ -19,9 +16,12 @@ import { nikeKeyFromNodeKey } from "./nikeKey.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
-import { notificationRoutes } from "../api/notifications.ts";
-import { debugRoutes } from "../api/debug.ts";
-import { validatorRoutes, type ValidatorsSource } from "../api/validator.ts";
+import { ProviderStakeService } from "./stake/stakeService.ts";
+import { ProviderService } from "../services/providerService.ts";
+import { NotificationsService } from "../services/notificationsService.ts";
+import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
+import { DebugService } from "../services/debugService.ts";
+import { serveNode, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
 
 export interface ProviderNodeOptions {
   /** Position among the devnet's providers (0-based), used in names and ports. */
@@ -36,7 +36,7 @@ export interface ProviderNodeOptions {
   validators: ValidatorsSource;
 }
 
-/** A provider node: its keys, its store, its services, and the HTTP app that serves them. */
+/** A provider node's composition root: its keys, its store, its role code, the API services over them and their transports. */
 export class ProviderNode {
   readonly role = "provider" as const;
   readonly settlement: ChainClients;
@@ -50,7 +50,9 @@ export class ProviderNode {
   readonly notifier = new Notifier();
   private off: (() => void)[] = [];
   commitments: CommitmentStore | undefined;
-  private served: Served | undefined;
+  /** The API services every transport serves. */
+  readonly services: NodeServices;
+  private served: NodeServer | undefined;
   private readonly nikeSecret: bigint;
 
   constructor(readonly options: ProviderNodeOptions) {
@@ -59,6 +61,18 @@ export class ProviderNode {
     const nike = nikeKeyFromNodeKey(options.privateKey);
     this.nikeSecret = nike.secret;
     this.nikePublicKey = nike.publicKey;
+    this.services = {
+      role: "provider",
+      address: this.address,
+      provider: new ProviderService({
+        dispatcher: this.dispatcher,
+        stake: new ProviderStakeService(this.settlement, options.contracts),
+        commitments: () => this.commitments,
+      }),
+      notifications: new NotificationsService(this.notifier),
+      validator: new ValidatorApiService(options.validators),
+      debug: new DebugService(options.network, this.address, "provider"),
+    };
   }
 
   get name(): string {
@@ -112,9 +126,7 @@ export class ProviderNode {
     await this.tracker.reconcile((r) => storer.restore(r));
     await this.events.start();
     this.tracker.start();
-    const app = createNodeApp({ role: "provider", address: this.address, plugins: [...providerApi(this), notificationRoutes(this.notifier), debugRoutes(o.network, this.address, "provider"), validatorRoutes(o.validators)],
-    });
-    this.served = serve(app, host, port, this.name);
+    this.served = serveNode(this.services, { host, httpPort: port }, this.name);
     const peer: ProviderPeer = {
       address: this.address,
       nikePublicKey: this.nikePublicKey,

@@ -4,8 +4,9 @@ import { CommitmentStore, type CommitmentRecord } from "../tracker/commitmentSto
 import { InternalError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { queryValuesOf } from "../protocol/queryParams.ts";
 import { bidInfo, commitmentInfo } from "./commitmentQueries.ts";
+import { pageRequestFieldsOf } from "./pageRequest.ts";
 
-const q = (s: string) => queryValuesOf(new URLSearchParams(s));
+const q = (s: string) => pageRequestFieldsOf(queryValuesOf(new URLSearchParams(s)));
 const hex32 = (n: number, salt = 0) => (n * 7919 + salt).toString(16).padStart(64, "0");
 
 function record(i: number, block: bigint, amount: bigint, bid = i, provider = "aa".repeat(20)): CommitmentRecord {

@@ -4,9 +4,8 @@
  * for both operations, as upstream does, so one bid's commitments can straddle two pages of GetBidInfo.
  */
 import { InternalError, RpcError } from "../protocol/grpcCodes.ts";
-import type { QueryValues } from "../protocol/queryParams.ts";
 import { groupBidInfo, groupCommitmentInfo, type BidInfoResponse, type CommitmentInfoResponse, type QueryRecord } from "./grouping.ts";
-import { BID_INFO_DEFAULT_LIMIT, COMMITMENT_INFO_DEFAULT_LIMIT, parsePageRequest, type PageRequest } from "./pageRequest.ts";
+import { BID_INFO_DEFAULT_LIMIT, COMMITMENT_INFO_DEFAULT_LIMIT, validatePageRequest, type PageRequest, type PageRequestFields } from "./pageRequest.ts";
 
 /** What the queries need of a commitment store (CommitmentStore.page). */
 export interface CommitmentPages {
@@ -22,12 +21,12 @@ function readPage(store: CommitmentPages, req: PageRequest): QueryRecord[] {
   }
 }
 
-/** GET /v1/provider/get_commitment_info. */
-export function commitmentInfo(store: CommitmentPages, query: QueryValues): CommitmentInfoResponse {
-  return groupCommitmentInfo(readPage(store, parsePageRequest(query, COMMITMENT_INFO_DEFAULT_LIMIT)));
+/** GetCommitmentInfo. */
+export function commitmentInfo(store: CommitmentPages, req: PageRequestFields): CommitmentInfoResponse {
+  return groupCommitmentInfo(readPage(store, validatePageRequest(req, COMMITMENT_INFO_DEFAULT_LIMIT)));
 }
 
-/** GET /v1/bidder/get_bid_info. */
-export function bidInfo(store: CommitmentPages, query: QueryValues): BidInfoResponse {
-  return groupBidInfo(readPage(store, parsePageRequest(query, BID_INFO_DEFAULT_LIMIT)));
+/** GetBidInfo. */
+export function bidInfo(store: CommitmentPages, req: PageRequestFields): BidInfoResponse {
+  return groupBidInfo(readPage(store, validatePageRequest(req, BID_INFO_DEFAULT_LIMIT)));
 }

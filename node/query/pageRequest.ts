@@ -31,16 +31,37 @@ export interface PageRequest {
   readonly offset: number;
 }
 
-/** Parses and checks the query; throws InvalidArgumentError with grpc-gateway's or our text. */
-export function parsePageRequest(query: QueryValues, defaultLimit: number): PageRequest {
-  // grpc-gateway fills the whole request message before the handler sees it: parse errors come first.
-  const block = parseQueryField(query, BLOCK_NUMBER_FIELD) as bigint | undefined;
-  const page = (parseQueryField(query, PAGE_FIELD) as number | undefined) ?? 0;
-  const rawLimit = (parseQueryField(query, LIMIT_FIELD) as number | undefined) ?? 0;
+/** The fields of GetBidInfoRequest / GetCommitmentInfoRequest as either transport decoded them. */
+export interface PageRequestFields {
+  readonly blockNumber?: bigint;
+  readonly page?: number;
+  readonly limit?: number;
+}
+
+/** Checks page and limit and applies the defaults; throws InvalidArgumentError with our text. */
+export function validatePageRequest(f: PageRequestFields, defaultLimit: number): PageRequest {
+  const page = f.page ?? 0;
+  const rawLimit = f.limit ?? 0;
   if (page < 0) throw new InvalidArgumentError(`page must be a non-negative integer, got ${page}`, { context: { page } });
   if (rawLimit < 0 || rawLimit > MAX_PAGE_LIMIT) {
     throw new InvalidArgumentError(`limit must be between 0 and ${MAX_PAGE_LIMIT}, got ${rawLimit}`, { context: { limit: rawLimit } });
   }
   const limit = rawLimit === 0 ? defaultLimit : rawLimit;
+  const block = f.blockNumber;
   return { ...(block !== undefined && block !== 0n ? { blockNumber: block } : {}), page, limit, offset: page * limit };
+}
+
+/** The fields of the query, parsed as grpc-gateway does (its texts for values that do not parse). */
+export function pageRequestFieldsOf(query: QueryValues): PageRequestFields {
+  // grpc-gateway fills the whole request message before the handler sees it: parse errors come first.
+  return {
+    blockNumber: parseQueryField(query, BLOCK_NUMBER_FIELD) as bigint | undefined,
+    page: parseQueryField(query, PAGE_FIELD) as number | undefined,
+    limit: parseQueryField(query, LIMIT_FIELD) as number | undefined,
+  };
+}
+
+/** Parses and checks the query; throws InvalidArgumentError with grpc-gateway's or our text. */
+export function parsePageRequest(query: QueryValues, defaultLimit: number): PageRequest {
+  return validatePageRequest(pageRequestFieldsOf(query), defaultLimit);
 }

@@ -1,7 +1,8 @@
 import { Elysia, t } from "elysia";
-import { bidInfo, type CommitmentPages } from "../../query/commitmentQueries.ts";
-import { BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT } from "../../query/pageRequest.ts";
-import { unaryResponse } from "../wire/errors.ts";
+import type { BidderService } from "../../services/bidderService.ts";
+import { GetBidInfoResponseSchema } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import { BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT, pageRequestFieldsOf } from "../../query/pageRequest.ts";
+import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
 import { queryParam, unaryResponses } from "../openapi.ts";
 
@@ -32,20 +33,17 @@ export const BidInfoResponse = t.Object({
   blockBidInfo: t.Array(t.Object({ blockNumber: U64("L1 block"), bids: t.Array(BidInfo) })),
 });
 
-const pagingParams = (defaultLimit: number) => [
+export const pagingParams = (defaultLimit: number) => [
   queryParam("block_number", "only this L1 block (exact match; also blockNumber); 0 or absent: every block", "integer"),
   queryParam("page", "page number, from 0 (default 0)", "integer"),
   queryParam("limit", `commitments per page, 0…${MAX_PAGE_LIMIT} (0 or absent: ${defaultLimit})`, "integer"),
 ];
 
-/**
- * GetBidInfo (interface.md §4.6): the bidder's commitments grouped by block (ascending) and bid (highest first).
- * `commitments` is read at each request, so a node that reopens its store is followed.
- */
-export function bidderBidInfoRoutes(commitments: () => CommitmentPages) {
+/** GetBidInfo (interface.md §4.6): the bidder's commitments grouped by block (ascending) and bid (highest first). */
+export function bidderBidInfoRoutes(bidder: BidderService) {
   return new Elysia({ name: "bidder-bid-info" }).get(
     "/v1/bidder/get_bid_info",
-    ({ request }) => unaryResponse(bidInfo(commitments(), queryOf(request))),
+    ({ request }) => messageResponse(GetBidInfoResponseSchema, bidder.getBidInfo(pageRequestFieldsOf(queryOf(request)))),
     {
       detail: {
         tags: ["Bidder"],

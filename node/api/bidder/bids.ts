@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
-import type { BidSender } from "../../bidder/bids/bidSender.ts";
-import { bytesToHex } from "../../protocol/bytes.ts";
+import type { BidderService } from "../../services/bidderService.ts";
+import { CommitmentSchema as CommitmentPb } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
-import { parseBidRequestText } from "../../protocol/bidValidation.ts";
-import type { Commitment } from "../../protocol/types.ts";
+import { decodeBidRequestText } from "../../protocol/bidValidation.ts";
+import { messageJson } from "../wire/message.ts";
 import { ndjsonResponse } from "../wire/stream.ts";
 import { streamErrorResponse, unaryErrorResponse } from "../wire/errors.ts";
 import { jsonBody, streamResponses } from "../openapi.ts";
@@ -38,42 +38,21 @@ export const CommitmentSchema = t.Object({
   slashAmount: U64("wei"),
 });
 
-/** The SendBid wire form of a verified commitment (api-behaviour §1.1 "Commitment JSON"). */
-export function commitmentJson(c: Commitment) {
-  const b = c.signedBid.bid;
-  return {
-    txHashes: [...b.txHashes],
-    bidAmount: b.amount.toString(),
-    blockNumber: b.blockNumber.toString(),
-    receivedBidDigest: bytesToHex(c.signedBid.digest),
-    receivedBidSignature: bytesToHex(c.signedBid.signature),
-    commitmentDigest: bytesToHex(c.digest),
-    commitmentSignature: bytesToHex(c.signature),
-    providerAddress: c.providerAddress.toLowerCase().slice(2),
-    decayStartTimestamp: b.decayStartTimestamp.toString(),
-    decayEndTimestamp: b.decayEndTimestamp.toString(),
-    dispatchTimestamp: c.dispatchTimestamp.toString(),
-    revertingTxHashes: [...b.revertingTxHashes],
-    slashAmount: b.slashAmount.toString(),
-  };
-}
-
 /** SendBid (interface.md §4.1): one commitment line per accepting provider, in arrival order. */
-export function bidderBidRoutes(sender: BidSender) {
+export function bidderBidRoutes(bidder: BidderService) {
   return new Elysia({ name: "bidder-bids" }).post(
     "/v1/bidder/bid",
     async ({ request }) => {
       const ctrl = new AbortController();
       let commitments;
       try {
-        const bid = parseBidRequestText(await request.text());
-        commitments = sender.send(bid, ctrl.signal);
+        commitments = bidder.sendBid(decodeBidRequestText(await request.text()), ctrl.signal);
       } catch (e) {
         // A body that is not JSON fails before the call (unary format); everything else in the stream envelope.
         return e instanceof BodyDecodeError ? unaryErrorResponse(e) : streamErrorResponse(e);
       }
       async function* lines() {
-        for await (const c of commitments!) yield commitmentJson(c);
+        for await (const c of commitments!) yield messageJson(CommitmentPb, c);
       }
       return ndjsonResponse(lines(), () => ctrl.abort());
     },

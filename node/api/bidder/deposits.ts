@@ -1,15 +1,9 @@
 import { Elysia } from "elysia";
-import type { DepositService } from "../../bidder/deposits/depositService.ts";
-import {
-  parseAutoDepositRequest,
-  parseDepositRequest,
-  parseWithdrawFromWindowsRequestText,
-  WINDOW_NUMBER_QUERY,
-} from "../../protocol/depositValidation.ts";
-import { parseQueryField } from "../../protocol/queryParams.ts";
-import { validationErrorText } from "../../protocol/protoValidation.ts";
-import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
-import { unaryResponse } from "../wire/errors.ts";
+import type { BidderService } from "../../services/bidderService.ts";
+import * as pb from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import { BLOCK_NUMBER_QUERY, decodeWithdrawFromWindowsText, WINDOW_NUMBER_QUERY, type DepositRequestFields } from "../../protocol/depositValidation.ts";
+import { parseQueryField, type QueryValues } from "../../protocol/queryParams.ts";
+import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
 import { jsonBody, pathParam, queryParam, unaryResponses } from "../openapi.ts";
 import {
@@ -28,17 +22,19 @@ const windowParams = [
 const amountParam = pathParam("amount", "wei", "^[1-9][0-9]*$");
 const tags = ["Bidder deposits"];
 
-const windowAmount = (r: { window: bigint; amount: bigint }) => ({ amount: r.amount.toString(), windowNumber: r.window.toString() });
+const windowOf = (query: QueryValues) => parseQueryField(query, WINDOW_NUMBER_QUERY) as bigint | undefined;
+
+/** DepositRequest from the `{amount}` path parameter and the query (grpc-gateway fills the message first). */
+function depositFields(amount: string, query: QueryValues): DepositRequestFields {
+  return { amount, windowNumber: windowOf(query), blockNumber: parseQueryField(query, BLOCK_NUMBER_QUERY) as bigint | undefined };
+}
 
 /** The bidder's deposit operations (interface.md §4.3, §4.8–4.10, and upstream's siblings of api-behaviour §7). */
-export function bidderDepositRoutes(deposits: DepositService) {
+export function bidderDepositRoutes(bidder: BidderService) {
   return new Elysia({ name: "bidder-deposits" })
     .post(
       "/v1/bidder/deposit/:amount",
-      async ({ params, request }) => {
-        const req = parseDepositRequest(params.amount, queryOf(request));
-        return unaryResponse(windowAmount(await deposits.deposit(req.amount, req)));
-      },
+      async ({ params, request }) => messageResponse(pb.DepositResponseSchema, await bidder.deposit(depositFields(params.amount, queryOf(request)))),
       {
         parse: "none",
         detail: {
@@ -52,11 +48,8 @@ export function bidderDepositRoutes(deposits: DepositService) {
     )
     .post(
       "/v1/bidder/auto_deposit/:amount",
-      async ({ params, request }) => {
-        const req = parseAutoDepositRequest(params.amount, queryOf(request));
-        const r = await deposits.startAutoDeposit(req.amount, req);
-        return unaryResponse({ startWindowNumber: r.startWindow.toString(), amountPerWindow: r.amount.toString() });
-      },
+      async ({ params, request }) =>
+        messageResponse(pb.AutoDepositResponseSchema, await bidder.autoDeposit(depositFields(params.amount, queryOf(request)))),
       {
         parse: "none",
         detail: {
@@ -70,27 +63,14 @@ export function bidderDepositRoutes(deposits: DepositService) {
     )
     .get(
       "/v1/bidder/auto_deposit_status",
-      async () => {
-        const s = await deposits.status();
-        return unaryResponse({
-          windowBalances: s.windows.map((w) => ({
-            depositedAmount: w.deposited.toString(),
-            windowNumber: w.window.toString(),
-            isCurrent: w.isCurrent,
-            startBlockNumber: w.startBlock.toString(),
-            endBlockNumber: w.endBlock.toString(),
-          })),
-          isAutodepositEnabled: s.enabled,
-        });
-      },
+      async () => messageResponse(pb.AutoDepositStatusResponseSchema, await bidder.autoDepositStatus()),
       { detail: { tags, summary: "AutoDepositStatus", responses: unaryResponses(AutoDepositStatus) } },
     )
     .post(
       "/v1/bidder/cancel_auto_deposit",
       async ({ request }) => {
         const withdraw = parseQueryField(queryOf(request), { name: "withdraw", jsonName: "withdraw", kind: "bool" }) as boolean | undefined;
-        const windows = await deposits.cancelAutoDeposit(withdraw ?? false);
-        return unaryResponse({ windowNumbers: windows.map(String) });
+        return messageResponse(pb.CancelAutoDepositResponseSchema, await bidder.cancelAutoDeposit({ withdraw: withdraw ?? false }));
       },
       {
         parse: "none",
@@ -104,11 +84,8 @@ export function bidderDepositRoutes(deposits: DepositService) {
     )
     .post(
       "/v1/bidder/withdraw_from_windows",
-      async ({ request }) => {
-        const windows = parseWithdrawFromWindowsRequestText(await request.text());
-        const results = await deposits.withdrawFromWindows(windows);
-        return unaryResponse({ withdrawResponses: results.map(windowAmount) });
-      },
+      async ({ request }) =>
+        messageResponse(pb.WithdrawFromWindowsResponseSchema, await bidder.withdrawFromWindows({ windowNumbers: decodeWithdrawFromWindowsText(await request.text()) })),
       {
         parse: "none",
         detail: {
@@ -121,24 +98,12 @@ export function bidderDepositRoutes(deposits: DepositService) {
     )
     .get(
       "/v1/bidder/get_deposit",
-      async ({ request }) => {
-        const w = parseQueryField(queryOf(request), WINDOW_NUMBER_QUERY) as bigint | undefined;
-        return unaryResponse(windowAmount(await deposits.getDeposit(w)));
-      },
+      async ({ request }) => messageResponse(pb.DepositResponseSchema, await bidder.getDeposit({ windowNumber: windowOf(queryOf(request)) })),
       { detail: { tags, summary: "GetDeposit", parameters: [windowParams[0]], responses: unaryResponses(WindowAmount) } },
     )
     .post(
       "/v1/bidder/withdraw",
-      async ({ request }) => {
-        const w = parseQueryField(queryOf(request), WINDOW_NUMBER_QUERY) as bigint | undefined;
-        if (w !== undefined && w <= 0n)
-          throw new InvalidArgumentError(
-            `validating withdraw request: ${validationErrorText([
-              { fieldPath: "window_number", message: "window_number must be a positive integer if specified.", constraintId: "window_number" },
-            ])}`,
-          );
-        return unaryResponse(windowAmount(await deposits.withdraw(w)));
-      },
+      async ({ request }) => messageResponse(pb.WithdrawResponseSchema, await bidder.withdraw({ windowNumber: windowOf(queryOf(request)) })),
       { parse: "none", detail: { tags, summary: "Withdraw", parameters: [windowParams[0]], responses: unaryResponses(WindowAmount) } },
     );
 }

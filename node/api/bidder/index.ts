@@ -1,15 +1,10 @@
-import type { BidderNode } from "../../bidder/bidderNode.ts";
+import type { BidderService } from "../../services/bidderService.ts";
 import { bidderBidInfoRoutes } from "./bidInfo.ts";
 import { bidderBidRoutes } from "./bids.ts";
 import { bidderDepositRoutes } from "./deposits.ts";
 import { bidderSlashedFundsRoutes } from "./slashedFunds.ts";
 
-/** Every service area the bidder node serves, one Elysia plugin each. */
-export function bidderApi(node: BidderNode) {
-  return [
-    bidderDepositRoutes(node.deposits),
-    bidderBidRoutes(node.sender),
-    bidderBidInfoRoutes(() => node.commitments),
-    bidderSlashedFundsRoutes(node.settlement, node.options.contracts.providerRegistry),
-  ];
+/** bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service. */
+export function bidderApi(bidder: BidderService) {
+  return [bidderDepositRoutes(bidder), bidderBidRoutes(bidder), bidderBidInfoRoutes(bidder), bidderSlashedFundsRoutes(bidder)];
 }

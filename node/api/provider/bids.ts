@@ -1,40 +1,24 @@
-import { Elysia } from "elysia";
-import type { BidDispatcher } from "../../provider/bids/bidDispatcher.ts";
-import { parseProcessedBidNode } from "../../protocol/processedBid.ts";
+import { Elysia, t } from "elysia";
+import type { ProviderService } from "../../services/providerService.ts";
+import { BidSchema } from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { PROCESSED_BID_FIELDS, type ProcessedBidFields } from "../../protocol/processedBid.ts";
+import { decodeProtoJsonMessage } from "../../protocol/protoJson.ts";
 import { JsonSyntaxError, readJsonValue } from "../../protocol/jsonText.ts";
-import { BodyDecodeError, InvalidArgumentError, RpcError } from "../../protocol/grpcCodes.ts";
-import { strip0x } from "../../protocol/bytes.ts";
-import type { SignedBid } from "../../protocol/types.ts";
+import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
 import { ndjsonResponse } from "../wire/stream.ts";
+import { messageJson } from "../wire/message.ts";
 import { unaryResponse } from "../wire/errors.ts";
 import { jsonBody, streamResponses, unaryResponses } from "../openapi.ts";
-import { t } from "elysia";
 import { ProcessedBid, ReceivedBid } from "./schemas.ts";
 
 const tags = ["Provider"];
 
-/** The ReceiveBids wire form of a signed bid (api-behaviour §1.7). */
-export function receivedBidJson(b: SignedBid) {
-  const amount = b.bid.amount.toString();
-  return {
-    txHashes: [...b.bid.txHashes],
-    bidAmount: amount,
-    amount,
-    blockNumber: b.bid.blockNumber.toString(),
-    bidDigest: Buffer.from(b.digest).toString("base64"),
-    decayStartTimestamp: b.bid.decayStartTimestamp.toString(),
-    decayEndTimestamp: b.bid.decayEndTimestamp.toString(),
-    revertingTxHashes: [...b.bid.revertingTxHashes],
-    rawTransactions: b.bid.rawTransactions.map((r) => strip0x(r).toLowerCase()),
-    slashAmount: b.bid.slashAmount.toString(),
-  };
-}
-
 /**
- * Reads a SendProcessedBids body as a stream of JSON objects and hands each decision over as soon as it is
- * complete, so one long-lived request can carry every decision of a session. Stops at the first bad object.
+ * Reads a SendProcessedBids body as a stream of JSON objects and yields each decision's fields as soon as the
+ * object is complete, so one long-lived request can carry every decision of a session. Stops at the first object
+ * that does not decode.
  */
-async function applyDecisions(request: Request, apply: (n: ReturnType<typeof parseProcessedBidNode>) => void): Promise<void> {
+async function* decisionsOf(request: Request): AsyncGenerator<ProcessedBidFields> {
   const decoder = new TextDecoder();
   let text = "";
   let pos = 0;
@@ -53,16 +37,13 @@ async function applyDecisions(request: Request, apply: (n: ReturnType<typeof par
         } else throw new BodyDecodeError(e.message);
       }
       if (node) {
-        let decision;
-        try {
-          decision = parseProcessedBidNode(node, { text, base: node.start });
-        } catch (e) {
-          // Upstream ends the gRPC stream with Unknown (HTTP 500); a bad decision is the caller's error: 400.
-          if (e instanceof RpcError) throw new InvalidArgumentError(e.message);
-          throw e;
-        }
-        apply(decision);
+        const v = decodeProtoJsonMessage(node, PROCESSED_BID_FIELDS, { text, base: node.start });
         pos = node.end;
+        yield {
+          bidDigest: (v.bid_digest as Uint8Array | undefined) ?? new Uint8Array(0),
+          status: (v.status as number | undefined) ?? 0,
+          dispatchTimestamp: (v.dispatch_timestamp as bigint | undefined) ?? 0n,
+        };
         continue;
       }
     }
@@ -79,16 +60,20 @@ async function applyDecisions(request: Request, apply: (n: ReturnType<typeof par
 }
 
 /** The provider application's operations: ReceiveBids and SendProcessedBids (interface.md §4.4, §4.7). */
-export function providerBidRoutes(dispatcher: BidDispatcher) {
+export function providerBidRoutes(provider: ProviderService) {
   return new Elysia({ name: "provider-bids" })
     .get(
       "/v1/provider/receive_bids",
       () => {
-        const receiver = dispatcher.open();
+        const stream = provider.receiveBids();
         async function* lines() {
-          for await (const bid of receiver.bids()) yield receivedBidJson(bid);
+          for await (const bid of stream.bids) {
+            // The seed interface's name for the amount, beside upstream's `bidAmount`.
+            const json = messageJson(BidSchema, bid) as Record<string, unknown>;
+            yield { ...json, amount: json.bidAmount };
+          }
         }
-        return ndjsonResponse(lines(), () => dispatcher.close(receiver));
+        return ndjsonResponse(lines(), () => stream.close());
       },
       {
         detail: {
@@ -102,7 +87,7 @@ export function providerBidRoutes(dispatcher: BidDispatcher) {
     .post(
       "/v1/provider/send_processed_bids",
       async ({ request }) => {
-        await applyDecisions(request, (d) => dispatcher.decide(d));
+        await provider.sendProcessedBids(decisionsOf(request));
         return unaryResponse({});
       },
       {

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
-import { commitmentInfo, type CommitmentPages } from "../../query/commitmentQueries.ts";
-import { InternalError } from "../../protocol/grpcCodes.ts";
-import { COMMITMENT_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT } from "../../query/pageRequest.ts";
-import { unaryResponse } from "../wire/errors.ts";
+import type { ProviderService } from "../../services/providerService.ts";
+import { CommitmentInfoResponseSchema } from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { COMMITMENT_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT, pageRequestFieldsOf } from "../../query/pageRequest.ts";
+import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
 import { queryParam, unaryResponses } from "../openapi.ts";
 
@@ -28,18 +28,11 @@ export const CommitmentInfoResponse = t.Object({
   commitments: t.Array(t.Object({ blockNumber: U64("L1 block"), commitments: t.Array(CommitmentInfo) })),
 });
 
-/**
- * GetCommitmentInfo (interface.md §4.5): the commitments this provider made, grouped by block (ascending), highest
- * bid first. `commitments` is read at each request: the provider node opens its store when it starts.
- */
-export function providerCommitmentInfoRoutes(commitments: () => CommitmentPages | undefined) {
+/** GetCommitmentInfo (interface.md §4.5): this provider's commitments by block (ascending), highest bid first. */
+export function providerCommitmentInfoRoutes(provider: ProviderService) {
   return new Elysia({ name: "provider-commitment-info" }).get(
     "/v1/provider/get_commitment_info",
-    ({ request }) => {
-      const store = commitments();
-      if (!store) throw new InternalError("getting commitments: the commitment store is not open");
-      return unaryResponse(commitmentInfo(store, queryOf(request)));
-    },
+    ({ request }) => messageResponse(CommitmentInfoResponseSchema, provider.getCommitmentInfo(pageRequestFieldsOf(queryOf(request)))),
     {
       detail: {
         tags: ["Provider"],

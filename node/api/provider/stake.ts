@@ -1,7 +1,8 @@
 import { Elysia, t } from "elysia";
-import type { ProviderStakeService, StakeInfo } from "../../provider/stake/stakeService.ts";
-import { parseStakeRequest } from "../../provider/stake/stakeRequest.ts";
-import { unaryResponse } from "../wire/errors.ts";
+import type { ProviderService } from "../../services/providerService.ts";
+import * as pb from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { stakeRequestFieldsOf } from "../../provider/stake/stakeRequest.ts";
+import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
 import { pathParam, queryParam, unaryResponses } from "../openapi.ts";
 
@@ -13,16 +14,13 @@ const StakeResponse = t.Object({
 const AmountResponse = t.Object({ amount: U256("wei") });
 const tags = ["Provider stake"];
 
-/** BLS keys as upstream answers them (Go hex.EncodeToString: lower-case, no 0x). */
-const keyHex = (k: string) => (k.startsWith("0x") ? k.slice(2) : k).toLowerCase();
-const stakeJson = (s: StakeInfo) => ({ amount: s.amount.toString(), blsPublicKeys: s.blsPublicKeys.map(keyHex) });
 
 /** The provider's stake and reward operations (api-behaviour §7). */
-export function providerStakeRoutes(stake: ProviderStakeService) {
+export function providerStakeRoutes(provider: ProviderService) {
   return new Elysia({ name: "provider-stake" })
     .post(
       "/v1/provider/stake/:amount",
-      async ({ params, request }) => unaryResponse(stakeJson(await stake.stake(parseStakeRequest(params.amount, queryOf(request))))),
+      async ({ params, request }) => messageResponse(pb.StakeResponseSchema, await provider.stake(stakeRequestFieldsOf(params.amount, queryOf(request)))),
       {
         parse: "none",
         detail: {
@@ -41,31 +39,28 @@ export function providerStakeRoutes(stake: ProviderStakeService) {
         },
       },
     )
-    .get("/v1/provider/get_stake", async () => unaryResponse(stakeJson(await stake.getStake())), {
+    .get("/v1/provider/get_stake", async () => messageResponse(pb.StakeResponseSchema, await provider.getStake()), {
       detail: { tags, summary: "GetStake", description: "This provider's stake and BLS keys in ProviderRegistry.", responses: unaryResponses(StakeResponse) },
     })
-    .get("/v1/provider/get_min_stake", async () => unaryResponse(stakeJson({ amount: await stake.getMinStake(), blsPublicKeys: [] })), {
+    .get("/v1/provider/get_min_stake", async () => messageResponse(pb.StakeResponseSchema, await provider.getMinStake()), {
       detail: { tags, summary: "GetMinStake", description: "ProviderRegistry's minimum stake.", responses: unaryResponses(StakeResponse) },
     })
     .post(
       "/v1/provider/unstake",
-      async () => {
-        await stake.unstake();
-        return unaryResponse({});
-      },
+      async () => messageResponse(pb.EmptyMessageSchema, await provider.unstake()),
       {
         parse: "none",
         detail: { tags, summary: "Unstake", description: "Requests withdrawal of the whole stake; it can be withdrawn after the withdrawal delay.", responses: unaryResponses(t.Object({})) },
       },
     )
-    .post("/v1/provider/withdraw_stake", async () => unaryResponse({ amount: (await stake.withdrawStake()).toString() }), {
+    .post("/v1/provider/withdraw_stake", async () => messageResponse(pb.WithdrawalResponseSchema, await provider.withdrawStake()), {
       parse: "none",
       detail: { tags, summary: "WithdrawStake", description: "Withdraws the stake once the delay after unstake has passed.", responses: unaryResponses(AmountResponse) },
     })
-    .get("/v1/provider/get_provider_reward", async () => unaryResponse({ amount: (await stake.getReward()).toString() }), {
+    .get("/v1/provider/get_provider_reward", async () => messageResponse(pb.RewardResponseSchema, await provider.getProviderReward()), {
       detail: { tags, summary: "GetProviderReward", description: "Rewards BidderRegistry holds for this provider (providerAmount), in wei.", responses: unaryResponses(AmountResponse) },
     })
-    .post("/v1/provider/withdraw_provider_reward", async () => unaryResponse({ amount: (await stake.withdrawReward()).toString() }), {
+    .post("/v1/provider/withdraw_provider_reward", async () => messageResponse(pb.WithdrawalResponseSchema, await provider.withdrawProviderReward()), {
       parse: "none",
       detail: {
         tags,

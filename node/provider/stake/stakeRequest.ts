@@ -27,12 +27,18 @@ export interface StakeRequest {
 
 const prefixed = (h: string): `0x${string}` => `0x${(h.startsWith("0x") ? h.slice(2) : h).toLowerCase()}`;
 
-/** Validates the path amount and the BLS query parameters. */
-export function parseStakeRequest(amountPathParam: string, query: QueryValues = {}): StakeRequest {
-  const keys = [...(queryValuesFor(query, BLS_PUBLIC_KEYS_QUERY) ?? [])];
-  const signatures = [...(queryValuesFor(query, BLS_SIGNATURES_QUERY) ?? [])];
+/** The fields of providerapi StakeRequest as either transport decoded them. */
+export interface StakeRequestFields {
+  readonly amount: string;
+  readonly blsPublicKeys: readonly string[];
+  readonly blsSignatures: readonly string[];
+}
+
+/** protovalidate of StakeRequest, whatever the transport. */
+export function validateStakeRequest(f: StakeRequestFields): StakeRequest {
+  const { amount, blsPublicKeys: keys, blsSignatures: signatures } = f;
   const failure = runValidation([
-    () => (AMOUNT_RE.test(amountPathParam) ? undefined : { fieldPath: "amount", message: "amount must be a valid integer.", constraintId: "amount" }),
+    () => (AMOUNT_RE.test(amount) ? undefined : { fieldPath: "amount", message: "amount must be a valid integer.", constraintId: "amount" }),
     () =>
       keys.every((k) => BLS_KEY_RE.test(k))
         ? undefined
@@ -44,7 +50,21 @@ export function parseStakeRequest(amountPathParam: string, query: QueryValues = 
   ]);
   if (failure) throw new InvalidArgumentError(`validate stake request: ${failure}`);
   // Ours: msg.value is a uint256 (upstream fails later with an Internal error from the chain).
-  const amount = decimalAtMost(amountPathParam, UINT256_MAX);
-  if (amount === undefined) throw new InvalidArgumentError(`validate stake request: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(amountPathParam)}`);
-  return { amount, blsPublicKeys: keys.map(prefixed), blsSignatures: signatures.map(prefixed) };
+  const wei = decimalAtMost(amount, UINT256_MAX);
+  if (wei === undefined) throw new InvalidArgumentError(`validate stake request: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(amount)}`);
+  return { amount: wei, blsPublicKeys: keys.map(prefixed), blsSignatures: signatures.map(prefixed) };
+}
+
+/** The path amount and the BLS query parameters (repeated keys, proto or JSON names). */
+export function stakeRequestFieldsOf(amountPathParam: string, query: QueryValues = {}): StakeRequestFields {
+  return {
+    amount: amountPathParam,
+    blsPublicKeys: [...(queryValuesFor(query, BLS_PUBLIC_KEYS_QUERY) ?? [])],
+    blsSignatures: [...(queryValuesFor(query, BLS_SIGNATURES_QUERY) ?? [])],
+  };
+}
+
+/** Validates the path amount and the BLS query parameters. */
+export function parseStakeRequest(amountPathParam: string, query: QueryValues = {}): StakeRequest {
+  return validateStakeRequest(stakeRequestFieldsOf(amountPathParam, query));
 }

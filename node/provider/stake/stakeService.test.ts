@@ -8,7 +8,7 @@ import { ROLES } from "../../chain/accounts.ts";
 import { chainClients } from "../../chain/clients.ts";
 import { builderKeyFor } from "../../chain/deploy.ts";
 import { addr, key, chainPerTestFile, type Harness } from "../../chain/test-support.ts";
-import { claimSlashedFunds } from "../../api/bidder/slashedFunds.ts";
+import { claimSlashedFunds } from "../../bidder/slashedFunds.ts";
 import { FailedPreconditionError, InternalError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
 import { parseStakeRequest } from "./stakeRequest.ts";
 import { ProviderStakeService } from "./stakeService.ts";

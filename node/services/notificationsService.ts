@@ -1,0 +1,29 @@
+/** notificationsapi.v1.Notifications, written once for every transport (HTTP: node/api, gRPC: node/grpc). */
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import * as pb from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
+import type { Notifier } from "../notify/notifier.ts";
+import { validateTopics } from "../notify/topics.ts";
+
+/** One open Subscribe stream: its notifications, and `close` for when the client leaves. */
+export interface NotificationStream {
+  notifications: AsyncIterable<pb.Notification>;
+  close(): void;
+}
+
+export class NotificationsService {
+  constructor(private readonly notifier: Notifier) {}
+
+  /**
+   * Subscribe (interface.md §4.2): an unknown topic fails the call before the stream starts; then one
+   * notification per event until the client leaves (or falls too far behind: ResourceExhausted).
+   */
+  subscribe(req: { topics: readonly string[] }): NotificationStream {
+    const sub = this.notifier.subscribe(validateTopics(req.topics));
+    return {
+      notifications: (async function* () {
+        for await (const n of sub.notifications()) yield create(pb.NotificationSchema, { topic: n.topic, value: n.value as JsonObject });
+      })(),
+      close: () => sub.close(),
+    };
+  }
+}
