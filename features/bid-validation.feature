@@ -112,7 +112,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
       | with the largest slash amount            | {"slashAmount": "18446744073709551615"}                                                                                                                                                                        | slashAmount       | "18446744073709551615" |
       | with unknown fields                      | {"whatever": {"nested": [1, 2]}, "bidOptions": "x"}                                                                                                                                                            | bidAmount         | "1000" |
 
-  @sim
+  @sim-nodes
   Scenario: with no provider connected, SendBid fails with Internal "no providers available"
     Given every provider node has left the network
     When the bidder sends a valid bid changed by {}

@@ -23,7 +23,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
   Background:
     Given the target is healthy
 
-  @sim
+  @sim-nodes
   Scenario: a provider that leaves and rejoins the network is announced to the bidder and to the other provider
     Given a subscriber "B" to the bidder for topics peer_connected, peer_disconnected
     And a subscriber "P1" to provider 1 for topics peer_connected, peer_disconnected
@@ -93,7 +93,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
       | provider_registered   | {"provider":"<N>"} |
       | provider_deregistered | {"provider":"<N>"} |
 
-  @sim
+  @sim-nodes
   Scenario: a commitment whose store transaction fails on chain is announced by its provider
     Given a subscriber "P1" to provider 1 for topics commitment_store_failed
     And the bidder has 10 ETH deposited for the next L1 blocks, B and B+1
@@ -104,7 +104,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
     And subscriber "P1" soon receives commitment_store_failed for the commitment, with the bid's transaction hashes and an error starting with "transaction failed: "
     And provider 1 soon reports the commitment with status "failed" and details "failed to store commitment: " followed by that error
 
-  @sim
+  @sim-nodes
   Scenario: failed open transactions are announced by the winner and by the bidder that opens in its place
     Given a subscriber "P1" to provider 1 for topics commitment_open_failed
     And a subscriber "B" to the bidder for topics commitment_open_failed
@@ -121,7 +121,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
     And subscriber "B" soon receives commitment_open_failed for the commitment, with the bid's transaction hashes and an error starting with "transaction failed: "
     And the bidder soon reports the commitment with status "failed" and details "failed to open commitment: " followed by that error
 
-  @sim
+  @sim-nodes
   Scenario: every subscriber receives every event of its topics, in the same order
     Given subscribers "S1", "S2" and "S3" to the bidder for every topic
     And a subscriber "S4" to the bidder for topics peer_disconnected
@@ -142,7 +142,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
       | {"topics":["provider_slashed","peer_connected","PEER_CONNECTED"]} | PEER_CONNECTED |
       | {"topics":["peer_connected",""]}                             |                |
 
-  @sim
+  @sim-nodes
   Scenario: a refused call adds no subscriber, and a subscriber that leaves is removed from the node
     Given the bidder's subscriber count is noted
     When a client subscribes to the bidder with the body '{"topics":["peer_connected","nope"]}'

@@ -3,10 +3,11 @@
  * (ReceiveBids streams on provider nodes 1 and 2, rejecting each bid through SendProcessedBids) and the bidder's
  * user (SendBid), and checks which bids reach the provider applications.
  */
-import { After, Given, Then, When } from "@cucumber/cucumber";
+import { Given, Then, When } from "@cucumber/cucumber";
 import { expect } from "bun:test";
-import { call } from "../../scenarios/clients/http.ts";
-import { NdjsonStream, type StreamLine } from "../../scenarios/clients/ndjson.ts";
+import type { MessageStream, ProviderApi } from "../support/clients/api.ts";
+import { ATTACH_GRACE_MS, decisionDelivered } from "../support/clients/providerApp.ts";
+import { finished } from "../support/bids.ts";
 import { chainOf, freshWindowsAhead } from "../support/chain.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
@@ -20,24 +21,25 @@ interface ReceivedBid {
   bidDigest: string;
 }
 
+type StreamLine<T> = { result: T } | { error: { code: number; message: string } };
+
 /** One provider node's ReceiveBids stream, read one line at a time without ever losing a line in flight. */
 class Receiver {
-  private pending: Promise<StreamLine<ReceivedBid> | undefined> | undefined;
+  private index = 0;
 
   constructor(
     readonly provider: number,
-    readonly url: string,
-    private readonly stream: NdjsonStream<ReceivedBid>,
+    readonly api: ProviderApi,
+    private readonly stream: MessageStream,
   ) {}
 
-  /** The next line; the same promise until it is taken. */
+  /** The next line (undefined at the end); the same line until it is taken. */
   next(): Promise<StreamLine<ReceivedBid> | undefined> {
-    this.pending ??= this.stream.next();
-    return this.pending;
+    return this.stream.lineAt(this.index) as Promise<StreamLine<ReceivedBid> | undefined>;
   }
 
   take(): void {
-    this.pending = undefined;
+    this.index++;
   }
 
   close(): void {
@@ -81,13 +83,10 @@ function randomTxHash(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Rejects a received bid through SendProcessedBids (200 `{}` here; upstream answers 500 "EOF" after applying it). */
+/** Rejects a received bid through SendProcessedBids (200 `{}`, or upstream's 500 "EOF" after applying it). */
 async function reject(r: Receiver, bid: ReceivedBid): Promise<void> {
-  const res = await call("POST", `${r.url}/v1/provider/send_processed_bids`, { body: { bidDigest: bid.bidDigest, status: "STATUS_REJECTED" } });
-  const ok =
-    (res.status === 200 && JSON.stringify(res.json) === "{}") ||
-    (res.status === 500 && JSON.stringify(res.json) === JSON.stringify({ code: 2, message: "EOF", details: [] }));
-  if (!ok) throw new Error(`provider ${r.provider}: send_processed_bids (reject) answered HTTP ${res.status}: ${res.text}`);
+  const res = await r.api.sendProcessedBids(JSON.stringify({ bidDigest: bid.bidDigest, status: "STATUS_REJECTED" }));
+  if (res.error && !decisionDelivered(res.http?.status ?? 500, res.http?.json ?? res.error)) throw new Error(`provider ${r.provider}: send_processed_bids (reject): ${res.describe()}`);
 }
 
 function describeLine(line: StreamLine<ReceivedBid> | undefined): string {
@@ -110,9 +109,9 @@ async function runBid(world: ConformanceWorld, amount: bigint, block: bigint): P
     decayStartTimestamp: now.toString(),
     decayEndTimestamp: (now + 60_000n).toString(),
   };
-  const bid = NdjsonStream.open<unknown>("POST", `${world.target.bidderUrl}/v1/bidder/bid`, body).then(async (st) => ({
-    status: st.status,
-    lines: await st.all(),
+  const bid = finished(world.bidder.sendBid(JSON.stringify(body)), world.target.bidTimeoutMs).then((st) => ({
+    status: st.status ?? 0,
+    lines: st.lines as StreamLine<unknown>[],
   }));
   const run: BidRun = { amount, block, txHash, status: 0, lines: [], receivedBy: [] };
   type Event = { kind: "bid"; status: number; lines: StreamLine<unknown>[] } | { kind: "line"; r: Receiver; line: StreamLine<ReceivedBid> | undefined };
@@ -148,22 +147,20 @@ function expectNoCommitment(run: BidRun): void {
   ).toEqual({ status: 200, lines: [] });
 }
 
-After({ tags: "@deposit-allowance" }, function (this: ConformanceWorld) {
-  for (const r of scenario(this).receivers) r.close();
-});
-
 Given("provider 1 and provider 2 are receiving bids", async function (this: ConformanceWorld) {
   const s = scenario(this);
+  this.onTeardown("the receivers", async () => {
+    for (const r of s.receivers) r.close();
+  });
   for (const provider of [1, 2]) {
-    const url = this.nodeUrl(`provider ${provider}`);
-    // The reference sends stream headers at once (docs/divergences.md); the stream is attached when they arrive.
-    const stream = await NdjsonStream.open<ReceivedBid>("GET", `${url}/v1/provider/receive_bids`);
-    if (stream.status !== 200) {
-      const body = (await stream.all().catch(() => [])).map((l) => JSON.stringify(l)).join(" ");
-      stream.close();
-      throw new Error(`provider ${provider}: receive_bids answered HTTP ${stream.status} ${body}`);
+    const api = this.provider(provider);
+    const stream = api.receiveBids();
+    s.receivers.push(new Receiver(provider, api, stream));
+    // A node that sends ReceiveBids' headers at once is attached then; one that holds them back, after a grace period.
+    if ((await stream.head(ATTACH_GRACE_MS)) && stream.status !== 200) {
+      await stream.done;
+      throw new Error(`provider ${provider}: receive_bids answered ${stream.describe(400)}`);
     }
-    s.receivers.push(new Receiver(provider, url, stream));
   }
 });
 

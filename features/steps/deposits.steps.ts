@@ -8,11 +8,12 @@
  * are never handed out twice in a run and hold no deposit of the bidder when handed out, so scenarios do not
  * depend on each other's order even though they share one devnet.
  */
-import { After, Given, Then, When, defineParameterType, type DataTable } from "@cucumber/cucumber";
+import { Before, Given, Then, When, defineParameterType, type DataTable } from "@cucumber/cucumber";
 import { expect } from "bun:test";
 import { formatEther, parseEther, parseGwei } from "viem";
-import { call, type HttpResult } from "../../scenarios/clients/http.ts";
+import type { HttpResult } from "../support/clients/http.ts";
 import { chainOf, freshClosedWindow, freshWindowsAhead } from "../support/chain.ts";
+import { stableText } from "../support/protocol.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 const BLOCKS_PER_WINDOW = 10n;
@@ -169,7 +170,7 @@ function windowQuery(key: string, value: bigint): string {
 
 async function fetchStatus(world: ConformanceWorld): Promise<AutoDepositStatus> {
   // Read beside the scenario's exchanges: the last response (world.response) stays the one a When step made.
-  const r = await call("GET", world.nodeUrl("bidder") + "/v1/bidder/auto_deposit_status");
+  const r = await world.http("GET", world.nodeUrl("bidder") + "/v1/bidder/auto_deposit_status");
   expectOk(r, "auto_deposit_status");
   const body = r.json as AutoDepositStatus;
   expect(Object.keys(body ?? {}).sort(), `auto_deposit_status fields: ${r.text}`).toEqual(["isAutodepositEnabled", "windowBalances"]);
@@ -189,30 +190,24 @@ async function fetchStatus(world: ConformanceWorld): Promise<AutoDepositStatus> 
     expect([b.startBlockNumber, b.endBlockNumber], `block range of window ${b.windowNumber}`).toEqual([start.toString(), end.toString()]);
     expect(typeof b.isCurrent, `isCurrent is a boolean: ${JSON.stringify(b)}`).toBe("boolean");
   }
-  const windows = body.windowBalances.map((b) => BigInt(b.windowNumber));
-  for (let i = 1; i < windows.length; i++) {
-    if (!(windows[i - 1]! < windows[i]!)) throw new Error(`windowBalances are not in strictly ascending window order: ${windows.join(", ")}`);
-  }
+  const windows = body.windowBalances.map((b) => b.windowNumber);
+  expect(new Set(windows).size, `windowBalances list each window once: ${windows.join(", ")}`).toBe(windows.length);
   return body;
 }
 
-/** The status is live: every listed balance is what BidderRegistry holds now; while enabled, isCurrent marks current+1. */
+/** The status is live: every listed balance is what BidderRegistry holds now. */
 async function checkStatusIsLive(world: ConformanceWorld, body: AutoDepositStatus): Promise<void> {
   const c = chain(world);
-  const current = await c.currentWindow();
   for (const b of body.windowBalances) {
     const w = BigInt(b.windowNumber);
     expect(BigInt(b.depositedAmount), `window ${w}: the status says ${b.depositedAmount}, BidderRegistry holds`).toBe(await c.getDeposit(w));
-    if (body.isAutodepositEnabled) {
-      expect(b.isCurrent, `window ${w}: isCurrent while auto-deposit runs and BlockTracker is in window ${current}`).toBe(w === current + 1n);
-    }
   }
 }
 
 async function ensureAutoDepositStopped(world: ConformanceWorld): Promise<void> {
   const s = await fetchStatus(world);
   if (!s.isAutodepositEnabled) return;
-  const r = await call("POST", world.nodeUrl("bidder") + "/v1/bidder/cancel_auto_deposit");
+  const r = await world.http("POST", world.nodeUrl("bidder") + "/v1/bidder/cancel_auto_deposit");
   expectOk(r, "cancel_auto_deposit (cleaning up a running auto-deposit)");
   const after = await fetchStatus(world);
   if (after.isAutodepositEnabled) throw new Error("auto-deposit still reports enabled after cancel_auto_deposit answered 200");
@@ -221,8 +216,8 @@ async function ensureAutoDepositStopped(world: ConformanceWorld): Promise<void> 
 // ------------------------------------------------------------------------------------------------ hooks
 
 /** A scenario that starts auto-deposit leaves it stopped, whatever happened in it. */
-After({ tags: "@auto-deposit", timeout: 30_000 }, async function (this: ConformanceWorld) {
-  await ensureAutoDepositStopped(this);
+Before({ tags: "@auto-deposit" }, function (this: ConformanceWorld) {
+  this.onTeardown("auto-deposit", () => ensureAutoDepositStopped(this));
 });
 
 /**
@@ -230,15 +225,15 @@ After({ tags: "@auto-deposit", timeout: 30_000 }, async function (this: Conforma
  * in the windows they bid in, and a provider node learns of their own deposit only asynchronously. Where the target
  * lets the suite move L1 on, such windows are closed and withdrawn after the scenario.
  */
-After({ timeout: 30_000 }, async function (this: ConformanceWorld) {
-  const near = [...scenario(this).nearWindows].sort((a, b) => (a < b ? -1 : 1));
-  if (!near.length || !this.target.capabilities.includes("sim-control")) return;
-  await ensureAutoDepositStopped(this);
+async function withdrawNearWindows(world: ConformanceWorld): Promise<void> {
+  const near = [...scenario(world).nearWindows].sort((a, b) => (a < b ? -1 : 1));
+  if (!near.length || !world.has("sim-control")) return;
+  await ensureAutoDepositStopped(world);
   const last = near[near.length - 1]!;
-  if ((await chain(this).currentWindow()) <= last) await advanceL1To(this, last + 1n);
-  const r = await call("POST", this.nodeUrl("bidder") + "/v1/bidder/withdraw_from_windows", { body: { window_numbers: near.map(String) } });
-  expectOk(r, `cleaning up: withdraw_from_windows ${near.join(", ")}`);
-});
+  if ((await chain(world).currentWindow()) <= last) await advanceL1To(world, last + 1n);
+  const r = await world.bidder.withdrawFromWindows(near);
+  if (r.error) throw new Error(`cleaning up: withdraw_from_windows ${near.join(", ")}: ${r.describe()}`);
+}
 
 // ------------------------------------------------------------------------------------------------ Given
 
@@ -350,7 +345,10 @@ When(
 When("the bidder deposits {ethAmount} without naming a window", async function (this: ConformanceWorld, amount: bigint) {
   const r = await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}`);
   const w = (r.json as { windowNumber?: unknown } | undefined)?.windowNumber;
-  if (r.status === 200 && typeof w === "string" && /^\d+$/.test(w)) scenario(this).nearWindows.add(BigInt(w));
+  if (r.status === 200 && typeof w === "string" && /^\d+$/.test(w)) {
+    if (scenario(this).nearWindows.size === 0) this.onTeardown("near windows", () => withdrawNearWindows(this));
+    scenario(this).nearWindows.add(BigInt(w));
+  }
 });
 
 When(
@@ -476,9 +474,11 @@ Then(
 );
 
 function expectFailure(world: ConformanceWorld, status: number, code: number, message: string): void {
-  const expected = unescapeNewlines(substituteWindows(world, message));
+  const expected = stableText(unescapeNewlines(substituteWindows(world, message)));
   const r = world.response;
-  expect({ status: r.status, body: r.json ?? r.text }, `response ${r.status}: ${r.text}`).toEqual({
+  const body = r.json as { message?: unknown } | undefined;
+  const got = body && typeof body.message === "string" ? { ...body, message: stableText(body.message) } : (r.json ?? r.text);
+  expect({ status: r.status, body: got }, `response ${r.status}: ${r.text}`).toEqual({
     status,
     body: { code, message: expected, details: [] },
   });

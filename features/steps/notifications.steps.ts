@@ -6,9 +6,8 @@
 import { Given, Then, When, type DataTable } from "@cucumber/cucumber";
 import { getAddress, parseEther, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { devAccount } from "../../node/chain/accounts.ts";
-import { providerRegistryAbi } from "../../node/chain/contracts.ts";
-import { call } from "../../scenarios/clients/http.ts";
+import { providerRegistryAbi } from "../support/abi.ts";
+import { devAccount } from "../support/accounts.ts";
 import { chainOf } from "../support/chain.ts";
 import {
   ALL_TOPICS,
@@ -27,7 +26,8 @@ import {
   pollUntil,
   registryEvents,
   sendSettlementTx,
-  settlementClients,
+  sendTx,
+  sender,
   subscriberCount,
   type Notification,
   type Subscriber,
@@ -196,27 +196,11 @@ Then(/^subscriber "([^"]+)" received only notifications of its topics$/, functio
 // ------------------------------------------------------------------------------------------- invalid topics
 
 When(/^a client subscribes to (the bidder|provider \d+) with the body '(.*)'$/, async function (this: ConformanceWorld, node: string, body: string) {
-  const { url } = nodeOf(this.target, node);
-  const controller = new AbortController();
-  let stillOpen = false;
-  const timer = setTimeout(() => {
-    stillOpen = true;
-    controller.abort();
-  }, STREAM_OPEN_MS);
-  let status = 0;
-  let contentType = "";
-  let text = "";
-  try {
-    const res = await fetch(`${url}/v1/subscribe`, { method: "POST", body, headers: { "content-type": "application/json" }, signal: controller.signal });
-    status = res.status;
-    contentType = res.headers.get("content-type") ?? "";
-    text = await res.text();
-  } catch (e) {
-    if (!stillOpen) fail(`POST ${url}/v1/subscribe ${body} failed: ${(e as Error).message}`);
-  } finally {
-    clearTimeout(timer);
-  }
-  notificationsOf(this).lastCall = { status, text, contentType, stillOpen };
+  const stream = this.notifications(node).subscribe({ rawBody: body });
+  await Promise.race([stream.done, new Promise((r) => setTimeout(r, STREAM_OPEN_MS))]);
+  const stillOpen = !stream.ended;
+  stream.close();
+  notificationsOf(this).lastCall = { status: stream.status ?? 0, text: stream.text, contentType: stream.contentType ?? "", stillOpen };
 });
 
 Then(/^the call is refused at once with HTTP (\d+) and exactly the body (\{.*\})$/, function (this: ConformanceWorld, status: string, body: string) {
@@ -299,7 +283,7 @@ Given(
       head += 1n;
     }
     const epoch = head / SLOTS_PER_EPOCH + 1n;
-    const duties = await getValidators(this.target.bidderUrl, epoch);
+    const duties = await getValidators(this, this.target.bidderUrl, epoch);
     const free = duties.find((d) => !d.optedIn) ?? fail(`every proposer of epoch ${epoch} is already opted in: ${JSON.stringify(duties)}`);
     const key = free.blsKey as Hex;
     if (await isOptedInOnChain(this.target, key)) fail(`get_validators says ${key} is not opted in, but the registry says it is`);
@@ -324,7 +308,7 @@ When(/^K is opted in on the L1 registry by dev account (\d+) and the next L1 blo
 Then(/^get_validators for epoch E soon shows K opted in at slot S$/, async function (this: ConformanceWorld) {
   const v = notificationsOf(this).validator ?? fail("no key K was picked");
   await pollUntil(`get_validators?epoch=${v.epoch} showing ${v.key} opted in at slot ${v.slot}`, async () => {
-    const d = (await getValidators(this.target.bidderUrl, v.epoch)).find((x) => x.slot === v.slot)!;
+    const d = (await getValidators(this, this.target.bidderUrl, v.epoch)).find((x) => x.slot === v.slot)!;
     if (d.blsKey !== v.key) fail(`get_validators?epoch=${v.epoch} now names ${d.blsKey} the proposer of slot ${v.slot}, it named ${v.key} before`);
     return d.optedIn ? { ok: true, value: d } : { ok: false, seen: JSON.stringify(d) };
   });
@@ -368,7 +352,7 @@ Then(
     if (typeof t !== "number" || !Number.isInteger(t) || BigInt(t) <= announcedAt || BigInt(t) > announcedAt + 12n)
       problems.push(`epoch_start_time ${JSON.stringify(t)}, expected an integer number of Unix seconds in (${announcedAt}, ${announcedAt + 12n}] (block ${v.firstSlot - 1n} was mined at ${announcedAt})`);
     // The registry does not change until the end of the scenario: get_validators read now is what the node saw.
-    const duties = await getValidators(this.target.bidderUrl, v.epoch);
+    const duties = await getValidators(this, this.target.bidderUrl, v.epoch);
     const expected = duties.map((d) => ({ slot: Number(d.slot), bls_key: d.blsKey, opted_in: d.optedIn }));
     problems.push(...jsonDiff(expected, value.slots, "slots"));
     const mine = expected.filter((d) => d.bls_key === v.key);
@@ -440,7 +424,7 @@ When(/^provider (\d+) adds ([0-9]+) wei to its stake$/, async function (this: Co
   await st.markSettlementStart();
   const node = nodeOf(this.target, `provider ${p}`);
   const url = `${node.url}/v1/provider/stake/${wei}`;
-  const r = await call("POST", url);
+  const r = await this.http("POST", url);
   if (r.status === 200) {
     this.log(`POST ${url} answered ${r.text}`);
     return;
@@ -448,7 +432,7 @@ When(/^provider (\d+) adds ([0-9]+) wei to its stake$/, async function (this: Co
   if (r.status !== 404 && r.status !== 501) fail(`POST ${url} answered HTTP ${r.status}: ${r.text}`);
   // The node has no stake route: stake for it on chain (anyone may add stake to a registered provider).
   this.log(`POST ${url} answered HTTP ${r.status}; staking with ProviderRegistry.delegateStake from dev account ${FUNDING_ACCOUNT}`);
-  await sendSettlementTx(settlementClients(this.target, devAccount(FUNDING_ACCOUNT).privateKey), this.target, "delegateStake", [node.address], BigInt(wei));
+  await sendSettlementTx(sender(devAccount(FUNDING_ACCOUNT).privateKey), this.target, "delegateStake", [node.address], BigInt(wei));
 });
 
 Then(/^ProviderRegistry emitted FundsDeposited for provider (\d+) with ([0-9]+) wei$/, async function (this: ConformanceWorld, p: string, wei: string) {
@@ -464,10 +448,7 @@ Given(/^a fresh account (\w+) holding (\d+) ETH on the settlement chain, funded 
   await st.markSettlementStart();
   const privateKey = generatePrivateKey();
   const address = privateKeyToAccount(privateKey).address;
-  const c = settlementClients(this.target, devAccount(Number(funder)).privateKey);
-  const hash = await c.walletClient.sendTransaction({ account: c.account, chain: c.chain, to: address, value: parseEther(String(eth)) });
-  const receipt = await c.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 30_000 });
-  if (receipt.status !== "success") fail(`funding ${address} from dev account ${funder} failed (tx ${hash})`);
+  await sendTx(this.target, sender(devAccount(Number(funder)).privateKey), { to: address, value: parseEther(String(eth)) }, `funding ${address} from dev account ${funder}`);
   st.accounts.set(name, { address, privateKey });
   this.log(`${name} = ${address}`);
 });
@@ -480,13 +461,13 @@ When(/^(\w+) registers as a provider with ProviderRegistry.registerAndStake and 
     abi: providerRegistryAbi,
     functionName: "minStake",
   });
-  await sendSettlementTx(settlementClients(this.target, acc.privateKey), this.target, "registerAndStake", [], minStake);
+  await sendSettlementTx(sender(acc.privateKey), this.target, "registerAndStake", [], minStake);
 });
 
 When(/^(\w+) unstakes with ProviderRegistry.unstake$/, async function (this: ConformanceWorld, name: string) {
   const st = notificationsOf(this);
   const acc = st.accounts.get(name) ?? fail(`no account ${name} in this scenario`);
-  await sendSettlementTx(settlementClients(this.target, acc.privateKey), this.target, "unstake");
+  await sendSettlementTx(sender(acc.privateKey), this.target, "unstake");
 });
 
 // ------------------------------------------------------------------------------------------- failed store / open
@@ -531,7 +512,7 @@ Then(
     const c = settlementOf(this).commitment();
     const name: NodeName = node === "the bidder" ? "bidder" : (node as NodeName);
     await eventually(`${node} reporting commitment ${c.digest} with status "${status}" and details ${JSON.stringify(details)}`, async () => {
-      const r = await readReported(this.target, name, c);
+      const r = await readReported(this, name, c);
       if ("missing" in r) return { done: false, seen: r.missing, hopeless: r.hopeless };
       return r.found.status === status && r.found.details === details
         ? { done: true, value: r.found }

@@ -3,12 +3,12 @@
  * mined with a chosen winner and builder behaviour, and the outcome checked three ways: on the settlement chain
  * (events and state, isolated to the settlement transaction's block), in the nodes' records (get_bid_info,
  * get_commitment_info) and against the literal amounts in the feature, which are also recomputed with the §2
- * maths (node/protocol/decay.ts) and the fee percents read from the contracts.
+ * maths (features/support/protocol.ts, written from the spec) and the fee percents read from the contracts.
  */
 import { Given, Then, When, type DataTable } from "@cucumber/cucumber";
 import { zeroAddress, type Address } from "viem";
-import { providerRegistryAbi } from "../../node/chain/contracts.ts";
-import { residualAfterDecay, rewardSplit, slashSplit } from "../../node/protocol/decay.ts";
+import { providerRegistryAbi } from "../support/abi.ts";
+import { residualAfterDecay, rewardSplit, slashSplit } from "../support/protocol.ts";
 import {
   SettlementCheckError,
   DISPATCH_LEAD_MS,
@@ -56,11 +56,11 @@ Given(/^provider (\d+)'s application accepts every bid, dispatching at D$/, asyn
 
 Given(/^provider (\d+)'s builder (omits|reverses|gaps|honestly includes) the bundles it committed to$/, async function (this: ConformanceWorld, p: string, how: string) {
   const mode = { omits: "omit", reverses: "reverse", gaps: "gap", "honestly includes": "honest" }[how]!;
-  await settlementOf(this).setBuilder(Number(p), mode);
+  await settlementOf(this).setBuilder(Number(p), mode as "honest");
 });
 
 Given(/^provider (\d+)'s builder mode is "(honest|omit|reverse|gap)"$/, async function (this: ConformanceWorld, p: string, mode: string) {
-  await settlementOf(this).setBuilder(Number(p), mode);
+  await settlementOf(this).setBuilder(Number(p), mode as "honest");
 });
 
 // ------------------------------------------------------------------------------------------- the bid
@@ -359,7 +359,7 @@ Then(/^the settlement moved exactly these amounts, in wei:$/, async function (th
     const [onChain, computed] = row;
     if (literal !== computed)
       problems.push(
-        `${what}: the feature says ${literal}, but crypto-contracts §2 (node/protocol/decay.ts with the contracts' fee percents, ` +
+        `${what}: the feature says ${literal}, but crypto-contracts §2 (features/support/protocol.ts with the contracts' fee percents, ` +
           `BidderRegistry ${br}, ProviderRegistry ${pr}) gives ${computed}: the feature, decay.ts or the target's fee settings are wrong`,
       );
     if (onChain !== literal) problems.push(`${what}: the chain shows ${fmt(onChain)}, expected ${literal}`);
@@ -393,7 +393,7 @@ async function expectReported(
   const s = settlementOf(world);
   const c = s.commitment(ref);
   await eventually(`${node} reporting commitment ${c.digest} as ${JSON.stringify(want)}`, async () => {
-    const r = await readReported(s.target, node, c);
+    const r = await readReported(world, node, c);
     if ("missing" in r) return { done: false, seen: r.missing, hopeless: r.hopeless };
     const problems = compareReported(r.found, want, c);
     return problems.length ? { done: false, seen: `${problems.join("; ")} — record ${JSON.stringify(r.found)}` } : { done: true, value: r.found };

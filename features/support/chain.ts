@@ -1,5 +1,5 @@
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
-import { bidderRegistryAbi, blockTrackerAbi } from "../../node/chain/contracts.ts";
+import { bidderRegistryAbi, blockTrackerAbi } from "./abi.ts";
 import type { Target } from "./target.ts";
 
 /** A read against a target's chain failed; carries what was asked so the failing step says it. */

@@ -8,14 +8,12 @@
  * Waiting is always on an event or a polled state with a deadline; nothing sleeps for a fixed time.
  */
 import { perScenario } from "./perScenario.ts";
-import { getAddress, parseEventLogs, type Address, type Hex } from "viem";
-import { devAccount } from "../../node/chain/accounts.ts";
-import { chainClients, localChain, type ChainClients } from "../../node/chain/clients.ts";
-import { providerRegistryAbi, validatorOptInRouterAbi } from "../../node/chain/contracts.ts";
-import { transact } from "../../node/chain/transact.ts";
-import { optInValidators, optOutValidators } from "../../node/validators/optInRegistry.ts";
-import { call } from "../../scenarios/clients/http.ts";
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseEventLogs, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { providerRegistryAbi, validatorOptInAbi } from "./abi.ts";
+import { devAccount } from "./accounts.ts";
 import { chainOf } from "./chain.ts";
+import type { MessageStream } from "./clients/api.ts";
 import type { Target } from "./target.ts";
 import type { ConformanceWorld } from "./world.ts";
 
@@ -29,8 +27,12 @@ export function fail(message: string): never {
 
 /** How long a notification may take to arrive after its trigger. */
 export const NOTIFY_WAIT_MS = Number(process.env.NOTIFY_WAIT_MS ?? 10_000);
-/** How long a Subscribe call may take to answer its status line (the reference sends headers at once). */
-export const STREAM_OPEN_MS = Number(process.env.STREAM_OPEN_MS ?? 3_000);
+/**
+ * How long a Subscribe call is given to send its headers before the suite takes the subscription as open anyway
+ * (upstream's node sends none until the first event; only the "Stream start" scenario requires them at once), and
+ * how long a refused call may take to answer.
+ */
+export const STREAM_OPEN_MS = Number(process.env.STREAM_OPEN_MS ?? 1_000);
 /** Every topic of interface.md §6 and api-behaviour §5. */
 export const ALL_TOPICS = [
   "peer_connected",
@@ -93,119 +95,69 @@ export interface Notification {
   value: Record<string, unknown>;
 }
 
-/** One Subscribe stream, read in the background: every line is kept, parsed and checked for the envelope. */
+/** One Subscribe stream, read in the background and judged by its messages: every line is parsed and checked for the envelope. */
 export class Subscriber {
-  /** Notifications in arrival order. */
-  readonly notifications: Notification[] = [];
-  /** Lines that are not `{"result":{"topic","value"}}` (error lines, malformed JSON, extra fields). */
-  readonly badLines: string[] = [];
-  /** Text received before the first non-blank line (the reference opens with one "\n"). */
-  prelude = "";
-  ended = false;
-  endReason = "";
-  private buffer = "";
-  private waiters: (() => void)[] = [];
-  private closedByUs = false;
-
   private constructor(
     readonly name: string,
     readonly node: string,
     readonly topics: readonly string[],
-    readonly status: number,
-    readonly contentType: string,
-    private readonly controller: AbortController,
-    reader: ReadableStreamDefaultReader<Uint8Array>,
-  ) {
-    void this.pump(reader);
+    readonly stream: MessageStream,
+    /** Whether the response head came within STREAM_OPEN_MS of the call. */
+    readonly headersAtOnce: boolean,
+  ) {}
+
+  /** Opens a subscription; fails when the node refuses it, not when it holds its headers back. */
+  static async open(name: string, node: string, stream: MessageStream, topics: readonly string[]): Promise<Subscriber> {
+    const atOnce = await stream.head(STREAM_OPEN_MS);
+    if (atOnce && stream.status !== 200) {
+      await Promise.race([stream.done, stream.changed(STREAM_OPEN_MS)]);
+      stream.close();
+      fail(`subscriber "${name}": Subscribe ${JSON.stringify({ topics })} on ${node} was refused: ${stream.describe(400)}`);
+    }
+    if (stream.ended && stream.lines.length === 0) fail(`subscriber "${name}": Subscribe ${JSON.stringify({ topics })} on ${node} ended at once: ${stream.describe(400)}`);
+    return new Subscriber(name, node, topics, stream, atOnce);
   }
 
-  /**
-   * Opens `POST {url}/v1/subscribe` for `topics`; fails unless HTTP 200 arrives within STREAM_OPEN_MS (a node that
-   * holds its headers back until the first event never opens here: docs/divergences.md, "Stream start").
-   */
-  static async open(name: string, node: string, url: string, topics: readonly string[]): Promise<Subscriber> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error("no response head")), STREAM_OPEN_MS);
-    let res: Response;
-    try {
-      res = await fetch(`${url}/v1/subscribe`, {
-        method: "POST",
-        body: JSON.stringify({ topics }),
-        headers: { "content-type": "application/json" },
-        signal: controller.signal,
-      });
-    } catch (e) {
-      controller.abort();
-      fail(
-        `subscriber "${name}": POST ${url}/v1/subscribe ${JSON.stringify({ topics })} gave no status line within ${STREAM_OPEN_MS} ms ` +
-          `(${(e as Error).message}); a Subscribe stream must send its headers when it opens, before any event`,
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-    if (res.status !== 200) {
-      const text = await res.text().catch(() => "");
-      fail(`subscriber "${name}": POST ${url}/v1/subscribe ${JSON.stringify({ topics })} answered HTTP ${res.status}: ${text.slice(0, 400)}`);
-    }
-    if (!res.body) fail(`subscriber "${name}": HTTP 200 without a body`);
-    return new Subscriber(name, node, topics, res.status, res.headers.get("content-type") ?? "", controller, res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>);
+  get status(): number | undefined {
+    return this.stream.status;
   }
 
-  private async pump(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    try {
-      for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) break;
-        this.take(decoder.decode(chunk.value, { stream: true }));
-      }
-      this.take(decoder.decode());
-      if (this.buffer.trim()) this.line(this.buffer.trim());
-      this.endReason = "the node ended the stream";
-    } catch (e) {
-      this.endReason = this.closedByUs ? "closed by the scenario" : `the stream broke: ${(e as Error).message}`;
-    }
-    this.ended = true;
-    this.wake();
+  get contentType(): string {
+    return this.stream.contentType ?? "";
   }
 
-  private take(text: string): void {
-    this.buffer += text;
-    for (let nl = this.buffer.indexOf("\n"); nl >= 0; nl = this.buffer.indexOf("\n")) {
-      const raw = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
-      if (raw.trim() === "") {
-        if (this.notifications.length === 0 && this.badLines.length === 0) this.prelude += raw + "\n";
-        continue;
-      }
-      this.line(raw.trim());
-    }
+  get ended(): boolean {
+    return this.stream.ended;
   }
 
-  private line(raw: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      this.badLines.push(`not JSON: ${raw.slice(0, 300)}`);
-      this.wake();
-      return;
-    }
-    const p = parsed as { result?: { topic?: unknown; value?: unknown } };
+  get endReason(): string {
+    const r = this.stream.endReason;
+    return r === "end" ? "the node ended the stream" : r === "closed" ? "closed by the scenario" : `the stream ${r}`;
+  }
+
+  /** Notifications in arrival order. */
+  get notifications(): Notification[] {
+    return this.parsed().notifications;
+  }
+
+  /** Lines that are not `{"result":{"topic","value"}}` (error lines, malformed JSON, extra fields). */
+  get badLines(): string[] {
+    return this.parsed().bad;
+  }
+
+  private parsed(): { notifications: Notification[]; bad: string[] } {
+    const notifications: Notification[] = [];
+    const bad: string[] = [];
     const keys = (o: unknown) => (o && typeof o === "object" ? Object.keys(o).sort().join(",") : "");
-    const value = p?.result?.value;
-    const wellFormed =
-      keys(p) === "result" && keys(p.result) === "topic,value" && typeof p.result!.topic === "string" && !!value && typeof value === "object" && !Array.isArray(value);
-    if (!wellFormed) {
-      this.badLines.push(raw.slice(0, 500));
-    } else {
-      this.notifications.push({ topic: p.result!.topic as string, value: p.result!.value as Record<string, unknown> });
+    for (const line of this.stream.lines) {
+      const p = line as { result?: { topic?: unknown; value?: unknown } };
+      const value = p?.result?.value;
+      const wellFormed =
+        keys(p) === "result" && keys(p.result) === "topic,value" && typeof p.result!.topic === "string" && !!value && typeof value === "object" && !Array.isArray(value);
+      if (wellFormed) notifications.push({ topic: p.result!.topic as string, value: value as Record<string, unknown> });
+      else bad.push(JSON.stringify(line).slice(0, 500));
     }
-    this.wake();
-  }
-
-  private wake(): void {
-    for (const w of this.waiters.splice(0)) w();
+    return { notifications, bad };
   }
 
   /** What the subscriber received so far, for failure messages. */
@@ -223,26 +175,19 @@ export class Subscriber {
   async waitFor(what: string, pick: (n: Notification) => boolean, timeoutMs = NOTIFY_WAIT_MS, from = 0): Promise<{ n: Notification; index: number }> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      const index = this.notifications.findIndex((n, i) => i >= from && pick(n));
-      if (index >= 0) return { n: this.notifications[index]!, index };
+      const list = this.notifications;
+      const index = list.findIndex((n, i) => i >= from && pick(n));
+      if (index >= 0) return { n: list[index]!, index };
       if (this.badLines.length) fail(`while waiting for ${what}: the stream carried lines that are not notifications.\n${this.describe()}`);
       if (this.ended) fail(`while waiting for ${what}: ${this.endReason}.\n${this.describe()}`);
       const left = deadline - performance.now();
       if (left <= 0) fail(`${what} did not arrive within ${timeoutMs} ms.\n${this.describe()}`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
+      await this.stream.changed(left);
     }
   }
 
   close(): void {
-    if (this.ended) return;
-    this.closedByUs = true;
-    this.controller.abort();
+    this.stream.close();
   }
 }
 
@@ -262,8 +207,9 @@ export function nodeOf(target: Target, text: string): { label: string; url: stri
 
 /** The node's current Subscribe stream count, from the control API's status (`nodes[].subscribers`). */
 export async function subscriberCount(world: ConformanceWorld, address: Address): Promise<number> {
+  if (!world.has("sim-nodes")) fail("counting a node's subscribers needs the control API over the target's nodes (capability sim-nodes)");
   const status = await world.control.status();
-  const node = status.nodes.find((n) => n.address.toLowerCase() === address.toLowerCase());
+  const node = (status.nodes ?? []).find((n) => n.address.toLowerCase() === address.toLowerCase());
   if (!node) fail(`/sim/v1/status lists no node with address ${address}: ${JSON.stringify(status.nodes)}`);
   if (typeof node.subscribers !== "number") fail(`/sim/v1/status gives node ${node.name} no subscriber count: ${JSON.stringify(node)}`);
   return node.subscribers;
@@ -289,8 +235,8 @@ export interface SlotDuty {
 }
 
 /** GET /v1/validator/get_validators?epoch=E on a node, checked for its shape: 32 slots of the epoch, ascending. */
-export async function getValidators(url: string, epoch: bigint): Promise<SlotDuty[]> {
-  const r = await call("GET", `${url}/v1/validator/get_validators?epoch=${epoch}`);
+export async function getValidators(world: ConformanceWorld, url: string, epoch: bigint): Promise<SlotDuty[]> {
+  const r = await world.http("GET", `${url}/v1/validator/get_validators?epoch=${epoch}`);
   if (r.status !== 200) fail(`GET ${url}/v1/validator/get_validators?epoch=${epoch} answered HTTP ${r.status}: ${r.text.slice(0, 400)}`);
   const items = (r.json as { items?: Record<string, { BLSKey?: unknown; isOptedIn?: unknown }> })?.items;
   if (!items || typeof items !== "object") fail(`get_validators?epoch=${epoch} answered no items map: ${r.text.slice(0, 400)}`);
@@ -311,7 +257,7 @@ export async function isOptedInOnChain(target: Target, key: Hex): Promise<boolea
   if (!target.validatorOptInRouter) fail("the target names no validatorOptInRouter (the L1 opt-in registry)");
   return chainOf(target).l1.readContract({
     address: target.validatorOptInRouter as Address,
-    abi: validatorOptInRouterAbi,
+    abi: validatorOptInAbi,
     functionName: "isValidatorOptedIn",
     args: [key],
   });
@@ -328,24 +274,51 @@ export interface ValidatorPick {
 
 // ------------------------------------------------------------------------------------------- settlement chain
 
-/** Clients of a dev account (or any key) on the target's settlement chain, for registry transactions. */
-export function settlementClients(target: Target, privateKey: Hex): ChainClients {
-  return chainClients(localChain(target.settlementChainId, target.settlementRpcUrl, "settlement"), privateKey);
+/** A key that sends transactions on one of the target's chains. */
+export interface Sender {
+  privateKey: Hex;
+  address: Address;
+  chain: "settlement" | "l1";
+}
+
+export function sender(privateKey: Hex, chain: Sender["chain"] = "settlement"): Sender {
+  return { privateKey, address: privateKeyToAccount(privateKey).address, chain };
+}
+
+/** Sends one contract transaction (or a plain transfer) from `from` on the target's chain and waits for its receipt. */
+export async function sendTx(
+  target: Target,
+  from: Sender,
+  tx: { to: Address; abi?: readonly unknown[]; functionName?: string; args?: readonly unknown[]; value?: bigint },
+  what: string,
+): Promise<{ blockNumber: bigint; hash: Hex }> {
+  const [rpcUrl, chainId] = from.chain === "settlement" ? [target.settlementRpcUrl, target.settlementChainId] : [target.l1RpcUrl, target.l1ChainId];
+  const chain = defineChain({ id: chainId, name: from.chain, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  const account = privateKeyToAccount(from.privateKey);
+  const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
+  const pub = createPublicClient({ chain, transport: http(rpcUrl), cacheTime: 0 });
+  try {
+    const hash = tx.abi
+      ? await wallet.writeContract({ address: tx.to, abi: tx.abi as never, functionName: tx.functionName as never, args: (tx.args ?? []) as never, value: tx.value, gas: 500_000n } as never)
+      : await wallet.sendTransaction({ to: tx.to, value: tx.value });
+    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 30_000 });
+    if (receipt.status !== "success") fail(`${what} from ${account.address}: transaction ${hash} failed`);
+    return { blockNumber: receipt.blockNumber, hash };
+  } catch (e) {
+    if (e instanceof NotificationCheckError) throw e;
+    fail(`${what} from ${account.address} failed: ${(e as Error).message.split("\n")[0]}`);
+  }
 }
 
 export async function sendSettlementTx(
-  c: ChainClients,
+  from: Sender,
   target: Target,
   functionName: "registerAndStake" | "unstake" | "delegateStake" | "stake",
   args: readonly unknown[] = [],
   value?: bigint,
 ): Promise<bigint> {
-  const receipt = await transact(
-    c,
-    { address: target.contracts.providerRegistry as Address, abi: providerRegistryAbi, functionName, args, value, gas: 500_000n },
-    `ProviderRegistry.${functionName}`,
-  ).catch((e: Error) => fail(`ProviderRegistry.${functionName} from ${c.account.address} failed: ${e.message}`));
-  return receipt.blockNumber;
+  const r = await sendTx(target, from, { to: target.contracts.providerRegistry as Address, abi: providerRegistryAbi, functionName, args, value }, `ProviderRegistry.${functionName}`);
+  return r.blockNumber;
 }
 
 /** ProviderRegistry logs of one event for one provider since a settlement block, decoded. */
@@ -389,7 +362,7 @@ export class NotificationScenario {
     if (this.subscribers.has(name)) fail(`the scenario already has a subscriber "${name}"`);
     const node = nodeOf(this.target, nodeText);
     if (this.sim && !this.baselines.has(node.address)) this.baselines.set(node.address, await subscriberCount(this.world, node.address));
-    const s = await Subscriber.open(name, node.label, node.url, topics);
+    const s = await Subscriber.open(name, node.label, this.world.notifications(nodeText).subscribe(topics), topics);
     this.subscribers.set(name, s);
     return s;
   }
@@ -422,9 +395,7 @@ export class NotificationScenario {
   }
 
   async providerNode(action: "stop" | "start", index: number): Promise<void> {
-    const url = `${this.controlUrl()}/sim/v1/providers/${index}/${action}`;
-    const r = await call("POST", url);
-    if (r.status !== 200) fail(`POST ${url} answered HTTP ${r.status}: ${r.text}`);
+    await this.world.control.provider(index, action);
     if (action === "stop") this.stopped.add(index);
     else this.stopped.delete(index);
   }
@@ -432,20 +403,13 @@ export class NotificationScenario {
   private readonly armed = new Set<"bidder" | Address>();
 
   async fault(node: "bidder" | Address, what: "store" | "open" | "none"): Promise<void> {
-    const url = `${this.controlUrl()}/sim/v1/faults`;
-    const r = await call("POST", url, { body: { node, fail: what } });
-    if (r.status !== 200) fail(`POST ${url} ${JSON.stringify({ node, fail: what })} answered HTTP ${r.status}: ${r.text}`);
+    await this.world.control.fault(node, what);
     if (what !== "none") this.armed.add(node);
   }
 
   async optIn(pick: ValidatorPick): Promise<void> {
     this.validator = pick;
-    pick.optInTx = await optInValidators({
-      rpcUrl: this.target.l1RpcUrl,
-      registry: this.target.validatorOptInRouter as Address,
-      privateKey: devAccount(OPT_IN_ACCOUNT).privateKey,
-      keys: [pick.key],
-    }).catch((e: Error) => fail(`opting ${pick.key} in from dev account ${OPT_IN_ACCOUNT}: ${e.message}`));
+    pick.optInTx = await sendRegistryCall(this.target, "optIn", pick.key);
   }
 
   /** Undoes what the scenario changed; returns what went wrong (reported by the After hook). */
@@ -479,15 +443,24 @@ export class NotificationScenario {
     );
     if (!mined) await this.world.control.mine(1);
     if (!(await isOptedInOnChain(this.target, v.key))) return;
-    await optOutValidators({
-      rpcUrl: this.target.l1RpcUrl,
-      registry: this.target.validatorOptInRouter as Address,
-      privateKey: devAccount(OPT_IN_ACCOUNT).privateKey,
-      keys: [v.key],
-    });
+    await sendRegistryCall(this.target, "optOut", v.key);
     await this.world.control.mine(1);
     if (await isOptedInOnChain(this.target, v.key)) fail(`${v.key} is still opted in after the opt-out transaction was mined`);
   }
 }
 
 export const notificationsOf = perScenario("notification scenario", (world) => new NotificationScenario(world));
+
+/**
+ * Sends an opt-in or opt-out of one key to the L1 registry from dev account 17 without waiting for it to be mined
+ * (the L1 of a `sim-control` target mines when the scenario asks). Resolves with the transaction hash.
+ */
+async function sendRegistryCall(target: Target, fn: "optIn" | "optOut", key: Hex): Promise<Hex> {
+  const chain = defineChain({ id: target.l1ChainId, name: "l1", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [target.l1RpcUrl] } } });
+  const wallet = createWalletClient({ account: privateKeyToAccount(devAccount(OPT_IN_ACCOUNT).privateKey), chain, transport: http(target.l1RpcUrl) });
+  try {
+    return await wallet.writeContract({ address: target.validatorOptInRouter as Address, abi: validatorOptInAbi, functionName: fn, args: [[key]], gas: 300_000n });
+  } catch (e) {
+    fail(`${fn} of ${key} from dev account ${OPT_IN_ACCOUNT}: ${(e as Error).message.split("\n")[0]}`);
+  }
+}

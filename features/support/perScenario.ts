@@ -1,4 +1,3 @@
-import { After } from "@cucumber/cucumber";
 import type { ConformanceWorld } from "./world.ts";
 
 /** Per-scenario state that must be torn down: `teardown` answers the problems it found (none = clean). */
@@ -6,26 +5,19 @@ export interface ScenarioState {
   teardown(): Promise<string[] | void>;
 }
 
-export class TeardownError extends Error {
-  override name = "TeardownError";
-}
-
 /**
- * One instance of `make(world)` per scenario, created on first use, torn down by an After hook that fails the
- * scenario (loudly) when the teardown reports problems.
+ * One instance of `make(world)` per scenario, created on first use and torn down with the scenario (lifecycle.ts
+ * runs every teardown, last created first, and fails the scenario loudly when one reports problems).
  */
 export function perScenario<T extends ScenarioState>(what: string, make: (world: ConformanceWorld) => T): (world: ConformanceWorld) => T {
   const states = new WeakMap<ConformanceWorld, T>();
-  After(async function (this: ConformanceWorld) {
-    const s = states.get(this);
-    if (!s) return;
-    states.delete(this);
-    const problems = (await s.teardown()) ?? [];
-    if (problems.length) throw new TeardownError(`tearing down the ${what} of the scenario:\n${problems.join("\n")}`);
-  });
   return (world) => {
     let s = states.get(world);
-    if (!s) states.set(world, (s = make(world)));
+    if (!s) {
+      const created = make(world);
+      states.set(world, (s = created));
+      world.onTeardown(`the ${what}`, async () => (await created.teardown()) ?? []);
+    }
     return s;
   };
 }

@@ -9,22 +9,19 @@
  */
 import { perScenario } from "./perScenario.ts";
 import { getAddress, type Address, type Hex } from "viem";
-import { call, type HttpResult } from "../../scenarios/clients/http.ts";
-import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
-import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
-import { acceptAll } from "../../scenarios/agents/policies.ts";
-import { bidderRegistryAbi, providerRegistryAbi } from "../../node/chain/contracts.ts";
+import { bidderRegistryAbi, providerRegistryAbi } from "./abi.ts";
+import { receiversGone, finished } from "./bids.ts";
 import { chainOf } from "./chain.ts";
-import { run } from "./run.ts";
+import { acceptAll, ProviderApplication } from "./clients/providerApp.ts";
+import { firstBlockOf, windowOfBlock } from "./protocol.ts";
 import type { ConformanceWorld } from "./world.ts";
+
+export { windowOfBlock };
 
 export class QuerySuiteError extends Error {
   override name = "QuerySuiteError";
 }
 
-const BLOCKS_PER_WINDOW = 10n;
-export const windowOfBlock = (b: bigint) => (b - 1n) / BLOCKS_PER_WINDOW + 1n;
-const firstBlockOf = (w: bigint) => (w - 1n) * BLOCKS_PER_WINDOW + 1n;
 
 /** Wei deposited in each window a scenario bids in: its per-block allowance (1/10) covers every bid here. */
 export const SCENARIO_DEPOSIT = 10n ** 16n;
@@ -61,7 +58,7 @@ const randomBelow = (n: bigint) => {
 export class QueryScenario {
   readonly blocks = new Map<string, bigint>();
   readonly bids: SentQueryBid[] = [];
-  readonly agents: ProviderAgent[] = [];
+  readonly agents: ProviderApplication[] = [];
   readonly funded = new Set<bigint>();
   /** Values noted before an action (stake, reward, slashed amount, nonce). */
   readonly noted = new Map<string, bigint>();
@@ -91,9 +88,9 @@ export class QueryScenario {
 
   /** True when the bidder lists no commitment for the block (so the scenario can own it). */
   async isFresh(block: bigint): Promise<boolean> {
-    const r = await call("GET", `${this.target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`);
-    if (r.status !== 200) throw new QuerySuiteError(`get_bid_info?block_number=${block} answered HTTP ${r.status}: ${r.text}`);
-    return ((r.json as { blockBidInfo?: unknown[] }).blockBidInfo ?? []).length === 0;
+    const r = await this.world.bidder.getBidInfo({ blockNumber: block });
+    if (r.error) throw new QuerySuiteError(r.describe());
+    return ((r.value as { blockBidInfo?: unknown[] }).blockBidInfo ?? []).length === 0;
   }
 
   /** A random window far ahead of the L1 head whose blocks are all fresh. */
@@ -111,15 +108,15 @@ export class QueryScenario {
   async fund(block: bigint): Promise<void> {
     const w = windowOfBlock(block);
     if (this.funded.has(w)) return;
-    const r = await call("POST", `${this.target.bidderUrl}/v1/bidder/deposit/${SCENARIO_DEPOSIT}?window_number=${w}`);
-    if (r.status !== 200) throw new QuerySuiteError(`deposit into window ${w} answered HTTP ${r.status}: ${r.text}`);
+    const r = await this.world.bidder.deposit(SCENARIO_DEPOSIT, { windowNumber: w });
+    if (r.error) throw new QuerySuiteError(`deposit into window ${w}: ${r.describe()}`);
     this.funded.add(w);
   }
 
   /** Attaches an accept-all application to each named provider (1-based). */
   async attachAcceptAll(providers: number[]): Promise<void> {
     for (const p of providers) {
-      const agent = new ProviderAgent(this.world.nodeUrl(`provider ${p}`), acceptAll());
+      const agent = new ProviderApplication(`provider ${p}'s application`, this.world.provider(p), acceptAll());
       this.agents.push(agent); // before start: teardown stops it even if start fails
       await agent.start();
     }
@@ -144,13 +141,11 @@ export class QueryScenario {
       decayStartTimestamp: bid.decayStart.toString(),
       decayEndTimestamp: bid.decayEnd.toString(),
     };
-    const stream = await NdjsonStream.open<WireCommitment>("POST", `${this.target.bidderUrl}/v1/bidder/bid`, body);
-    const lines = await stream.all();
-    const commitments = lines.flatMap((l) => ("result" in l ? [l.result] : []));
-    if (stream.status !== 200 || commitments.length !== expected || commitments.length !== lines.length) {
-      throw new QuerySuiteError(
-        `bid of ${amount} wei for block ${block}: expected HTTP 200 and ${expected} commitments, got HTTP ${stream.status} and ${JSON.stringify(lines)}`,
-      );
+    const stream = await finished(this.world.bidder.sendBid(JSON.stringify(body)), this.target.bidTimeoutMs);
+    const lines = stream.lines as { result?: WireCommitment }[];
+    const commitments = lines.flatMap((l) => (l && typeof l === "object" && l.result ? [l.result] : []));
+    if (commitments.length !== expected || commitments.length !== lines.length) {
+      throw new QuerySuiteError(`bid of ${amount} wei for block ${block}: expected ${expected} commitments, got ${stream.describe(1500)}`);
     }
     const digests = new Set(commitments.map((c) => c.receivedBidDigest));
     if (digests.size !== 1) throw new QuerySuiteError(`the commitments of one bid name different bid digests: ${[...digests].join(", ")}`);
@@ -165,25 +160,11 @@ export class QueryScenario {
 
   async teardown(): Promise<string[]> {
     await Promise.allSettled(this.agents.map((a) => a.stop()));
-    await waitForNoReceivers();
-    return this.agents.flatMap((a) => a.errors.map((e) => `${a.providerUrl}: ${e}`));
+    const errors = this.agents.flatMap((a) => a.errors.map((e) => `${a.label}: ${e}`));
+    if (this.agents.length) errors.push(...(await receiversGone(this.world)));
+    return errors;
   }
 }
-
-/**
- * On the suite's own devnet, waits until every provider node has dropped the receivers of the applications just
- * stopped, so that the next scenario's bids do not go to one that is leaving. (A remote target gives no signal.)
- */
-async function waitForNoReceivers(timeoutMs = 2_000): Promise<void> {
-  const devnet = run().devnet;
-  if (!devnet) return;
-  const deadline = performance.now() + timeoutMs;
-  while (devnet.providers.some((p) => p.dispatcher.activeReceivers > 0)) {
-    if (performance.now() > deadline) throw new QuerySuiteError(`provider nodes still hold receivers ${timeoutMs} ms after their applications left`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
-
 
 export const queriesOf = perScenario("query scenario", (world) => new QueryScenario(world));
 
@@ -193,7 +174,7 @@ export const queriesOf = perScenario("query scenario", (world) => new QueryScena
 export async function allPages(world: ConformanceWorld, node: string, path: string, groupsKey: "blockBidInfo" | "commitments"): Promise<string[][]> {
   const pages: string[][] = [];
   for (let page = 0; page < 1000; page++) {
-    const r: HttpResult = await call("GET", `${world.nodeUrl(node)}${path}?limit=1000&page=${page}`);
+    const r = await world.http("GET", `${world.nodeUrl(node)}${path}?limit=1000&page=${page}`);
     if (r.status !== 200) throw new QuerySuiteError(`${path} page ${page} answered HTTP ${r.status}: ${r.text}`);
     const groups = (r.json as Record<string, { blockNumber: string }[]>)[groupsKey] ?? [];
     if (groups.length === 0) return pages;

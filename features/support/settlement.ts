@@ -21,11 +21,11 @@ import {
   type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { devAccount } from "../../node/chain/accounts.ts";
-import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi } from "../../node/chain/contracts.ts";
-import { call, type HttpResult } from "../../scenarios/clients/http.ts";
-import { acceptWithDispatch, type ReceivedBid } from "../../scenarios/agents/policies.ts";
-import { amountOf, bidsOf, sendBidRequest, type BidOutcome } from "./bids.ts";
+import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi } from "./abi.ts";
+import { devAccount } from "./accounts.ts";
+import { amountOf, bidsOf, finished, type BidOutcome } from "./bids.ts";
+import { acceptWithDispatch, type ReceivedBid } from "./clients/providerApp.ts";
+import { windowOfBlock } from "./protocol.ts";
 import type { ConformanceWorld } from "./world.ts";
 import type { Target } from "./target.ts";
 
@@ -40,8 +40,7 @@ export const DISPATCH_LEAD_MS = BigInt(process.env.DISPATCH_LEAD_MS ?? 500);
 /** Dev accounts (Anvil mnemonic) that sign the scenarios' L1 transactions; each is funded on the devnet L1. */
 // 16 and 17 belong to the notification features, 18 to the devnet's own validator opt-ins.
 const L1_SENDERS = [10, 11, 12, 13, 14, 15];
-const BLOCKS_PER_WINDOW = 10n;
-export const windowOfBlock = (b: bigint): bigint => (b - 1n) / BLOCKS_PER_WINDOW + 1n;
+export { windowOfBlock };
 
 // ------------------------------------------------------------------------------------------- small helpers
 
@@ -338,39 +337,36 @@ export type NodeName = "bidder" | `provider ${number}`;
 
 /** The node's record of one commitment, or a description of why it is not there (for the failure message). */
 export async function readReported(
-  target: Target,
+  world: ConformanceWorld,
   node: NodeName,
   c: SettlementCommitment,
 ): Promise<{ found: ReportedCommitment } | { missing: string; hopeless?: boolean }> {
   const block = c.bid.block.toString();
+  const hopeless = (code: number) => code === 5 || code === 12; // NotFound, Unimplemented: asking again will not help
   if (node === "bidder") {
-    const url = `${target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`;
-    const r = await call("GET", url);
-    if (r.status !== 200) return { missing: `GET ${url} answered HTTP ${r.status}: ${r.text.slice(0, 400)}`, hopeless: r.status === 404 || r.status === 501 };
-    const groups = (r.json as { blockBidInfo?: { blockNumber?: string; bids?: Record<string, unknown>[] }[] })?.blockBidInfo;
-    if (!Array.isArray(groups)) return { missing: `get_bid_info answered no blockBidInfo array: ${r.text.slice(0, 400)}` };
+    const r = await world.bidder.getBidInfo({ blockNumber: c.bid.block });
+    if (r.error) return { missing: r.describe(), hopeless: hopeless(r.error.code) };
+    const groups = (r.value as { blockBidInfo?: { blockNumber?: string; bids?: Record<string, unknown>[] }[] })?.blockBidInfo;
+    if (!Array.isArray(groups)) return { missing: `get_bid_info answered no blockBidInfo array: ${JSON.stringify(r.value).slice(0, 400)}` };
     const bids = groups.filter((g) => g.blockNumber === block).flatMap((g) => g.bids ?? []);
     const bid = bids.filter((b) => String(b.bidDigest).toLowerCase() === c.bidDigest);
-    if (bid.length !== 1) return { missing: `get_bid_info has ${bid.length} bids with digest ${c.bidDigest} in block ${block}: ${r.text.slice(0, 600)}` };
+    if (bid.length !== 1) return { missing: `get_bid_info has ${bid.length} bids with digest ${c.bidDigest} in block ${block}: ${JSON.stringify(r.value).slice(0, 600)}` };
     const cs = ((bid[0]!.commitments as ReportedCommitment[]) ?? []).filter((x) => strip0x(String(x.providerAddress)) === c.provider.slice(2).toLowerCase());
-    if (cs.length !== 1) return { missing: `get_bid_info lists ${cs.length} commitments of provider ${c.provider} for the bid: ${r.text.slice(0, 600)}` };
+    if (cs.length !== 1) return { missing: `get_bid_info lists ${cs.length} commitments of provider ${c.provider} for the bid: ${JSON.stringify(r.value).slice(0, 600)}` };
     return { found: cs[0]! };
   }
   const i = Number(node.split(" ")[1]);
-  const base = target.providerUrls[i - 1];
-  if (!base) throw new SettlementCheckError(`the target has no provider ${i}`);
-  const url = `${base}/v1/provider/get_commitment_info?block_number=${block}`;
-  const r = await call("GET", url);
-  if (r.status !== 200) return { missing: `GET ${url} answered HTTP ${r.status}: ${r.text.slice(0, 400)}`, hopeless: r.status === 404 || r.status === 501 };
-  const groups = (r.json as { commitments?: { blockNumber?: string; commitments?: Record<string, unknown>[] }[] })?.commitments;
-  if (!Array.isArray(groups)) return { missing: `get_commitment_info answered no commitments array: ${r.text.slice(0, 400)}` };
+  const r = await world.provider(i).getCommitmentInfo({ blockNumber: c.bid.block });
+  if (r.error) return { missing: r.describe(), hopeless: hopeless(r.error.code) };
+  const groups = (r.value as { commitments?: { blockNumber?: string; commitments?: Record<string, unknown>[] }[] })?.commitments;
+  if (!Array.isArray(groups)) return { missing: `get_commitment_info answered no commitments array: ${JSON.stringify(r.value).slice(0, 400)}` };
   const want = c.bid.txs.map((t) => t.hash).join(",");
   const recs = groups
     .filter((g) => g.blockNumber === block)
     .flatMap((g) => g.commitments ?? [])
     .filter((x) => String(x.amount) === c.bid.amount.toString() && (x.txnHashes as string[] | undefined)?.map(strip0x).join(",") === want);
   if (recs.length !== 1)
-    return { missing: `get_commitment_info on ${node} has ${recs.length} commitments of ${c.bid.amount} wei on [${want}] in block ${block}: ${r.text.slice(0, 600)}` };
+    return { missing: `get_commitment_info on ${node} has ${recs.length} commitments of ${c.bid.amount} wei on [${want}] in block ${block}: ${JSON.stringify(r.value).slice(0, 600)}` };
   return { found: recs[0] as unknown as ReportedCommitment };
 }
 
@@ -385,7 +381,7 @@ export class StatusWatch {
 
   constructor(
     readonly node: NodeName,
-    private readonly target: Target,
+    private readonly world: ConformanceWorld,
     readonly c: SettlementCommitment,
   ) {
     this.loop = this.run();
@@ -394,7 +390,7 @@ export class StatusWatch {
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
-        const r = await readReported(this.target, this.node, this.c);
+        const r = await readReported(this.world, this.node, this.c);
         if ("found" in r) {
           if (this.seen.at(-1) !== r.found.status) this.seen.push(r.found.status);
         } else if (!this.problems.includes(r.missing)) this.problems.push(r.missing);
@@ -523,9 +519,8 @@ export class SettlementScenario {
     });
     const closed = [...depositedWindows].filter((w) => w < current).sort((a, b) => (a < b ? -1 : 1));
     if (closed.length === 0) return;
-    const url = `${this.target.bidderUrl}/v1/bidder/withdraw_from_windows`;
-    const r = await call("POST", url, { body: { window_numbers: closed.map(String) } });
-    if (r.status !== 200) throw new SettlementCheckError(`housekeeping: POST ${url} for closed windows ${closed.join(", ")} answered HTTP ${r.status}: ${r.text}`);
+    const r = await this.world.bidder.withdrawFromWindows(closed);
+    if (r.error) throw new SettlementCheckError(`housekeeping: withdrawing closed windows ${closed.join(", ")}: ${r.describe()}`);
     for (const w of closed) depositedWindows.delete(w);
   }
 
@@ -533,12 +528,11 @@ export class SettlementScenario {
   async deposit(wei: bigint, blocks: bigint[]): Promise<void> {
     const windows = [...new Set(blocks.map(windowOfBlock))];
     for (const w of windows) {
-      const url = `${this.target.bidderUrl}/v1/bidder/deposit/${wei}?window_number=${w}`;
-      const r = await call("POST", url);
-      if (r.status !== 200) throw new SettlementCheckError(`POST ${url} answered HTTP ${r.status}: ${r.text} (is auto-deposit running?)`);
+      const r = await this.world.bidder.deposit(wei, { windowNumber: w });
+      if (r.error) throw new SettlementCheckError(`deposit of ${wei} wei into window ${w}: ${r.describe()} (is auto-deposit running?)`);
       depositedWindows.add(w);
-      const total = BigInt(String((r.json as { amount?: string })?.amount ?? "0"));
-      if (total < wei) throw new SettlementCheckError(`deposit of ${wei} wei into window ${w} answered a total of ${total}: ${r.text}`);
+      const total = BigInt(String((r.value as { amount?: string })?.amount ?? "0"));
+      if (total < wei) throw new SettlementCheckError(`deposit of ${wei} wei into window ${w} answered a total of ${total}: ${r.describe()}`);
     }
   }
 
@@ -572,7 +566,7 @@ export class SettlementScenario {
     };
     if (b.slashAmount !== 0n) body.slashAmount = b.slashAmount.toString();
     if (b.reverting.length) body.revertingTxHashes = b.reverting;
-    const outcome = await sendBidRequest(this.target.bidderUrl, JSON.stringify(body), "application/json", AbortSignal.timeout(60_000));
+    const outcome = await finished(this.world.bidder.sendBid(JSON.stringify(body)), this.target.bidTimeoutMs);
     const bid: SettlementBid = { ...b, dispatch, body, outcome };
     this.bids.push(bid);
     for (const line of outcome.lines) {
@@ -607,23 +601,17 @@ export class SettlementScenario {
   }
 
   watch(c: SettlementCommitment, nodes: NodeName[]): void {
-    for (const n of nodes) if (!this.watches.some((w) => w.node === n && w.c === c)) this.watches.push(new StatusWatch(n, this.target, c));
+    for (const n of nodes) if (!this.watches.some((w) => w.node === n && w.c === c)) this.watches.push(new StatusWatch(n, this.world, c));
   }
 
   /** Mines one L1 block with `provider` as its winner (the control API answers once the oracle recorded tip − 1). */
   async mine(blocks: number, winner?: number): Promise<void> {
-    const url = `${this.world.control.baseUrl}/sim/v1/mine`;
-    const body = { blocks, ...(winner ? { winner: this.providerAddress(winner) } : {}) };
-    const r = await call("POST", url, { body });
-    if (r.status !== 200) throw new SettlementCheckError(`POST ${url} ${JSON.stringify(body)} answered HTTP ${r.status}: ${r.text}`);
+    await this.world.control.mine(blocks, winner ? this.providerAddress(winner) : undefined);
   }
 
-  async setBuilder(provider: number, mode: string): Promise<HttpResult> {
-    const url = `${this.world.control.baseUrl}/sim/v1/builder`;
-    const r = await call("POST", url, { body: { provider: this.providerAddress(provider), mode } });
-    if (r.status !== 200) throw new SettlementCheckError(`POST ${url} (${mode}) answered HTTP ${r.status}: ${r.text}`);
+  async setBuilder(provider: number, mode: "honest" | "omit" | "reverse" | "gap"): Promise<void> {
     this.builderChanged = true;
-    return r;
+    await this.world.control.builder(this.providerAddress(provider), mode);
   }
 
   /** Waits until the oracle settled the commitment; returns its CommitmentProcessed log. */
@@ -642,10 +630,7 @@ export class SettlementScenario {
 
   async teardown(): Promise<void> {
     await Promise.all(this.watches.map((w) => w.stop()));
-    if (this.builderChanged) {
-      const url = `${this.world.control.baseUrl}/sim/v1/builder`;
-      for (const p of this.target.providerAddresses) await call("POST", url, { body: { provider: p, mode: "honest" } });
-    }
+    if (this.builderChanged) for (const p of this.target.providerAddresses) await this.world.control.builder(p, "honest");
   }
 }
 

@@ -1,46 +1,125 @@
+/**
+ * The target of a run: the implementation under test, described by a target file (docs/conformance.md lists every
+ * field), or a reference devnet the suite starts itself when none is given. The suite reads its own copy of the
+ * target type and imports nothing from node/ except, lazily and only without a target file, the devnet launcher.
+ */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Target } from "../../node/devnet/target.ts";
-import type { Devnet } from "../../node/devnet/startDevnet.ts";
-import { startLocalDevnet } from "../../node/devnet/localDevnet.ts";
 
-export type { Target };
+/** What a target can do beyond the interface; scenarios that need a capability the target lacks are skipped. */
+export const CAPABILITIES = {
+  "sim-control": "a /sim/v1 control API on the target's chains: mine L1 blocks, choose each block's winner and its builder's behaviour",
+  "sim-nodes": "the control API also drives the target's nodes: stop and start provider nodes, inject failing store/open transactions, report subscriber and receiver counts",
+  "sim-kill": "the control API kills a node with SIGKILL and restarts it on the same data (POST /sim/v1/nodes/{name}/kill)",
+  openapi: "each node serves its OpenAPI document at /swagger/json",
+  beacon: "the target's chains come with a beacon API (beaconUrl) and validator opt-ins the suite can make on the L1",
+  grpc: "each node also serves the gRPC API (bidderRpcUrl, providerRpcUrls)",
+} as const;
+export type Capability = keyof typeof CAPABILITIES;
+
+export interface Target {
+  name: string;
+  /** The implementation's version (shown in reports). */
+  version?: string;
+  bidderUrl: string;
+  providerUrls: string[];
+  /** gRPC addresses (capability `grpc`). */
+  bidderRpcUrl?: string;
+  providerRpcUrls?: string[];
+  /** The /sim/v1 control API (capability `sim-control`). */
+  controlUrl?: string;
+  /** A beacon node API (capability `beacon`). */
+  beaconUrl?: string;
+  l1RpcUrl: string;
+  l1ChainId: number;
+  settlementRpcUrl: string;
+  settlementChainId: number;
+  contracts: { blockTracker: string; providerRegistry: string; bidderRegistry: string; preconfManager: string; oracle: string };
+  /** The validator opt-in registry (ValidatorOptInRouter interface) on the L1. */
+  validatorOptInRouter?: string;
+  bidderAddress: string;
+  providerAddresses: string[];
+  /** How long the bidder node waits for its providers' commitments (upstream's --bidder-bid-timeout). */
+  bidTimeoutMs: number;
+  /** How long a provider node waits for its application's decision (upstream's --provider-decision-timeout). */
+  decisionTimeoutMs: number;
+  /** A shell command that brings the target back after it went down; the suite runs it and goes on. */
+  restart?: string;
+  capabilities: string[];
+}
 
 export class TargetFileError extends Error {
   override name = "TargetFileError";
 }
 
-const REQUIRED: (keyof Target)[] = ["bidderUrl", "providerUrls", "l1RpcUrl", "settlementRpcUrl", "contracts", "capabilities"];
+/** Upstream's defaults (api-behaviour §1.1 step 3, §2.2 step 5), assumed when a target file names no timeouts. */
+export const UPSTREAM_BID_TIMEOUT_MS = 30_000;
+export const UPSTREAM_DECISION_TIMEOUT_MS = 30_000;
 
-/** Reads and checks a target file (TARGET=path). */
+const REQUIRED = ["bidderUrl", "providerUrls", "l1RpcUrl", "l1ChainId", "settlementRpcUrl", "settlementChainId", "contracts", "bidderAddress", "providerAddresses"] as const;
+
+/** Checks a parsed target file and fills the defaults; `where` names it in errors. */
+export function parseTarget(raw: unknown, where: string): Target {
+  const t = raw as Partial<Target> & Record<string, unknown>;
+  if (!t || typeof t !== "object") throw new TargetFileError(`${where} is not a JSON object`);
+  const missing = REQUIRED.filter((k) => t[k] === undefined);
+  if (missing.length) throw new TargetFileError(`${where} lacks ${missing.join(", ")} (docs/conformance.md lists every field)`);
+  const problems: string[] = [];
+  if (!Array.isArray(t.providerUrls) || t.providerUrls.length === 0) problems.push("providerUrls must be a non-empty array of URLs");
+  if (!Array.isArray(t.providerAddresses) || t.providerAddresses.length !== t.providerUrls?.length)
+    problems.push("providerAddresses must list one address per provider URL");
+  for (const k of ["bidTimeoutMs", "decisionTimeoutMs"] as const)
+    if (t[k] !== undefined && !(Number.isInteger(t[k]) && (t[k] as number) > 0)) problems.push(`${k} must be a positive integer of milliseconds`);
+  const caps = t.capabilities ?? [];
+  if (!Array.isArray(caps)) problems.push("capabilities must be an array");
+  else {
+    const unknown = caps.filter((c) => !(c in CAPABILITIES));
+    if (unknown.length) problems.push(`unknown capabilities ${unknown.join(", ")} (known: ${Object.keys(CAPABILITIES).join(", ")})`);
+    if (caps.includes("sim-control") && !t.controlUrl) problems.push("capability sim-control needs controlUrl");
+    if (caps.includes("beacon") && !t.beaconUrl) problems.push("capability beacon needs beaconUrl");
+  }
+  if (problems.length) throw new TargetFileError(`${where}: ${problems.join("; ")}`);
+  return {
+    ...(t as Target),
+    name: t.name ?? where,
+    bidTimeoutMs: t.bidTimeoutMs ?? UPSTREAM_BID_TIMEOUT_MS,
+    decisionTimeoutMs: t.decisionTimeoutMs ?? UPSTREAM_DECISION_TIMEOUT_MS,
+    capabilities: caps,
+  };
+}
+
+/** Reads and checks a target file. */
 export function loadTargetFile(path: string): Target {
-  let t: Target;
+  let raw: unknown;
   try {
-    t = JSON.parse(readFileSync(path, "utf8")) as Target;
+    raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (e) {
     throw new TargetFileError(`cannot read target file ${path}: ${(e as Error).message}`);
   }
-  const missing = REQUIRED.filter((k) => t[k] === undefined);
-  if (missing.length) throw new TargetFileError(`target file ${path} lacks ${missing.join(", ")}`);
-  return { ...t, name: t.name ?? path };
+  return parseTarget(raw, `target file ${path}`);
 }
 
 export interface StartedTarget {
   target: Target;
-  devnet?: Devnet;
+  /** True when the suite started the target itself (the reference devnet). */
+  ownDevnet: boolean;
   stop(): Promise<void>;
 }
 
+/** The suite's own devnet: the decision timeout is shorter than the bid timeout, so that both can be checked. */
+export const OWN_DEVNET_TIMEOUTS = { bidTimeoutMs: 5_000, decisionTimeoutMs: 3_000 } as const;
+
 /**
- * The target of this run: the file named by TARGET, or a reference devnet the suite starts itself (manual L1
- * mining, no auto-accept, no auto-deposit, every port picked free, state in a temp dir, logs in reports/).
+ * The target of this run: the file named by `file` (or TARGET), or a reference devnet the suite starts itself
+ * (manual L1 mining, no auto-accept, no auto-deposit, every port picked free, state in a temp dir, log in reports/).
  */
-export async function startTarget(): Promise<StartedTarget> {
-  const file = process.env.TARGET;
-  if (file) return { target: loadTargetFile(resolve(file)), stop: async () => {} };
+export async function startTarget(file = process.env.TARGET): Promise<StartedTarget> {
+  if (file) return { target: loadTargetFile(resolve(file)), ownDevnet: false, stop: async () => {} };
+  // The only way into node/: the launcher of the reference devnet, loaded only when there is no target file.
+  const { startLocalDevnet } = await import("../../node/devnet/localDevnet.ts");
   const { devnet, stop } = await startLocalDevnet(
-    { autoAccept: false, autodepositAmount: undefined, bidTimeoutMs: 5_000, decisionTimeoutMs: 5_000 },
+    { autoAccept: false, autodepositAmount: undefined, ...OWN_DEVNET_TIMEOUTS },
     join("reports", "devnet.log"),
   );
-  return { target: devnet.target(), devnet, stop };
+  return { target: parseTarget(devnet.target(), "the reference devnet's target"), ownDevnet: true, stop };
 }

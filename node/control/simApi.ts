@@ -26,7 +26,7 @@ export interface DevnetStatus {
   contracts: Record<string, string>;
   /** The validator opt-in registry on the L1 chain. */
   validatorOptInRouter: string | null;
-  nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode; subscribers: number }[];
+  nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode; subscribers: number; receivers?: number }[];
 }
 
 /**

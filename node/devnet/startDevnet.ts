@@ -152,6 +152,7 @@ export class Devnet implements SimControl {
           running: p.listening,
           builder: this.builder.modeOf(p.address),
           subscribers: p.notifier.subscriberCount,
+          receivers: p.dispatcher.activeReceivers,
         })),
       ],
     };

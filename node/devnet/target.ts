@@ -1,4 +1,7 @@
 import type { Devnet } from "./startDevnet.ts";
+import pkg from "../../package.json" with { type: "json" };
+
+const REFERENCE_VERSION = `reference ${(pkg as { version?: string }).version ?? "0.0.0"}`;
 
 /**
  * A target: everything the conformance suite needs to drive an implementation. The devnet writes its own to
@@ -27,6 +30,12 @@ export interface Target {
   validatorOptInRouter?: string;
   bidderAddress: string;
   providerAddresses: string[];
+  /** The nodes' bid and decision timeouts, which the conformance suite may assume. */
+  bidTimeoutMs: number;
+  decisionTimeoutMs: number;
+  /** Implementation version (shown in the suite's reports). */
+  version?: string;
+  /** See docs/conformance.md, "Target file". */
   capabilities: string[];
 }
 
@@ -45,6 +54,9 @@ export function targetOf(d: Devnet): Target {
     validatorOptInRouter: d.validatorRegistry,
     bidderAddress: d.bidder.address,
     providerAddresses: d.providers.map((p) => p.address),
-    capabilities: ["sim-control", "beacon"],
+    bidTimeoutMs: d.config.bidTimeoutMs,
+    decisionTimeoutMs: d.config.decisionTimeoutMs,
+    version: REFERENCE_VERSION,
+    capabilities: ["sim-control", "sim-nodes", "openapi", "beacon"],
   };
 }

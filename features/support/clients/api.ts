@@ -1,0 +1,96 @@
+/**
+ * The suite's view of an implementation, one small interface per role: the bidder API, the provider API that a
+ * provider application uses, and notifications. Values are the protocol's JSON mapping (grpc-gateway's: camelCase,
+ * 64-bit integers as strings, bytes as base64), whatever the transport; errors are gRPC statuses.
+ *
+ * HTTP (httpApi.ts) implements them today. Another transport (gRPC) implements the same interfaces; steps that check
+ * HTTP-only details (status codes, content types, query spellings, raw bodies) use the HTTP client directly.
+ */
+import type { HttpResult } from "./http.ts";
+
+/** A gRPC status, as the error object of interface.md §7. */
+export interface StatusError {
+  code: number;
+  message: string;
+  details: unknown[];
+}
+
+/** A server stream (SendBid, ReceiveBids, Subscribe), judged by its messages. */
+export interface MessageStream {
+  /** Non-blank lines so far: `{"result":…}` / `{"error":…}` envelopes (or `{unparsable}`). */
+  readonly lines: unknown[];
+  readonly ended: boolean;
+  /** "end", "closed" or "broken: …". */
+  readonly endReason: string;
+  /** True when the stream broke because nothing answered at the address. */
+  readonly connectionFailed: boolean;
+  readonly done: Promise<void>;
+  readonly firstResultMs: number | undefined;
+  readonly endMs: number | undefined;
+  /** Transport details, where the transport has them (HTTP). */
+  readonly status: number | undefined;
+  readonly contentType: string | undefined;
+  readonly text: string;
+  changed(ms: number): Promise<void>;
+  /** Waits for the response head (HTTP) / the stream's headers; false when none came within `ms`. */
+  head(ms: number): Promise<boolean>;
+  lineAt(index: number): Promise<unknown | undefined>;
+  close(): void;
+  describe(max?: number): string;
+}
+
+/** The answer of a unary call. */
+export interface Unary {
+  /** The value, when the call succeeded. */
+  value: unknown;
+  error: StatusError | undefined;
+  /** The HTTP exchange, when the transport is HTTP. */
+  http: HttpResult | undefined;
+  describe(): string;
+}
+
+/** Where a deposit goes: an explicit window, the window of a block, or (neither) the node's default. */
+export interface WindowChoice {
+  windowNumber?: bigint;
+  blockNumber?: bigint;
+}
+
+export interface InfoQuery {
+  blockNumber?: bigint;
+  page?: number;
+  limit?: number;
+}
+
+export interface BidderApi {
+  /** SendBid with a request written as JSON text (the stream is sent at once and read in the background). */
+  sendBid(json: string, opts?: { contentType?: string }): MessageStream;
+  deposit(amount: bigint, at?: WindowChoice): Promise<Unary>;
+  getDeposit(windowNumber?: bigint): Promise<Unary>;
+  withdraw(windowNumber?: bigint): Promise<Unary>;
+  withdrawFromWindows(windows: bigint[]): Promise<Unary>;
+  autoDeposit(amount: bigint, at?: WindowChoice): Promise<Unary>;
+  autoDepositStatus(): Promise<Unary>;
+  cancelAutoDeposit(withdraw?: boolean): Promise<Unary>;
+  getBidInfo(q?: InfoQuery): Promise<Unary>;
+  claimSlashedFunds(): Promise<Unary>;
+}
+
+export interface ProviderApi {
+  /** ReceiveBids: the bids this node hands to its application. */
+  receiveBids(): MessageStream;
+  /** SendProcessedBids with one or more decisions written as JSON text (a sequence of objects). */
+  sendProcessedBids(json: string): Promise<Unary>;
+  getCommitmentInfo(q?: InfoQuery): Promise<Unary>;
+  stake(amount: bigint): Promise<Unary>;
+  getStake(): Promise<Unary>;
+  getMinStake(): Promise<Unary>;
+  unstake(): Promise<Unary>;
+  withdrawStake(): Promise<Unary>;
+  getProviderReward(): Promise<Unary>;
+  withdrawProviderReward(): Promise<Unary>;
+}
+
+export interface NotificationsApi {
+  /** Subscribe to topics (a raw JSON body may be given instead, for the refusal checks). */
+  subscribe(topics: readonly string[] | { rawBody: string }): MessageStream;
+}

@@ -1,0 +1,60 @@
+/**
+ * Client of a devnet's `/sim/v1` control API (docs/conformance.md, "Capabilities"): mine L1 blocks with a chosen
+ * winner, set a provider's builder behaviour, and (with `sim-nodes`) stop, start and fault the target's nodes.
+ */
+import { call, type HttpResult } from "./http.ts";
+import type { ScenarioScope } from "./scope.ts";
+
+export class ControlApiError extends Error {
+  override name = "ControlApiError";
+}
+
+/** The part of `GET /sim/v1/status` the suite reads. */
+export interface ControlStatus {
+  currentWindow: string;
+  lastRecordedBlock: string;
+  nodes?: { name: string; role: string; address: string; running?: boolean; subscribers?: number; receivers?: number }[];
+}
+
+export class ControlClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly scope?: ScenarioScope,
+  ) {}
+
+  private async post(path: string, body?: unknown): Promise<HttpResult> {
+    const r = await call("POST", `${this.baseUrl}${path}`, { body, scope: this.scope });
+    if (r.status !== 200) throw new ControlApiError(`POST ${this.baseUrl}${path} ${body === undefined ? "" : JSON.stringify(body)} answered HTTP ${r.status}: ${r.text}`);
+    return r;
+  }
+
+  /** Mines `blocks` L1 blocks (the winner, if named, wins the first); answers once the oracle recorded them. */
+  async mine(blocks = 1, winner?: string): Promise<{ number: string; hash: string; winner: string }[]> {
+    const r = await this.post("/sim/v1/mine", { blocks, ...(winner ? { winner } : {}) });
+    return (r.json as { blocks: { number: string; hash: string; winner: string }[] }).blocks;
+  }
+
+  async status(): Promise<ControlStatus> {
+    const r = await call("GET", `${this.baseUrl}/sim/v1/status`, { scope: this.scope });
+    if (r.status !== 200) throw new ControlApiError(`GET /sim/v1/status answered HTTP ${r.status}: ${r.text}`);
+    return r.json as ControlStatus;
+  }
+
+  async builder(provider: string, mode: "honest" | "omit" | "reverse" | "gap"): Promise<void> {
+    await this.post("/sim/v1/builder", { provider, mode });
+  }
+
+  /** A provider node (0-based index) leaves (`stop`) or joins (`start`) the network. */
+  async provider(index: number, action: "stop" | "start"): Promise<void> {
+    await this.post(`/sim/v1/providers/${index}/${action}`);
+  }
+
+  async fault(node: string, fail: "store" | "open" | "none"): Promise<void> {
+    await this.post("/sim/v1/faults", { node, fail });
+  }
+
+  /** Kills a node with SIGKILL and starts it again on the same data (capability `sim-kill`). */
+  async kill(name: string): Promise<HttpResult> {
+    return this.post(`/sim/v1/nodes/${encodeURIComponent(name)}/kill`);
+  }
+}

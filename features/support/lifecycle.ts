@@ -1,0 +1,91 @@
+/**
+ * The run's and each scenario's life, in one place so that the order is plain:
+ *
+ * - BeforeAll: the target is loaded or started (once per process; the CLI may have done it already).
+ * - Before: a scenario is not run when the target is down (unless its restart command brings it back), and is
+ *   skipped when it needs a capability the target lacks (tags below).
+ * - After: every teardown runs (last registered first), then the scenario's scope ends, which aborts every request
+ *   it still has open, headers or not. When the scenario (or its teardown) failed and the target no longer answers,
+ *   it fails with "the target went down during this scenario" alone, and the scenarios after it are not run.
+ */
+import { After, AfterAll, Before, BeforeAll, Status, setDefaultTimeout } from "@cucumber/cucumber";
+import { markDown, NOT_RUN_PREFIX, probeTarget, restartTarget, SKIPPED_PREFIX, targetDown, TargetDownError } from "./health.ts";
+import { hasRun, run, setRun } from "./run.ts";
+import { startTarget } from "./target.ts";
+import type { ConformanceWorld } from "./world.ts";
+
+setDefaultTimeout(60_000);
+
+export class TeardownError extends Error {
+  override name = "TeardownError";
+}
+
+/** Tags that say what a scenario needs beyond the interface, and the capability each one needs. */
+export const CAPABILITY_TAGS: Record<string, string[]> = {
+  "@sim": ["sim-control"],
+  "@sim-nodes": ["sim-control", "sim-nodes"],
+  "@sim-kill": ["sim-control", "sim-kill"],
+  "@openapi": ["openapi"],
+  "@beacon": ["beacon"],
+  "@grpc": ["grpc"],
+};
+
+let startedHere = false;
+
+BeforeAll({ timeout: 180_000 }, async function () {
+  if (hasRun()) return;
+  const s = await startTarget();
+  setRun(s);
+  startedHere = true;
+  const t = s.target;
+  console.log(`\nTarget: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`);
+});
+
+AfterAll({ timeout: 60_000 }, async function () {
+  if (!startedHere) return;
+  await run().stop();
+  setRun(undefined);
+  startedHere = false;
+});
+
+Before({ timeout: 200_000 }, async function (this: ConformanceWorld, { pickle }) {
+  if (targetDown()) {
+    if (!this.target.restart) {
+      this.attach(`${NOT_RUN_PREFIX}the target is down`, "text/plain");
+      return "skipped";
+    }
+    try {
+      await restartTarget(this.target, (line) => console.log(`\n${line}`));
+    } catch (e) {
+      this.attach(`${NOT_RUN_PREFIX}the target is down (${(e as Error).message})`, "text/plain");
+      return "skipped";
+    }
+  }
+  const tags = pickle.tags.map((t) => t.name);
+  const missing = [...new Set(tags.flatMap((t) => CAPABILITY_TAGS[t] ?? []))].filter((c) => !this.has(c));
+  if (missing.length) {
+    this.attach(`${SKIPPED_PREFIX}the target lacks ${missing.join(", ")}`, "text/plain");
+    return "skipped";
+  }
+});
+
+After({ timeout: 120_000 }, async function (this: ConformanceWorld, { result }) {
+  // Teardowns first: they restart the provider nodes a scenario stopped, which would otherwise look down.
+  const problems: string[] = [];
+  for (const t of [...this.teardowns].reverse()) {
+    try {
+      problems.push(...(await t.run()).map((p) => `${t.what}: ${p}`));
+    } catch (e) {
+      problems.push(`${t.what}: ${(e as Error).message}`);
+    }
+  }
+  this.scope.end();
+  if (problems.length || result?.status === Status.FAILED) {
+    const dead = await probeTarget(this.target);
+    if (dead) {
+      markDown(dead);
+      throw new TargetDownError(`the target went down during this scenario: ${dead}`);
+    }
+  }
+  if (problems.length) throw new TeardownError(`tearing down the scenario:\n${problems.join("\n")}`);
+});
