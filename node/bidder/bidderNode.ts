@@ -112,12 +112,12 @@ export class BidderNode {
     this.tracker.start();
     await this.autoDepositor.resume();
     this.served = serveNode(this.services, { host, httpPort: port }, "bidder node");
-    this.options.network.connectBidder(this.address);
+    await this.options.network.connectBidder(this.address);
     return this.served.url;
   }
 
   async stop(): Promise<void> {
-    this.options.network.disconnectBidder(this.address);
+    await this.options.network.disconnectBidder(this.address);
     this.events.stop();
     this.off.forEach((f) => f());
     this.tracker.close();

@@ -27,6 +27,8 @@ export const ROLES = {
   oracle: 1,
   bidder: 2,
   firstProvider: 3,
+  /** The devnet's libp2p bootnode (its peer ID; it holds no funds and sends no transactions). */
+  bootnode: 16,
   /**
    * Deploys the validator opt-in registry on the L1 (the deployer owns it). A deployer of its own keeps L1 contract
    * addresses apart from the settlement chain's (both chains start every account at nonce 0), since upstream's node

@@ -36,6 +36,12 @@ export interface DevnetConfig {
   dispatchWindowMs: number;
   /** Provider stake at start, wei. */
   providerStake: bigint;
+  /** How the nodes meet: over libp2p on loopback (upstream's wire, a bootnode of the devnet's own), or in-process calls. */
+  network: "libp2p" | "in-process";
+  /** libp2p listen ports of the bootnode, the bidder node and each provider node (0 = any free port). */
+  bootnodePort: number;
+  bidderP2pPort: number;
+  providerP2pPorts: number[];
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -60,6 +66,10 @@ export const DEFAULTS: DevnetConfig = {
   decisionTimeoutMs: 30_000,
   providerStake: parseEther("20"),
   dispatchWindowMs: 60_000,
+  network: "libp2p",
+  bootnodePort: 13510,
+  bidderP2pPort: 13520,
+  providerP2pPorts: [13620, 13720],
   logLevel: "info",
 };
 
@@ -95,6 +105,11 @@ Options:
   --decision-timeout MS       how long a provider node waits for its application (default 30000)
   --provider-stake WEI        stake each provider registers with (default 20 ETH)
   --dispatch-window MS        PreconfManager commitment dispatch window at deployment (default 60000; upstream 500)
+  --network libp2p|in-process how nodes meet: libp2p on loopback, upstream's wire, with a bootnode of the devnet's
+                              own (default), or direct calls inside this process
+  --bootnode-port PORT        libp2p port of the devnet's bootnode (default 13510)
+  --bidder-p2p-port PORT      libp2p port of the bidder node (default 13520)
+  --provider-p2p-ports P1,…   libp2p ports of the provider nodes (default 13620, 13720, … one per provider)
   --log-level LEVEL           debug | info | warn | error (default info)
   -h, --help                  this text
 `;
@@ -150,6 +165,10 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "provider-stake": { type: "string" },
         "dispatch-window": { type: "string" },
         "log-level": { type: "string" },
+        network: { type: "string" },
+        "bootnode-port": { type: "string" },
+        "bidder-p2p-port": { type: "string" },
+        "provider-p2p-ports": { type: "string" },
       },
     });
   } catch (e) {
@@ -159,15 +178,18 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
   if (o.help) return "help";
   const providers = int("providers", o.providers, 1, 7) ?? base.providers;
   const bidderPort = int("bidder-port", o["bidder-port"], 0, 65535) ?? base.bidderPort;
-  let providerPorts: number[];
-  if (o["provider-ports"] !== undefined) {
-    providerPorts = o["provider-ports"].split(",").map((p) => int("provider-ports", p.trim(), 0, 65535)!);
-    if (providerPorts.length !== providers)
-      throw new ConfigError(`--provider-ports names ${providerPorts.length} ports for ${providers} providers`);
-  } else {
-    const first = base.providerPorts[0] ?? 13623;
-    providerPorts = Array.from({ length: providers }, (_, i) => (first === 0 ? 0 : first + 100 * i));
-  }
+  const portList = (flag: string, given: string | undefined, defaults: number[], fallback: number): number[] => {
+    if (given === undefined) {
+      const first = defaults[0] ?? fallback;
+      return Array.from({ length: providers }, (_, i) => (first === 0 ? 0 : first + 100 * i));
+    }
+    const ports = given.split(",").map((p) => int(flag, p.trim(), 0, 65535)!);
+    if (ports.length !== providers) throw new ConfigError(`--${flag} names ${ports.length} ports for ${providers} providers`);
+    return ports;
+  };
+  const providerPorts = portList("provider-ports", o["provider-ports"], base.providerPorts, 13623);
+  const network = o.network ?? base.network;
+  if (network !== "libp2p" && network !== "in-process") throw new ConfigError(`--network must be libp2p or in-process, got "${network}"`);
   const level = o["log-level"] ?? base.logLevel;
   if (!["debug", "info", "warn", "error"].includes(level)) throw new ConfigError(`--log-level must be debug, info, warn or error`);
   const autoAccept = o["no-auto-accept"] ? false : o["auto-accept"] ? true : base.autoAccept;
@@ -194,6 +216,10 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000) ?? base.decisionTimeoutMs,
     providerStake: wei("provider-stake", o["provider-stake"]) ?? base.providerStake,
     dispatchWindowMs: int("dispatch-window", o["dispatch-window"], 1, 2 ** 48) ?? base.dispatchWindowMs,
+    network,
+    bootnodePort: int("bootnode-port", o["bootnode-port"], 0, 65535) ?? base.bootnodePort,
+    bidderP2pPort: int("bidder-p2p-port", o["bidder-p2p-port"], 0, 65535) ?? base.bidderP2pPort,
+    providerP2pPorts: portList("provider-p2p-ports", o["provider-p2p-ports"], base.providerP2pPorts, 13620),
     logLevel: level as DevnetConfig["logLevel"],
   };
 }

@@ -28,7 +28,8 @@ import { targetOf, type Target } from "./target.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
-import { InProcessNetwork } from "../network/network.ts";
+import { devnetNetworks, type DevnetNetworks } from "../network/devnetNetworks.ts";
+import { providerStakeCheck } from "../p2p/stakeCheck.ts";
 import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
 import { acceptAll } from "../../scenarios/agents/policies.ts";
 
@@ -40,6 +41,8 @@ export class Devnet implements SimControl {
   private beaconServed: Served | undefined;
   /** The validator opt-in registry on the L1 chain. */
   validatorRegistry: Address | undefined;
+  /** How the nodes meet (libp2p around the devnet's bootnode, or in-process). */
+  networks: DevnetNetworks | undefined;
   private stopping: Promise<void> | undefined;
   readonly l1Client: PublicClient;
   readonly settlementClient: PublicClient;
@@ -88,6 +91,7 @@ export class Devnet implements SimControl {
     this.providerPorts.set(index, new URL(p.url).port ? Number(new URL(p.url).port) : 0);
     await this.responders.find((r) => r.providerUrl === p.url)?.stop();
     await p.stop();
+    await this.networks?.settle(this.providers.map((x) => x.listening));
   }
 
   /** Starts a stopped provider node again on its port (it joins the network: peer_connected). */
@@ -95,6 +99,7 @@ export class Devnet implements SimControl {
     const p = this.providerAt(index);
     if (p.listening) throw new FailedPreconditionError(`provider ${index} is already running`);
     await p.start(this.config.host, this.providerPorts.get(index) ?? this.config.providerPorts[index] ?? 0);
+    await this.networks?.settle(this.providers.map((x) => x.listening));
     if (this.config.autoAccept) {
       const agent = new ProviderAgent(p.url, acceptAll());
       await agent.start();
@@ -191,6 +196,7 @@ export class Devnet implements SimControl {
       await this.beaconServed?.stop().catch(() => {});
       await Promise.allSettled(this.responders.map((r) => r.stop()));
       await Promise.allSettled([this.bidder.stop(), ...this.providers.map((p) => p.stop())]);
+      await this.networks?.stop().catch(() => {});
       this.oracleEvents.stop();
       await this.settler.drain();
       this.oracleStore.close();
@@ -220,7 +226,17 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     await ensureProvidersRegistered(chains.settlement, addresses, owner.privateKey, providerAccounts, cfg.providerStake);
 
     await initCrypto();
-    const network = new InProcessNetwork();
+    const networks = await devnetNetworks({
+      kind: cfg.network,
+      host: cfg.host,
+      bootnodeKey: devAccount(ROLES.bootnode).privateKey,
+      bootnodePort: cfg.bootnodePort,
+      bidderKey: devAccount(ROLES.bidder).privateKey,
+      bidderPort: cfg.bidderP2pPort,
+      providerKeys: providerAccounts.map((a) => a.privateKey),
+      providerPorts: cfg.providerP2pPorts,
+      isStaked: providerStakeCheck(createPublicClient({ transport: http(chains.settlement.rpcUrl) }), addresses.providerRegistry),
+    });
     const registry = await ensureValidatorRegistry(
       chains.l1,
       dir,
@@ -249,7 +265,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       contracts: addresses,
       storePath: dir.store("bidder"),
       bidTimeoutMs: cfg.bidTimeoutMs,
-      network,
+      network: networks.bidder,
       validators,
     });
     const providers = providerAccounts.map(
@@ -261,7 +277,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           contracts: addresses,
           storePath: dir.store(`provider-${index}`),
           decisionTimeoutMs: cfg.decisionTimeoutMs,
-          network,
+          network: networks.providers[index]!,
           validators,
         }),
     );
@@ -300,12 +316,15 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
 
     const devnet = new Devnet(cfg, dir, chains, addresses, bidder, providers, driver, oracle, oracleStore, oracleEvents, settler, builder);
     devnet.validatorRegistry = registry.address;
+    devnet.networks = networks;
     await bidder.start(cfg.host, cfg.bidderPort);
     if (cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
       await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
     }
     for (const [i, p] of providers.entries()) await p.start(cfg.host, cfg.providerPorts[i] ?? 0);
+    await networks.settle(providers.map(() => true));
+    if (cfg.network === "libp2p") log.info("nodes meet over libp2p", { bootnode: networks.bootnodeAddrs().join(",") });
     await devnet.listenControl();
     devnet.listenBeacon(validators);
     if (cfg.autoAccept) await devnet.attachResponders();

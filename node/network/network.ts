@@ -24,12 +24,16 @@ export interface PeerEvent {
   address: Address;
 }
 
-/** The transport between nodes. Today in-process; a real transport implements the same interface. */
+/**
+ * The transport between nodes: InProcessNetwork (nodes of one process, direct calls) or Libp2pNetwork
+ * (node/p2p: one per node, upstream's wire). A node joins when it starts and leaves when it stops; a real network
+ * needs time for that, so the calls may return promises, which nodes await.
+ */
 export interface Network {
-  connectProvider(peer: ProviderPeer): void;
-  disconnectProvider(address: Address): void;
-  connectBidder(address: Address): void;
-  disconnectBidder(address: Address): void;
+  connectProvider(peer: ProviderPeer): void | Promise<void>;
+  disconnectProvider(address: Address): void | Promise<void>;
+  connectBidder(address: Address): void | Promise<void>;
+  disconnectBidder(address: Address): void | Promise<void>;
   /** Providers connected now, in connection order. */
   providers(): ProviderPeer[];
   bidders(): Address[];

@@ -132,7 +132,7 @@ export class ProviderNode {
       nikePublicKey: this.nikePublicKey,
       handleBid: (bid, _from, signal) => intake.handle(bid, signal),
     };
-    o.network.connectProvider(peer);
+    await o.network.connectProvider(peer);
     return this.served.url;
   }
 
@@ -142,7 +142,7 @@ export class ProviderNode {
   }
 
   async stop(): Promise<void> {
-    this.options.network.disconnectProvider(this.address);
+    await this.options.network.disconnectProvider(this.address);
     await this.served?.stop();
     this.served = undefined;
     this.events?.stop();

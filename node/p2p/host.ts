@@ -1,0 +1,56 @@
+/**
+ * The libp2p host of a node (p2p.md "Host"): TCP, Noise, yamux and identify (so peers learn each other's listen
+ * addresses, which discovery passes on), the node's secp256k1 key as its identity. Peers refused in a handshake are
+ * kept out for a while by the connection gater, as upstream's blocklist does.
+ */
+import { createLibp2p, type Libp2p } from "libp2p";
+import { tcp } from "@libp2p/tcp";
+import { noise } from "@chainsafe/libp2p-noise";
+import { yamux } from "@chainsafe/libp2p-yamux";
+import { identify, type Identify } from "@libp2p/identify";
+import type { PeerId } from "@libp2p/interface";
+import { libp2pKeyOf } from "./wire/peerIdentity.ts";
+
+export type Host = Libp2p<{ identify: Identify }>;
+
+/** Peers kept out until a time (upstream blockPeer: 0 = until restart, insufficient stake: minutes). */
+export class Blocklist {
+  private readonly until = new Map<string, number>();
+
+  block(peer: PeerId | string, ms: number): void {
+    this.until.set(peer.toString(), ms > 0 ? Date.now() + ms : Number.POSITIVE_INFINITY);
+  }
+
+  isBlocked(peer: PeerId | string): boolean {
+    const t = this.until.get(peer.toString());
+    if (t === undefined) return false;
+    if (t > Date.now()) return true;
+    this.until.delete(peer.toString());
+    return false;
+  }
+}
+
+export interface HostOptions {
+  nodeKey: `0x${string}`;
+  /** Multiaddrs to listen on, e.g. /ip4/127.0.0.1/tcp/13600. */
+  listen: string[];
+  /** Addresses to announce besides the listen ones (upstream --nat-addr). */
+  announce?: string[];
+  blocklist: Blocklist;
+}
+
+export async function createHost(o: HostOptions): Promise<Host> {
+  return createLibp2p({
+    privateKey: libp2pKeyOf(o.nodeKey),
+    addresses: { listen: o.listen, appendAnnounce: o.announce ?? [] },
+    transports: [tcp()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    services: { identify: identify() },
+    connectionGater: {
+      denyDialPeer: (peer) => o.blocklist.isBlocked(peer),
+      denyInboundEncryptedConnection: (peer) => o.blocklist.isBlocked(peer),
+      denyOutboundEncryptedConnection: (peer) => o.blocklist.isBlocked(peer),
+    },
+  });
+}

@@ -1,0 +1,480 @@
+/**
+ * The Network of a node that meets its peers over libp2p, wire-compatible with upstream's node at the pinned commit
+ * (shared/reference/p2p.md). One instance per node: it runs the node's host, handshakes every connection (a
+ * provider's stake checked on the chain), spreads provider addresses (discovery), hands the bidder's AES key to
+ * each provider (key exchange) and carries bids and commitments (preconfirmation).
+ *
+ * On a bidder node a provider counts as connected (providers(), peer_connected) once it took the bidder's key, so a
+ * bid never goes to a provider that cannot read it; upstream announces it at the handshake.
+ */
+import type { Connection, PeerId, Stream } from "@libp2p/interface";
+import { multiaddr, type Multiaddr } from "@multiformats/multiaddr";
+import type { Address } from "viem";
+import { EKMWithSignatureSchema } from "../gen/proto/p2p/keyexchange/v1/keyexchange_pb.ts";
+import { PeerListSchema } from "../gen/proto/p2p/discovery/v1/discovery_pb.ts";
+import { EncryptedBidSchema, EncryptedPreConfirmationSchema } from "../gen/proto/p2p/preconfirmation/v1/preconfirmation_pb.ts";
+import { GrpcCode, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
+import { privateKeyToAddress } from "../protocol/secp256k1.ts";
+import type { SignedBid } from "../protocol/types.ts";
+import type { CommitmentReply, Network, PeerEvent, PeerType, ProviderPeer } from "../network/network.ts";
+import { logger } from "../util/log.ts";
+import { Blocklist, createHost, type Host } from "./host.ts";
+import { MsgStream } from "./msgStream.ts";
+import { answerHandshake, dialHandshake, type HandshakeSelf } from "./protocols/handshake.ts";
+import { eciesKeyFromNodeKey } from "./nodeKeys.ts";
+import { newAesKey } from "./wire/aesGcm.ts";
+import { eciesPublicKeyOf } from "./wire/ecies.ts";
+import { InsufficientStakeError, ObservedAddressMismatchError, handshakeRequest, type ProviderKeys } from "./wire/handshake.ts";
+import { SignatureVerificationError } from "./wire/hashSignature.ts";
+import { openKeyExchange, sealKeyExchange } from "./wire/keyExchange.ts";
+import { commitmentFromMessage, commitmentToMessage, decryptBid, encryptBid } from "./wire/preconfirmation.ts";
+import { peerList, peersOf, type DiscoveredPeer } from "./wire/discovery.ts";
+import { ethAddressOfPeer, peerIdOf } from "./wire/peerIdentity.ts";
+import { DISCOVERY, HANDSHAKE, KEY_EXCHANGE, PRECONFIRMATION, protocolId, type ProtocolSpec } from "./wire/protocolIds.ts";
+
+export interface Libp2pNetworkOptions {
+  nodeKey: `0x${string}`;
+  peerType: PeerType;
+  /** Multiaddrs to listen on, e.g. `/ip4/127.0.0.1/tcp/13600` (upstream --p2p-addr / --p2p-port). */
+  listen: string[];
+  /** Extra addresses to announce (upstream --nat-addr). */
+  announce?: string[];
+  /** Multiaddrs of bootnodes, each ending in /p2p/<peer id> (upstream --bootnodes). */
+  bootnodes?: string[];
+  /** The handshake token (upstream --secret; signed, not compared). */
+  token?: string;
+  /** Whether a provider holds the minimum stake (ProviderRegistry); asked in every handshake with a provider. */
+  isStaked: (provider: Address) => Promise<boolean>;
+  /** How often unreachable bootnodes are dialled again (upstream: every minute). Default 5 s. */
+  bootstrapIntervalMs?: number;
+  handshakeTimeoutMs?: number;
+}
+
+export class PeerNotConnectedError extends Error {
+  override name = "PeerNotConnectedError";
+  constructor(readonly peer: Address) {
+    super(`peer ${peer} is not connected`);
+  }
+}
+
+export class NoAesKeyError extends RpcError {
+  override name = "NoAesKeyError";
+  constructor(bidder: Address) {
+    super(GrpcCode.FailedPrecondition, `no AES key found for bidder ${bidder}`);
+  }
+}
+
+interface RemotePeer {
+  readonly id: PeerId;
+  readonly address: Address;
+  readonly type: PeerType;
+  readonly keys?: ProviderKeys;
+  /** Announced to listeners (a provider on a bidder node: once it took our key). */
+  ready: boolean;
+  asProvider?: ProviderPeer;
+}
+
+type PeerListener = (event: "connected" | "disconnected", peer: PeerEvent) => void;
+
+const STREAM_LIMITS = { maxInboundStreams: 1024, maxOutboundStreams: 1024 };
+
+export class Libp2pNetwork implements Network {
+  readonly address: Address;
+  readonly peerId: PeerId;
+  private readonly log;
+  private host: Host | undefined;
+  private local: ProviderPeer | undefined;
+  private readonly peers = new Map<string, RemotePeer>();
+  private readonly handshakes = new Map<string, Promise<RemotePeer | undefined>>();
+  /** Provider node: each bidder's AES key, from its key exchange. */
+  private readonly bidderKeys = new Map<string, Uint8Array>();
+  /** Bidder node: the key our bids are sealed with (one per process, as upstream). */
+  private readonly aesKey = newAesKey();
+  private readonly eciesKey: Uint8Array;
+  private readonly blocklist = new Blocklist();
+  private readonly listeners = new Set<PeerListener>();
+  private bootstrapTimer: ReturnType<typeof setInterval> | undefined;
+  private self: HandshakeSelf | undefined;
+
+  constructor(private readonly o: Libp2pNetworkOptions) {
+    this.address = privateKeyToAddress(o.nodeKey);
+    this.peerId = peerIdOf(o.nodeKey);
+    this.eciesKey = eciesKeyFromNodeKey(o.nodeKey);
+    this.log = logger(`p2p-${o.peerType}`);
+  }
+
+  get running(): boolean {
+    return this.host !== undefined;
+  }
+
+  /** Our dialable addresses, each ending in /p2p/<peer id> (what others pass as --bootnodes). */
+  multiaddrs(): string[] {
+    return (this.host?.getMultiaddrs() ?? []).map(String);
+  }
+
+  // ---- Network -------------------------------------------------------------------------------------------------
+
+  async connectProvider(peer: ProviderPeer): Promise<void> {
+    this.local = peer;
+    await this.start();
+  }
+
+  async disconnectProvider(_address?: Address): Promise<void> {
+    await this.stop();
+  }
+
+  async connectBidder(_address?: Address): Promise<void> {
+    await this.start();
+  }
+
+  async disconnectBidder(_address?: Address): Promise<void> {
+    await this.stop();
+  }
+
+  providers(): ProviderPeer[] {
+    const out: ProviderPeer[] = [];
+    for (const p of this.peers.values()) if (p.type === "provider" && p.ready) out.push(this.providerPeer(p));
+    return out;
+  }
+
+  bidders(): Address[] {
+    return [...this.peers.values()].filter((p) => p.type === "bidder").map((p) => p.address);
+  }
+
+  onPeer(listener: PeerListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ---- lifecycle -----------------------------------------------------------------------------------------------
+
+  /** Starts the host, serves the protocols of our peer type and dials the bootnodes. */
+  async start(): Promise<void> {
+    if (this.host) return;
+    const o = this.o;
+    const keys = o.peerType === "provider" ? this.providerKeys() : undefined;
+    this.self = {
+      address: this.address,
+      peerType: o.peerType,
+      request: handshakeRequest({ privateKey: o.nodeKey, peerType: o.peerType, token: o.token, keys }),
+      isStaked: o.isStaked,
+    };
+    const host = await createHost({ nodeKey: o.nodeKey, listen: o.listen, announce: o.announce, blocklist: this.blocklist });
+    this.host = host;
+    await host.handle(protocolId(HANDSHAKE), (stream, conn) => void this.handshake(conn, stream), STREAM_LIMITS);
+    await host.handle(protocolId(DISCOVERY), this.serve((peer, s, signal) => this.onPeerList(peer, s, signal)), STREAM_LIMITS);
+    if (o.peerType === "provider") {
+      await host.handle(protocolId(KEY_EXCHANGE), this.serve((peer, s, signal) => this.onKeys(peer, s, signal)), STREAM_LIMITS);
+      await host.handle(protocolId(PRECONFIRMATION), this.serve((peer, s, signal) => this.onBid(peer, s, signal)), STREAM_LIMITS);
+    }
+    host.addEventListener("peer:disconnect", (e) => this.onDisconnect(e.detail));
+    this.log.info("p2p host listening", { peerId: this.peerId.toString(), addrs: this.multiaddrs().join(",") });
+    void this.bootstrap();
+    this.bootstrapTimer = setInterval(() => void this.bootstrap(), o.bootstrapIntervalMs ?? 5000);
+  }
+
+  /** Leaves the network: every peer sees us disconnect. */
+  async stop(): Promise<void> {
+    const host = this.host;
+    if (!host) return;
+    clearInterval(this.bootstrapTimer);
+    this.host = undefined;
+    await host.stop();
+    for (const p of [...this.peers.values()]) this.remove(p);
+    this.bidderKeys.clear();
+  }
+
+  /** Dials a peer (multiaddr with /p2p/<id>) and handshakes; resolves with its address, or undefined if refused. */
+  async connect(addr: string | Multiaddr | Multiaddr[]): Promise<Address | undefined> {
+    const addrs = Array.isArray(addr) ? addr : [typeof addr === "string" ? multiaddr(addr) : addr];
+    const id = addrs[0]?.getComponents().findLast((c) => c.name === "p2p")?.value;
+    if (!id) throw new InvalidArgumentError(`${addrs[0]} has no /p2p/<peer id>`);
+    if (id === this.peerId.toString()) return this.address;
+    const known = this.peers.get(id) ?? (await this.handshakes.get(id));
+    if (known) return known.address;
+    const host = this.requireHost();
+    const conn = await host.dial(addrs, { signal: AbortSignal.timeout(this.o.handshakeTimeoutMs ?? 10_000) });
+    const raced = this.peers.get(id) ?? (await this.handshakes.get(id));
+    if (raced) return raced.address;
+    return (await this.handshake(conn))?.address;
+  }
+
+  /** Dials the bootnodes we are not connected to (upstream's bootstrapper, which retries every minute). */
+  private async bootstrap(): Promise<void> {
+    for (const b of this.o.bootnodes ?? []) {
+      let addr: Multiaddr;
+      try {
+        addr = multiaddr(b);
+      } catch (e) {
+        this.log.error("bad bootnode address", { addr: b, reason: (e as Error).message });
+        continue;
+      }
+      const id = addr.getComponents().findLast((c) => c.name === "p2p")?.value;
+      if (!id || this.peers.has(id) || !this.host) continue;
+      try {
+        const peer = await this.connect(addr);
+        if (peer) this.log.info("connected to bootnode", { peer, addr: b });
+      } catch (e) {
+        this.log.debug("bootnode not reachable", { addr: b, reason: (e as Error).message });
+      }
+    }
+  }
+
+  /** Resolves once `predicate` holds, checked at each peer event (for tests and start-up). */
+  waitFor(predicate: () => boolean, timeoutMs: number, what = "peers"): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      const off = this.onPeer(() => {
+        if (!predicate()) return;
+        clearTimeout(timer);
+        off();
+        resolve();
+      });
+    });
+  }
+
+  // ---- handshake and peers -------------------------------------------------------------------------------------
+
+  private providerKeys(): ProviderKeys {
+    if (!this.local) throw new Error("a provider network starts from connectProvider (it needs the provider's NIKE key)");
+    return { pkePublicKey: eciesPublicKeyOf(this.eciesKey), nikePublicKey: this.local.nikePublicKey };
+  }
+
+  private requireHost(): Host {
+    if (!this.host) throw new Error("p2p host is not running");
+    return this.host;
+  }
+
+  /** Runs the handshake on a connection: as dialer without a stream, as listener on the peer's stream. */
+  private handshake(conn: Connection, inbound?: Stream): Promise<RemotePeer | undefined> {
+    const key = conn.remotePeer.toString();
+    const task = (async () => {
+      const signal = AbortSignal.timeout(this.o.handshakeTimeoutMs ?? 10_000);
+      let s: MsgStream | undefined;
+      try {
+        const peerAddress = ethAddressOfPeer(conn.remotePeer);
+        s = new MsgStream(inbound ?? (await conn.newStream(protocolId(HANDSHAKE), { signal })));
+        const self = this.self!;
+        const hp = inbound ? await answerHandshake(s, self, peerAddress, signal) : await dialHandshake(s, self, peerAddress, signal);
+        await s.close();
+        return this.add(conn.remotePeer, hp.address, hp.type, hp.keys);
+      } catch (e) {
+        s?.abort("handshake failed");
+        this.refuse(conn, e as Error);
+        return undefined;
+      }
+    })();
+    if (!this.handshakes.has(key)) {
+      this.handshakes.set(key, task);
+      void task.finally(() => this.handshakes.get(key) === task && this.handshakes.delete(key));
+    }
+    return task;
+  }
+
+  /** Upstream's blocklist: a bad signature or address for long, too little stake for minutes. */
+  private refuse(conn: Connection, e: Error): void {
+    this.log.warn("handshake refused", { peer: conn.remotePeer.toString(), addr: conn.remoteAddr.toString(), reason: e.message });
+    if (e instanceof InsufficientStakeError) this.blocklist.block(conn.remotePeer, conn.direction === "inbound" ? 2 * 60_000 : 5 * 60_000);
+    else if (e instanceof SignatureVerificationError || e instanceof ObservedAddressMismatchError) this.blocklist.block(conn.remotePeer, 10 * 60_000);
+    void this.host?.hangUp(conn.remotePeer).catch(() => {});
+  }
+
+  private add(id: PeerId, address: Address, type: PeerType, keys?: ProviderKeys): RemotePeer {
+    const known = this.peers.get(id.toString());
+    if (known) return known;
+    const peer: RemotePeer = { id, address, type, keys, ready: !(type === "provider" && this.o.peerType === "bidder") };
+    this.peers.set(id.toString(), peer);
+    this.log.info("peer connected", { peer: address, type });
+    if (peer.ready) this.emit("connected", peer);
+    else void this.giveKey(peer);
+    void this.announce(peer);
+    return peer;
+  }
+
+  private remove(peer: RemotePeer): void {
+    if (this.peers.get(peer.id.toString()) !== peer) return;
+    this.peers.delete(peer.id.toString());
+    this.log.info("peer disconnected", { peer: peer.address, type: peer.type });
+    if (peer.ready) this.emit("disconnected", peer);
+  }
+
+  private onDisconnect(id: PeerId): void {
+    const peer = this.peers.get(id.toString());
+    if (peer && (this.host?.getConnections(id).length ?? 0) === 0) this.remove(peer);
+  }
+
+  private emit(event: "connected" | "disconnected", p: RemotePeer): void {
+    for (const l of this.listeners) l(event, { type: p.type, address: p.address });
+  }
+
+  // ---- streams -------------------------------------------------------------------------------------------------
+
+  /** Opens a stream to a handshaken peer and exchanges the (empty) headers. */
+  private async open(peer: RemotePeer, spec: ProtocolSpec, signal: AbortSignal): Promise<MsgStream> {
+    const host = this.requireHost();
+    if (this.peers.get(peer.id.toString()) !== peer) throw new PeerNotConnectedError(peer.address);
+    const s = new MsgStream(await host.dialProtocol(peer.id, protocolId(spec), { signal, maxOutboundStreams: STREAM_LIMITS.maxOutboundStreams }));
+    try {
+      await s.writeHeader(signal);
+      await s.readHeader(signal);
+      return s;
+    } catch (e) {
+      s.abort("header exchange failed");
+      throw e;
+    }
+  }
+
+  /**
+   * A handler for a protocol stream (upstream AddStreamHandlers): only from handshaken peers; headers first; a
+   * failure goes back to the peer as a status; the signal fires when the peer resets the stream or leaves.
+   */
+  private serve(handler: (peer: RemotePeer, s: MsgStream, signal: AbortSignal) => Promise<void>) {
+    return async (stream: Stream, conn: Connection): Promise<void> => {
+      const id = conn.remotePeer.toString();
+      const peer = this.peers.get(id) ?? (await this.handshakes.get(id));
+      if (!peer) {
+        this.log.warn("stream from a peer without handshake", { peer: id, protocol: stream.protocol });
+        stream.abort(new Error("unknown peer"));
+        return;
+      }
+      const s = new MsgStream(stream);
+      const ctrl = new AbortController();
+      const onClose = () => ctrl.abort(new Error("stream closed"));
+      stream.addEventListener("close", onClose, { once: true });
+      try {
+        await s.readHeader(ctrl.signal);
+        await s.writeHeader(ctrl.signal);
+        await handler(peer, s, ctrl.signal);
+      } catch (e) {
+        if (ctrl.signal.aborted) return;
+        const err = e as Error;
+        this.log.debug("stream handler failed", { peer: peer.address, protocol: stream.protocol, reason: err.message });
+        try {
+          await s.writeError(err instanceof RpcError ? err.code : GrpcCode.Unknown, err.message);
+        } catch {
+          s.abort("writing error failed");
+          return;
+        }
+      } finally {
+        stream.removeEventListener("close", onClose);
+      }
+      await s.close();
+    };
+  }
+
+  // ---- discovery -----------------------------------------------------------------------------------------------
+
+  /** Upstream topology.Connected: tell a new peer the providers we know; tell our bidders about a new provider. */
+  private async announce(peer: RemotePeer): Promise<void> {
+    try {
+      const others = [...this.peers.values()].filter((p) => p.type === "provider" && p !== peer);
+      if (others.length) await this.sendPeers(peer, await Promise.all(others.map((p) => this.discovered(p))));
+      if (peer.type === "provider") {
+        const me = await this.discovered(peer);
+        await Promise.all([...this.peers.values()].filter((p) => p.type === "bidder").map((b) => this.sendPeers(b, [me]).catch(() => {})));
+      }
+    } catch (e) {
+      this.log.debug("announcing peers failed", { peer: peer.address, reason: (e as Error).message });
+    }
+  }
+
+  private async discovered(p: RemotePeer): Promise<DiscoveredPeer> {
+    const host = this.requireHost();
+    let addrs: string[] = [];
+    try {
+      addrs = (await host.peerStore.get(p.id)).addresses.map((a) => a.multiaddr.toString()).filter((a) => a.includes("/tcp/"));
+    } catch {
+      // not in the peer store yet
+    }
+    if (!addrs.length) addrs = host.getConnections(p.id).filter((c) => c.direction === "outbound").map((c) => c.remoteAddr.decapsulateCode(421).toString());
+    return { address: p.address, underlay: { id: p.id.toString(), addrs } };
+  }
+
+  private async sendPeers(to: RemotePeer, peers: DiscoveredPeer[]): Promise<void> {
+    const usable = peers.filter((p) => p.underlay.addrs.length > 0);
+    if (!usable.length) return;
+    const signal = AbortSignal.timeout(10_000);
+    const s = await this.open(to, DISCOVERY, signal);
+    await s.writeMsg(PeerListSchema, peerList(usable), signal);
+    await s.close();
+  }
+
+  private async onPeerList(from: RemotePeer, s: MsgStream, signal: AbortSignal): Promise<void> {
+    const list = peersOf(await s.readMsg(PeerListSchema, signal));
+    for (const p of list) {
+      if (p.address.toLowerCase() === this.address.toLowerCase()) continue;
+      if ([...this.peers.values()].some((k) => k.address.toLowerCase() === p.address.toLowerCase())) continue;
+      const addrs = p.underlay.addrs.map((a) => multiaddr(`${a}/p2p/${p.underlay.id}`));
+      void this.connect(addrs).catch((e) => this.log.debug("dialling a discovered peer failed", { peer: p.address, from: from.address, reason: (e as Error).message }));
+    }
+  }
+
+  // ---- key exchange --------------------------------------------------------------------------------------------
+
+  /** Bidder: seal our AES key to a new provider; it is ready for bids once its handler is done with it. */
+  private async giveKey(provider: RemotePeer, attempt = 1): Promise<void> {
+    try {
+      const signal = AbortSignal.timeout(10_000);
+      const ekm = sealKeyExchange({ bidderPrivateKey: this.o.nodeKey, bidder: this.address, aesKey: this.aesKey, providerKeys: [provider.keys!.pkePublicKey] });
+      const s = await this.open(provider, KEY_EXCHANGE, signal);
+      await s.writeMsg(EKMWithSignatureSchema, ekm, signal);
+      await s.awaitEnd(signal);
+      await s.close();
+      if (this.peers.get(provider.id.toString()) !== provider || provider.ready) return;
+      provider.ready = true;
+      this.emit("connected", provider);
+    } catch (e) {
+      this.log.warn("key exchange failed", { provider: provider.address, attempt, reason: (e as Error).message });
+      if (attempt < 3 && this.peers.get(provider.id.toString()) === provider) setTimeout(() => void this.giveKey(provider, attempt + 1), 1000 * attempt);
+    }
+  }
+
+  private async onKeys(from: RemotePeer, s: MsgStream, signal: AbortSignal): Promise<void> {
+    if (from.type !== "bidder") throw new InvalidArgumentError("invalid bidder type for message");
+    const ekm = await s.readMsg(EKMWithSignatureSchema, signal);
+    this.bidderKeys.set(from.address.toLowerCase(), openKeyExchange(ekm, { bidder: from.address, eciesPrivateKey: this.eciesKey }));
+    this.log.debug("bidder key received", { bidder: from.address });
+  }
+
+  // ---- bids ----------------------------------------------------------------------------------------------------
+
+  private providerPeer(p: RemotePeer): ProviderPeer {
+    p.asProvider ??= {
+      address: p.address,
+      nikePublicKey: p.keys!.nikePublicKey,
+      handleBid: (bid, _from, signal) => this.sendBid(p, bid, signal),
+    };
+    return p.asProvider;
+  }
+
+  private async sendBid(provider: RemotePeer, bid: SignedBid, signal: AbortSignal): Promise<CommitmentReply> {
+    const s = await this.open(provider, PRECONFIRMATION, signal);
+    const onAbort = () => s.abort("bid cancelled");
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await s.writeMsg(EncryptedBidSchema, encryptBid(this.aesKey, bid), signal);
+      const reply = commitmentFromMessage(await s.readMsg(EncryptedPreConfirmationSchema, signal));
+      await s.close();
+      return reply;
+    } catch (e) {
+      s.abort("bid failed");
+      throw e;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private async onBid(from: RemotePeer, s: MsgStream, signal: AbortSignal): Promise<void> {
+    if (from.type !== "bidder") throw new InvalidArgumentError("invalid bidder type for bid");
+    const encrypted = await s.readMsg(EncryptedBidSchema, signal);
+    const key = this.bidderKeys.get(from.address.toLowerCase());
+    if (!key) throw new NoAesKeyError(from.address);
+    if (!this.local) throw new RpcError(GrpcCode.Unavailable, "provider is not serving bids");
+    const reply = await this.local.handleBid(decryptBid(key, encrypted), from.address, signal);
+    await s.writeMsg(EncryptedPreConfirmationSchema, commitmentToMessage(reply), signal);
+  }
+}
