@@ -15,6 +15,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
   Background:
     Given the target is healthy
 
+  @upstream
   Scenario Outline: an invalid bid is refused: <case>
     When the bidder sends a valid bid changed by <change>
     Then the bid is refused with HTTP <status>, code <code> and the message "<message>"
@@ -49,6 +50,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
       | empty raw transaction                | {"txHashes": null, "rawTransactions": [""]}                                                            | 400    | 3    | unmarshaling raw transaction: typed transaction too short |
       | raw transaction of an unknown type   | {"txHashes": null, "rawTransactions": ["05aa"]}                                                        | 400    | 3    | unmarshaling raw transaction: transaction type not supported |
 
+  @upstream
   Scenario Outline: a body that is not a Bid message is refused in the unary format: <case>
     When the bidder is sent the body '<body>'
     Then the request is refused in the unary format with HTTP 400, code 3 and the message "<message>"
@@ -65,6 +67,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
       | a non-number for an int64       | {"amount":"1","blockNumber":"12x"} | proto: (line 1:29): invalid value for int64 type: "12x" |
       | both spellings of one field     | {"blockNumber":1,"block_number":2} | proto: (line 1:18): duplicate field "block_number" |
 
+  @upstream
   Scenario Outline: <method> <path> is not SendBid
     When I send <method> "<path>" to the bidder
     Then the HTTP status is <status>
@@ -80,6 +83,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
       | PUT    | /v1/bidder/bid     | 501    | 12   | Method Not Allowed |
       | DELETE | /v1/bidder/bid     | 501    | 12   | Method Not Allowed |
 
+  @upstream
   Scenario: a valid body sent as text/plain is still decoded as JSON, as grpc-gateway does
     Given the bidder has 1 ETH deposited in a fresh window
     And provider 1 runs a provider application that accepts every bid
@@ -92,6 +96,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
     And every commitment echoes the bid's amount, block number and decay timestamps
     And every commitment is signed by the provider it names
 
+  @upstream
   Scenario Outline: a bid <form> is accepted
     Given the bidder has 1 ETH deposited in a fresh window
     And provider 1 runs a provider application that accepts every bid
@@ -104,20 +109,38 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
       | form                                     | change                                                                                                                                                                                                         | field             | value |
       | with a hash without 0x                   | {}                                                                                                                                                                                                             | txHashes          | ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"] |
       | with a 0x-prefixed hash                  | {"txHashes": ["0xfe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"]}                                                                                                                         | txHashes          | ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"] |
-      | with a mixed-case hash                   | {"txHashes": ["FE4cb47db3630551BEEDFBD02a71ecc69fd59758e2ba699606e2d5c74284FFA7"]}                                                                                                                           | txHashes          | ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"] |
-      | with a 0x-prefixed mixed-case hash       | {"txHashes": ["0xFe4Cb47Db3630551BeEdFbD02a71ecc69fd59758e2ba699606e2d5c74284fFa7"]}                                                                                                                         | txHashes          | ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"] |
-      | with a 0x-prefixed upper-case reverting hash | {"revertingTxHashes": ["0x71C1348F2D7FF7E814F9C3617983703435EA7446DE420AEAC488BF1DE35737E8"]}                                                                                                            | revertingTxHashes | ["71c1348f2d7ff7e814f9c3617983703435ea7446de420aeac488bf1de35737e8"] |
+      | with a 0x-prefixed reverting hash        | {"revertingTxHashes": ["0x71c1348f2d7ff7e814f9c3617983703435ea7446de420aeac488bf1de35737e8"]}                                                                                                                | revertingTxHashes | ["71c1348f2d7ff7e814f9c3617983703435ea7446de420aeac488bf1de35737e8"] |
       | in proto (snake_case) field names        | {"txHashes": null, "tx_hashes": ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"], "blockNumber": null, "block_number": "$BLOCK", "slash_amount": "7"}                                   | slashAmount       | "7" |
       | with int64 fields as JSON numbers        | {"blockNumber": $BLOCK, "decayStartTimestamp": $DECAY_START, "decayEndTimestamp": $DECAY_END}                                                                                                                  | blockNumber       | "$BLOCK" |
       | with the largest slash amount            | {"slashAmount": "18446744073709551615"}                                                                                                                                                                        | slashAmount       | "18446744073709551615" |
       | with unknown fields                      | {"whatever": {"nested": [1, 2]}, "bidOptions": "x"}                                                                                                                                                            | bidAmount         | "1000" |
 
-  @sim-nodes
+  @intended
+  Scenario Outline: a bid <form> is accepted and committed to in lower case
+    Divergence: Transaction hashes
+    Upstream keeps the case of the hashes it was given (it only strips 0x), so its oracle, which compares lower-case
+    hashes, would slash every such commitment.
+
+    Given the bidder has 1 ETH deposited in a fresh window
+    And provider 1 runs a provider application that accepts every bid
+    When the bidder sends a valid bid changed by <change>
+    Then the bid stream ends with HTTP 200 and 1 commitment
+    And every commitment is signed by the provider it names
+    And every commitment has <field> <value>
+
+    Examples:
+      | form                                     | change                                                                                 | field             | value |
+      | with a mixed-case hash                   | {"txHashes": ["FE4cb47db3630551BEEDFBD02a71ecc69fd59758e2ba699606e2d5c74284FFA7"]}                                                                                                                           | txHashes          | ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"] |
+      | with a 0x-prefixed mixed-case hash       | {"txHashes": ["0xFe4Cb47Db3630551BeEdFbD02a71ecc69fd59758e2ba699606e2d5c74284fFa7"]}                                                                                                                         | txHashes          | ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"] |
+      | with a 0x-prefixed upper-case reverting hash | {"revertingTxHashes": ["0x71C1348F2D7FF7E814F9C3617983703435EA7446DE420AEAC488BF1DE35737E8"]}                                                                                                            | revertingTxHashes | ["71c1348f2d7ff7e814f9c3617983703435ea7446de420aeac488bf1de35737e8"] |
+
+  @upstream @sim-nodes
   Scenario: with no provider connected, SendBid fails with Internal "no providers available"
     Given every provider node has left the network
     When the bidder sends a valid bid changed by {}
     Then the bid is refused with HTTP 500, code 13 and the message "error sending bid: no providers available"
 
+  @upstream
   Scenario: the bidder node keeps serving bids after refusing invalid ones
     Given the bidder has 1 ETH deposited in a fresh window
     And provider 1 runs a provider application that accepts every bid

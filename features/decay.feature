@@ -19,6 +19,7 @@ Feature: Decay: a provider earns the part of the bid that is left at its dispatc
     And the bidder has 10 ETH deposited for the next L1 blocks, B and B+1
     And provider 1's application accepts every bid, dispatching at D
 
+  @upstream
   Scenario Outline: dispatched <when>, the provider earns <share> of the bid
     When the bidder bids <bid> for L1 block B on a transfer, decaying from D<start> ms to D<end> ms
     Then the bid gets one commitment, from provider 1
@@ -47,6 +48,7 @@ Feature: Decay: a provider earns the part of the bid that is left at its dispatc
       | when                       | share | bid                      | start | end   | decayed             | reward             | fee               | refund              |
       | a third into the decay     | 2/3   | 999999999999999999 wei   | -1000 | +2000 | 666666666666666665  | 653333333333333332 | 13333333333333333 | 333333333333333334  |
 
+  @upstream
   Scenario Outline: a decay window that does not end after it starts (<case>) cannot be opened, so nothing is paid
     When the bidder bids 1 ETH for L1 block B on a transfer, decaying from D<start> ms to D<end> ms
     Then the bid gets one commitment, from provider 1

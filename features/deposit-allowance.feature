@@ -14,6 +14,7 @@ Feature: A bidder's deposit caps what it may bid for one block
     Given auto-deposit is not running
     And provider 1 and provider 2 are receiving bids
 
+  @upstream
   Scenario: a bid above a tenth of the window's deposit for one block is refused by the provider nodes
     Given block B is the first block of a fresh window
     And the bidder has deposited 1 ETH into the window of block B, its total there noted as D

@@ -5,6 +5,9 @@ Feature: Bidder deposits into windows
   the closed ones; closed windows can be withdrawn. What the node answers is checked against the settlement
   chain itself (interface.md §2.7, §3.2, §4.3, §4.8–4.10; api-behaviour.md §1.3, §1.8–1.10, §4, §7).
 
+  Levels: the interface gives the operations and their records (§2.7, §4.3, §4.8–4.10); query names, the default
+  windows, the validation texts and the on-chain errors are upstream's.
+
   The devnet is shared by every scenario of a run, so scenarios do not depend on each other's order: "fresh"
   windows are picked relative to the current one (far ahead, or closed), hold no deposit of the bidder and are
   never handed out twice. Deposits left just ahead of L1 (auto-deposit, the default window) are withdrawn once
@@ -17,6 +20,7 @@ Feature: Bidder deposits into windows
 
   # ------------------------------------------------------------------------------------------------ deposit
 
+  @upstream
   Scenario Outline: a deposit into an explicit window (<key>) answers the window's total
     Given a fresh window W ahead
     When the bidder deposits 1 ETH into window W, naming it with "<key>"
@@ -28,6 +32,7 @@ Feature: Bidder deposits into windows
       | window_number |
       | windowNumber  |
 
+  @upstream
   Scenario: two deposits into one window answer the running total
     Given a fresh window W ahead
     When the bidder deposits 1 ETH into window W
@@ -36,6 +41,7 @@ Feature: Bidder deposits into windows
     Then the deposit answer is 1.25 ETH in window W
     And BidderRegistry holds 1.25 ETH for the bidder in window W
 
+  @upstream
   Scenario Outline: a deposit into the window of block <block> of a window (<key>)
     Given a fresh window W ahead
     When the bidder deposits 2 gwei into the window of block <block> of window W, naming it with "<key>"
@@ -48,6 +54,7 @@ Feature: Bidder deposits into windows
       | 10    | blockNumber  |
       | 7     | block_number |
 
+  @upstream
   Scenario: a deposit naming no window goes to the window after the current one
     Given the current window is noted as C
     And the bidder's deposit in window C+1 is noted
@@ -55,6 +62,7 @@ Feature: Bidder deposits into windows
     Then the deposit answer is the noted deposit of window C+1 plus 3 gwei
     And BidderRegistry holds the noted deposit of window C+1 plus 3 gwei for the bidder
 
+  @upstream
   Scenario: a window named both ways is taken from the explicit window, not the block
     Given a fresh window W ahead
     And a fresh window V ahead
@@ -63,6 +71,7 @@ Feature: Bidder deposits into windows
     And BidderRegistry holds 1 gwei for the bidder in window W
     And BidderRegistry holds nothing for the bidder in window V
 
+  @upstream
   Scenario: a query parameter named amount and unknown parameters are ignored; the path amount counts
     Given a fresh window W ahead
     When the bidder is called with POST "/v1/bidder/deposit/5?window_number={W}&amount=7&unknown=x"
@@ -71,6 +80,7 @@ Feature: Bidder deposits into windows
 
   # ------------------------------------------------------------------------------------------------ validation
 
+  @upstream
   Scenario Outline: a deposit request with <case> is refused
     When I send POST "<path>" to the bidder
     Then the request fails with HTTP <http>, code <code> and the message "<message>"
@@ -93,7 +103,7 @@ Feature: Bidder deposits into windows
       | a repeated window_number     | /v1/bidder/deposit/1?window_number=1&window_number=2    | 400  | 3    | too many values for field "window_number": 1, 2                                                                                                                                                                                                                                     |
       | a bad amount and a bad query | /v1/bidder/deposit/abc?window_number=abc                | 400  | 3    | parsing field "window_number": strconv.ParseUint: parsing "abc": invalid syntax                                                                                                                                                                                                     |
 
-  @auto-deposit
+  @upstream @auto-deposit
   Scenario Outline: an auto-deposit request with <case> is refused and starts nothing
     When I send POST "<path>" to the bidder
     Then the request fails with HTTP <http>, code <code> and the message "<message>"
@@ -112,6 +122,7 @@ Feature: Bidder deposits into windows
 
   # ------------------------------------------------------------------------------------------------ get_deposit
 
+  @upstream
   Scenario Outline: get_deposit answers the on-chain amount of a window (<key>)
     Given a fresh window W ahead
     And the bidder has deposited 2 ETH into window W
@@ -123,17 +134,20 @@ Feature: Bidder deposits into windows
       | window_number |
       | windowNumber  |
 
+  @upstream
   Scenario: get_deposit of a window without a deposit answers 0
     Given a fresh window W ahead
     When the bidder asks for its deposit in window W, naming it with "window_number"
     Then the deposit answer is 0 wei in window W
 
+  @upstream
   Scenario: get_deposit naming no window answers the window after the current one
     Given the current window is noted as C
     And the bidder's deposit in window C+1 is noted
     When the bidder asks for its deposit without naming a window
     Then the deposit answer is the noted deposit of window C+1 plus 0 wei
 
+  @upstream
   Scenario Outline: get_deposit with <case> is refused
     When I send GET "<path>" to the bidder
     Then the request fails with HTTP 400, code 3 and the message "<message>"
@@ -145,6 +159,7 @@ Feature: Bidder deposits into windows
 
   # ------------------------------------------------------------------------------------------------ status
 
+  @upstream
   Scenario: the status lists a manual deposit with its block range and live balance
     Given a fresh window W ahead
     And the bidder has deposited 1 ETH into window W
@@ -154,9 +169,19 @@ Feature: Bidder deposits into windows
       | window | deposited | current |
       | W      | 1 ETH     | no      |
 
+  @intended
+  Scenario: the status lists its windows in ascending order
+    Divergence: AutoDepositStatus order
+    Given fresh windows W to W+3 ahead
+    And the bidder has deposited 3 gwei into window W+2
+    And the bidder has deposited 1 gwei into window W
+    And the bidder has deposited 4 gwei into window W+3
+    And the bidder has deposited 2 gwei into window W+1
+    Then the auto-deposit status lists its windows in ascending order
+
   # ------------------------------------------------------------------------------------------------ withdraw_from_windows
 
-  @sim
+  @upstream @sim
   Scenario: withdrawing a closed window answers its amount and empties it
     Given L1 is past window 8
     And a fresh closed window K
@@ -168,7 +193,7 @@ Feature: Bidder deposits into windows
     And BidderRegistry holds nothing for the bidder in window K
     And the auto-deposit status does not list window K
 
-  @sim
+  @upstream @sim
   Scenario: withdrawing two closed windows answers one entry per window, in order, 0 for an empty one
     Given L1 is past window 8
     And a fresh closed window K
@@ -181,6 +206,7 @@ Feature: Bidder deposits into windows
       | K      | 0.5 ETH |
     And BidderRegistry holds nothing for the bidder in window K
 
+  @upstream
   Scenario: withdrawing a window that has not closed fails on-chain and keeps the deposit
     Given a fresh window W ahead
     And the bidder has deposited 1 ETH into window W
@@ -189,11 +215,13 @@ Feature: Bidder deposits into windows
     Then the request fails with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: WithdrawAfterWindowSettled(window={W}, currentWindow={C}): window {W} has not closed yet (current window {C}); withdraw it after it closes"
     And BidderRegistry holds 1 ETH for the bidder in window W
 
+  @upstream
   Scenario: withdrawing the current window fails on-chain
     Given the current window is noted as C
     When the bidder withdraws from windows C
     Then the request fails with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: WithdrawAfterWindowSettled(window={C}, currentWindow={C}): window {C} has not closed yet (current window {C}); withdraw it after it closes"
 
+  @upstream
   Scenario Outline: a withdraw_from_windows body with <case> is refused
     When I send POST "/v1/bidder/withdraw_from_windows" to the bidder with body '<body>'
     Then the request fails with HTTP 400, code 3 and the message "<message>"
@@ -212,7 +240,7 @@ Feature: Bidder deposits into windows
 
   # ------------------------------------------------------------------------------------------------ withdraw (one window)
 
-  @sim
+  @upstream @sim
   Scenario: withdraw of one closed window answers its amount
     Given L1 is past window 8
     And a fresh closed window K
@@ -221,7 +249,7 @@ Feature: Bidder deposits into windows
     Then the deposit answer is 1 ETH in window K
     And BidderRegistry holds nothing for the bidder in window K
 
-  @sim
+  @upstream @sim
   Scenario: withdraw naming no window empties the window before the current one
     Given L1 is past window 8
     And the current window is noted as C
@@ -231,13 +259,14 @@ Feature: Bidder deposits into windows
     Then the deposit answer is the noted deposit of window C-1 plus 0 wei
     And BidderRegistry holds nothing for the bidder in window C-1
 
+  @upstream
   Scenario: withdraw of window 0 is refused
     When I send POST "/v1/bidder/withdraw?window_number=0" to the bidder
     Then the request fails with HTTP 400, code 3 and the message "validating withdraw request: validation error:\n - window_number: window_number must be a positive integer if specified. [window_number]"
 
   # ------------------------------------------------------------------------------------------------ auto-deposit
 
-  @sim @auto-deposit
+  @upstream @sim @auto-deposit
   Scenario: auto-deposit keeps the next two windows funded and withdraws closed ones
     Given the bidder holds no deposit in the 3 windows after the current one
     And the current window is noted as C
@@ -274,7 +303,7 @@ Feature: Bidder deposits into windows
       | C+4    | 1 ETH  |
     And the auto-deposit status lists no window from C+2 to C+4
 
-  @auto-deposit
+  @upstream @auto-deposit
   Scenario: while auto-deposit runs, deposits, withdrawals and a second start are refused
     Given fresh windows W to W+2 ahead
     When the bidder starts auto-deposit of 1 ETH per window from window W
@@ -311,18 +340,19 @@ Feature: Bidder deposits into windows
     When the bidder cancels auto-deposit
     Then the request fails with HTTP 400, code 9 and the message "auto deposit is not running"
 
+  @upstream
   Scenario: cancelling auto-deposit when it is not running is refused
     When the bidder cancels auto-deposit
     Then the request fails with HTTP 400, code 9 and the message "auto deposit is not running"
 
-  @auto-deposit
+  @upstream @auto-deposit
   Scenario: auto-deposit can start from the window of a block (blockNumber)
     Given fresh windows W to W+1 ahead
     When the bidder is called with POST "/v1/bidder/auto_deposit/3000?blockNumber={last block of W}"
     Then the auto-deposit answer starts at window W with 3000 wei per window
     And BidderRegistry soon holds 3000 wei for the bidder in windows W and W+1
 
-  @auto-deposit
+  @upstream @auto-deposit
   Scenario: cancel with withdraw=true answers no windows at once and leaves open windows funded
     Given fresh windows W to W+1 ahead
     And the bidder has started auto-deposit of 1 gwei per window from window W

@@ -2,9 +2,14 @@ Feature: Node shell and wire conventions
   Every node answers health checks, serves its OpenAPI document, and answers unknown paths and wrong methods
   exactly as grpc-gateway does, so that clients written for the upstream node behave the same against it.
 
+  Levels: the interface names only the /v1 operations and a machine-readable description (§9), so the health
+  route and the routing errors are upstream's behaviour (api-behaviour §0.1, §0.4); the OpenAPI document is the
+  `openapi` capability (upstream's node serves none).
+
   Background:
     Given the target is healthy
 
+  @upstream
   Scenario Outline: <node> health check
     When I send GET "/health" to the <node>
     Then the HTTP status is 200
@@ -16,6 +21,7 @@ Feature: Node shell and wire conventions
       | provider 1 |
       | provider 2 |
 
+  @upstream
   Scenario Outline: an unknown path on the <node> is 404 NotFound
     When I send <method> "<path>" to the <node>
     Then the HTTP status is 404
@@ -29,6 +35,7 @@ Feature: Node shell and wire conventions
       | provider 1 | GET    | /v2/provider/get_stake |
       | bidder     | GET    | /                     |
 
+  @upstream
   Scenario Outline: a route of the other role is 404 on the <node>
     When I send <method> "<path>" to the <node>
     Then the HTTP status is 404
@@ -40,6 +47,7 @@ Feature: Node shell and wire conventions
       | provider 1 | POST   | /v1/bidder/bid                    |
       | provider 1 | GET    | /v1/bidder/auto_deposit_status    |
 
+  @upstream
   Scenario Outline: a known path with the wrong method is 501 on the <node>
     When I send <method> "<path>" to the <node>
     Then the HTTP status is 501
@@ -54,6 +62,7 @@ Feature: Node shell and wire conventions
       | provider 1 | POST   | /v1/provider/receive_bids          |
       | provider 1 | GET    | /v1/provider/send_processed_bids   |
 
+  @spec @openapi
   Scenario: the bidder node serves its OpenAPI document
     When I send GET "/swagger/json" to the bidder
     Then the HTTP status is 200
@@ -73,6 +82,7 @@ Feature: Node shell and wire conventions
       | GET    | /v1/validator/get_validators      |
       | GET    | /v1/debug/topology                |
 
+  @spec @openapi
   Scenario: a provider node serves its OpenAPI document
     When I send GET "/swagger/json" to the provider 1
     Then the HTTP status is 200

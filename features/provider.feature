@@ -8,6 +8,10 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
   answers 200 `{}` (upstream answers 500 "EOF" after applying them; docs/divergences.md). Bids beyond the
   bidder's allowance for their block (deposit / 10) are refused before the application sees them.
 
+  Levels: the decision flow is the interface's (§2.4, §4.4, §4.7); digests in base64, sequences of decisions and
+  the handling of unknown digests are upstream's. What SendProcessedBids answers is checked only in the scenarios
+  that name their divergence.
+
   Placeholders: $BLOCK (a block of a fresh window), $DECAY_START, $ALLOWANCE (the window's deposit / 10),
   $DIGEST_OF_BID_n (the digest of the scenario's nth bid as the application received it, base64).
 
@@ -15,17 +19,19 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     Given the target is healthy
     And the bidder has 1 ETH deposited in a fresh window
 
+  @upstream
   Scenario: with several applications on one provider node, each bid reaches exactly one of them
     Given provider 1 runs 2 provider applications that accept every bid
     When the bidder sends 6 bids of 1001 to 1006 wei, one after another
     Then each bid ended with HTTP 200 and exactly 1 commitment, from provider 1
     And each bid was received by exactly one of provider 1's applications
 
+  @upstream
   Scenario: ReceiveBids shows the bid with its digest in base64
     Given provider 1 runs a provider application that accepts every bid
     When the bidder sends the bid:
       """
-      {"txHashes": ["0xFE4CB47DB3630551BEEDFBD02A71ECC69FD59758E2BA699606E2D5C74284FFA7"], "amount": "1234",
+      {"txHashes": ["0xfe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"], "amount": "1234",
        "blockNumber": "$BLOCK", "decayStartTimestamp": "$DECAY_START", "decayEndTimestamp": "$DECAY_END"}
       """
     Then the bid stream ends with HTTP 200 and 1 commitment
@@ -38,7 +44,9 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     And provider 1's application received the bid with rawTransactions []
     And provider 1's application received the bid with slashAmount "0"
     And the bid digest provider 1's application received is the base64 of the commitment's receivedBidDigest
+    And provider 1's ReceiveBids stream had the content type "application/json"
 
+  @upstream
   Scenario Outline: decisions for two bids in one request, as <framing>
     Given provider 1 runs a provider application that never answers
     When the bidder starts a bid of 2001 wei
@@ -48,8 +56,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
       | bid | status          | dispatchTimestamp |
       | 1   | STATUS_ACCEPTED | $DECAY_START+10   |
       | 2   | STATUS_REJECTED |                   |
-    Then the decision request is answered with HTTP 200 and the body {}
-    And bid 1 ends with HTTP 200 and 1 commitment
+    Then bid 1 ends with HTTP 200 and 1 commitment
     And the commitment comes from provider 1
     And every commitment has dispatchTimestamp "$DECAY_START+10"
     And every commitment is signed by the provider it names
@@ -60,6 +67,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
       | NDJSON            |
       | concatenated JSON |
 
+  @upstream
   Scenario: decisions for two bids in two requests
     Given provider 1 runs a provider application that never answers
     When the bidder starts a bid of 3001 wei
@@ -69,13 +77,14 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
       | bid | status          | dispatchTimestamp |
       | 2   | STATUS_ACCEPTED | $DECAY_START+20   |
       | 1   | STATUS_ACCEPTED | $DECAY_START+30   |
-    Then every decision request is answered with HTTP 200 and the body {}
-    And bid 1 ends with HTTP 200 and 1 commitment
+    Then bid 1 ends with HTTP 200 and 1 commitment
     And every commitment has dispatchTimestamp "$DECAY_START+30"
     And bid 2 ends with HTTP 200 and 1 commitment
     And every commitment has dispatchTimestamp "$DECAY_START+20"
 
+  @intended
   Scenario: the interface's decayDispatchTimestamp spelling sets the dispatch time
+    Divergence: `decayDispatchTimestamp`
     Given provider 1 runs a provider application that never answers
     When the bidder starts a bid of 3501 wei
     And provider 1's application has received 1 bid
@@ -83,11 +92,37 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
       """
       {"bidDigest": "$DIGEST_OF_BID_1", "status": "STATUS_ACCEPTED", "decayDispatchTimestamp": "$DECAY_START+40"}
       """
-    Then the decision request is answered with HTTP 200 and the body {}
-    And bid 1 ends with HTTP 200 and 1 commitment
+    Then bid 1 ends with HTTP 200 and 1 commitment
     And every commitment has dispatchTimestamp "$DECAY_START+40"
 
-  Scenario: unknown and repeated digests are ignored and answered 200 {}
+  @upstream
+  Scenario: unknown and repeated digests are ignored
+    Given provider 1 runs a provider application that never answers
+    When the bidder starts a bid of 4001 wei
+    And provider 1's application has received 1 bid
+    And provider 1's application sends the decision body:
+      """
+      {"bidDigest": "q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=", "status": "STATUS_ACCEPTED", "dispatchTimestamp": "$DECAY_START"}
+      """
+    When provider 1's application sends the decision body:
+      """
+      {"bidDigest": "fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7", "status": "STATUS_REJECTED"}
+      """
+    When provider 1's application sends the decision body:
+      """
+      {"bidDigest": "$DIGEST_OF_BID_1", "status": "STATUS_ACCEPTED", "dispatchTimestamp": "$DECAY_START+50"}
+      """
+    Then bid 1 ends with HTTP 200 and 1 commitment
+    And every commitment has dispatchTimestamp "$DECAY_START+50"
+    When provider 1's application sends the decision body:
+      """
+      {"bidDigest": "$DIGEST_OF_BID_1", "status": "STATUS_REJECTED"}
+      """
+    Then the target is healthy
+
+  @intended
+  Scenario: SendProcessedBids answers 200 {} once it applied the decisions, known or not
+    Divergence: SendProcessedBids reply
     Given provider 1 runs a provider application that never answers
     When the bidder starts a bid of 4001 wei
     And provider 1's application has received 1 bid
@@ -114,7 +149,25 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
       """
     Then the decision request is answered with HTTP 200 and the body {}
 
+  @upstream
+  Scenario Outline: a decision that cannot be decoded (<case>) is refused with HTTP 400 and code 3
+    Given provider 1 runs a provider application that never answers
+    When the bidder starts a bid of 5001 wei
+    And provider 1's application has received 1 bid
+    And provider 1's application sends the decision body:
+      """
+      <body>
+      """
+    Then the decision request is refused with HTTP 400, code 3 and the message "<message>"
+
+    Examples:
+      | case                        | body                                                                                     | message |
+      | a digest that is not base64 | {"bidDigest": "not base64!", "status": 1}                                                | proto: (line 1:15): invalid value for bytes type: "not base64!" |
+      | malformed JSON              | {"bidDigest": "$DIGEST_OF_BID_1", "status": 1,,}                                         | invalid character ',' looking for beginning of object key string |
+
+  @intended
   Scenario Outline: a decision with <case> is refused with HTTP 400 and code 3
+    Divergence: SendProcessedBids invalid status
     Given provider 1 runs a provider application that never answers
     When the bidder starts a bid of 5001 wei
     And provider 1's application has received 1 bid
@@ -130,9 +183,8 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
       | no status                   | {"bidDigest": "$DIGEST_OF_BID_1", "dispatchTimestamp": "$DECAY_START"}                    | validation error:\n - status: value must be in list [1, 2] [enum.in] |
       | STATUS_UNSPECIFIED          | {"bidDigest": "$DIGEST_OF_BID_1", "status": "STATUS_UNSPECIFIED"}                        | validation error:\n - status: value must be in list [1, 2] [enum.in] |
       | an undefined status number  | {"bidDigest": "$DIGEST_OF_BID_1", "status": 7}                                           | validation error:\n - status: value must be in list [1, 2] [enum.in]\n - status: value must be one of the defined enum values [enum.defined_only] |
-      | a digest that is not base64 | {"bidDigest": "not base64!", "status": 1}                                                | proto: (line 1:15): invalid value for bytes type: "not base64!" |
-      | malformed JSON              | {"bidDigest": "$DIGEST_OF_BID_1", "status": 1,,}                                         | invalid character ',' looking for beginning of object key string |
 
+  @upstream
   Scenario: decisions before an invalid one stay applied
     Given provider 1 runs a provider application that never answers
     When the bidder starts a bid of 6001 wei
@@ -143,11 +195,12 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
       {"bidDigest": "$DIGEST_OF_BID_1", "status": "STATUS_ACCEPTED", "dispatchTimestamp": "$DECAY_START+60"}
       {"bidDigest": "$DIGEST_OF_BID_2", "status": 0}
       """
-    Then the decision request is refused with HTTP 400, code 3 and the message "validation error:\n - status: value must be in list [1, 2] [enum.in]"
-    And bid 1 ends with HTTP 200 and 1 commitment
+    Then bid 1 ends with HTTP 200 and 1 commitment
     And every commitment has dispatchTimestamp "$DECAY_START+60"
 
+  @intended
   Scenario: a bid beyond the bidder's allowance for its block never reaches the provider application
+    Divergence: Provider's first allowance check of a block
     Given provider 1 runs a provider application that accepts every bid
     And provider 2 runs a provider application that accepts every bid
     When the bidder sends the bid:
@@ -167,6 +220,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     And provider 1's application received 1 bid
     And provider 2's application received 1 bid
 
+  @upstream
   Scenario: the allowance of a block is used up by the bids committed in it
     Given provider 1 runs a provider application that accepts every bid
     When the bidder sends the bid:

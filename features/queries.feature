@@ -10,6 +10,10 @@ Feature: Querying commitments, stake and rewards
   and 100 for commitment info; a negative page or limit, or a limit above 1000, is refused with InvalidArgument;
   `revertableTxnHashes` is [] when a bid has none (upstream answers [""]).
 
+  Levels: the listings and their defaults are the interface's (§2.5, §2.6, §4.5, §4.6, §8); paging bounds, the
+  exact block filter and the numeric order are the intended behaviour where upstream has defects (each scenario
+  names its entry of docs/divergences.md); stake and reward operations are upstream's.
+
   Blocks named by capital letters are fresh blocks far ahead of the L1 head, chosen per scenario; `{X}` in a query
   stands for block X. Providers 1 and 2 run applications that accept every bid, so each bid gets two commitments.
 
@@ -18,7 +22,9 @@ Feature: Querying commitments, stake and rewards
 
   # ------------------------------------------------------------------------------------------------ grouping and order
 
+  @intended
   Scenario: bid info sorts blocks numerically and bids highest first, each bid with its providers' commitments
+    Divergence: Get*Info block order
     Given providers 1 and 2 run applications that accept every bid
     And fresh blocks X and Y on either side of a decimal digit boundary, with a deposit
     When the bidder bids 3000, 1000 and 2000 wei for block Y
@@ -29,15 +35,18 @@ Feature: Querying commitments, stake and rewards
     And every page of provider 1's commitment info lists blocks in ascending numeric order, block X before block Y
     And provider 1's commitment info for block Y lists the commitments of 3000, 2000 and 1000 wei in that order
 
+  @upstream
   Scenario: bid info and commitment info describe the bids and commitments exactly
     Given providers 1 and 2 run applications that accept every bid
     And a fresh block B with a deposit
-    When the bidder bids 4000 wei for block B
+    When the bidder bids 4000 wei for block B with a reverting transaction hash
     And the bidder bids 2500 wei for block B with a reverting transaction hash
     Then the bidder's bid info for block B describes each bid sent with every field, as the SendBid commitments did
     And the commitment info of providers 1 and 2 for block B describes each commitment with every field
 
+  @intended
   Scenario Outline: the block filter is an exact match (<key>)
+    Divergence: Get*Info block filter
     Given providers 1 and 2 run applications that accept every bid
     And fresh blocks P and Q where the digits of P begin those of Q, with deposits
     When the bidder bids 1500 wei for block P
@@ -56,6 +65,16 @@ Feature: Querying commitments, stake and rewards
       | block_number |
       | blockNumber  |
 
+  @intended
+  Scenario: a bid without reverting hashes is listed with revertableTxnHashes []
+    Divergence: `revertingTxHashes` / `revertableTxnHashes` when none were given
+    Given providers 1 and 2 run applications that accept every bid
+    And a fresh block B with a deposit
+    When the bidder bids 4100 wei for block B
+    Then the bidder's bid info for block B describes each bid sent with every field, as the SendBid commitments did
+    And the commitment info of providers 1 and 2 for block B describes each commitment with every field
+
+  @upstream
   Scenario: a block without commitments gives empty lists
     Given a fresh block E
     When I ask the bidder for its bid info with "block_number={E}"
@@ -65,7 +84,9 @@ Feature: Querying commitments, stake and rewards
 
   # ------------------------------------------------------------------------------------------------ paging
 
+  @intended
   Scenario: paging counts commitments, with the block filter
+    Divergence: Get*Info block filter
     Given providers 1 and 2 run applications that accept every bid
     And a fresh block B with a deposit
     When the bidder bids 5000, 4000, 3000, 2000 and 1000 wei for block B
@@ -99,7 +120,11 @@ Feature: Querying commitments, stake and rewards
     When I ask provider 1 for its commitment info with "block_number={B}&limit=0"
     Then the commitment info lists 5 commitments
 
+  @spec
   Scenario: default page sizes are 50 commitments for bid info and 100 for commitment info
+    Divergence: Get*Info paging
+    The interface gives both defaults (§4.5, §4.6, §8); upstream pages 100 by default and ignores paging when a block
+    is named, so it fails here for a documented defect.
     Given providers 1 and 2 run applications that accept every bid
     And a fresh block D with a deposit
     When the bidder sends 101 bids of 1000 wei for block D
@@ -112,26 +137,43 @@ Feature: Querying commitments, stake and rewards
     When I ask provider 2 for its commitment info with "block_number={D}&page=1"
     Then the commitment info lists 1 commitments
 
+  @upstream
   Scenario Outline: <case> is refused with InvalidArgument
     When I send GET "<path>" to the <node>
     Then the query is refused with HTTP 400, code 3 and the message "<message>"
 
     Examples:
       | case                        | node       | path                                                | message                                                                  |
-      | a negative page             | bidder     | /v1/bidder/get_bid_info?page=-1                     | page must be a non-negative integer, got -1                              |
-      | a negative limit            | bidder     | /v1/bidder/get_bid_info?limit=-5                    | limit must be between 0 and 1000, got -5                                 |
-      | a limit above 1000          | bidder     | /v1/bidder/get_bid_info?limit=1001                  | limit must be between 0 and 1000, got 1001                               |
       | a non-numeric page          | bidder     | /v1/bidder/get_bid_info?page=abc                    | parsing field "page": strconv.ParseInt: parsing "abc": invalid syntax    |
       | an int32 overflow           | bidder     | /v1/bidder/get_bid_info?limit=2147483648            | parsing field "limit": strconv.ParseInt: parsing "2147483648": value out of range |
       | a non-numeric blockNumber   | bidder     | /v1/bidder/get_bid_info?blockNumber=x1              | parsing field "block_number": strconv.ParseInt: parsing "x1": invalid syntax |
       | a repeated limit            | bidder     | /v1/bidder/get_bid_info?limit=1&limit=2             | too many values for field "limit": 1, 2                                  |
-      | a negative page             | provider 1 | /v1/provider/get_commitment_info?page=-2            | page must be a non-negative integer, got -2                              |
-      | a limit above 1000          | provider 1 | /v1/provider/get_commitment_info?limit=100000       | limit must be between 0 and 1000, got 100000                             |
       | a non-numeric limit         | provider 1 | /v1/provider/get_commitment_info?limit=ten          | parsing field "limit": strconv.ParseInt: parsing "ten": invalid syntax   |
       | a non-numeric block_number  | provider 2 | /v1/provider/get_commitment_info?block_number=1.5   | parsing field "block_number": strconv.ParseInt: parsing "1.5": invalid syntax |
 
+  @intended
+  Scenario Outline: <case> is refused with InvalidArgument
+    Divergence: Get*Info paging errors
+    When I send GET "<path>" to the <node>
+    Then the query is refused with HTTP 400, code 3 and the message "<message>"
+
+    Examples:
+      | case                        | node       | path                                                | message                                                                  |
+      | a negative page             | bidder     | /v1/bidder/get_bid_info?page=-1                     | page must be a non-negative integer, got -1                              |
+      | a limit above 1000          | bidder     | /v1/bidder/get_bid_info?limit=1001                  | limit must be between 0 and 1000, got 1001                               |
+      | a negative page             | provider 1 | /v1/provider/get_commitment_info?page=-2            | page must be a non-negative integer, got -2                              |
+      | a limit above 1000          | provider 1 | /v1/provider/get_commitment_info?limit=100000       | limit must be between 0 and 1000, got 100000                             |
+
+    # A negative limit crashes upstream's node (a slice with a negative capacity): run last, after everything else.
+    @may-crash
+    Examples:
+      | case                        | node       | path                                                | message                                                                  |
+      | a negative limit            | bidder     | /v1/bidder/get_bid_info?limit=-5                    | limit must be between 0 and 1000, got -5                                 |
+      | a negative limit            | provider 1 | /v1/provider/get_commitment_info?limit=-3           | limit must be between 0 and 1000, got -3                                 |
+
   # ------------------------------------------------------------------------------------------------ stake and rewards
 
+  @upstream
   Scenario: a provider's stake, the minimum stake, and adding stake
     When I send GET "/v1/provider/get_min_stake" to the provider 1
     Then the stake answer is ProviderRegistry's minimum stake with no BLS keys
@@ -144,6 +186,7 @@ Feature: Querying commitments, stake and rewards
     When I send GET "/v1/provider/get_stake" to the provider 1
     Then the stake answer is provider 1's stake and BLS keys in ProviderRegistry
 
+  @upstream
   Scenario Outline: a stake request with <case> is refused
     Given provider 1's stake in ProviderRegistry is noted
     When I send POST "<path>" to the provider 1
@@ -156,11 +199,14 @@ Feature: Querying commitments, stake and rewards
       | a leading zero       | /v1/provider/stake/0100                               | validate stake request: validation error:\n - amount: amount must be a valid integer. [amount]                                                      |
       | a short BLS key      | /v1/provider/stake/1?bls_public_keys=abcd             | validate stake request: validation error:\n - bls_public_keys: bls_public_key must be a valid 48-byte hex string, with optional 0x prefix. [bls_public_key] |
 
+  @upstream
   Scenario: withdrawing stake without an unstake request fails on-chain
     When I send POST "/v1/provider/withdraw_stake" to the provider 1
     Then the query is refused with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: NoUnstakeRequest(sender={PROVIDER 1}): there is no unstake request; call unstake first, then withdraw_stake after the withdrawal delay"
 
+  @intended
   Scenario: a provider's reward is BidderRegistry's providerAmount; withdrawing it leaves 0
+    Divergence: `claim_slashed_funds`, `withdraw_provider_reward` with nothing owed
     Given provider 2's reward in BidderRegistry is noted
     When I send GET "/v1/provider/get_provider_reward" to the provider 2
     Then the reward answer is the noted reward
@@ -174,7 +220,9 @@ Feature: Querying commitments, stake and rewards
     Then the reward answer is 0
     And provider 2 sent no transaction
 
+  @intended
   Scenario: claiming slashed funds answers the amount as a bare JSON string, then "0"
+    Divergence: `claim_slashed_funds`, `withdraw_provider_reward` with nothing owed
     Given the slashed funds owed to the bidder are noted
     When I send POST "/v1/bidder/claim_slashed_funds" to the bidder
     Then the body is the JSON string of the noted slashed funds
@@ -186,6 +234,7 @@ Feature: Querying commitments, stake and rewards
 
   # ------------------------------------------------------------------------------------------------ documentation
 
+  @spec @openapi
   Scenario: the OpenAPI documents list the query, stake and reward operations
     When I send GET "/swagger/json" to the bidder
     Then the OpenAPI document lists these operations:

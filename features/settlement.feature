@@ -15,6 +15,10 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
   Every amount is given in wei, is checked against the chain, and is recomputed from the §2 formulas. The chain
   amounts are read around the one settlement-chain block that holds the oracle's settlement transaction.
 
+  Levels: the settlement rules are upstream's contracts (crypto-contracts §2–§4) and the nodes' records upstream's
+  tracker (api-behaviour §3); that a record never moves back is the intended behaviour (upstream's updates are
+  unordered), checked in its own scenario.
+
   The nodes' records (api-behaviour §3) go from pending to stored to opened to settled or slashed, and never back.
   Details read "opened by provider" on both nodes. The payment is the decayed bid (FundsRewarded). On the bidder, the
   refund is the unlocked bid (FundsRetrieved).
@@ -27,6 +31,7 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
     And the bidder has 10 ETH deposited for the next L1 blocks, B and B+1
     And provider 1's application accepts every bid, dispatching at D
 
+  @upstream
   Scenario: an honest winner's commitment is stored, opened, settled and paid (the worked example of §2)
     When the bidder bids 1 ETH with slash amount 0.1 ETH for L1 block B on a transfer, decaying from D-250 ms to D+750 ms
     Then the bid gets one commitment, from provider 1
@@ -46,8 +51,21 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
       | bidder refund (pushed to its account) | 250000000000000000 |
     And the bidder soon reports the commitment with status "settled", details "opened by provider", payment "750000000000000000" and refund ""
     And provider 1 soon reports the commitment with status "settled", details "opened by provider", payment "750000000000000000" and refund ""
+    And provider 1's reward answer includes what the commitment paid it, and withdrawing it pays it out
+
+  @intended
+  Scenario: the statuses the nodes report for a commitment only move forward
+    Divergence: Status updates
+    When the bidder bids 0.5 ETH for L1 block B on a transfer, decaying from D-250 ms to D+750 ms
+    Then the bid gets one commitment, from provider 1
+    And the commitment is soon stored on the settlement chain by provider 1
+    When L1 block B is mined with provider 1 as the winner, then 1 more block
+    Then the commitment is soon rewarded on chain
+    And the bidder soon reports the commitment with status "settled", details "opened by provider", payment "375000000000000000" and refund ""
+    And provider 1 soon reports the commitment with status "settled", details "opened by provider", payment "375000000000000000" and refund ""
     And the statuses the bidder and provider 1 reported for the commitment never went backwards
 
+  @upstream
   Scenario: a winner that commits but does not include is slashed (the worked example of §2)
     Given provider 1's builder omits the bundles it committed to
     When the bidder bids 1 ETH with slash amount 0.1 ETH for L1 block B on a transfer, decaying from D-250 ms to D+750 ms
@@ -66,8 +84,8 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
       | bidder's account received                   | 1850000000000000000 |
     And the bidder soon reports the commitment with status "slashed", details "opened by provider", payment "" and refund "1000000000000000000"
     And provider 1 soon reports the commitment with status "slashed", details "opened by provider", payment "" and refund ""
-    And the statuses the bidder and provider 1 reported for the commitment never went backwards
 
+  @upstream
   Scenario: a commitment for a block another provider won is never opened, and stays stored
     When the bidder bids 0.01 ETH for L1 block B on a transfer, decaying from D+1000 ms to D+2000 ms
     And the bidder bids 0.02 ETH for L1 block B+1 on a transfer, decaying from D+1000 ms to D+2000 ms
@@ -83,8 +101,8 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
     And the commitment for L1 block B was never opened on chain
     And provider 1 reports the commitment for L1 block B with status "stored", details "", payment "" and refund ""
     And the bidder reports the commitment for L1 block B with status "stored", details "", payment "" and refund ""
-    And the statuses the bidder and provider 1 reported for the commitment for L1 block B never went backwards
 
+  @upstream
   Scenario Outline: a committed transaction that reverts on L1 is <outcome> when it is <listed>
     When the bidder bids 0.1 ETH for L1 block B on a failing contract creation<allowed>, decaying from D+1000 ms to D+2000 ms
     Then the bid gets one commitment, from provider 1
@@ -105,6 +123,7 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
       | in revertingTxHashes            | , allowed to revert | rewarded | settled | 100000000000000000 |                   | provider reward (providerAmount) | 98000000000000000 | bidder refund (pushed to its account)       | 0                 | protocol fee                    | 2000000000000000  |
       | not in revertingTxHashes        |                   | slashed  | slashed |                   | 100000000000000000 | penalty                          | 5000000000000000  | bid unlocked to the bidder (FundsRetrieved) | 100000000000000000 | taken from the provider's stake | 105000000000000000 |
 
+  @upstream
   Scenario Outline: a two-transaction bundle included <layout> is <outcome>
     Given provider 1's builder mode is "<mode>"
     When the bidder bids 0.1 ETH for L1 block B on two transfers, decaying from D+1000 ms to D+2000 ms

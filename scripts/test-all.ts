@@ -1,10 +1,13 @@
 #!/usr/bin/env bun
 /**
- * `npm test`: the unit and contract tests (bun test), then the conformance features (cucumber-js) against a
- * devnet the suite starts itself (or TARGET=file). Prints one closing line with the counts of both:
- * `tests: N passed, N failed, N skipped`.
+ * `npm test`: the unit and contract tests (bun test), then the conformance suite (features/cli/conformance.ts:
+ * cucumber, the level summary and the JSON result) against a devnet the suite starts itself (or TARGET=file), then
+ * a check of that JSON result against docs/conformance-result.schema.json. Prints one closing line with the
+ * counts of all: `tests: N passed, N failed, N skipped`.
  */
 import { spawn } from "bun";
+import { readFileSync } from "node:fs";
+import Ajv from "ajv";
 
 interface Counts {
   passed: number;
@@ -42,21 +45,37 @@ function parseBunTest(out: string): Counts | undefined {
   };
 }
 
-function parseCucumber(out: string): Counts | undefined {
-  const m = /^(\d+) scenarios? \(([^)]*)\)/m.exec(out);
-  if (!m) return /^0 scenarios/m.test(out) ? { passed: 0, failed: 0, skipped: 0 } : undefined;
-  const n = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(m[2]!)?.[1] ?? 0);
-  return {
-    passed: n("passed"),
-    failed: n("failed") + n("undefined") + n("ambiguous") + n("pending"),
-    skipped: n("skipped"),
-  };
+/** The conformance command's closing line: `conformance: N passed, N failed, N skipped, N not run`. */
+function parseConformance(out: string): Counts | undefined {
+  const m = /^conformance: (\d+) passed, (\d+) failed, (\d+) skipped, (\d+) not run$/m.exec(out);
+  if (!m) return undefined;
+  return { passed: Number(m[1]), failed: Number(m[2]) + Number(m[4]), skipped: Number(m[3]) };
+}
+
+const RESULT = "reports/conformance-result.json";
+
+/** The run's JSON result, checked against its schema (one test). */
+function checkResult(): { code: number; counts: Counts } {
+  console.log(`\n=== conformance result: ${RESULT} against docs/conformance-result.schema.json\n`);
+  try {
+    const validate = new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync("docs/conformance-result.schema.json", "utf8")));
+    const result = JSON.parse(readFileSync(RESULT, "utf8")) as { scenarios: unknown[] };
+    if (!validate(result)) throw new Error(JSON.stringify(validate.errors, null, 2));
+    console.log(`valid (${result.scenarios.length} scenarios)`);
+    return { code: 0, counts: { passed: 1, failed: 0, skipped: 0 } };
+  } catch (e) {
+    console.log(`invalid: ${(e as Error).message}`);
+    return { code: 1, counts: { passed: 0, failed: 1, skipped: 0 } };
+  }
 }
 
 const only = process.argv[2];
 const results: { name: string; code: number; counts?: Counts }[] = [];
-if (!only || only === "unit") results.push({ name: "unit and contract tests", ...(await runStep("unit and contract tests", ["bun", "test", "node", "scenarios"], parseBunTest)) });
-if (!only || only === "features") results.push({ name: "conformance features", ...(await runStep("conformance features", ["bun", "--bun", "cucumber-js"], parseCucumber)) });
+if (!only || only === "unit") results.push({ name: "unit and contract tests", ...(await runStep("unit and contract tests", ["bun", "test", "node", "scenarios", "features"], parseBunTest)) });
+if (!only || only === "features") {
+  results.push({ name: "conformance features", ...(await runStep("conformance features", ["bun", "features/cli/conformance.ts"], parseConformance)) });
+  results.push({ name: "conformance result", ...checkResult() });
+}
 
 const total: Counts = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;

@@ -557,3 +557,18 @@ Then(
     for (const c of cs) expect(r.bidDigest).toBe(hexToBase64(c.receivedBidDigest));
   },
 );
+
+// ------------------------------------------------------------------------------------------- stream transport
+
+Then("the stream of the bid had the content type {string}", function (this: ConformanceWorld, type: string) {
+  const { outcome } = current(bidsOf(this));
+  if (outcome.lines.length === 0) throw new BidSuiteError("the stream carried no message, so its content type says nothing");
+  expect(outcome.contentType ?? "", `SendBid stream: ${show(outcome)}`).toStartWith(type);
+});
+
+Then(/^provider (\d+)'s ReceiveBids stream had the content type "([^"]+)"$/, function (this: ConformanceWorld, provider: string, type: string) {
+  const apps = bidsOf(this).appsOf(Number(provider));
+  const stream = apps.find((a) => a.received.length > 0)?.receiveStream;
+  if (!stream) throw new BidSuiteError(`no application of provider ${provider} received a bid on its ReceiveBids stream`);
+  expect(stream.contentType ?? "", `ReceiveBids stream of provider ${provider}: ${stream.describe(300)}`).toStartWith(type);
+});

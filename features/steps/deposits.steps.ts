@@ -570,3 +570,11 @@ Then(
     expect(inRange, `windows from ${from} to ${to} in the status`).toEqual([]);
   },
 );
+
+Then("the auto-deposit status lists its windows in ascending order", async function (this: ConformanceWorld) {
+  const s = await fetchStatus(this);
+  const windows = s.windowBalances.map((b) => BigInt(b.windowNumber));
+  if (windows.length < 2) throw new Error(`the status lists ${windows.length} window(s); the check needs several`);
+  for (let i = 1; i < windows.length; i++)
+    if (!(windows[i - 1]! < windows[i]!)) throw new Error(`windowBalances are not in ascending window order: ${windows.join(", ")}`);
+});

@@ -140,7 +140,8 @@ Given(new RegExp(`^subscribers ((?:"[^"]+"(?:, | and ))+"[^"]+") to ${NODE} for 
 Then(/^the stream of subscriber "([^"]+)" opened with HTTP (\d+), content type "([^"]+)" and no notification yet$/, function (this: ConformanceWorld, name: string, status: string, type: string) {
   const s = notificationsOf(this).subscriber(name);
   const problems: string[] = [];
-  if (s.status !== Number(status)) problems.push(`HTTP ${s.status}`);
+  if (!s.headersAtOnce) problems.push(`no status line and no headers within ${STREAM_OPEN_MS} ms of the call (a subscriber cannot tell its stream is open)`);
+  else if (s.status !== Number(status)) problems.push(`HTTP ${s.status}`);
   if (!s.contentType.startsWith(type)) problems.push(`content type "${s.contentType}"`);
   if (s.notifications.length || s.badLines.length) problems.push(`lines already arrived:\n${s.describe()}`);
   if (s.ended) problems.push(`the stream already ended: ${s.endReason}`);
@@ -520,3 +521,9 @@ Then(
     }, NOTIFY_WAIT_MS);
   },
 );
+
+Then(/^the stream of subscriber "([^"]+)" had the content type "([^"]+)"$/, function (this: ConformanceWorld, name: string, type: string) {
+  const s = notificationsOf(this).subscriber(name);
+  if (s.notifications.length === 0) fail(`subscriber "${name}" received no notification, so its content type says nothing`);
+  if (!s.contentType.startsWith(type)) fail(`subscriber "${name}"'s stream has the content type "${s.contentType}", expected ${type}`);
+});

@@ -7,7 +7,7 @@
  */
 import { Given, Then, When, type DataTable } from "@cucumber/cucumber";
 import { zeroAddress, type Address } from "viem";
-import { providerRegistryAbi } from "../support/abi.ts";
+import { bidderRegistryAbi, providerRegistryAbi } from "../support/abi.ts";
 import { residualAfterDecay, rewardSplit, slashSplit } from "../support/protocol.ts";
 import {
   SettlementCheckError,
@@ -431,5 +431,26 @@ Then(
       if (back.length) problems.push(`${n} reported ${w.seen.join(" → ")}: ${back.join(", ")} went backwards`);
     }
     if (problems.length) fail(problems.join("\n"));
+  },
+);
+
+Then(
+  /^provider (\d+)'s reward answer includes what the commitment paid it, and withdrawing it pays it out$/,
+  async function (this: ConformanceWorld, p: string) {
+    const s = settlementOf(this);
+    const c = s.commitment();
+    const f = facts.get(c) ?? fail("the settlement was not observed yet");
+    if (f.kind !== "reward" || f.providerAmountDelta <= 0n) fail(`the commitment was not rewarded (${f.kind}, providerAmount grew by ${f.providerAmountDelta})`);
+    const provider = s.providerAddress(Number(p));
+    const owed = await s.chain.settlement.readContract({ address: s.chain.c.bidderRegistry!, abi: bidderRegistryAbi, functionName: "providerAmount", args: [provider] });
+    if (owed < f.providerAmountDelta) fail(`BidderRegistry.providerAmount(${provider}) = ${owed}, less than the ${f.providerAmountDelta} wei this settlement credited`);
+    const api = this.provider(Number(p));
+    const got = await api.getProviderReward();
+    if (got.error || JSON.stringify(got.value) !== JSON.stringify({ amount: owed.toString() }))
+      fail(`get_provider_reward: expected {"amount":"${owed}"} (BidderRegistry.providerAmount), got ${got.describe()}`);
+    const w = await api.withdrawProviderReward();
+    if (w.error || JSON.stringify(w.value) !== JSON.stringify({ amount: owed.toString() })) fail(`withdraw_provider_reward: expected {"amount":"${owed}"}, got ${w.describe()}`);
+    const left = await s.chain.settlement.readContract({ address: s.chain.c.bidderRegistry!, abi: bidderRegistryAbi, functionName: "providerAmount", args: [provider] });
+    if (left !== 0n) fail(`BidderRegistry.providerAmount(${provider}) is ${left} after withdraw_provider_reward answered ${owed}`);
   },
 );

@@ -120,12 +120,13 @@ export class BidScenario {
   /**
    * Replaces the placeholders of a body or an expected value:
    * `$BLOCK`, `$DECAY_START`, `$DECAY_END`, `$ALLOWANCE` (deposit / 10), each optionally `+N` / `-N`;
-   * `$RAW_n` (a signed raw tx, 0x-prefixed), `$RAW_n_NO_0X` (the same, upper case without 0x),
+   * `$RAW_n` (a signed raw tx, 0x-prefixed), `$RAW_n_NO_0X` (the same, upper case without 0x), `$RAW_n_BARE`
+   * (lower case without 0x),
    * `$HASH_OF_RAW_n` (keccak256 of it, lower case without 0x), `$DIGEST_OF_BID_n` (the bid digest of the
    * scenario's nth bid as its provider application received it, base64).
    */
   async substitute(text: string): Promise<string> {
-    const re = /\$(BLOCK|DECAY_START|DECAY_END|ALLOWANCE)([+-]\d+)?|\$RAW_(\d+)(_NO_0X)?|\$HASH_OF_RAW_(\d+)|\$DIGEST_OF_BID_(\d+)/g;
+    const re = /\$(BLOCK|DECAY_START|DECAY_END|ALLOWANCE)([+-]\d+)?|\$RAW_(\d+)(_NO_0X|_BARE)?|\$HASH_OF_RAW_(\d+)|\$DIGEST_OF_BID_(\d+)/g;
     const parts: string[] = [];
     let last = 0;
     for (const m of text.matchAll(re)) {
@@ -143,7 +144,7 @@ export class BidScenario {
         parts.push((base + BigInt(m[2] ?? "0")).toString());
       } else if (m[3]) {
         const r = await this.raw(Number(m[3]));
-        parts.push(m[4] ? r.slice(2).toUpperCase() : r);
+        parts.push(m[4] === "_NO_0X" ? r.slice(2).toUpperCase() : m[4] === "_BARE" ? r.slice(2).toLowerCase() : r);
       } else if (m[5]) {
         parts.push(keccak256(await this.raw(Number(m[5]))).slice(2));
       } else if (m[6]) {

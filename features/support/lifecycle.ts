@@ -10,6 +10,7 @@
  */
 import { After, AfterAll, Before, BeforeAll, Status, setDefaultTimeout } from "@cucumber/cucumber";
 import { markDown, NOT_RUN_PREFIX, probeTarget, restartTarget, SKIPPED_PREFIX, targetDown, TargetDownError } from "./health.ts";
+import { CAPABILITY_TAGS } from "./capabilities.ts";
 import { hasRun, run, setRun } from "./run.ts";
 import { startTarget } from "./target.ts";
 import type { ConformanceWorld } from "./world.ts";
@@ -19,16 +20,6 @@ setDefaultTimeout(60_000);
 export class TeardownError extends Error {
   override name = "TeardownError";
 }
-
-/** Tags that say what a scenario needs beyond the interface, and the capability each one needs. */
-export const CAPABILITY_TAGS: Record<string, string[]> = {
-  "@sim": ["sim-control"],
-  "@sim-nodes": ["sim-control", "sim-nodes"],
-  "@sim-kill": ["sim-control", "sim-kill"],
-  "@openapi": ["openapi"],
-  "@beacon": ["beacon"],
-  "@grpc": ["grpc"],
-};
 
 let startedHere = false;
 

@@ -1,7 +1,7 @@
 import type { Devnet } from "./startDevnet.ts";
 import pkg from "../../package.json" with { type: "json" };
 
-const REFERENCE_VERSION = `reference ${(pkg as { version?: string }).version ?? "0.0.0"}`;
+const REFERENCE_VERSION = (pkg as { version?: string }).version ?? "0.0.0";
 
 /**
  * A target: everything the conformance suite needs to drive an implementation. The devnet writes its own to

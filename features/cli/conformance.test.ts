@@ -1,0 +1,121 @@
+/**
+ * The conformance command: its options, and two real runs whose JSON results are validated against
+ * docs/conformance-result.schema.json: one against a reference devnet (passes), one against a target that is not
+ * there (one clear failure, every other scenario "not run", exit status 1).
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Ajv from "ajv";
+import { parseCli, passTags, UsageError } from "./conformance.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const schema = JSON.parse(readFileSync(join(ROOT, "docs", "conformance-result.schema.json"), "utf8"));
+const validate = new Ajv({ allErrors: true }).compile(schema);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function runCli(args: string[], env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "conformance-cli-"));
+  const json = join(dir, "result.json");
+  const p = Bun.spawn(["bun", join(ROOT, "features", "cli", "conformance.ts"), "--reports", dir, "--json", json, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TARGET: "", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  let result: unknown;
+  try {
+    result = JSON.parse(readFileSync(json, "utf8"));
+  } catch {
+    result = undefined;
+  }
+  return { code, out: out + err, result: result as { success: boolean; totals: Record<string, number>; scenarios: { outcome: string; failure: string | null; reason: string | null; level: string }[] }, dir };
+}
+
+describe("options", () => {
+  test("levels, tags and the @may-crash passes make one tag expression each", () => {
+    const o = parseCli(["--level", "spec,upstream", "--tags", "@bids"], {});
+    if (o === "help") throw new Error("help");
+    expect(o.levels).toEqual(["spec", "upstream"]);
+    expect(passTags(o, false)).toBe("(@bids) and (@spec or @upstream) and not @may-crash");
+    expect(passTags(o, true)).toBe("(@bids) and (@spec or @upstream) and @may-crash");
+  });
+
+  test("TARGET is the default target; --target wins", () => {
+    const a = parseCli([], { TARGET: "a.json" });
+    const b = parseCli(["--target", "b.json"], { TARGET: "a.json" });
+    expect(a !== "help" && a.target).toBe("a.json");
+    expect(b !== "help" && b.target).toBe("b.json");
+  });
+
+  test("an unknown level or option is a usage error", () => {
+    expect(() => parseCli(["--level", "spec,nope"], {})).toThrow(UsageError);
+    expect(() => parseCli(["--bogus"], {})).toThrow(UsageError);
+    expect(() => parseCli(["--order", "shuffled"], {})).toThrow(UsageError);
+  });
+
+  test("--help", async () => {
+    const r = await runCli(["--help"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("Usage: mev-commit-conformance");
+  });
+
+  test("a target file that lacks fields exits 2 and says which", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "conformance-target-"));
+    writeFileSync(join(dir, "t.json"), JSON.stringify({ bidderUrl: "http://127.0.0.1:1" }));
+    const r = await runCli(["--target", join(dir, "t.json")]);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain("lacks providerUrls");
+  });
+});
+
+describe("runs", () => {
+  test("against the reference devnet: the result validates and every selected scenario passed", async () => {
+    const r = await runCli(["--tags", "@upstream or @spec", "features/node-shell.feature"]);
+    expect(validate(r.result), JSON.stringify(validate.errors)).toBe(true);
+    expect(r.code, r.out.slice(-3000)).toBe(0);
+    expect(r.result.success).toBe(true);
+    expect(r.result.totals.passed).toBeGreaterThan(10);
+    expect(r.out).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped, 0 not run$/m);
+  }, 120_000);
+
+  test("against a target that is down: one failure says so, the rest are not run, exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "conformance-target-"));
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const target = {
+      name: "nothing there",
+      bidderUrl: dead,
+      providerUrls: [dead, dead],
+      l1RpcUrl: dead,
+      l1ChainId: 31337,
+      settlementRpcUrl: dead,
+      settlementChainId: 17864,
+      contracts: { blockTracker: "0x0", providerRegistry: "0x0", bidderRegistry: "0x0", preconfManager: "0x0", oracle: "0x0" },
+      bidderAddress: "0x0000000000000000000000000000000000000001",
+      providerAddresses: ["0x0000000000000000000000000000000000000002", "0x0000000000000000000000000000000000000003"],
+      capabilities: [],
+    };
+    writeFileSync(join(dir, "t.json"), JSON.stringify(target));
+    const r = await runCli(["--target", join(dir, "t.json"), "features/node-shell.feature"]);
+    expect(validate(r.result), JSON.stringify(validate.errors)).toBe(true);
+    expect(r.code).toBe(1);
+    const failed = r.result.scenarios.filter((s) => s.outcome === "failed");
+    expect(failed.length).toBe(1);
+    expect(failed[0]!.failure).toContain("the target went down during this scenario");
+    const notRun = r.result.scenarios.filter((s) => s.outcome === "not-run");
+    expect(notRun.length).toBeGreaterThan(5);
+    expect(notRun.every((s) => s.reason === "the target is down")).toBe(true);
+    expect(r.out).toContain("- not run: the target is down");
+  }, 60_000);
+});

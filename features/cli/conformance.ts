@@ -1,0 +1,213 @@
+#!/usr/bin/env bun
+/**
+ * mev-commit-conformance: the conformance suite as a command (the package bin; `npm run test:features` runs it).
+ *
+ *   mev-commit-conformance [--target target.json] [--level spec,upstream,intended] [--tags EXPR] [--order random:N]
+ *                          [--name REGEX] [--json FILE] [--reports DIR] [feature paths…]
+ *
+ * Runs cucumber in this process in two passes: every selected scenario, then the ones tagged @may-crash (known to
+ * crash some implementations), so that a crash cannot hide what the others would have shown. Prints progress, a
+ * summary per level, and writes one JSON result (docs/conformance-result.schema.json) besides JUnit, HTML and
+ * cucumber messages. Exits non-zero when a selected scenario failed or could not be run.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { loadConfiguration, loadSources, loadSupport, runCucumber, type IRunConfiguration } from "@cucumber/cucumber/api";
+import { hasRun, run, setRun } from "../support/run.ts";
+import { startTarget, TargetFileError, CAPABILITIES } from "../support/target.ts";
+import { LEVELS, ResultCollector, resultJson, summaryText, type Level, type RunInfo } from "./results.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export const HELP = `Usage: mev-commit-conformance [options] [feature files or directories…]
+
+Runs the mev-commit conformance suite against a target: the implementation named by a target file, or a
+reference devnet the suite starts itself when none is given.
+
+Options:
+  --target FILE        target file (JSON; docs/conformance.md lists its fields). Default: $TARGET, else a
+                       reference devnet started for the run
+  --level LIST         levels to run, comma-separated: spec, upstream, intended (default: all three)
+                         spec      the interface document says so
+                         upstream  the interface is silent; upstream's behaviour at the pinned commit
+                         intended  upstream has a documented defect; the suite expects the intended behaviour
+  --tags EXPR          a cucumber tag expression to narrow the run (e.g. "@bids and not @sim")
+  --name REGEX         only scenarios whose name matches
+  --order ORDER        defined (default) or random[:SEED]
+  --json FILE          where to write the JSON result (default REPORTS/conformance-result.json)
+  --reports DIR        where reports go (default ./reports)
+  -h, --help           this text
+
+Environment: TARGET (as --target), TRANSPORT (http; the transport of the role clients).
+Capabilities a target file may list: ${Object.keys(CAPABILITIES).join(", ")}.
+Exit status: 0 when every selected scenario passed or was skipped; 1 when one failed or was not run; 2 on a usage
+or target file error.`;
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export interface CliOptions {
+  target: string | undefined;
+  levels: Level[];
+  tags: string | undefined;
+  name: string | undefined;
+  order: string;
+  json: string;
+  reports: string;
+  paths: string[];
+}
+
+export function parseCli(argv: string[], env = process.env): CliOptions | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        target: { type: "string" },
+        level: { type: "string" },
+        tags: { type: "string" },
+        name: { type: "string" },
+        order: { type: "string" },
+        json: { type: "string" },
+        reports: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) return "help";
+  const levels = (v.level ?? LEVELS.join(","))
+    .split(",")
+    .map((l) => l.trim().replace(/^@/, ""))
+    .filter(Boolean);
+  const bad = levels.filter((l) => !(LEVELS as readonly string[]).includes(l));
+  if (bad.length || levels.length === 0) throw new UsageError(`--level takes ${LEVELS.join(", ")} (comma-separated), not "${v.level}"`);
+  const order = v.order ?? "defined";
+  if (!/^(defined|random(:\d+)?)$/.test(order)) throw new UsageError(`--order is defined or random[:SEED], not "${order}"`);
+  const reports = resolve(v.reports ?? "reports");
+  return {
+    target: v.target ?? env.TARGET,
+    levels: levels as Level[],
+    tags: v.tags,
+    name: v.name,
+    order,
+    json: resolve(v.json ?? join(reports, "conformance-result.json")),
+    reports,
+    paths: parsed.positionals.map((p) => resolve(p)),
+  };
+}
+
+/** The tag expression of one pass: the user's, the levels, and in or out of the @may-crash pass. */
+export function passTags(o: CliOptions, mayCrash: boolean): string {
+  const parts = [`(${o.levels.map((l) => `@${l}`).join(" or ")})`, mayCrash ? "@may-crash" : "not @may-crash"];
+  if (o.tags) parts.unshift(`(${o.tags})`);
+  return parts.join(" and ");
+}
+
+function suiteInfo(): RunInfo["suite"] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version?: string };
+  let commit = "unknown";
+  try {
+    commit = execFileSync("git", ["-C", ROOT, "rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    // not a git checkout (an installed package)
+  }
+  return { name: "mev-commit-conformance", version: pkg.version ?? "0.0.0", commit };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const o = parseCli(argv);
+  if (o === "help") {
+    console.log(HELP);
+    return 0;
+  }
+  mkdirSync(o.reports, { recursive: true });
+  const started = new Date();
+  if (!hasRun()) setRun(await startTarget(o.target));
+  const t = run().target;
+  console.log(`Target: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`);
+  console.log(`Levels: ${o.levels.map((l) => `@${l}`).join(", ")}${o.tags ? `; tags ${o.tags}` : ""}; order ${o.order}`);
+
+  const { runConfiguration } = await loadConfiguration({
+    file: false,
+    provided: {
+      paths: o.paths.length ? o.paths : [join(ROOT, "features", "**", "*.feature")],
+      import: [join(ROOT, "features", "support", "**", "*.ts"), join(ROOT, "features", "steps", "**", "*.ts")],
+      strict: true,
+      order: o.order as "defined",
+      name: o.name ? [o.name] : [],
+    },
+  });
+  let support: IRunConfiguration["support"] | Awaited<ReturnType<typeof loadSupport>> = await loadSupport(runConfiguration);
+  const collector = new ResultCollector();
+  for (const [pass, mayCrash] of [
+    [1, false],
+    [2, true],
+  ] as const) {
+    const suffix = mayCrash ? "-may-crash" : "";
+    const config = {
+      ...runConfiguration,
+      sources: { ...runConfiguration.sources, tagExpression: passTags(o, mayCrash) },
+      support,
+      formats: {
+        stdout: "progress",
+        files: {
+          [join(o.reports, `cucumber-junit${suffix}.xml`)]: "junit",
+          [join(o.reports, `cucumber-report${suffix}.html`)]: "html",
+          [join(o.reports, `cucumber-messages${suffix}.ndjson`)]: "message",
+        },
+        options: { junit: { suiteName: `mev-commit conformance${mayCrash ? " (@may-crash)" : ""}` } },
+        publish: false as const,
+      },
+    };
+    if (pass === 2) {
+      const { plan } = await loadSources(config.sources);
+      if (plan.length === 0) break;
+      console.log(`\n=== ${plan.length} @may-crash scenario(s), run last`);
+    }
+    collector.startPass();
+    const r = await runCucumber(config, undefined, collector.onMessage);
+    support = r.support;
+  }
+  const info: RunInfo = {
+    suite: suiteInfo(),
+    target: { name: t.name, version: t.version ?? null, capabilities: t.capabilities, bidTimeoutMs: t.bidTimeoutMs, decisionTimeoutMs: t.decisionTimeoutMs },
+    levels: o.levels,
+    tags: o.tags ?? null,
+    order: o.order,
+    transport: process.env.TRANSPORT ?? "http",
+    startedAt: started.toISOString(),
+    durationMs: Date.now() - started.getTime(),
+  };
+  mkdirSync(dirname(o.json), { recursive: true });
+  writeFileSync(o.json, JSON.stringify(resultJson(info, collector), null, 2) + "\n");
+  console.log(summaryText(info, collector, relative(process.cwd(), o.json) || o.json));
+  const totals = collector.counts();
+  return totals.failed > 0 || totals.notRun > 0 ? 1 : 0;
+}
+
+if (import.meta.main) {
+  let code: number;
+  try {
+    code = await main(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof TargetFileError) {
+      console.error(`mev-commit-conformance: ${e.message}${e instanceof UsageError ? " (--help for usage)" : ""}`);
+      code = 2;
+    } else {
+      console.error(e);
+      code = 1;
+    }
+  }
+  if (hasRun()) await run().stop().catch(() => {});
+  // Libraries leave timers behind; everything the suite started is stopped.
+  process.exit(code);
+}
+
