@@ -221,6 +221,27 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     And provider 2's application received 1 bid
 
   @upstream
+  Scenario: a decision that comes after the decision timeout gets no commitment, and the allowance comes back
+    Given the target's decision timeout is at least 1500 ms shorter than its bid timeout
+    And provider 1 runs a provider application that accepts 700 ms after the decision timeout
+    When the bidder sends the bid:
+      """
+      {"txHashes": ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"], "amount": "$ALLOWANCE",
+       "blockNumber": "$BLOCK+3", "decayStartTimestamp": "$DECAY_START", "decayEndTimestamp": "$DECAY_END"}
+      """
+    Then the bid stream ends with HTTP 200 and no commitments
+    And provider 1's application received 1 bid
+    When provider 1's application has answered every bid it received
+    And provider 1's application accepts every bid from now on
+    And the bidder sends the bid:
+      """
+      {"txHashes": ["71c1348f2d7ff7e814f9c3617983703435ea7446de420aeac488bf1de35737e8"], "amount": "$ALLOWANCE",
+       "blockNumber": "$BLOCK+3", "decayStartTimestamp": "$DECAY_START", "decayEndTimestamp": "$DECAY_END"}
+      """
+    Then the bid stream ends with HTTP 200 and 1 commitment
+    And provider 1's application received 2 bids
+
+  @upstream
   Scenario: the allowance of a block is used up by the bids committed in it
     Given provider 1 runs a provider application that accepts every bid
     When the bidder sends the bid:

@@ -65,6 +65,23 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
     And provider 1 soon reports the commitment with status "settled", details "opened by provider", payment "375000000000000000" and refund ""
     And the statuses the bidder and provider 1 reported for the commitment never went backwards
 
+  @intended @sim-kill
+  Scenario: a settled commitment stays settled when its nodes restart and replay the chain's events
+    Divergence: Status updates
+    When the bidder bids 0.3 ETH for L1 block B on a transfer, decaying from D-250 ms to D+750 ms
+    Then the bid gets one commitment, from provider 1
+    And the commitment is soon stored on the settlement chain by provider 1
+    When L1 block B is mined with provider 1 as the winner, then 1 more block
+    Then the commitment is soon rewarded on chain
+    And the bidder soon reports the commitment with status "settled", details "opened by provider", payment "225000000000000000" and refund ""
+    And provider 1 soon reports the commitment with status "settled", details "opened by provider", payment "225000000000000000" and refund ""
+    When the bidder's node is killed with SIGKILL and restarted through the control API
+    And provider 1's node is killed with SIGKILL and restarted through the control API
+    And 2 more L1 blocks are mined
+    Then the bidder reports the commitment with status "settled", details "opened by provider", payment "225000000000000000" and refund ""
+    And provider 1 reports the commitment with status "settled", details "opened by provider", payment "225000000000000000" and refund ""
+    And the statuses the bidder and provider 1 reported for the commitment never went backwards
+
   @upstream
   Scenario: a winner that commits but does not include is slashed (the worked example of §2)
     Given provider 1's builder omits the bundles it committed to

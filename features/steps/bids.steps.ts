@@ -8,6 +8,7 @@ import { expect } from "bun:test";
 import { keccak256, parseEther, parseGwei, recoverAddress } from "viem";
 import type { Unary } from "../support/clients/api.ts";
 import { acceptAfter, acceptAll, acceptWithDispatch, neverAnswer, rejectAll, type ReceivedBid } from "../support/clients/providerApp.ts";
+import { SKIPPED_PREFIX } from "../support/health.ts";
 import { stableText } from "../support/protocol.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 import { BidSuiteError, RECEIVE_WAIT_MS, amountOf, bidsOf, type BidOutcome, type BidScenario, type SentBid } from "../support/bids.ts";
@@ -571,4 +572,21 @@ Then(/^provider (\d+)'s ReceiveBids stream had the content type "([^"]+)"$/, fun
   const stream = apps.find((a) => a.received.length > 0)?.receiveStream;
   if (!stream) throw new BidSuiteError(`no application of provider ${provider} received a bid on its ReceiveBids stream`);
   expect(stream.contentType ?? "", `ReceiveBids stream of provider ${provider}: ${stream.describe(300)}`).toStartWith(type);
+});
+
+// ------------------------------------------------------------------------------------------- timeouts
+
+Given(/^the target's decision timeout is at least (\d+) ms shorter than its bid timeout$/, function (this: ConformanceWorld, ms: string) {
+  const { bidTimeoutMs, decisionTimeoutMs } = this.target;
+  if (bidTimeoutMs - decisionTimeoutMs >= Number(ms)) return;
+  this.attach(`${SKIPPED_PREFIX}the target's decision timeout (${decisionTimeoutMs} ms) is not ${ms} ms shorter than its bid timeout (${bidTimeoutMs} ms)`, "text/plain");
+  return "skipped";
+});
+
+When(/^provider (\d+)'s application has answered every bid it received$/, async function (this: ConformanceWorld, provider: string) {
+  await Promise.all(bidsOf(this).appsOf(Number(provider)).map((a) => a.idle()));
+});
+
+When(/^provider (\d+)'s application accepts every bid from now on$/, function (this: ConformanceWorld, provider: string) {
+  for (const a of bidsOf(this).appsOf(Number(provider))) a.policy = acceptAll();
 });

@@ -161,6 +161,11 @@ export class ProviderApplication {
     }
   }
 
+  /** Waits until every decision the application chose to send has been answered. */
+  async idle(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
   /** Closes ReceiveBids (headers or not) and waits for the decisions in flight. */
   async stop(): Promise<void> {
     this.stream?.close();

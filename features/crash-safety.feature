@@ -1,0 +1,21 @@
+@bids @crash-safety
+Feature: Nothing a node acknowledged is lost when it is killed
+  A commitment a bidder node streamed to its client, or a provider node gave, is in that node's store: killed with
+  SIGKILL right after and started again on its data, the node still lists it (GetBidInfo, GetCommitmentInfo).
+  Needs the control API's kill route (capability sim-kill: POST /sim/v1/nodes/{name}/kill kills the node's process
+  and starts it again).
+
+  Background:
+    Given the target is healthy
+    And the bidder has 1 ETH deposited in a fresh window
+
+  @upstream @sim-kill
+  Scenario: commitments streamed just before a SIGKILL are all listed after the restart
+    Given provider 1 runs a provider application that accepts every bid
+    And provider 2 runs a provider application that accepts every bid
+    When the bidder sends 3 bids of 5101 to 5103 wei, one after another
+    Then every bid of the scenario ended with HTTP 200 and 2 commitments
+    When the bidder's node is killed with SIGKILL and restarted through the control API
+    Then the bidder lists every commitment the scenario's bids got
+    When provider 1's node is killed with SIGKILL and restarted through the control API
+    Then provider 1 lists every commitment it gave in this scenario
