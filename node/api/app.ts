@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
 import { routingError } from "./wire/routing.ts";
 import { unaryErrorResponse } from "./wire/errors.ts";
+import { DEFAULT_STREAM_KEEPALIVE_MS, setStreamKeepAlive } from "./wire/stream.ts";
 import { logger } from "../util/log.ts";
 import { RpcError } from "../protocol/grpcCodes.ts";
 
@@ -15,6 +16,8 @@ export interface NodeAppOptions {
   plugins: Elysia<any, any, any, any, any, any, any>[];
   /** Health check: resolves to undefined when healthy, else the reason (answered as 503). */
   health?: () => Promise<string | undefined>;
+  /** How often an idle stream sends a blank line (ms, 0 = never); default DEFAULT_STREAM_KEEPALIVE_MS. */
+  streamKeepAliveMs?: number;
 }
 
 /** OpenAPI version of the bidder interface the seed pins (interface.md §9). */
@@ -26,7 +29,11 @@ export const API_VERSION = "1.1.6-oas3";
  */
 export function createNodeApp(opts: NodeAppOptions) {
   const log = logger(`${opts.role}-api`);
+  const keepAliveMs = opts.streamKeepAliveMs ?? DEFAULT_STREAM_KEEPALIVE_MS;
   let app = new Elysia({ name: `${opts.role}-node` })
+    .mapResponse({ as: "global" }, ({ response }) => {
+      if (response instanceof Response && keepAliveMs !== DEFAULT_STREAM_KEEPALIVE_MS) setStreamKeepAlive(response, keepAliveMs);
+    })
     .onError({ as: "global" }, ({ code, error, request }) => {
       const path = new URL(request.url).pathname;
       if (code === "NOT_FOUND") return unaryErrorResponse(routingError(path, app.routes.map((r) => r.path)));

@@ -31,6 +31,8 @@ export interface BidderNodeOptions {
   network: Network;
   /** The beacon proposer schedule and opt-in states (GET /v1/validator/get_validators). */
   validators: ValidatorsSource;
+  /** How often an idle stream sends a blank line (ms, 0 = never); default 15 s. */
+  streamKeepAliveMs?: number;
 }
 
 /** The bidder node's composition root: its key, its store, its role code, the API services over them and their transports. */
@@ -111,7 +113,7 @@ export class BidderNode {
     await this.events.start();
     this.tracker.start();
     await this.autoDepositor.resume();
-    this.served = serveNode(this.services, { host, httpPort: port }, "bidder node");
+    this.served = serveNode(this.services, { host, httpPort: port, streamKeepAliveMs: this.options.streamKeepAliveMs }, "bidder node");
     await this.options.network.connectBidder(this.address);
     return this.served.url;
   }

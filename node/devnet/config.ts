@@ -42,6 +42,13 @@ export interface DevnetConfig {
   bootnodePort: number;
   bidderP2pPort: number;
   providerP2pPorts: number[];
+  /** How often every node's idle streams (ReceiveBids, Subscribe, SendBid) send a blank line, ms; 0 = never. */
+  streamKeepAliveMs: number;
+  /**
+   * Idle timeout of the built-in provider applications' ReceiveBids connections, ms (Bun's fetch default, 300 s,
+   * when undefined). They reattach with back-off whenever their stream ends; tests shorten it to prove that.
+   */
+  responderIdleTimeoutMs?: number;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -70,6 +77,7 @@ export const DEFAULTS: DevnetConfig = {
   bootnodePort: 13510,
   bidderP2pPort: 13520,
   providerP2pPorts: [13620, 13720],
+  streamKeepAliveMs: 15_000,
   logLevel: "info",
 };
 
@@ -110,6 +118,9 @@ Options:
   --bootnode-port PORT        libp2p port of the devnet's bootnode (default 13510)
   --bidder-p2p-port PORT      libp2p port of the bidder node (default 13520)
   --provider-p2p-ports P1,…   libp2p ports of the provider nodes (default 13620, 13720, … one per provider)
+  --stream-keepalive MS       idle streams send a blank line this often (default 15000; 0 = never)
+  --responder-idle-timeout MS idle timeout of the built-in provider applications' streams (default 300000, Bun's);
+                              they reattach whenever a stream ends
   --log-level LEVEL           debug | info | warn | error (default info)
   -h, --help                  this text
 `;
@@ -164,6 +175,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "decision-timeout": { type: "string" },
         "provider-stake": { type: "string" },
         "dispatch-window": { type: "string" },
+        "stream-keepalive": { type: "string" },
+        "responder-idle-timeout": { type: "string" },
         "log-level": { type: "string" },
         network: { type: "string" },
         "bootnode-port": { type: "string" },
@@ -220,6 +233,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     bootnodePort: int("bootnode-port", o["bootnode-port"], 0, 65535) ?? base.bootnodePort,
     bidderP2pPort: int("bidder-p2p-port", o["bidder-p2p-port"], 0, 65535) ?? base.bidderP2pPort,
     providerP2pPorts: portList("provider-p2p-ports", o["provider-p2p-ports"], base.providerP2pPorts, 13620),
+    streamKeepAliveMs: int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000) ?? base.streamKeepAliveMs,
+    responderIdleTimeoutMs: int("responder-idle-timeout", o["responder-idle-timeout"], 1, 3_600_000) ?? base.responderIdleTimeoutMs,
     logLevel: level as DevnetConfig["logLevel"],
   };
 }

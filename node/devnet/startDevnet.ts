@@ -30,7 +30,7 @@ import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcC
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { devnetNetworks, type DevnetNetworks } from "../network/devnetNetworks.ts";
 import { providerStakeCheck } from "../p2p/stakeCheck.ts";
-import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
+import { agentLog, ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
 import { acceptAll } from "../../scenarios/agents/policies.ts";
 
 const log = logger("devnet");
@@ -89,7 +89,8 @@ export class Devnet implements SimControl {
     const p = this.providerAt(index);
     if (!p.listening) throw new FailedPreconditionError(`provider ${index} is not running`);
     this.providerPorts.set(index, new URL(p.url).port ? Number(new URL(p.url).port) : 0);
-    await this.responders.find((r) => r.providerUrl === p.url)?.stop();
+    const responder = this.responders.findIndex((r) => r.providerUrl === p.url);
+    if (responder >= 0) await this.responders.splice(responder, 1)[0]!.stop();
     await p.stop();
     await this.networks?.settle(this.providers.map((x) => x.listening));
   }
@@ -100,11 +101,7 @@ export class Devnet implements SimControl {
     if (p.listening) throw new FailedPreconditionError(`provider ${index} is already running`);
     await p.start(this.config.host, this.providerPorts.get(index) ?? this.config.providerPorts[index] ?? 0);
     await this.networks?.settle(this.providers.map((x) => x.listening));
-    if (this.config.autoAccept) {
-      const agent = new ProviderAgent(p.url, acceptAll());
-      await agent.start();
-      this.responders.push(agent);
-    }
+    if (this.config.autoAccept) await this.attachResponder(p);
   }
 
   private providerAt(index: number): ProviderNode {
@@ -167,11 +164,21 @@ export class Devnet implements SimControl {
 
   /** `--auto-accept`: a built-in provider application (accept all) on every provider node, over its own API. */
   async attachResponders(): Promise<void> {
-    for (const p of this.providers) {
-      const agent = new ProviderAgent(p.url, acceptAll());
-      await agent.start();
-      this.responders.push(agent);
-    }
+    for (const p of this.providers) await this.attachResponder(p);
+  }
+
+  private async attachResponder(p: ProviderNode): Promise<void> {
+    const agent = new ProviderAgent(p.url, acceptAll(), {
+      idleTimeoutMs: this.config.responderIdleTimeoutMs,
+      log: agentLog(logger(`responder-${p.options.index}`)),
+    });
+    await agent.start();
+    this.responders.push(agent);
+  }
+
+  /** The built-in provider applications (`--auto-accept`), one per running provider node. */
+  get responderAgents(): readonly ProviderAgent[] {
+    return this.responders;
   }
 
   target(): Target {
@@ -267,6 +274,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       bidTimeoutMs: cfg.bidTimeoutMs,
       network: networks.bidder,
       validators,
+      streamKeepAliveMs: cfg.streamKeepAliveMs,
     });
     const providers = providerAccounts.map(
       (acc, index) =>
@@ -279,6 +287,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           decisionTimeoutMs: cfg.decisionTimeoutMs,
           network: networks.providers[index]!,
           validators,
+          streamKeepAliveMs: cfg.streamKeepAliveMs,
         }),
     );
 

@@ -8,6 +8,12 @@ export interface CommitmentReply {
   dispatchTimestamp: bigint;
 }
 
+/**
+ * What a provider answers (Internal, upstream's text) when no provider application is attached to it: the bid is
+ * refused at once and gets no commitment from that provider.
+ */
+export const NO_ACTIVE_RECEIVERS = "no active receivers";
+
 /** A provider as the network shows it to bidders (upstream: a libp2p peer with its handshake keys). */
 export interface ProviderPeer {
   readonly address: Address;

@@ -34,6 +34,8 @@ export interface ProviderNodeOptions {
   network: Network;
   /** The beacon proposer schedule and opt-in states (GET /v1/validator/get_validators). */
   validators: ValidatorsSource;
+  /** How often an idle stream sends a blank line (ms, 0 = never); default 15 s. */
+  streamKeepAliveMs?: number;
 }
 
 /** A provider node's composition root: its keys, its store, its role code, the API services over them and their transports. */
@@ -126,7 +128,7 @@ export class ProviderNode {
     await this.tracker.reconcile((r) => storer.restore(r));
     await this.events.start();
     this.tracker.start();
-    this.served = serveNode(this.services, { host, httpPort: port }, this.name);
+    this.served = serveNode(this.services, { host, httpPort: port, streamKeepAliveMs: this.options.streamKeepAliveMs }, this.name);
     const peer: ProviderPeer = {
       address: this.address,
       nikePublicKey: this.nikePublicKey,

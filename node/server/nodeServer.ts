@@ -31,6 +31,8 @@ export interface NodeListen {
   host: string;
   /** HTTP port; 0 picks a free one. */
   httpPort: number;
+  /** How often an idle stream sends a blank line (ms, 0 = never); default 15 s. */
+  streamKeepAliveMs?: number;
 }
 
 /** A node's listening transports. */
@@ -41,10 +43,11 @@ export interface NodeServer {
 }
 
 /** The HTTP app of a node: its role's routes, notifications, debug and validator, `/health` and `/swagger`. */
-export function httpApp(s: NodeServices) {
+export function httpApp(s: NodeServices, opts: { streamKeepAliveMs?: number } = {}) {
   return createNodeApp({
     role: s.role,
     address: s.address,
+    streamKeepAliveMs: opts.streamKeepAliveMs,
     plugins: [
       ...(s.bidder ? bidderApi(s.bidder) : []),
       ...(s.provider ? providerApi(s.provider) : []),
@@ -57,7 +60,7 @@ export function httpApp(s: NodeServices) {
 
 /** Starts a node's transports; `name` is used in errors and logs. */
 export function serveNode(s: NodeServices, listen: NodeListen, name: string): NodeServer {
-  const http: Served = serve(httpApp(s), listen.host, listen.httpPort, name);
+  const http: Served = serve(httpApp(s, listen), listen.host, listen.httpPort, name);
   return {
     url: http.url,
     stop: () => http.stop(),

@@ -3,14 +3,24 @@ import { HttpCallError } from "./http.ts";
 /** One line of a grpc-gateway stream. */
 export type StreamLine<T> = { result: T } | { error: { code: number; message: string; details: unknown[] } };
 
+export interface StreamOpenOptions {
+  /**
+   * Close the connection when no byte arrives for this long, ms (Bun's fetch `timeout`; its default is 300 s, and
+   * it checks every few seconds, so the stream ends up to ~8 s later). 0 = never.
+   */
+  idleTimeoutMs?: number;
+}
+
 /**
  * An open NDJSON stream (SendBid, ReceiveBids, Subscribe): read lines as they arrive, or close it. `status` and
- * `headers` are known once the response has started.
+ * `headers` are known once the response has started. Blank lines (servers' keep-alives) are skipped.
  */
 export class NdjsonStream<T> {
   private buffer = "";
   private readonly decoder = new TextDecoder();
   private done = false;
+  /** Why the stream ended, once it has: the server ended it, the connection failed (its error), or we closed it. */
+  endReason: string | undefined;
 
   private constructor(
     readonly status: number,
@@ -19,7 +29,7 @@ export class NdjsonStream<T> {
     private readonly controller: AbortController,
   ) {}
 
-  static async open<T>(method: string, url: string, body?: unknown): Promise<NdjsonStream<T>> {
+  static async open<T>(method: string, url: string, body?: unknown, options: StreamOpenOptions = {}): Promise<NdjsonStream<T>> {
     const controller = new AbortController();
     let res: Response;
     try {
@@ -28,7 +38,8 @@ export class NdjsonStream<T> {
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
         headers: body === undefined ? {} : { "content-type": "application/json" },
         signal: controller.signal,
-      });
+        ...(options.idleTimeoutMs === undefined ? {} : { timeout: options.idleTimeoutMs === 0 ? false : options.idleTimeoutMs }),
+      } as RequestInit);
     } catch (e) {
       throw new HttpCallError(method, url, e);
     }
@@ -53,12 +64,15 @@ export class NdjsonStream<T> {
       let chunk;
       try {
         chunk = await this.reader.read();
-      } catch {
+      } catch (e) {
         this.done = true;
+        this.endReason ??= `connection lost: ${(e as Error)?.name ?? "Error"}: ${(e as Error)?.message ?? e}`;
         continue;
       }
-      if (chunk.done) this.done = true;
-      else this.buffer += this.decoder.decode(chunk.value, { stream: true });
+      if (chunk.done) {
+        this.done = true;
+        this.endReason ??= "ended by the server";
+      } else this.buffer += this.decoder.decode(chunk.value, { stream: true });
     }
   }
 
@@ -71,6 +85,7 @@ export class NdjsonStream<T> {
 
   close(): void {
     this.done = true;
+    this.endReason ??= "closed by the client";
     this.controller.abort();
   }
 }

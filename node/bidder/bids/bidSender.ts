@@ -5,7 +5,7 @@ import { commitmentIndex } from "../../protocol/digest.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
 import { InternalError } from "../../protocol/grpcCodes.ts";
 import type { Bid, Commitment, ProtocolDomains } from "../../protocol/types.ts";
-import type { Network, ProviderPeer } from "../../network/network.ts";
+import { NO_ACTIVE_RECEIVERS, type Network, type ProviderPeer } from "../../network/network.ts";
 import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { logger } from "../../util/log.ts";
@@ -23,6 +23,9 @@ class BidTimeoutError extends Error {
   override name = "BidTimeoutError";
 }
 
+/** How often, at most, the log repeats that a provider has no application attached. */
+const NO_RECEIVER_LOG_EVERY_MS = 10_000;
+
 /**
  * SendBid on the bidder node (api-behaviour §2.1): sign the bid with a fresh BN254 key, send it to every connected
  * provider at once, verify each commitment that comes back (digest recomputed from the bid's secret and the
@@ -31,6 +34,8 @@ class BidTimeoutError extends Error {
  */
 export class BidSender {
   private readonly log = logger("bidder-bids");
+  /** Providers that answered `no active receivers`: when that was last logged, and bids since. */
+  private readonly withoutReceiver = new Map<string, { loggedAt: number; bids: number }>();
 
   constructor(private readonly o: BidSenderOptions) {}
 
@@ -102,11 +107,29 @@ export class BidSender {
       this.o.commitments.insert(toRecord(commitment, this.o.address, "pending"));
       return commitment;
     } catch (e) {
-      this.log.debug("no commitment from provider", { provider: p.address, bid: bytesToHex(signedBid.digest), reason: (e as Error).message });
+      const reason = (e as Error).message;
+      if (reason === NO_ACTIVE_RECEIVERS) this.noteWithoutReceiver(p.address);
+      this.log.debug("no commitment from provider", { provider: p.address, bid: bytesToHex(signedBid.digest), reason });
       return undefined;
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** Says in the log which provider has no application attached (bids get no commitment from it), at most every 10 s. */
+  private noteWithoutReceiver(provider: string): void {
+    const key = provider.toLowerCase();
+    const now = Date.now();
+    const seen = this.withoutReceiver.get(key);
+    if (seen && now - seen.loggedAt < NO_RECEIVER_LOG_EVERY_MS) {
+      seen.bids++;
+      return;
+    }
+    this.log.warn("provider has no provider application attached (no active receivers): its bids get no commitment", {
+      provider,
+      bids: (seen?.bids ?? 0) + 1,
+    });
+    this.withoutReceiver.set(key, { loggedAt: now, bids: 0 });
   }
 }

@@ -1,6 +1,7 @@
 import { bytesToHex } from "../../protocol/bytes.ts";
 import { DeadlineExceededError, InternalError } from "../../protocol/grpcCodes.ts";
 import { ProcessedBidStatus, type ProcessedBid, type SignedBid } from "../../protocol/types.ts";
+import { NO_ACTIVE_RECEIVERS } from "../../network/network.ts";
 
 /** A provider application's decision on one bid. */
 export interface Decision {
@@ -69,7 +70,7 @@ export class BidDispatcher {
 
   /** Sends the bid to one receiver and waits for its decision, at most `timeoutMs`. */
   async process(bid: SignedBid, timeoutMs: number, signal?: AbortSignal): Promise<Decision> {
-    if (!this.receivers.length) throw new InternalError("no active receivers");
+    if (!this.receivers.length) throw new InternalError(NO_ACTIVE_RECEIVERS);
     const key = bytesToHex(bid.digest);
     const decided = new Promise<Decision>((resolve) => this.waiting.set(key, resolve));
     const receiver = this.receivers[this.next++ % this.receivers.length]!;

@@ -1,0 +1,83 @@
+/**
+ * Long-lived provider application streams on a real devnet: the built-in applications survive idle periods with
+ * their client idle timeout shortened to 1 s (the nodes send keep-alive blank lines), reattach with back-off when
+ * their provider node restarts, and a provider left without an application is named in the bidder's log.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { parseEther } from "viem";
+import { startLocalDevnet, type LocalDevnet } from "../../node/devnet/localDevnet.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
+
+const LOG = "reports/provider-agent-test-devnet.log";
+let local: LocalDevnet;
+
+beforeAll(async () => {
+  local = await startLocalDevnet(
+    {
+      autoAccept: true,
+      autodepositAmount: parseEther("10"),
+      streamKeepAliveMs: 300,
+      responderIdleTimeoutMs: 1_000,
+      bidTimeoutMs: 10_000,
+      decisionTimeoutMs: 10_000,
+    },
+    LOG,
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await local?.stop();
+});
+
+let n = 0;
+async function commitmentsOfABid(): Promise<string[]> {
+  const block = (await local.devnet.driver.blockNumber()) + 1n;
+  const now = Date.now();
+  const body = {
+    txHashes: [(++n).toString(16).padStart(64, "0")],
+    amount: "1000",
+    blockNumber: block.toString(),
+    decayStartTimestamp: String(now),
+    decayEndTimestamp: String(now + 60_000),
+  };
+  const lines = await (await NdjsonStream.open<{ providerAddress: string }>("POST", `${local.devnet.bidder.url}/v1/bidder/bid`, body)).all();
+  return lines.flatMap((l) => ("result" in l ? [l.result.providerAddress] : []));
+}
+
+const logText = () => readFileSync(LOG, "utf8");
+
+test("the built-in applications stay attached through 10 s of silence with a 1 s client idle timeout", async () => {
+  await Bun.sleep(10_000);
+  expect(local.devnet.responderAgents.map((a) => a.reattached)).toEqual([0, 0]);
+  expect((await commitmentsOfABid()).length).toBe(2);
+}, 30_000);
+
+test("a provider node that restarts: its application logs the lost stream, retries with back-off and reattaches", async () => {
+  const p = local.devnet.providers[0]!;
+  const agent = local.devnet.responderAgents.find((a) => a.providerUrl === p.url)!;
+  const port = Number(new URL(p.url).port);
+  await p.stop();
+  await Bun.sleep(1_000); // refused tries: 250, 500 ms apart
+  await p.start(local.devnet.config.host, port);
+  const deadline = Date.now() + 10_000;
+  while (agent.reattached === 0 && Date.now() < deadline) await Bun.sleep(20);
+  expect(agent.reattached).toBe(1);
+  expect((await commitmentsOfABid()).length).toBe(2);
+  const log = logText();
+  expect(log).toMatch(/WARN  \[responder-0\] receive_bids stream ended; reattaching .*reason=/);
+  expect(log).toMatch(/WARN  \[responder-0\] cannot reattach to receive_bids; retrying .*retryInMs=500/);
+  expect(log).toContain("INFO  [responder-0] receive_bids stream reattached");
+}, 30_000);
+
+test("a provider without an application refuses at once; the bidder's log says which one", async () => {
+  const p = local.devnet.providers[1]!;
+  await local.devnet.responderAgents.find((a) => a.providerUrl === p.url)!.stop();
+  const deadline = Date.now() + 5_000;
+  while (p.dispatcher.activeReceivers > 0 && Date.now() < deadline) await Bun.sleep(10);
+  const t0 = performance.now();
+  const committed = await commitmentsOfABid();
+  expect(committed).toEqual([local.devnet.providers[0]!.address.toLowerCase().slice(2)]);
+  expect(performance.now() - t0).toBeLessThan(10_000); // not the bid timeout: the provider without receivers answered at once
+  expect(logText()).toContain(`[bidder-bids] provider has no provider application attached (no active receivers): its bids get no commitment provider=${p.address}`);
+}, 30_000);
