@@ -1,5 +1,6 @@
-import { createPublicClient, createWalletClient, defineChain, http, type Chain, type Hex } from "viem";
-import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { createNonceManager, createPublicClient, createWalletClient, defineChain, http, type Chain, type Hex, type NonceManager } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { jsonRpc } from "viem/nonce";
 
 /** A viem chain description for a local chain known only by id and RPC URL. */
 export function localChain(id: number, rpcUrl: string, name = `chain-${id}`): Chain {
@@ -11,13 +12,26 @@ export function localChain(id: number, rpcUrl: string, name = `chain-${id}`): Ch
   });
 }
 
+const nonceManagers = new Map<string, NonceManager>();
+
+/**
+ * The nonce manager of every account on the chain at `rpcUrl`. One per chain endpoint, not viem's process-wide one:
+ * a second devnet in the same process (tests) runs fresh chains with the same chain ids, where the nonces a
+ * process-wide manager remembers from the first would leave every transaction pending forever.
+ */
+export function nonceManagerFor(rpcUrl: string): NonceManager {
+  let m = nonceManagers.get(rpcUrl);
+  if (!m) nonceManagers.set(rpcUrl, (m = createNonceManager({ source: jsonRpc() })));
+  return m;
+}
+
 /**
  * Read and write clients for one account on one chain. The account keeps its own nonce, so concurrent
  * transactions from one node do not collide; polling is fast because chains here are local.
  */
 export function chainClients(chain: Chain, privateKey: Hex) {
   const transport = http(chain.rpcUrls.default.http[0], { retryCount: 2, batch: false });
-  const account = privateKeyToAccount(privateKey, { nonceManager });
+  const account = privateKeyToAccount(privateKey, { nonceManager: nonceManagerFor(chain.rpcUrls.default.http[0]!) });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 });
   const walletClient = createWalletClient({ chain, transport, account, pollingInterval: 50, cacheTime: 0 });
   return { chain, account, publicClient, walletClient };

@@ -32,6 +32,7 @@ import {
 } from "viem";
 import { nonceManager, privateKeyToAccount, sign } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
+import { nonceManagerFor } from "./clients.ts";
 import { devAccount, ROLES } from "./accounts.ts";
 import { startAnvil, type AnvilChain } from "./anvil.ts";
 import { ABI_BY_KEY, ALL_ERRORS_ABI, decodeRevert, getContracts, type ContractAddresses, type ContractRevertError, type Contracts } from "./contracts.ts";
@@ -337,7 +338,10 @@ export function chainPerTestFile(opts: Parameters<typeof setupChain>[0], use: (h
   });
   afterEach(async () => {
     await h!.revertTo(snap);
-    for (let i = 0; i < 20; i++) nonceManager.reset({ address: addr(i), chainId: h!.chainId });
+    for (let i = 0; i < 20; i++) {
+      nonceManager.reset({ address: addr(i), chainId: h!.chainId });
+      nonceManagerFor(h!.rpcUrl).reset({ address: addr(i), chainId: h!.chainId });
+    }
   });
 }
 
