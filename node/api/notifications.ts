@@ -7,7 +7,8 @@ import type { NotificationsService } from "../services/notificationsService.ts";
 import { NotificationSchema } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
 import { ndjsonResponse } from "./wire/stream.ts";
 import { messageJson } from "./wire/message.ts";
-import { streamErrorResponse, unaryErrorResponse } from "./wire/errors.ts";
+import { streamStartErrorResponse } from "./wire/errors.ts";
+import { BODY_LIMITS, readBodyText } from "./wire/limits.ts";
 import { jsonBody, streamResponses } from "./openapi.ts";
 
 /** The topics of a Subscribe body, decoded (the service checks them). */
@@ -31,9 +32,9 @@ export function notificationRoutes(notifications: NotificationsService) {
     async ({ request }) => {
       let stream;
       try {
-        stream = notifications.subscribe({ topics: decodeTopics(await request.text()) });
+        stream = notifications.subscribe({ topics: decodeTopics(await readBodyText(request, BODY_LIMITS.small)) });
       } catch (e) {
-        return e instanceof BodyDecodeError ? unaryErrorResponse(e) : streamErrorResponse(e);
+        return streamStartErrorResponse(e);
       }
       async function* lines() {
         for await (const n of stream!.notifications) yield messageJson(NotificationSchema, n);

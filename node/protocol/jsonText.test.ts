@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { JsonSyntaxError, lineColumn, MAX_JSON_DEPTH, readFirstJsonValue, splitJsonSequence } from './jsonText.ts';
+import { JsonSequenceSplitter, JsonSyntaxError, JsonValueTooLongError, lineColumn, MAX_JSON_DEPTH, readFirstJsonValue, readJsonValue, splitJsonSequence } from './jsonText.ts';
 
 function syntaxError(text: string): JsonSyntaxError {
   try {
@@ -80,5 +80,50 @@ describe('nesting depth', () => {
   test('depth is counted per value, not per sequence', () => {
     const v = '['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH);
     expect(splitJsonSequence(`${v}\n${v}\n${v}`).length).toBe(3);
+  });
+});
+
+describe('JsonSequenceSplitter', () => {
+  const split = (chunks: string[], max?: number) => {
+    const s = new JsonSequenceSplitter(max);
+    const out = chunks.flatMap((c) => s.push(c));
+    const rest = s.end();
+    return rest === undefined ? out : [...out, rest];
+  };
+  const body = ' {"a":"x}\\"{[","b":[1,{"c":null}]}\n{"d":2}{"e":"\\\\"}[3] "str" 12 true\r\n{"f":{}}';
+
+  test('the same values as the whole-text reader, however the text is cut', () => {
+    const expected = splitJsonSequence(body).map((v) => body.slice(v.start, v.end));
+    expect(split([body])).toEqual(expected);
+    expect(split([...body])).toEqual(expected); // one character per chunk
+    for (let cut = 0; cut <= body.length; cut++) expect(split([body.slice(0, cut), body.slice(cut)])).toEqual(expected);
+  });
+
+  test('malformed text comes out as values for the reader to report', () => {
+    expect(split(['{"a":1}} x {"b"'])).toEqual(['{"a":1}', '}', 'x', '{"b"']);
+    expect(() => readJsonValue(split(['}'])[0]!)).toThrow("invalid character '}' looking for beginning of value");
+  });
+
+  test('nesting deeper than the limit ends the value at once; the reader reports the depth', () => {
+    const deep = '['.repeat(100_000);
+    const [first] = split([deep]);
+    expect(first!.length).toBe(MAX_JSON_DEPTH + 1);
+    expect(() => readJsonValue(first!)).toThrow('exceeded max depth');
+  });
+
+  test('a value longer than the limit throws; shorter ones pass', () => {
+    expect(split(['{"a":"' + 'x'.repeat(90) + '"}'], 100)).toHaveLength(1);
+    expect(() => split(['{"a":"' + 'x'.repeat(200), '"}'], 100)).toThrow(JsonValueTooLongError);
+  });
+
+  test('linear: a 2 MiB value delivered one character at a time', () => {
+    const big = JSON.stringify({ a: 'x'.repeat(2 << 20) });
+    const s = new JsonSequenceSplitter();
+    const t0 = performance.now();
+    let out: string[] = [];
+    for (const ch of big) out = out.concat(s.push(ch));
+    expect(out).toEqual([big]);
+    // Not a speed test: re-reading the value from its start on every character would take hours.
+    expect(performance.now() - t0).toBeLessThan(60_000);
   });
 });

@@ -75,6 +75,8 @@ function quoteChar(ch: string): string {
 }
 
 const WS = new Set([' ', '\t', '\n', '\r']);
+// eslint-disable-next-line no-control-regex
+const SPECIAL_IN_STRING = /["\\\u0000-\u001f]/g;
 
 /** Arrays and objects nested in one another, at most. */
 export const MAX_JSON_DEPTH = 64;
@@ -186,6 +188,9 @@ class Reader {
     let out = '';
     let chunk = this.pos;
     for (;;) {
+      // Jump to the next quote, backslash or control character (native search: long strings cost little).
+      SPECIAL_IN_STRING.lastIndex = this.pos;
+      this.pos = SPECIAL_IN_STRING.test(t) ? SPECIAL_IN_STRING.lastIndex - 1 : t.length;
       if (this.pos >= t.length) this.eof();
       const ch = t[this.pos]!;
       if (ch === '"') {
@@ -393,4 +398,102 @@ export function lineColumn(text: string, base: number, offset: number): { line: 
   for (let i = 0; i < before.length; i++) if (before.charCodeAt(i) === 10) line++;
   const tail = before.slice(lastNl + 1);
   return { line, column: [...tail].length + 1 };
+}
+
+/** A value in a JSON sequence longer than the splitter allows. */
+export class JsonValueTooLongError extends Error {
+  override name = 'JsonValueTooLongError';
+  constructor(readonly limit: number) {
+    super(`a JSON value in the sequence is longer than ${limit} characters`);
+  }
+}
+
+const DELIMITERS = new Set(['{', '}', '[', ']', ',', ':', '"', ' ', '\t', '\n', '\r']);
+
+/**
+ * Splits text that arrives in chunks into the top-level values of a JSON sequence (NDJSON, whitespace-separated or
+ * concatenated), without parsing them: it follows only nesting and strings, looks at each character once and keeps
+ * its state between chunks, so a value cut across many chunks costs what it would in one (re-reading it from its
+ * start on each chunk is quadratic). Each value comes out as its own text for `readJsonValue`; malformed text comes
+ * out as a value too, for the reader to report. Nesting deeper than MAX_JSON_DEPTH ends the value at once (the
+ * reader then reports the depth); a value longer than `maxValueLength` throws JsonValueTooLongError.
+ */
+export class JsonSequenceSplitter {
+  /** The pieces of the unfinished value from earlier chunks. */
+  private pieces: string[] = [];
+  private inValue = false;
+  /** Characters of the unfinished value so far. */
+  private length = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** The current value is a bare number, literal or stray character: it ends at a delimiter. */
+  private bare = false;
+
+  constructor(readonly maxValueLength = Number.POSITIVE_INFINITY) {}
+
+  /** Adds text; returns the values it completed, in order. */
+  push(chunk: string): string[] {
+    const out: string[] = [];
+    let from = 0; // where the current value starts in this chunk (0 when it began in an earlier one)
+    const finish = (end: number) => {
+      out.push(this.pieces.length ? this.pieces.join('') + chunk.slice(from, end) : chunk.slice(from, end));
+      this.pieces = [];
+      this.inValue = false;
+      this.depth = 0;
+      this.inString = this.escaped = this.bare = false;
+    };
+    for (let i = 0; i < chunk.length; i++) {
+      const ch = chunk[i]!;
+      if (!this.inValue) {
+        if (WS.has(ch)) continue;
+        this.inValue = true;
+        this.length = 0;
+        from = i;
+        if (ch === '{' || ch === '[') this.depth = 1;
+        else if (ch === '"') this.inString = true;
+        else if (ch === '}' || ch === ']' || ch === ',' || ch === ':') {
+          finish(i + 1);
+          continue;
+        } else this.bare = true;
+      } else if (this.bare) {
+        if (DELIMITERS.has(ch)) {
+          finish(i);
+          i--; // the delimiter belongs to what follows
+          continue;
+        }
+      } else if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (ch === '\\') this.escaped = true;
+        else if (ch === '"') {
+          this.inString = false;
+          if (this.depth === 0) {
+            finish(i + 1);
+            continue;
+          }
+        }
+      } else if (ch === '"') this.inString = true;
+      else if (ch === '{' || ch === '[') {
+        if (++this.depth > MAX_JSON_DEPTH) {
+          finish(i + 1);
+          continue;
+        }
+      } else if ((ch === '}' || ch === ']') && --this.depth === 0) {
+        finish(i + 1);
+        continue;
+      }
+      if (++this.length > this.maxValueLength) throw new JsonValueTooLongError(this.maxValueLength);
+    }
+    if (this.inValue) this.pieces.push(chunk.slice(from));
+    return out;
+  }
+
+  /** End of input: the unfinished value, if any (for the reader to report), else undefined. */
+  end(): string | undefined {
+    if (!this.inValue) return undefined;
+    const rest = this.pieces.join('');
+    this.pieces = [];
+    this.inValue = false;
+    return rest;
+  }
 }

@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
 import type { BidderService } from "../../services/bidderService.ts";
 import { CommitmentSchema as CommitmentPb } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
-import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
 import { decodeBidRequestText } from "../../protocol/bidValidation.ts";
 import { messageJson } from "../wire/message.ts";
 import { ndjsonResponse } from "../wire/stream.ts";
-import { streamErrorResponse, unaryErrorResponse } from "../wire/errors.ts";
+import { streamStartErrorResponse } from "../wire/errors.ts";
+import { BODY_LIMITS, readBodyText } from "../wire/limits.ts";
 import { jsonBody, streamResponses } from "../openapi.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
@@ -46,10 +46,9 @@ export function bidderBidRoutes(bidder: BidderService) {
       const ctrl = new AbortController();
       let commitments;
       try {
-        commitments = bidder.sendBid(decodeBidRequestText(await request.text()), ctrl.signal);
+        commitments = bidder.sendBid(decodeBidRequestText(await readBodyText(request, BODY_LIMITS.bid)), ctrl.signal);
       } catch (e) {
-        // A body that is not JSON fails before the call (unary format); everything else in the stream envelope.
-        return e instanceof BodyDecodeError ? unaryErrorResponse(e) : streamErrorResponse(e);
+        return streamStartErrorResponse(e);
       }
       async function* lines() {
         for await (const c of commitments!) yield messageJson(CommitmentPb, c);

@@ -5,6 +5,7 @@ import { BLOCK_NUMBER_QUERY, decodeWithdrawFromWindowsText, WINDOW_NUMBER_QUERY,
 import { parseQueryField, type QueryValues } from "../../protocol/queryParams.ts";
 import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
+import { BODY_LIMITS, readBodyText } from "../wire/limits.ts";
 import { jsonBody, pathParam, queryParam, unaryResponses } from "../openapi.ts";
 import {
   AutoDepositResponse,
@@ -85,7 +86,7 @@ export function bidderDepositRoutes(bidder: BidderService) {
     .post(
       "/v1/bidder/withdraw_from_windows",
       async ({ request }) =>
-        messageResponse(pb.WithdrawFromWindowsResponseSchema, await bidder.withdrawFromWindows({ windowNumbers: decodeWithdrawFromWindowsText(await request.text()) })),
+        messageResponse(pb.WithdrawFromWindowsResponseSchema, await bidder.withdrawFromWindows({ windowNumbers: decodeWithdrawFromWindowsText(await readBodyText(request, BODY_LIMITS.small)) })),
       {
         parse: "none",
         detail: {

@@ -6,6 +6,7 @@ import { decodeProtoJsonMessage } from "../../protocol/protoJson.ts";
 import { JsonSyntaxError, readJsonValue } from "../../protocol/jsonText.ts";
 import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
 import { ndjsonResponse } from "../wire/stream.ts";
+import { BODY_LIMITS, jsonValuesOf } from "../wire/limits.ts";
 import { messageJson } from "../wire/message.ts";
 import { unaryResponse } from "../wire/errors.ts";
 import { jsonBody, streamResponses, unaryResponses } from "../openapi.ts";
@@ -16,46 +17,23 @@ const tags = ["Provider"];
 /**
  * Reads a SendProcessedBids body as a stream of JSON objects and yields each decision's fields as soon as the
  * object is complete, so one long-lived request can carry every decision of a session. Stops at the first object
- * that does not decode.
+ * that does not decode; an object above BODY_LIMITS.decision is 413.
  */
 async function* decisionsOf(request: Request): AsyncGenerator<ProcessedBidFields> {
-  const decoder = new TextDecoder();
-  let text = "";
-  let pos = 0;
-  let done = false;
-  const reader = request.body?.getReader();
-  for (;;) {
-    while (pos < text.length && " \t\r\n".includes(text[pos]!)) pos++;
-    if (pos < text.length) {
-      let node;
-      try {
-        node = readJsonValue(text, pos);
-      } catch (e) {
-        if (!(e instanceof JsonSyntaxError)) throw e;
-        if (!done && e.offset >= text.length) {
-          // An object cut by a chunk boundary: read on.
-        } else throw new BodyDecodeError(e.message);
-      }
-      if (node) {
-        const v = decodeProtoJsonMessage(node, PROCESSED_BID_FIELDS, { text, base: node.start });
-        pos = node.end;
-        yield {
-          bidDigest: (v.bid_digest as Uint8Array | undefined) ?? new Uint8Array(0),
-          status: (v.status as number | undefined) ?? 0,
-          dispatchTimestamp: (v.dispatch_timestamp as bigint | undefined) ?? 0n,
-        };
-        continue;
-      }
+  for await (const text of jsonValuesOf(request, BODY_LIMITS.decision)) {
+    let node;
+    try {
+      node = readJsonValue(text, 0);
+    } catch (e) {
+      if (e instanceof JsonSyntaxError) throw new BodyDecodeError(e.message);
+      throw e;
     }
-    if (done || !reader) return;
-    const chunk = await reader.read();
-    if (chunk.done) {
-      done = true;
-      text += decoder.decode();
-    } else {
-      text = text.slice(pos) + decoder.decode(chunk.value, { stream: true });
-      pos = 0;
-    }
+    const v = decodeProtoJsonMessage(node, PROCESSED_BID_FIELDS, { text, base: 0 });
+    yield {
+      bidDigest: (v.bid_digest as Uint8Array | undefined) ?? new Uint8Array(0),
+      status: (v.status as number | undefined) ?? 0,
+      dispatchTimestamp: (v.dispatch_timestamp as bigint | undefined) ?? 0n,
+    };
   }
 }
 

@@ -1,4 +1,5 @@
-import { GrpcCode, toRpcError } from "../../protocol/grpcCodes.ts";
+import { BodyDecodeError, GrpcCode, toRpcError } from "../../protocol/grpcCodes.ts";
+import { PayloadTooLargeError } from "./limits.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -14,6 +15,14 @@ export function unaryErrorResponse(err: unknown): Response {
 export function streamErrorResponse(err: unknown): Response {
   const e = toRpcError(err);
   return new Response(JSON.stringify({ error: e.toStatusBody() }) + "\n", { status: e.httpStatus, headers: JSON_HEADERS });
+}
+
+/**
+ * A streaming call that fails before it starts: a body that does not decode or is too large is refused before the
+ * call (grpc-gateway), so in the unary format; anything else in the stream envelope.
+ */
+export function streamStartErrorResponse(err: unknown): Response {
+  return err instanceof BodyDecodeError || err instanceof PayloadTooLargeError ? unaryErrorResponse(err) : streamErrorResponse(err);
 }
 
 /** Success for a unary call; grpc-gateway also forwards the gRPC content type as a header. */
