@@ -206,8 +206,9 @@ Feature: Bidder deposits into windows
       | K      | 0.5 ETH |
     And BidderRegistry holds nothing for the bidder in window K
 
-  @upstream
+  @intended
   Scenario: withdrawing a window that has not closed fails on-chain and keeps the deposit
+    Divergence: Chain failures
     Given a fresh window W ahead
     And the bidder has deposited 1 ETH into window W
     And the current window is noted as C
@@ -215,8 +216,9 @@ Feature: Bidder deposits into windows
     Then the request fails with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: WithdrawAfterWindowSettled(window={W}, currentWindow={C}): window {W} has not closed yet (current window {C}); withdraw it after it closes"
     And BidderRegistry holds 1 ETH for the bidder in window W
 
-  @upstream
+  @intended
   Scenario: withdrawing the current window fails on-chain
+    Divergence: Chain failures
     Given the current window is noted as C
     When the bidder withdraws from windows C
     Then the request fails with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: WithdrawAfterWindowSettled(window={C}, currentWindow={C}): window {C} has not closed yet (current window {C}); withdraw it after it closes"

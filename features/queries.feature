@@ -199,8 +199,9 @@ Feature: Querying commitments, stake and rewards
       | a leading zero       | /v1/provider/stake/0100                               | validate stake request: validation error:\n - amount: amount must be a valid integer. [amount]                                                      |
       | a short BLS key      | /v1/provider/stake/1?bls_public_keys=abcd             | validate stake request: validation error:\n - bls_public_keys: bls_public_key must be a valid 48-byte hex string, with optional 0x prefix. [bls_public_key] |
 
-  @upstream
+  @intended
   Scenario: withdrawing stake without an unstake request fails on-chain
+    Divergence: Chain failures
     When I send POST "/v1/provider/withdraw_stake" to the provider 1
     Then the query is refused with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: NoUnstakeRequest(sender={PROVIDER 1}): there is no unstake request; call unstake first, then withdraw_stake after the withdrawal delay"
 

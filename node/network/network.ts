@@ -14,6 +14,12 @@ export interface CommitmentReply {
  */
 export const NO_ACTIVE_RECEIVERS = "no active receivers";
 
+/** Is this a provider's `no active receivers` refusal, thrown in-process or carried as a peer's status? */
+export function isNoActiveReceivers(e: unknown): boolean {
+  const x = e as { message?: unknown; statusMessage?: unknown } | undefined;
+  return x?.message === NO_ACTIVE_RECEIVERS || x?.statusMessage === NO_ACTIVE_RECEIVERS;
+}
+
 /** A provider as the network shows it to bidders (upstream: a libp2p peer with its handshake keys). */
 export interface ProviderPeer {
   readonly address: Address;

@@ -50,7 +50,7 @@ async function normalBid(): Promise<{ commitments: number; ms: number }> {
   return { commitments: lines.filter((l) => "result" in l).length, ms: performance.now() - t0 };
 }
 
-async function post(url: string, body: BodyInit, headers: Record<string, string> = {}): Promise<{ status: number; json: any; ms: number }> {
+async function post(url: string, body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Promise<{ status: number; json: any; ms: number }> {
   const t0 = performance.now();
   const r = await fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
   const text = await r.text();

@@ -5,7 +5,7 @@ import { commitmentIndex } from "../../protocol/digest.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
 import { InternalError } from "../../protocol/grpcCodes.ts";
 import type { Bid, Commitment, ProtocolDomains } from "../../protocol/types.ts";
-import { NO_ACTIVE_RECEIVERS, type Network, type ProviderPeer } from "../../network/network.ts";
+import { isNoActiveReceivers, type Network, type ProviderPeer } from "../../network/network.ts";
 import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { logger } from "../../util/log.ts";
@@ -108,7 +108,7 @@ export class BidSender {
       return commitment;
     } catch (e) {
       const reason = (e as Error).message;
-      if (reason === NO_ACTIVE_RECEIVERS) this.noteWithoutReceiver(p.address);
+      if (isNoActiveReceivers(e)) this.noteWithoutReceiver(p.address);
       this.log.debug("no commitment from provider", { provider: p.address, bid: bytesToHex(signedBid.digest), reason });
       return undefined;
     } finally {
