@@ -76,6 +76,21 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
     And subscriber "P1" soon receives provider_slashed {"provider":"<provider 1>","amount":"887500000000000000","hasEnoughStake":true}
     And that provider_slashed agrees with ProviderRegistry: the FundsSlashed amount, and hasEnoughStake is stake after the slash >= minStake
 
+  @intended @sim
+  Scenario: a slash that takes a provider's stake below the minimum is announced with hasEnoughStake false
+    Divergence: `provider_slashed`, `provider_deposit`
+    Given a subscriber "B" to the bidder for topics provider_slashed
+    And the bidder has 10 ETH deposited for the next L1 blocks, B and B+1
+    And provider 1's application accepts every bid, dispatching at D
+    And provider 1's builder omits the bundles it committed to
+    And provider 1's stake is put back after the scenario
+    When the bidder bids 1 ETH for L1 block B on a transfer, with a slash amount that leaves provider 1 1 ETH below the minimum stake, decaying from D+1000 ms to D+2000 ms
+    Then the bid gets one commitment, from provider 1
+    And the commitment is soon stored on the settlement chain by provider 1
+    When L1 block B is mined with provider 1 as the winner, then 1 more block
+    Then subscriber "B" soon receives provider_slashed for provider 1 with hasEnoughStake false
+    And that provider_slashed agrees with ProviderRegistry: the FundsSlashed amount, and hasEnoughStake is stake after the slash >= minStake
+
   @intended
   Scenario: stake added to a provider is announced as a deposit, the amount in wei as a decimal string
     Divergence: `provider_slashed`, `provider_deposit`

@@ -32,7 +32,7 @@ import {
   type Notification,
   type Subscriber,
 } from "../support/notifications.ts";
-import { eventually, readReported, settlementOf, type NodeName } from "../support/settlement.ts";
+import { DISPATCH_LEAD_MS, eventually, readReported, settlementOf, type NodeName } from "../support/settlement.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 const NODE = "(the bidder|provider \\d+)";
@@ -526,4 +526,60 @@ Then(/^the stream of subscriber "([^"]+)" had the content type "([^"]+)"$/, func
   const s = notificationsOf(this).subscriber(name);
   if (s.notifications.length === 0) fail(`subscriber "${name}" received no notification, so its content type says nothing`);
   if (!s.contentType.startsWith(type)) fail(`subscriber "${name}"'s stream has the content type "${s.contentType}", expected ${type}`);
+});
+
+// ------------------------------------------------------------------------------------------- stake below the minimum
+
+Given(/^provider (\d+)'s stake is put back after the scenario$/, async function (this: ConformanceWorld, p: string) {
+  const node = nodeOf(this.target, `provider ${p}`);
+  const read = () =>
+    chainOf(this.target).settlement.readContract({ address: this.target.contracts.providerRegistry as Address, abi: providerRegistryAbi, functionName: "getProviderStake", args: [node.address] });
+  const before = await read();
+  this.onTeardown(`putting provider ${p}'s stake back`, async () => {
+    const now = await read();
+    if (now >= before) return;
+    await sendSettlementTx(sender(devAccount(FUNDING_ACCOUNT).privateKey), this.target, "delegateStake", [node.address], before - now);
+  });
+});
+
+When(
+  /^the bidder bids 1 ETH for L1 block B on a transfer, with a slash amount that leaves provider (\d+) (\d+) ETH below the minimum stake, decaying from D\+(\d+) ms to D\+(\d+) ms$/,
+  async function (this: ConformanceWorld, p: string, below: string, startOff: string, endOff: string) {
+    const s = settlementOf(this);
+    const node = nodeOf(this.target, `provider ${p}`);
+    const registry = this.target.contracts.providerRegistry as Address;
+    const client = chainOf(this.target).settlement;
+    const [stake, minStake, penaltyPercent] = await Promise.all([
+      client.readContract({ address: registry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [node.address] }),
+      client.readContract({ address: registry, abi: providerRegistryAbi, functionName: "minStake" }),
+      client.readContract({ address: registry, abi: providerRegistryAbi, functionName: "feePercent" }),
+    ]);
+    // Dispatched before the decay starts, the whole bid counts: the slash takes bid + slash amount + penalty on the bid.
+    const bid = parseEther("1");
+    const penalty = (bid * penaltyPercent) / 10n ** 18n;
+    const target = stake - minStake + parseEther(String(below));
+    const slashAmount = target - bid - penalty;
+    if (slashAmount <= 0n || slashAmount > 2n ** 64n - 1n || target > stake)
+      fail(`provider ${p}'s stake (${stake} wei, minimum ${minStake}) cannot be brought ${below} ETH below the minimum by one bid's slash (slash amount ${slashAmount})`);
+    this.log(`stake ${stake}, minStake ${minStake}: slash amount ${slashAmount} wei takes ${target} wei`);
+    const dispatch = BigInt(Date.now()) + DISPATCH_LEAD_MS;
+    await s.sendBid(
+      { blockRef: "B", block: s.blockOf("B"), amount: bid, slashAmount, decayStart: dispatch + BigInt(startOff), decayEnd: dispatch + BigInt(endOff), txs: [await s.transfer()], reverting: [] },
+      dispatch,
+    );
+  },
+);
+
+Then(/^subscriber "([^"]+)" soon receives provider_slashed for provider (\d+) with hasEnoughStake (true|false)$/, async function (this: ConformanceWorld, name: string, p: string, enough: string) {
+  const s = notificationsOf(this).subscriber(name);
+  const address = nodeOf(this.target, `provider ${p}`).address;
+  const { n } = await s.waitFor(`provider_slashed for ${address}`, (x) => x.topic === "provider_slashed" && String(x.value.provider).toLowerCase() === address.toLowerCase());
+  const v = n.value;
+  const problems: string[] = [];
+  if (Object.keys(v).sort().join(",") !== "amount,hasEnoughStake,provider") problems.push(`fields ${Object.keys(v).sort().join(", ")}, expected amount, hasEnoughStake, provider`);
+  if (v.provider !== address) problems.push(`provider ${JSON.stringify(v.provider)}, expected "${address}" (EIP-55)`);
+  if (typeof v.amount !== "string" || !/^[1-9][0-9]*$/.test(v.amount)) problems.push(`amount ${JSON.stringify(v.amount)}, expected wei as a decimal string`);
+  if (v.hasEnoughStake !== (enough === "true")) problems.push(`hasEnoughStake ${JSON.stringify(v.hasEnoughStake)}, expected ${enough}`);
+  if (problems.length) fail(`provider_slashed on subscriber "${name}":\n  ${problems.join("\n  ")}\n  value: ${canonical(v)}`);
+  remember(this, name, n);
 });

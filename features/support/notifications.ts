@@ -343,7 +343,7 @@ export class NotificationScenario {
   validator: ValidatorPick | undefined;
   /** Named accounts the scenario created (for `<N>` in expected values). */
   readonly accounts = new Map<string, { address: Address; privateKey: Hex }>();
-  /** Settlement-chain head when the scenario began (registry logs are looked up from here on). */
+  /** The first settlement-chain block after the scenario began (registry logs are looked up from here on). */
   settlementFrom: bigint | undefined;
   /** The last refused or answered Subscribe call made with a raw body. */
   lastCall: { status: number; text: string; contentType: string; stillOpen: boolean } | undefined;
@@ -372,7 +372,7 @@ export class NotificationScenario {
   }
 
   async markSettlementStart(): Promise<bigint> {
-    if (this.settlementFrom === undefined) this.settlementFrom = await chainOf(this.target).settlementBlockNumber();
+    if (this.settlementFrom === undefined) this.settlementFrom = (await chainOf(this.target).settlementBlockNumber()) + 1n;
     return this.settlementFrom;
   }
 

@@ -455,7 +455,7 @@ export interface SettlementCommitment {
 export class SettlementScenario {
   /** The next L1 block when the scenario began: the block the scenario's bids are for. */
   b: bigint | undefined;
-  /** Settlement-chain head when the scenario began: logs are looked up from here on. */
+  /** The first settlement-chain block after the scenario began: logs are looked up from here on. */
   settlementFrom = 0n;
   readonly bids: SettlementBid[] = [];
   readonly commitments: SettlementCommitment[] = [];
@@ -494,7 +494,7 @@ export class SettlementScenario {
       await this.withdrawClosedWindows();
       const [head, sHead] = await Promise.all([this.chain.l1.getBlockNumber({ cacheTime: 0 }), this.chain.settlement.getBlockNumber({ cacheTime: 0 })]);
       this.b = head + 1n;
-      this.settlementFrom = sHead;
+      this.settlementFrom = sHead + 1n;
     }
     return this.b;
   }
