@@ -13,7 +13,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
   and a change sets fields (null removes one). $RAW_1 is a signed raw transaction.
 
   Background:
-    Given the target is healthy
+    Given the target's nodes answer
 
   @upstream
   Scenario Outline: an invalid bid is refused: <case>
@@ -157,4 +157,4 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
     When the bidder sends a bid of 1000 wei
     Then the bid stream ends with HTTP 200 and 2 commitments
     And every commitment is signed by the provider it names
-    And the target is healthy
+    And the target's nodes answer

@@ -17,7 +17,7 @@ Feature: Bids become signed commitments
   $HASH_OF_RAW_n (its keccak256, lower case without 0x).
 
   Background:
-    Given the target is healthy
+    Given the target's nodes answer
     And the bidder has 1 ETH deposited in a fresh window
 
   @upstream

@@ -6,7 +6,7 @@ Feature: Nothing a node acknowledged is lost when it is killed
   and starts it again).
 
   Background:
-    Given the target is healthy
+    Given the target's nodes answer
     And the bidder has 1 ETH deposited in a fresh window
 
   @upstream @sim-kill

@@ -15,7 +15,7 @@ Feature: Decay: a provider earns the part of the bid that is left at its dispatc
   shared bug cannot make the check pass.
 
   Background:
-    Given the target is healthy
+    Given the target's nodes answer
     And the bidder has 10 ETH deposited for the next L1 blocks, B and B+1
     And provider 1's application accepts every bid, dispatching at D
 

@@ -7,7 +7,7 @@ Feature: Node shell and wire conventions
   `openapi` capability (upstream's node serves none).
 
   Background:
-    Given the target is healthy
+    Given the target's nodes answer
 
   @upstream
   Scenario Outline: <node> health check

@@ -25,7 +25,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
   block s-1 is mined and the proposer of s is opted in.
 
   Background:
-    Given the target is healthy
+    Given the target's nodes answer
 
   @spec @sim-nodes
   Scenario: a provider that leaves and rejoins the network is announced to the bidder and to the other provider

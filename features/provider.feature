@@ -16,7 +16,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
   $DIGEST_OF_BID_n (the digest of the scenario's nth bid as the application received it, base64).
 
   Background:
-    Given the target is healthy
+    Given the target's nodes answer
     And the bidder has 1 ETH deposited in a fresh window
 
   @upstream
@@ -118,7 +118,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
       """
       {"bidDigest": "$DIGEST_OF_BID_1", "status": "STATUS_REJECTED"}
       """
-    Then the target is healthy
+    Then the target's nodes answer
 
   @intended
   Scenario: SendProcessedBids answers 200 {} once it applied the decisions, known or not

@@ -18,7 +18,7 @@ Feature: Querying commitments, stake and rewards
   stands for block X. Providers 1 and 2 run applications that accept every bid, so each bid gets two commitments.
 
   Background:
-    Given the target is healthy
+    Given the target's nodes answer
 
   # ------------------------------------------------------------------------------------------------ grouping and order
 

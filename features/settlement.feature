@@ -27,7 +27,7 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
   around D, so that the residual is exact.
 
   Background:
-    Given the target is healthy
+    Given the target's nodes answer
     And the bidder has 10 ETH deposited for the next L1 blocks, B and B+1
     And provider 1's application accepts every bid, dispatching at D
 

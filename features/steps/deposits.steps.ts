@@ -204,13 +204,17 @@ async function checkStatusIsLive(world: ConformanceWorld, body: AutoDepositStatu
   }
 }
 
+/** Stops a running auto-deposit (set-up and teardown: reads only what it needs, so a shape the status scenarios judge cannot fail every deposit scenario). */
 async function ensureAutoDepositStopped(world: ConformanceWorld): Promise<void> {
-  const s = await fetchStatus(world);
-  if (!s.isAutodepositEnabled) return;
-  const r = await world.http("POST", world.nodeUrl("bidder") + "/v1/bidder/cancel_auto_deposit");
-  expectOk(r, "cancel_auto_deposit (cleaning up a running auto-deposit)");
-  const after = await fetchStatus(world);
-  if (after.isAutodepositEnabled) throw new Error("auto-deposit still reports enabled after cancel_auto_deposit answered 200");
+  const running = async () => {
+    const r = await world.bidder.autoDepositStatus();
+    if (r.error) throw new Error(`auto_deposit_status: ${r.describe()}`);
+    return (r.value as { isAutodepositEnabled?: unknown })?.isAutodepositEnabled === true;
+  };
+  if (!(await running())) return;
+  const r = await world.bidder.cancelAutoDeposit();
+  if (r.error) throw new Error(`cancel_auto_deposit (cleaning up a running auto-deposit): ${r.describe()}`);
+  if (await running()) throw new Error("auto-deposit still reports enabled after cancel_auto_deposit answered 200");
 }
 
 // ------------------------------------------------------------------------------------------------ hooks
