@@ -5,12 +5,14 @@ import { unaryErrorResponse } from "../api/wire/errors.ts";
 import { routingError } from "../api/wire/routing.ts";
 import { swagger } from "@elysiajs/swagger";
 import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
+import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
 
 /** What the control API can do to a running devnet (implemented by the Devnet). */
 export interface SimControl {
   mine(blocks: number, winner?: Address): Promise<{ number: bigint; hash: string; winner: Address }[]>;
   status(): Promise<DevnetStatus>;
-  setBuilderMode(provider: Address, mode: BuilderMode): void;
+  setBuilderMode(provider: Address, mode: BuilderMode): Promise<void>;
+  postBundle(bundle: PostedBundle): Promise<void>;
   injectFault(node: string, fault: "store" | "open" | "none"): void;
   stopProvider(index: number): Promise<void>;
   startProvider(index: number): Promise<void>;
@@ -26,7 +28,20 @@ export interface DevnetStatus {
   contracts: Record<string, string>;
   /** The validator opt-in registry on the L1 chain. */
   validatorOptInRouter: string | null;
+  /**
+   * Every provider registered in ProviderRegistry (by anyone), in the winner schedule's order: its builder key, its
+   * builder's behaviour and the devnet node that serves it (null for another implementation's node).
+   */
+  registeredProviders: { address: string; builderKey: string; builder: BuilderMode; node: string | null }[];
+  /** Bundles posted for future blocks and not mined yet. */
+  postedBundles: number;
   nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode; subscribers: number; receivers?: number }[];
+}
+
+function uintField(name: string, v: string | number): bigint {
+  const text = String(v);
+  if (!/^[0-9]{1,78}$/.test(text)) throw new InvalidArgumentError(`${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  return BigInt(text);
 }
 
 /**
@@ -67,11 +82,11 @@ export function simApi(control: SimControl) {
     )
     .post(
       "/sim/v1/builder",
-      ({ body }) => {
+      async ({ body }) => {
         if (!isAddress(body.provider)) throw new InvalidArgumentError(`provider is not an address: ${body.provider}`);
         if (!BUILDER_MODES.includes(body.mode as BuilderMode))
           throw new InvalidArgumentError(`mode must be one of ${BUILDER_MODES.join(", ")}, got ${body.mode}`);
-        control.setBuilderMode(body.provider as Address, body.mode as BuilderMode);
+        await control.setBuilderMode(body.provider as Address, body.mode as BuilderMode);
         return { provider: body.provider, mode: body.mode };
       },
       {
@@ -80,6 +95,30 @@ export function simApi(control: SimControl) {
           mode: t.String({ description: "honest | omit (commit but do not include) | reverse (bundle out of order) | gap (bundle not contiguous)" }),
         }),
         detail: { summary: "How a provider's block builder includes the bundles it committed to" },
+      },
+    )
+    .post(
+      "/sim/v1/bundles",
+      async ({ body }) => {
+        if (!isAddress(body.provider)) throw new InvalidArgumentError(`provider is not an address: ${body.provider}`);
+        const blockNumber = uintField("blockNumber", body.blockNumber);
+        const bidAmount = body.bidAmount === undefined ? undefined : uintField("bidAmount", body.bidAmount);
+        await control.postBundle({ provider: body.provider as Address, blockNumber, bidAmount, rawTransactions: body.rawTransactions });
+        return { provider: body.provider, blockNumber: blockNumber.toString(), transactions: body.rawTransactions.length };
+      },
+      {
+        body: t.Object({
+          provider: t.String({ description: "address of the provider (registered in ProviderRegistry) that committed to the bundle" }),
+          blockNumber: t.Union([t.String(), t.Integer()], { description: "the future L1 block the bid targets" }),
+          rawTransactions: t.Array(t.String(), { maxItems: MAX_BUNDLE_TXS, description: "the bid's signed raw transactions (hex), in order" }),
+          bidAmount: t.Optional(t.Union([t.String(), t.Integer()], { description: "orders a block's bundles, highest first (wei)" })),
+        }),
+        detail: {
+          summary: "A provider application posts a bundle it committed to: if that provider wins the block, the devnet's builder includes it",
+          description:
+            "Stand-in for a provider's own block building, for provider nodes the devnet does not run (their commitments are not in its store). " +
+            "Bundles are included in the builder mode set for the provider and dropped once their block is mined.",
+        },
       },
     )
     .post(

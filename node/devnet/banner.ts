@@ -2,17 +2,29 @@ import { formatEther } from "viem";
 import { devAccount, ROLES } from "../chain/accounts.ts";
 import type { Devnet } from "./startDevnet.ts";
 
+/** Dev accounts a user's own nodes take with --no-nodes: the ones the devnet's bidder and first providers would use. */
+export const FOREIGN_NODE_ACCOUNTS = { bidder: ROLES.bidder, providers: [ROLES.firstProvider, ROLES.firstProvider + 1] } as const;
+
 /** What a user needs to start working, printed once the devnet is up. Never prints private keys. */
 export function banner(d: Devnet): string {
-  const t = d.target();
+  const t = d.targetFile();
   const c = d.config;
+  const nodes = d.hasNodes
+    ? [
+        `    bidder       ${t.bidderUrl}   ${t.bidderAddress}   (OpenAPI: ${t.bidderUrl}/swagger)`,
+        ...t.providerUrls!.map((u, i) => `    provider-${i}   ${u}   ${t.providerAddresses![i]}   (OpenAPI: ${u}/swagger)`),
+      ]
+    : [
+        "    none (--no-nodes): start your own bidder and providers against the chains and contracts below, for example",
+        `    with dev accounts ${FOREIGN_NODE_ACCOUNTS.bidder} (bidder) and ${FOREIGN_NODE_ACCOUNTS.providers.join(", ")} (providers) of Anvil's default mnemonic;`,
+        "    providers that register and stake on-chain take part in the winner schedule.",
+      ];
   const lines = [
     "",
     "mev-commit devnet is up",
     "",
     "  Nodes",
-    `    bidder       ${t.bidderUrl}   ${t.bidderAddress}   (OpenAPI: ${t.bidderUrl}/swagger)`,
-    ...t.providerUrls.map((u, i) => `    provider-${i}   ${u}   ${t.providerAddresses[i]}   (OpenAPI: ${u}/swagger)`),
+    ...nodes,
     `    control      ${t.controlUrl}/sim/v1/status`,
     `    beacon       ${t.beaconUrl}/eth/v1/beacon/genesis   (simulated beacon schedule: slot N is L1 block N)`,
     "",
@@ -27,12 +39,23 @@ export function banner(d: Devnet): string {
     "  Dev accounts (Anvil's default mnemonic)",
     `    owner        ${devAccount(ROLES.deployer).address}`,
     `    oracle       ${devAccount(ROLES.oracle).address}`,
-    `    bidder       ${devAccount(ROLES.bidder).address}`,
-    ...t.providerAddresses.map((a, i) => `    provider-${i}   ${a}   staked ${formatEther(c.providerStake)} ETH`),
+    ...(d.hasNodes
+      ? [
+          `    bidder       ${devAccount(ROLES.bidder).address}`,
+          ...t.providerAddresses!.map((a, i) => `    provider-${i}   ${a}   staked ${formatEther(c.providerStake)} ETH`),
+        ]
+      : [
+          `    free for your bidder     ${FOREIGN_NODE_ACCOUNTS.bidder}: ${devAccount(FOREIGN_NODE_ACCOUNTS.bidder).address}`,
+          ...FOREIGN_NODE_ACCOUNTS.providers.map((i) => `    free for your provider   ${i}: ${devAccount(i).address}`),
+        ]),
     "",
-    `  Bidder auto-deposit: ${c.autodepositAmount !== undefined ? `${formatEther(c.autodepositAmount)} ETH per window` : "off"}` +
-      `;  built-in provider responder: ${c.autoAccept ? "accept all" : "off"}`,
-    `  Target file for the conformance suite: ${d.dir.targetFile}`,
+    ...(d.hasNodes
+      ? [
+          `  Bidder auto-deposit: ${c.autodepositAmount !== undefined ? `${formatEther(c.autodepositAmount)} ETH per window` : "off"}` +
+            `;  built-in provider responder: ${c.autoAccept ? "accept all" : "off"}`,
+          `  Target file for the conformance suite: ${d.dir.targetFile}`,
+        ]
+      : [`  Target file for the conformance suite: ${d.dir.targetFile}  (add bidderUrl, providerUrls, bidderAddress, providerAddresses)`]),
     `  Data dir: ${d.dir.root}  (restart keeps state; --fresh starts clean)`,
     "",
     "  Ctrl-C stops everything.",

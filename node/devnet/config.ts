@@ -6,6 +6,11 @@ export interface DevnetConfig {
   host: string;
   dataDir: string;
   fresh: boolean;
+  /**
+   * false (`--no-nodes`): chains, contracts, the L1 driver, the oracle, the beacon and control APIs, and none of our
+   * nodes; another implementation's bidder and providers are the only nodes.
+   */
+  nodes: boolean;
   providers: number;
   bidderPort: number;
   /** Provider i listens on providerBasePort + 100 * i (13623, 13723, …) unless providerPorts is given. */
@@ -56,6 +61,7 @@ export const DEFAULTS: DevnetConfig = {
   host: "127.0.0.1",
   dataDir: ".devnet",
   fresh: false,
+  nodes: true,
   providers: 2,
   bidderPort: 13523,
   providerPorts: [13623, 13723],
@@ -90,6 +96,9 @@ Options:
   --data-dir DIR              node stores, chain state and target.json (default .devnet)
   --fresh                     wipe the data dir and start clean
   --host HOST                 address every listener binds (default 127.0.0.1)
+  --no-nodes                  start no nodes of ours: chains, contracts, L1 driver, oracle, beacon and control
+                              APIs only, for another implementation's bidder and providers (providers that
+                              register on-chain take part in the winner schedule; see docs/conformance.md)
   --providers N               provider nodes (default 2, at most 7)
   --bidder-port PORT          bidder node HTTP port (default 13523)
   --provider-ports P1,P2,…    provider node HTTP ports (default 13623, 13723, … one per provider)
@@ -153,6 +162,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         help: { type: "boolean", short: "h" },
         "data-dir": { type: "string" },
         fresh: { type: "boolean" },
+        "no-nodes": { type: "boolean" },
         host: { type: "string" },
         providers: { type: "string" },
         "bidder-port": { type: "string" },
@@ -210,6 +220,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     host: o.host ?? base.host,
     dataDir: o["data-dir"] ?? base.dataDir,
     fresh: o.fresh ?? base.fresh,
+    nodes: o["no-nodes"] ? false : base.nodes,
     providers,
     bidderPort,
     providerPorts,

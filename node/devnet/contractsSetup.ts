@@ -1,4 +1,4 @@
-import { createPublicClient, http, type Address, type Hex } from "viem";
+import { createPublicClient, createTestClient, http, type Address, type Hex } from "viem";
 import { providerRegistryAbi } from "../chain/contracts.ts";
 import { deployContracts, deployValidatorRegistry, registerProvider, builderKeyFor, type ContractAddresses, type DeployParams } from "../chain/deploy.ts";
 import type { ChainEndpoint } from "./chains.ts";
@@ -65,6 +65,25 @@ export async function ensureProvidersRegistered(
       blsKey: builderKeyFor(p.address),
     });
     log.info("provider registered and staked", { provider: p.address, stake });
+  }
+}
+
+/** Code at 0xf0 that answers every call with the 32-byte word 1: PUSH1 1, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN. */
+const ACCEPT_ALL_VERIFIER = "0x600160005260206000f3";
+export const BLS_VERIFIER_PRECOMPILE = "0x00000000000000000000000000000000000000f0";
+
+/**
+ * The mev-commit chain verifies builder BLS signatures (`addVerifiedBLSKey`) with a precompile at 0xf0, which Anvil
+ * lacks. The devnet puts code there that accepts every signature, so a provider node registering through its own
+ * stake API with its BLS keys (upstream's does, and fails on a bare Anvil) gets them added; the oracle then records
+ * that provider's blocks by its first key. Signatures are not checked (docs/contracts.md). A settlement chain that is
+ * not Anvil keeps whatever it has (logged).
+ */
+export async function installBlsVerifierStandIn(settlement: ChainEndpoint): Promise<void> {
+  try {
+    await createTestClient({ mode: "anvil", transport: http(settlement.rpcUrl) }).setCode({ address: BLS_VERIFIER_PRECOMPILE, bytecode: ACCEPT_ALL_VERIFIER });
+  } catch (e) {
+    log.warn("cannot install the BLS verifier stand-in at 0xf0 (not an Anvil chain?): addVerifiedBLSKey keeps failing", { error: e });
   }
 }
 

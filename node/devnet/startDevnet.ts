@@ -1,12 +1,14 @@
-import { createPublicClient, http, type Address, type Hex, type PublicClient } from "viem";
+import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { devAccount, ROLES } from "../chain/accounts.ts";
-import { builderKeyFor, type ContractAddresses } from "../chain/deploy.ts";
+import type { ContractAddresses } from "../chain/deploy.ts";
 import { chainClients, localChain } from "../chain/clients.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { blockTrackerAbi } from "../chain/contracts.ts";
 import { Settler } from "../oracle/settler.ts";
 import { Builder, type BuilderMode } from "../l1/builder.ts";
+import { BundleBook, type PostedBundle } from "../l1/bundleBook.ts";
+import { ProviderDirectory } from "../l1/providerDirectory.ts";
 import { stopAllAnvils } from "../chain/anvil.ts";
 import { L1BlockDriver } from "../l1/blockDriver.ts";
 import { WinnerRecorder } from "../oracle/winnerRecorder.ts";
@@ -19,12 +21,12 @@ import { logger } from "../util/log.ts";
 import type { DevnetConfig } from "./config.ts";
 import { DataDir } from "./dataDir.ts";
 import { startChains, type ChainEndpoint } from "./chains.ts";
-import { ensureContracts, ensureProvidersRegistered, ensureValidatorRegistry } from "./contractsSetup.ts";
+import { ensureContracts, ensureProvidersRegistered, ensureValidatorRegistry, installBlsVerifierStandIn } from "./contractsSetup.ts";
 import { ValidatorService } from "../validators/validatorService.ts";
 import { beaconApi, type BeaconSource } from "../validators/beaconApi.ts";
 import { L1ValidatorChain, optInValidators } from "../validators/optInRegistry.ts";
 import type { Notifier } from "../notify/notifier.ts";
-import { targetOf, type Target } from "./target.ts";
+import { targetOf, type DevnetTarget, type Target } from "./target.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
@@ -34,6 +36,14 @@ import { agentLog, ProviderAgent } from "../../scenarios/agents/providerAgent.ts
 import { acceptAll } from "../../scenarios/agents/policies.ts";
 
 const log = logger("devnet");
+
+/** The devnet was started with --no-nodes and has no node of its own to answer for. */
+export class NoNodesError extends FailedPreconditionError {
+  override name = "NoNodesError";
+  constructor(what: string) {
+    super(`${what}: the devnet runs no nodes of its own (--no-nodes)`);
+  }
+}
 
 /** A running devnet: chains, contracts, nodes, L1 driver, oracle and control API. */
 export class Devnet implements SimControl {
@@ -52,7 +62,7 @@ export class Devnet implements SimControl {
     readonly dir: DataDir,
     readonly chains: { l1: ChainEndpoint; settlement: ChainEndpoint },
     readonly contracts: ContractAddresses,
-    readonly bidder: BidderNode,
+    private readonly bidderNode: BidderNode | undefined,
     readonly providers: ProviderNode[],
     readonly driver: L1BlockDriver,
     readonly oracle: WinnerRecorder,
@@ -60,9 +70,24 @@ export class Devnet implements SimControl {
     readonly oracleEvents: EventPoller,
     readonly settler: Settler,
     readonly builder: Builder,
+    /** Every provider registered on-chain (ours and foreign ones): the winner schedule and their builder keys. */
+    readonly directory: ProviderDirectory,
+    /** Bundles posted by provider applications for future blocks (`POST /sim/v1/bundles`). */
+    readonly bundles: BundleBook,
   ) {
     this.l1Client = createPublicClient({ transport: http(chains.l1.rpcUrl) });
     this.settlementClient = createPublicClient({ transport: http(chains.settlement.rpcUrl) });
+  }
+
+  /** false with --no-nodes: chains, contracts, driver, oracle, beacon and control API only. */
+  get hasNodes(): boolean {
+    return this.bidderNode !== undefined;
+  }
+
+  /** The devnet's bidder node (NoNodesError with --no-nodes). */
+  get bidder(): BidderNode {
+    if (!this.bidderNode) throw new NoNodesError("no bidder node");
+    return this.bidderNode;
   }
 
   get controlUrl(): string {
@@ -74,12 +99,27 @@ export class Devnet implements SimControl {
   }
 
   async mine(blocks: number, winner?: Address) {
+    // A provider registered a moment ago takes part in the round-robin from this block on.
+    await this.directory.sync();
     return this.driver.mine(blocks, winner);
   }
 
-  setBuilderMode(provider: Address, mode: BuilderMode): void {
-    this.providerByAddress(provider);
+  async setBuilderMode(provider: Address, mode: BuilderMode): Promise<void> {
+    await this.registeredProvider(provider);
     this.builder.setMode(provider, mode);
+  }
+
+  /** Keeps a provider application's bundle for a future block; the builder includes it if the provider wins it. */
+  async postBundle(bundle: PostedBundle): Promise<void> {
+    await this.registeredProvider(bundle.provider);
+    this.bundles.post(bundle, await this.driver.blockNumber());
+  }
+
+  /** A provider registered on-chain (by anyone), or InvalidArgument. */
+  private async registeredProvider(address: Address): Promise<void> {
+    if (this.directory.has(address)) return;
+    await this.directory.sync();
+    if (!this.directory.has(address)) throw new InvalidArgumentError(`no provider registered in ProviderRegistry with address ${address}`);
   }
 
   private readonly providerPorts = new Map<number, number>();
@@ -105,6 +145,7 @@ export class Devnet implements SimControl {
   }
 
   private providerAt(index: number): ProviderNode {
+    if (!this.hasNodes) throw new NoNodesError(`no provider node ${index}`);
     const p = this.providers[index];
     if (!p) throw new InvalidArgumentError(`no provider ${index}: the devnet has providers 0 to ${this.providers.length - 1}`);
     return p;
@@ -124,6 +165,7 @@ export class Devnet implements SimControl {
   }
 
   private providerByAddress(address: Address): ProviderNode {
+    if (!this.hasNodes) throw new NoNodesError(`no provider node ${address}`);
     const p = this.providers.find((x) => x.address.toLowerCase() === address.toLowerCase());
     if (!p) throw new InvalidArgumentError(`no provider node with address ${address}`);
     return p;
@@ -144,8 +186,17 @@ export class Devnet implements SimControl {
       settledCommitments: this.settler.settledCount,
       contracts: { ...this.contracts },
       validatorOptInRouter: this.validatorRegistry ?? null,
+      registeredProviders: this.directory.list().map((address) => ({
+        address,
+        builderKey: this.directory.builderKeyOf(address)!,
+        builder: this.builder.modeOf(address),
+        node: this.providers.find((p) => p.address.toLowerCase() === address.toLowerCase())?.name ?? null,
+      })),
+      postedBundles: this.bundles.size,
       nodes: [
-        { name: "bidder", role: "bidder", url: this.bidder.url, address: this.bidder.address, running: true, subscribers: this.bidder.notifier.subscriberCount },
+        ...(this.bidderNode
+          ? [{ name: "bidder", role: "bidder" as const, url: this.bidderNode.url, address: this.bidderNode.address, running: true, subscribers: this.bidderNode.notifier.subscriberCount }]
+          : []),
         ...this.providers.map((p) => ({
           name: p.name,
           role: "provider" as const,
@@ -181,7 +232,14 @@ export class Devnet implements SimControl {
     return this.responders;
   }
 
+  /** The target the suite drives (NoNodesError with --no-nodes: the user's own nodes complete it). */
   target(): Target {
+    if (!this.hasNodes) throw new NoNodesError("no target of its own");
+    return targetOf(this) as Target;
+  }
+
+  /** What the devnet writes to its target file: without nodes, everything but the nodes' URLs and addresses. */
+  targetFile(): DevnetTarget {
     return targetOf(this);
   }
 
@@ -202,8 +260,9 @@ export class Devnet implements SimControl {
       await this.controlServed?.stop().catch(() => {});
       await this.beaconServed?.stop().catch(() => {});
       await Promise.allSettled(this.responders.map((r) => r.stop()));
-      await Promise.allSettled([this.bidder.stop(), ...this.providers.map((p) => p.stop())]);
+      await Promise.allSettled([this.bidderNode?.stop(), ...this.providers.map((p) => p.stop())]);
       await this.networks?.stop().catch(() => {});
+      this.directory.stop();
       this.oracleEvents.stop();
       await this.settler.drain();
       this.oracleStore.close();
@@ -225,25 +284,29 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     log.info("chains up", { l1: chains.l1.rpcUrl, settlement: chains.settlement.rpcUrl, ms: Math.round(performance.now() - t0) });
     const owner = devAccount(ROLES.deployer);
     const oracleAccount = devAccount(ROLES.oracle);
-    const providerAccounts = Array.from({ length: cfg.providers }, (_, i) => devAccount(ROLES.firstProvider + i));
+    const providerAccounts = cfg.nodes ? Array.from({ length: cfg.providers }, (_, i) => devAccount(ROLES.firstProvider + i)) : [];
     const { addresses, reused } = await ensureContracts(chains.settlement, dir, owner.privateKey, oracleAccount.address, {
       commitmentDispatchWindow: BigInt(cfg.dispatchWindowMs),
     });
     if (reused) log.info("contracts reused from the data dir", { preconfManager: addresses.preconfManager });
+    await installBlsVerifierStandIn(chains.settlement);
     await ensureProvidersRegistered(chains.settlement, addresses, owner.privateKey, providerAccounts, cfg.providerStake);
 
     await initCrypto();
-    const networks = await devnetNetworks({
-      kind: cfg.network,
-      host: cfg.host,
-      bootnodeKey: devAccount(ROLES.bootnode).privateKey,
-      bootnodePort: cfg.bootnodePort,
-      bidderKey: devAccount(ROLES.bidder).privateKey,
-      bidderPort: cfg.bidderP2pPort,
-      providerKeys: providerAccounts.map((a) => a.privateKey),
-      providerPorts: cfg.providerP2pPorts,
-      isStaked: providerStakeCheck(createPublicClient({ transport: http(chains.settlement.rpcUrl) }), addresses.providerRegistry),
-    });
+    // With --no-nodes the user's nodes bring their own network (and bootnode).
+    const networks = !cfg.nodes
+      ? undefined
+      : await devnetNetworks({
+        kind: cfg.network,
+        host: cfg.host,
+        bootnodeKey: devAccount(ROLES.bootnode).privateKey,
+        bootnodePort: cfg.bootnodePort,
+        bidderKey: devAccount(ROLES.bidder).privateKey,
+        bidderPort: cfg.bidderP2pPort,
+        providerKeys: providerAccounts.map((a) => a.privateKey),
+        providerPorts: cfg.providerP2pPorts,
+        isStaked: providerStakeCheck(createPublicClient({ transport: http(chains.settlement.rpcUrl) }), addresses.providerRegistry),
+      });
     const registry = await ensureValidatorRegistry(
       chains.l1,
       dir,
@@ -266,16 +329,18 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         wait: false,
       });
     const settlementChain = localChain(chains.settlement.chainId, chains.settlement.rpcUrl, "settlement");
-    const bidder = new BidderNode({
+    const bidder = !cfg.nodes
+      ? undefined
+      : new BidderNode({
       privateKey: devAccount(ROLES.bidder).privateKey,
       settlementChain,
       contracts: addresses,
       storePath: dir.store("bidder"),
       bidTimeoutMs: cfg.bidTimeoutMs,
-      network: networks.bidder,
-      validators,
-      streamKeepAliveMs: cfg.streamKeepAliveMs,
-    });
+          network: networks!.bidder,
+          validators,
+          streamKeepAliveMs: cfg.streamKeepAliveMs,
+        });
     const providers = providerAccounts.map(
       (acc, index) =>
         new ProviderNode({
@@ -285,27 +350,32 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           contracts: addresses,
           storePath: dir.store(`provider-${index}`),
           decisionTimeoutMs: cfg.decisionTimeoutMs,
-          network: networks.providers[index]!,
+          network: networks!.providers[index]!,
           validators,
           streamKeepAliveMs: cfg.streamKeepAliveMs,
         }),
     );
 
-    const driver = new L1BlockDriver(chains.l1.rpcUrl, providers.map((p) => p.address));
+    const driver = new L1BlockDriver(chains.l1.rpcUrl, []);
     const oracleStore = new NodeStore(dir.store("oracle"));
-    const keys = new Map<string, Hex>(providers.map((p) => [p.address.toLowerCase(), builderKeyFor(p.address)]));
+    const oracleEvents = protocolEventPoller(createPublicClient({ transport: http(chains.settlement.rpcUrl) }), addresses, oracleStore, "oracle.events.cursor", 50);
+    const directory = new ProviderDirectory({
+      owner: chainClients(settlementChain, owner.privateKey),
+      providerRegistry: addresses.providerRegistry,
+      events: oracleEvents,
+      onChange: (list) => driver.schedule.setProviders(list),
+    });
     const oracle = new WinnerRecorder({
       settlement: chainClients(settlementChain, oracleAccount.privateKey),
       l1: createPublicClient({ transport: http(chains.l1.rpcUrl) }),
       blockTracker: addresses.blockTracker,
       store: oracleStore,
       lag: cfg.oracleLag,
-      builderKeyOf: (coinbase) => keys.get(coinbase.toLowerCase()),
+      builderKeyOf: (coinbase) => directory.builderKeyOf(coinbase),
     });
     driver.onAfterMine(oracle.onBlock);
-    nodesForValidators.push(bidder, ...providers);
+    nodesForValidators.push(...(bidder ? [bidder] : []), ...providers);
     driver.onAfterMine(validators.onL1Block);
-    const oracleEvents = protocolEventPoller(createPublicClient({ transport: http(chains.settlement.rpcUrl) }), addresses, oracleStore, "oracle.events.cursor", 50);
     const settler = new Settler({
       settlement: chainClients(settlementChain, oracleAccount.privateKey),
       l1: createPublicClient({ transport: http(chains.l1.rpcUrl) }),
@@ -315,35 +385,38 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       events: oracleEvents,
       store: oracleStore,
     });
+    const bundles = new BundleBook();
     const builder = new Builder(
       createPublicClient({ transport: http(chains.l1.rpcUrl) }),
       chains.l1.rpcUrl,
-      () => providers.filter((p) => p.listening),
+      () => [...providers.filter((p) => p.listening), ...bundles.sources()],
       devAccount(ROLES.l1Filler).privateKey,
     );
     driver.onBeforeMine(builder.beforeMine);
+    driver.onAfterMine(async (b) => bundles.forget(b.number));
 
-    const devnet = new Devnet(cfg, dir, chains, addresses, bidder, providers, driver, oracle, oracleStore, oracleEvents, settler, builder);
+    const devnet = new Devnet(cfg, dir, chains, addresses, bidder, providers, driver, oracle, oracleStore, oracleEvents, settler, builder, directory, bundles);
     devnet.validatorRegistry = registry.address;
     devnet.networks = networks;
-    await bidder.start(cfg.host, cfg.bidderPort);
-    if (cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
+    await directory.start();
+    await bidder?.start(cfg.host, cfg.bidderPort);
+    if (bidder && cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
       await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
     }
     for (const [i, p] of providers.entries()) await p.start(cfg.host, cfg.providerPorts[i] ?? 0);
-    await networks.settle(providers.map(() => true));
-    if (cfg.network === "libp2p") log.info("nodes meet over libp2p", { bootnode: networks.bootnodeAddrs().join(",") });
+    await networks?.settle(providers.map(() => true));
+    if (networks && cfg.network === "libp2p") log.info("nodes meet over libp2p", { bootnode: networks.bootnodeAddrs().join(",") });
     await devnet.listenControl();
     devnet.listenBeacon(validators);
-    if (cfg.autoAccept) await devnet.attachResponders();
+    if (cfg.nodes && cfg.autoAccept) await devnet.attachResponders();
     // A restart resumes recording where the oracle stopped (or where the chains' history now ends).
     await oracle.reconcile();
     await oracle.catchUp(await driver.blockNumber());
     await settler.reconcile();
     await oracleEvents.start();
     await validators.start();
-    dir.writeJson(dir.targetFile, devnet.target());
+    dir.writeJson(dir.targetFile, devnet.targetFile());
     driver.startInterval(cfg.l1BlockTime);
     log.info("devnet ready", { ms: Math.round(performance.now() - t0) });
     return devnet;

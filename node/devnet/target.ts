@@ -39,11 +39,25 @@ export interface Target {
   capabilities: string[];
 }
 
-export function targetOf(d: Devnet): Target {
+/** The fields only nodes can fill: a devnet started with --no-nodes leaves them to the user. */
+export const NODE_FIELDS = ["bidderUrl", "providerUrls", "bidderAddress", "providerAddresses", "bidTimeoutMs", "decisionTimeoutMs", "version"] as const;
+type NodeField = (typeof NODE_FIELDS)[number];
+
+/** What the devnet writes: a whole target, or (with --no-nodes) one the user completes with their nodes' fields. */
+export type DevnetTarget = Omit<Target, NodeField> & Partial<Pick<Target, NodeField>>;
+
+/**
+ * Capabilities of the devnet as a target: `sim-control` (mine, winners, builder modes, bundles), `beacon`, and, with
+ * its own nodes, `sim-nodes` (the control API also drives the nodes: stop/start providers, faults, subscriber counts)
+ * and `openapi`. With --no-nodes the user adds their nodes' fields and capabilities.
+ */
+export function targetOf(d: Devnet): DevnetTarget {
+  const nodes = d.hasNodes
+    ? { bidderUrl: d.bidder.url, providerUrls: d.providers.map((p) => p.url) }
+    : {};
   return {
-    name: "reference devnet",
-    bidderUrl: d.bidder.url,
-    providerUrls: d.providers.map((p) => p.url),
+    name: d.hasNodes ? "reference devnet" : "reference devnet (--no-nodes)",
+    ...nodes,
     controlUrl: d.controlUrl,
     beaconUrl: d.beaconUrl,
     l1RpcUrl: d.chains.l1.rpcUrl,
@@ -52,11 +66,15 @@ export function targetOf(d: Devnet): Target {
     settlementChainId: d.chains.settlement.chainId,
     contracts: { ...d.contracts },
     validatorOptInRouter: d.validatorRegistry,
-    bidderAddress: d.bidder.address,
-    providerAddresses: d.providers.map((p) => p.address),
-    bidTimeoutMs: d.config.bidTimeoutMs,
-    decisionTimeoutMs: d.config.decisionTimeoutMs,
-    version: REFERENCE_VERSION,
-    capabilities: ["sim-control", "sim-nodes", "openapi", "beacon"],
+    ...(d.hasNodes
+      ? {
+          bidderAddress: d.bidder.address,
+          providerAddresses: d.providers.map((p) => p.address),
+          bidTimeoutMs: d.config.bidTimeoutMs,
+          decisionTimeoutMs: d.config.decisionTimeoutMs,
+          version: REFERENCE_VERSION,
+        }
+      : {}),
+    capabilities: d.hasNodes ? ["sim-control", "sim-nodes", "openapi", "beacon"] : ["sim-control", "beacon"],
   };
 }

@@ -12,7 +12,11 @@ import { logger } from "../util/log.ts";
 export type BuilderMode = "honest" | "omit" | "reverse" | "gap";
 export const BUILDER_MODES: readonly BuilderMode[] = ["honest", "omit", "reverse", "gap"];
 
-/** Where the builder finds what a provider committed to for a block: bundles of raw transactions, best bid first. */
+/**
+ * Where the builder finds what a provider committed to for a block: bundles of raw transactions, best bid first. A
+ * provider may have several sources (the devnet's own node's store, bundles its application posted); the builder
+ * includes them source after source.
+ */
 export interface BundleSource {
   address: Address;
   bundlesFor(block: bigint): string[][];
@@ -46,11 +50,11 @@ export class Builder {
   }
 
   readonly beforeMine = async (block: bigint, winner: Address): Promise<void> => {
-    const source = this.sources().find((s) => s.address.toLowerCase() === winner.toLowerCase());
-    if (!source) return;
+    const sources = this.sources().filter((s) => s.address.toLowerCase() === winner.toLowerCase());
+    if (!sources.length) return;
     const mode = this.modeOf(winner);
     if (mode === "omit") return;
-    for (const bundle of source.bundlesFor(block)) {
+    for (const bundle of sources.flatMap((s) => s.bundlesFor(block))) {
       const txs = mode === "reverse" ? [...bundle].reverse() : bundle;
       for (const [i, raw] of txs.entries()) {
         if (mode === "gap" && i === 1) await this.sendFiller();
