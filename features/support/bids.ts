@@ -193,10 +193,29 @@ export class BidScenario {
 
   async attach(provider: number, policy: ProviderPolicy, label?: string): Promise<ProviderApplication> {
     const count = this.appsOf(provider).length;
-    const app = new ProviderApplication(label ?? `provider ${provider}'s application${count ? ` #${count + 1}` : ""}`, this.world.provider(provider), policy);
+    const app = new ProviderApplication(
+      label ?? `provider ${provider}'s application${count ? ` #${count + 1}` : ""}`,
+      this.world.provider(provider),
+      policy,
+      this.bundlePoster(provider),
+    );
     this.apps.push({ provider, app }); // before start: a scenario torn down while this step runs still stops it
     await app.start();
     return app;
+  }
+
+  /**
+   * A real provider's application builds its blocks. On a devnet that controls blocks but does not run the target's
+   * provider nodes (`sim-control` without `sim-nodes`, e.g. `--no-nodes` with another implementation's providers),
+   * the application tells the devnet's builder the raw transactions it commits to, so that a block the provider
+   * wins includes them (docs/conformance.md).
+   */
+  private bundlePoster(provider: number): ((bid: ReceivedBid) => Promise<void>) | undefined {
+    const address = this.target.providerAddresses[provider - 1];
+    if (!this.world.has("sim-control") || this.world.has("sim-nodes") || !address) return undefined;
+    return async (bid) => {
+      if (bid.rawTransactions?.length) await this.world.control.bundle(address, bid.blockNumber, bid.rawTransactions, amountOf(bid));
+    };
   }
 
   /** Provider nodes (0-based indices) this scenario stopped through the control API; teardown restarts them. */

@@ -44,6 +44,14 @@ export class ControlClient {
     await this.post("/sim/v1/builder", { provider, mode });
   }
 
+  /**
+   * A provider application tells the devnet's builder the raw transactions it committed to for a future block; the
+   * block, if that provider wins it, includes them (for provider nodes the control API does not run: no `sim-nodes`).
+   */
+  async bundle(provider: string, blockNumber: string, rawTransactions: string[], bidAmount?: string): Promise<void> {
+    await this.post("/sim/v1/bundles", { provider, blockNumber, rawTransactions, ...(bidAmount === undefined ? {} : { bidAmount }) });
+  }
+
   /** A provider node (0-based index) leaves (`stop`) or joins (`start`) the network. */
   async provider(index: number, action: "stop" | "start"): Promise<void> {
     await this.post(`/sim/v1/providers/${index}/${action}`);

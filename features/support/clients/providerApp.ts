@@ -84,6 +84,8 @@ export class ProviderApplication {
     readonly label: string,
     readonly api: ProviderApi,
     public policy: ProviderPolicy,
+    /** Runs for each accepted bid before the decision is sent (e.g. posting the bundle to a devnet's builder). */
+    private readonly onAccept?: (bid: ReceivedBid) => Promise<void>,
   ) {}
 
   /** The ReceiveBids stream (for the checks of its transport details). */
@@ -132,7 +134,10 @@ export class ProviderApplication {
       return;
     }
     if (d === undefined) return;
-    if (d.accept) this.chosenDispatch.set(bid.bidDigest, d.dispatchTimestamp);
+    if (d.accept) {
+      this.chosenDispatch.set(bid.bidDigest, d.dispatchTimestamp);
+      await this.onAccept?.(bid).catch((e) => this.errors.push(`${this.label}: ${(e as Error).message}`));
+    }
     const body = d.accept
       ? { bidDigest: bid.bidDigest, status: "STATUS_ACCEPTED", dispatchTimestamp: d.dispatchTimestamp.toString() }
       : { bidDigest: bid.bidDigest, status: "STATUS_REJECTED" };
