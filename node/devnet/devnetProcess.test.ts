@@ -24,6 +24,10 @@ interface Ports {
   bidder: number;
   providers: [number, number];
   control: number;
+  beacon: number;
+  bootnode: number;
+  bidderP2p: number;
+  providerP2p: [number, number];
   l1: number;
   settlement: number;
 }
@@ -33,6 +37,10 @@ async function ports(): Promise<Ports> {
     bidder: await freePort(),
     providers: [await freePort(), await freePort()],
     control: await freePort(),
+    beacon: await freePort(),
+    bootnode: await freePort(),
+    bidderP2p: await freePort(),
+    providerP2p: [await freePort(), await freePort()],
     l1: await freePort(),
     settlement: await freePort(),
   };
@@ -48,6 +56,10 @@ async function startDevnet(p: Ports, fresh: boolean): Promise<Subprocess> {
     "--bidder-port", String(p.bidder),
     "--provider-ports", p.providers.join(","),
     "--control-port", String(p.control),
+    "--beacon-port", String(p.beacon),
+    "--bootnode-port", String(p.bootnode),
+    "--bidder-p2p-port", String(p.bidderP2p),
+    "--provider-p2p-ports", p.providerP2p.join(","),
     "--l1-port", String(p.l1),
     "--settlement-port", String(p.settlement),
     "--autodeposit-amount", "100000000000000000000",
