@@ -49,6 +49,9 @@ export async function transact(c: ChainClients, req: TransactRequest, what: stri
       gas: req.gas ?? DEFAULT_GAS_LIMIT,
     });
   } catch (e) {
+    // The nonce manager counted a nonce the chain never saw; without a reset every later transaction of the account
+    // would wait behind the gap.
+    c.account.nonceManager?.reset({ address: c.account.address, chainId: c.chain.id });
     throw await sendTransactionError(what, e, { from: c.account.address, value: req.value }, () => c.publicClient.getBalance({ address: c.account.address }));
   }
   let receipt: TransactionReceipt;
