@@ -205,6 +205,17 @@ Feature: Querying commitments, stake and rewards
     When I send POST "/v1/provider/withdraw_stake" to the provider 1
     Then the query is refused with HTTP 400, code 9 and the message "waiting for receipt: transaction failed: NoUnstakeRequest(sender={PROVIDER 1}): there is no unstake request; call unstake first, then withdraw_stake after the withdrawal delay"
 
+  @upstream
+  Scenario: a provider asks to unstake through its API: ProviderRegistry records the request and keeps the stake
+    Given provider 3 of the target may be unstaked
+    And provider 3's stake in ProviderRegistry is noted
+    When I send POST "/v1/provider/unstake" to the provider 3
+    Then the body is the JSON '{}'
+    And ProviderRegistry recorded an unstake request of provider 3 in this scenario
+    And ProviderRegistry holds the noted stake plus 0 wei for provider 3
+    When I send GET "/v1/provider/get_stake" to the provider 3
+    Then the stake answer is provider 3's stake and BLS keys in ProviderRegistry
+
   @intended
   Scenario: a provider's reward is BidderRegistry's providerAmount; withdrawing it leaves 0
     Divergence: `claim_slashed_funds`, `withdraw_provider_reward` with nothing owed

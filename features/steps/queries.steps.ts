@@ -7,6 +7,8 @@ import { Given, Then, When, type DataTable } from "@cucumber/cucumber";
 import { expect } from "bun:test";
 import { getAddress, type Address } from "viem";
 import { chainOf } from "../support/chain.ts";
+import { providerRegistryAbi } from "../support/abi.ts";
+import { SKIPPED_PREFIX } from "../support/health.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 import { allPages, providerAddress, queriesOf, QuerySuiteError, registries, type SentQueryBid } from "../support/queries.ts";
 
@@ -428,3 +430,32 @@ Then("the body is the JSON string of the noted slashed funds", function (this: C
 Then("ProviderRegistry owes the bidder nothing", async function (this: ConformanceWorld) {
   expect(await registries(this).slashedOwedTo(getAddress(this.target.bidderAddress)), "ProviderRegistry.bidderSlashedAmount(bidder)").toBe(0n);
 });
+
+// ------------------------------------------------------------------------------------------- unstake
+
+const unstakeFrom = new WeakMap<ConformanceWorld, bigint>();
+
+Given(/^provider (\d+) of the target may be unstaked$/, async function (this: ConformanceWorld, p: number) {
+  if (this.target.providerUrls.length < Number(p)) {
+    this.attach(`${SKIPPED_PREFIX}the target has ${this.target.providerUrls.length} providers; provider ${p} is the one the unstake scenario takes out`, "text/plain");
+    return "skipped";
+  }
+  const requested = await registries(this).withdrawalRequestOf(providerAddress(this, p));
+  if (requested !== 0n) {
+    this.attach(`${SKIPPED_PREFIX}provider ${p} already asked to unstake (an earlier run on this target)`, "text/plain");
+    return "skipped";
+  }
+  unstakeFrom.set(this, (await chainOf(this.target).settlementBlockNumber()) + 1n);
+});
+
+Then(/^ProviderRegistry recorded an unstake request of provider (\d+) in this scenario$/, async function (this: ConformanceWorld, p: number) {
+  const address = providerAddress(this, p);
+  const from = unstakeFrom.get(this) ?? fail("the scenario did not note where it began");
+  const logs = await chainOf(this.target).settlement.getLogs({ address: this.target.contracts.providerRegistry as Address, event: providerRegistryAbi.find((x) => x.type === "event" && x.name === "Unstake")!, args: { provider: address }, fromBlock: from });
+  expect(logs.length, `Unstake events of ${address} since settlement block ${from}`).toBe(1);
+  expect(await registries(this).withdrawalRequestOf(address), `ProviderRegistry.withdrawalRequests(${address})`).toBeGreaterThan(0n);
+});
+
+function fail(message: string): never {
+  throw new QuerySuiteError(message);
+}

@@ -14,6 +14,7 @@ export const providerRegistryAbi = parseAbi([
   "function feePercent() view returns (uint256)",
   "function getProviderStake(address provider) view returns (uint256)",
   "function getBLSKeys(address provider) view returns (bytes[])",
+  "function withdrawalRequests(address) view returns (uint256)",
   "function bidderSlashedAmount(address) view returns (uint256)",
   "function penaltyFeeTracker() view returns (address recipient, uint256 accumulatedAmount, uint256 lastPayoutTimestamp, uint256 payoutTimePeriod)",
   "function registerAndStake() payable",

@@ -198,6 +198,7 @@ export function registries(world: ConformanceWorld) {
     rewardOf: (p: Address) => client.readContract({ address: br, abi: bidderRegistryAbi, functionName: "providerAmount", args: [p] }),
     slashedOwedTo: (b: Address) => client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "bidderSlashedAmount", args: [b] }),
     nonceOf: (a: Address) => client.getTransactionCount({ address: a, blockTag: "latest" }),
+    withdrawalRequestOf: (p: Address) => client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "withdrawalRequests", args: [p] }),
   };
 }
 
