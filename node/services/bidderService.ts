@@ -20,6 +20,7 @@ import { bytesToHex } from "../protocol/bytes.ts";
 import type { Commitment } from "../protocol/types.ts";
 import { bidInfo, type CommitmentPages } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
+import { markBid } from "../util/bidTrace.ts";
 
 export interface BidderServiceDeps {
   sender: BidSender;
@@ -63,7 +64,10 @@ export class BidderService {
   sendBid(req: BidRequest, signal: AbortSignal): AsyncIterable<pb.Commitment> {
     const commitments = this.d.sender.send(validateBidRequest(req), signal);
     return (async function* () {
-      for await (const c of commitments) yield commitmentMessage(c);
+      for await (const c of commitments) {
+        markBid(c.signedBid.digest, "bidder.streamed");
+        yield commitmentMessage(c);
+      }
     })();
   }
 

@@ -1,227 +1,280 @@
 /**
- * Bid → commitment benchmark: `bun run bench:bids [--bids N] [--concurrency C] [--providers P] [--warmup W]
- * [--settle-blocks K] [--settle-bids M] [--info-records R] [--skip-settlement] [--skip-info]`.
+ * Bid → commitment benchmark: `npm run bench:bids -- [options]` (`--help` lists them).
  *
- * Starts a reference devnet in this process (fresh temp data dir, free ports, manual L1 mining, the built-in
- * accept-all provider applications, auto-deposit of a large amount), then runs three phases:
- * 1. settlement (scenarios/bench/settlementPhase.ts): M bids for each of the next K L1 blocks, each for a raw L1
- *    transaction the block's winner includes; mines K + 1 blocks and times until every winner's commitment is
- *    settled (wall time, settled per minute of wall and of L1 time, block mined → settled latency). It runs first,
- *    while no other commitment targets the blocks it mines.
- * 2. bids: drives N bids through the bidder's SendBid with C in flight, and prints throughput and latency:
- *    SendBid → first commitment line, and SendBid → end of the stream. The bids target the blocks not mined yet of
- *    the next block's window and the window after (the two windows the auto-deposit covers).
- * 3. bid info (scenarios/bench/bidInfoPhase.ts): R synthetic commitments inserted into the bidder's store, then
- *    GET /v1/bidder/get_bid_info timed for first / middle / last page, limit=1000 and an exact block filter.
- * Everything runs on this machine and in this process (chains excepted), so the numbers are the whole devnet's.
- * It measures and prints; it never fails on speed (exit 1 only when the devnet cannot start or no bid got any
- * commitment at all).
+ * Measures the crypto floor first (the bids' signing and verification with no I/O, on every core at once,
+ * scenarios/bench/cryptoFloor.ts), then for each network (in-process, libp2p) starts a reference devnet in this
+ * process (fresh temp data dir, free ports, manual L1 mining, the built-in accept-all provider applications over
+ * the provider API, auto-deposit of a large amount) and runs:
+ * 1. settlement (first network only; scenarios/bench/settlementPhase.ts): M bids for each of the next K L1 blocks,
+ *    then mines K + 1 blocks and times until every winner's commitment is settled.
+ * 2. latency: bids one at a time, with the nodes traced (node/util/bidTrace.ts): SendBid → first commitment and
+ *    where its time went, step by step.
+ * 3. throughput: N bids with C in flight; commitments/s and its ratio to the crypto floor.
+ * 4. bid info (last network only; scenarios/bench/bidInfoPhase.ts): GET /v1/bidder/get_bid_info over R records.
+ * With `--sustain S`, runs instead an open-loop run at `--rate` commitments/s for S seconds with the L1 mining on
+ * an interval (scenarios/bench/sustained.ts).
+ * It prints the load average with every figure, rss, pending transactions and chain heads at the start and end of
+ * each phase, and a side-by-side table. It never fails on speed (exit 1 only when a devnet cannot start or no bid
+ * got any commitment).
  */
 import os from "node:os";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseEther } from "viem";
-import { DEFAULTS } from "../../node/devnet/config.ts";
+import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
 import { startDevnet, type Devnet } from "../../node/devnet/startDevnet.ts";
 import { freePort } from "../../node/util/ports.ts";
 import { setLogSink } from "../../node/util/log.ts";
+import { setBidTracing } from "../../node/util/bidTrace.ts";
 import { windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
-import { ms, pct, sendBid, waitUntil, type BidResult } from "./common.ts";
+import { ms, waitUntil } from "./common.ts";
 import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
 import { bidInfoPhase } from "./bidInfoPhase.ts";
+import { measureCryptoFloor, type CryptoFloor } from "./cryptoFloor.ts";
+import { breakdownLines, driveClosed, summarise, summaryLines, type BidSummary } from "./bidPhase.ts";
+import { health, healthLine, mib, type Health } from "./health.ts";
+import { sustainedRun } from "./sustained.ts";
+
+const USAGE = `Usage: npm run bench:bids -- [options]
+  --networks LIST          in-process,libp2p (default both, side by side)
+  --latency-bids N         bids sent one at a time, traced (default 200)
+  --bids N                 bids of the throughput phase (default 1000)
+  --concurrency C          bids in flight in the throughput phase (default 32)
+  --providers P            provider nodes, each with an accept-all application (default 2)
+  --warmup W               untimed bids before the phases (default 20)
+  --settle-blocks K        settlement phase: L1 blocks (default 5; ≤ 20 on a fresh devnet)
+  --settle-bids M          settlement phase: bids per block (default 20)
+  --skip-settlement        no settlement phase
+  --info-records R         bid info phase: synthetic commitments (default 100000)
+  --skip-info              no bid info phase
+  --settlement-block-time MS  the settlement chain's block interval (default: the devnet's)
+  --sustain S              instead of the phases above: an open-loop run of S seconds (see --rate)
+  --rate R                 sustained run: commitments per second asked for (default 500)
+  --l1-block-time S        sustained run: L1 block interval in seconds (default 2)`;
 
 const { values: args } = parseArgs({
   options: {
-    bids: { type: "string", default: "300" },
-    concurrency: { type: "string", default: "8" },
+    networks: { type: "string", default: "in-process,libp2p" },
+    "latency-bids": { type: "string", default: "200" },
+    bids: { type: "string", default: "1000" },
+    concurrency: { type: "string", default: "32" },
     providers: { type: "string", default: "2" },
-    warmup: { type: "string", default: "10" },
+    warmup: { type: "string", default: "20" },
     "settle-blocks": { type: "string", default: "5" },
     "settle-bids": { type: "string", default: "20" },
     "info-records": { type: "string", default: "100000" },
     "skip-settlement": { type: "boolean", default: false },
     "skip-info": { type: "boolean", default: false },
+    "settlement-block-time": { type: "string" },
+    sustain: { type: "string" },
+    rate: { type: "string", default: "500" },
+    "l1-block-time": { type: "string", default: "2" },
     help: { type: "boolean", short: "h" },
   },
 });
 if (args.help) {
-  console.log(
-    "Usage: bun run bench:bids [--bids N (300)] [--concurrency C (8)] [--providers P (2)] [--warmup W (10)]\n" +
-      "                          [--settle-blocks K (5)] [--settle-bids M per block (20)] [--skip-settlement]\n" +
-      "                          [--info-records R (100000)] [--skip-info]\n" +
-      "The settlement blocks must lie in the two windows the auto-deposit funds at start: K ≤ 20 on a fresh devnet.",
-  );
+  console.log(USAGE);
   process.exit(0);
 }
-const N = positive("bids", args.bids!);
-const C = positive("concurrency", args.concurrency!);
-const P = positive("providers", args.providers!);
-const WARMUP = Number(args.warmup);
-const SETTLE_BLOCKS = positive("settle-blocks", args["settle-blocks"]!);
-const SETTLE_BIDS = positive("settle-bids", args["settle-bids"]!);
-const INFO_RECORDS = positive("info-records", args["info-records"]!);
-/** GetBidInfo requests timed per case, after a few untimed ones. */
-const INFO_REQUESTS = 200;
-const INFO_WARMUP = 5;
-
-function positive(name: string, v: string): number {
+function positive(name: string, v: string, min = 1): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`--${name} must be a positive integer, got "${v}"`);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`--${name} must be an integer ≥ ${min}, got "${v}"\n\n${USAGE}`);
     process.exit(2);
   }
   return n;
 }
+const networks = args.networks!.split(",").map((s) => s.trim());
+for (const n of networks)
+  if (n !== "in-process" && n !== "libp2p") {
+    console.error(`--networks takes in-process and/or libp2p, got "${n}"`);
+    process.exit(2);
+  }
+const LATENCY_BIDS = positive("latency-bids", args["latency-bids"]!, 0);
+const N = positive("bids", args.bids!, 0);
+const C = positive("concurrency", args.concurrency!);
+const P = positive("providers", args.providers!);
+const WARMUP = positive("warmup", args.warmup!, 0);
+const SETTLE_BLOCKS = positive("settle-blocks", args["settle-blocks"]!);
+const SETTLE_BIDS = positive("settle-bids", args["settle-bids"]!);
+const INFO_RECORDS = positive("info-records", args["info-records"]!);
+const SETTLEMENT_BLOCK_TIME = args["settlement-block-time"] === undefined ? undefined : positive("settlement-block-time", args["settlement-block-time"], 0);
+const SUSTAIN = args.sustain === undefined ? undefined : positive("sustain", args.sustain);
+const RATE = positive("rate", args.rate!);
+const L1_BLOCK_TIME = positive("l1-block-time", args["l1-block-time"]!);
 
-// ------------------------------------------------------------------------------------------- devnet
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const print = (line: string) => console.log(line);
+
+// ------------------------------------------------------------------------------------------- machine, floor
 
 const cpus = os.cpus();
-const load = os.loadavg().map((l) => l.toFixed(2)).join(" ");
-console.log(
-  `machine: ${cpus.length} cores (os.cpus().length), ${cpus[0]?.model ?? "unknown CPU"}; ${os.platform()}-${os.arch()}, Bun ${Bun.version}; load average ${load} at start`,
+print(`machine: ${cpus.length} cores, ${cpus[0]?.model ?? "unknown CPU"}; ${os.platform()}-${os.arch()}, Bun ${Bun.version}; load average ${loadavg()} at start`);
+const floor: CryptoFloor = await measureCryptoFloor(P);
+print(
+  `crypto floor (no I/O, same run): one bid with ${P} providers ${ms(floor.bidMs)} of CPU; first commitment's path ${ms(floor.firstCommitmentMs)}; ` +
+    `${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores at once; load average ${loadavg()}`,
 );
 
 mkdirSync("reports", { recursive: true });
 const logFile = join("reports", "bench-bids.log");
 writeFileSync(logFile, "");
 setLogSink((line) => appendFileSync(logFile, line + "\n"));
-const dataDir = mkdtempSync(join(os.tmpdir(), "mev-commit-bench-"));
-const tStart = performance.now();
-let devnet: Devnet;
-try {
-  devnet = await startDevnet({
-    ...DEFAULTS,
-    dataDir,
-    fresh: true,
-    providers: P,
-    bidderPort: 0,
-    providerPorts: Array.from({ length: P }, () => 0),
-    controlPort: 0,
-    l1Port: await freePort(),
-    settlementPort: await freePort(),
-    l1BlockTime: 0,
-    autoAccept: true,
-    autodepositAmount: parseEther("1000"),
-    logLevel: "info",
-  });
-} catch (e) {
-  console.error(`the devnet did not start: ${(e as Error).message} (log: ${logFile})`);
-  rmSync(dataDir, { recursive: true, force: true });
-  process.exit(1);
-}
-const target = devnet.target();
-console.log(
-  `devnet: 1 bidder, ${P} providers with accept-all applications, auto-deposit 1000 ETH/window; up in ${((performance.now() - tStart) / 1000).toFixed(1)} s (log: ${logFile})`,
-);
 
-// Auto-deposit covers the window of the next block and the one after: 20 blocks, 100 ETH of allowance each. The
-// bids spread over those not mined yet (all 20 on a fresh devnet; fewer after the settlement phase mined some).
-let firstBlock = 1n;
-let spanBlocks = 20n;
-async function chooseBidBlocks(): Promise<void> {
+async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<DevnetConfig>, run: (d: Devnet) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(join(os.tmpdir(), "mev-commit-bench-"));
+  const t0 = performance.now();
+  let devnet: Devnet;
+  try {
+    devnet = await startDevnet({
+      ...DEFAULTS,
+      dataDir,
+      fresh: true,
+      providers: P,
+      bidderPort: 0,
+      providerPorts: Array.from({ length: P }, () => 0),
+      controlPort: 0,
+      beaconPort: 0,
+      l1Port: await freePort(),
+      settlementPort: await freePort(),
+      l1BlockTime: 0,
+      autoAccept: true,
+      autodepositAmount: parseEther("1000"),
+      logLevel: "info",
+      network,
+      ...(SETTLEMENT_BLOCK_TIME === undefined ? {} : { settlementBlockTimeMs: SETTLEMENT_BLOCK_TIME }),
+      ...extra,
+    } as DevnetConfig);
+  } catch (e) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`the devnet (${network}) did not start: ${(e as Error).message} (log: ${logFile})`);
+  }
+  print(`\n=== ${network}: 1 bidder, ${P} providers with accept-all applications over the provider API; up in ${((performance.now() - t0) / 1000).toFixed(1)} s (log: ${logFile})`);
+  try {
+    return await run(devnet);
+  } finally {
+    await devnet.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// Auto-deposit covers the window of the next block and the one after: the bids spread over the blocks of those
+// windows not mined yet.
+async function bidBlocks(devnet: Devnet): Promise<{ first: bigint; span: bigint }> {
   const head = await devnet.l1Client.getBlockNumber({ cacheTime: 0 });
   const next = windowOfBlock(head + 1n);
-  firstBlock = head + 1n;
-  spanBlocks = windowBlockRange(next + 1n).end - head;
+  let span = windowBlockRange(next + 1n).end - head;
   // Once the settlement phase mined into a later window, the auto-deposit funds the windows after it only when the
   // oracle records that window's first block: spread the bids over the funded windows only.
-  if (await waitForDeposits(devnet, [next, next + 1n], 3_000)) return;
-  if (await waitForDeposits(devnet, [next], 0)) spanBlocks = windowBlockRange(next).end - head;
-  console.log(`note: window ${next + 1n} has no deposit yet; the bids go to blocks ${firstBlock}…${firstBlock + spanBlocks - 1n}`);
+  if (!(await waitForDeposits(devnet, [next, next + 1n], 3_000)) && (await waitForDeposits(devnet, [next], 0))) span = windowBlockRange(next).end - head;
+  return { first: head + 1n, span };
 }
 
 let seq = 0;
-function bidBody(): string {
-  const i = seq++;
-  const now = Date.now();
-  const hash = (BigInt(i) * 0x9e3779b97f4a7c15n + 0x1234567n).toString(16).padStart(64, "0").slice(-64);
-  return JSON.stringify({
-    txHashes: [hash],
-    amount: String(1_000_000_000 + i),
-    blockNumber: String(firstBlock + (BigInt(i) % spanBlocks)),
-    decayStartTimestamp: String(now),
-    decayEndTimestamp: String(now + 12_000),
-  });
+function bidBodies(first: bigint, span: bigint): () => string {
+  return () => {
+    const i = seq++;
+    const now = Date.now();
+    const hash = (BigInt(i) * 0x9e3779b97f4a7c15n + 0x1234567n).toString(16).padStart(64, "0").slice(-64);
+    return JSON.stringify({
+      txHashes: [hash],
+      amount: String(1_000_000_000 + i),
+      blockNumber: String(first + (BigInt(i) % span)),
+      decayStartTimestamp: String(now),
+      decayEndTimestamp: String(now + 12_000),
+    });
+  };
 }
 
-async function drive(count: number, concurrency: number): Promise<{ results: BidResult[]; seconds: number }> {
-  const results: BidResult[] = [];
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, count) }, async () => {
-      while (next < count) {
-        next++;
-        results.push(await sendBid(target.bidderUrl, bidBody()));
-      }
-    }),
-  );
-  return { results, seconds: (performance.now() - t0) / 1000 };
+interface NetworkResult {
+  network: string;
+  latency?: BidSummary;
+  throughput?: BidSummary;
+  start: Health;
+  end: Health;
+  loadEnd: string;
+}
+
+async function phases(network: "in-process" | "libp2p", first: boolean, last: boolean): Promise<NetworkResult> {
+  return withDevnet(network, {}, async (devnet) => {
+    const start = await health(devnet);
+    print(`start:               ${healthLine(start)}`);
+    if (first && !args["skip-settlement"]) {
+      print(`settlement: ${SETTLE_BLOCKS} blocks × ${SETTLE_BIDS} bids, ${C} in flight (runs first, on the fresh devnet)`);
+      await settlementPhase(devnet, { blocks: SETTLE_BLOCKS, bidsPerBlock: SETTLE_BIDS, concurrency: C, blockTime: DEFAULTS.l1BlockTime, oracleLag: devnet.config.oracleLag, print });
+    }
+    const blocks = await bidBlocks(devnet);
+    const body = bidBodies(blocks.first, blocks.span);
+    const url = devnet.target().bidderUrl;
+    if (WARMUP > 0) {
+      const w = await driveClosed(url, body, WARMUP, Math.min(C, WARMUP));
+      print(`warm-up:             ${WARMUP} bids, ${w.results.reduce((n, r) => n + r.commitments, 0)} commitments in ${w.seconds.toFixed(2)} s (not counted)`);
+    }
+    const out: NetworkResult = { network, start, end: start, loadEnd: "" };
+    if (LATENCY_BIDS > 0) {
+      setBidTracing(true);
+      const d = await driveClosed(url, body, LATENCY_BIDS, 1);
+      out.latency = summarise(d, P);
+      print(`\nlatency: ${LATENCY_BIDS} bids, one at a time; load average ${loadavg()}`);
+      summaryLines(out.latency, P).forEach((l) => print(l));
+      breakdownLines(d.results).forEach((l) => print(l));
+      setBidTracing(false);
+    }
+    if (N > 0) {
+      const d = await driveClosed(url, body, N, C);
+      out.throughput = summarise(d, P);
+      print(`\nthroughput: ${N} bids, ${C} in flight; load average ${loadavg()}`);
+      summaryLines(out.throughput, P).forEach((l) => print(l));
+      print(`ratio to the floor:  ${(out.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${out.throughput.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`);
+    }
+    // Let the store transactions finish: they would otherwise share the CPU with the next phase.
+    const tDrain = performance.now();
+    await Promise.all(devnet.providers.map((p) => p.storer?.drain()));
+    const drained = await waitUntil(() => devnet.bidder.commitments.withStatus("pending").length === 0, 60_000, 100);
+    out.end = await health(devnet);
+    out.loadEnd = loadavg();
+    print(`end:                 ${healthLine(out.end)}; store transactions ${drained ? "all mined" : "NOT all mined"} ${((performance.now() - tDrain) / 1000).toFixed(1)} s after the last bid`);
+    if (last && !args["skip-info"]) {
+      print(`\nbid info: ${INFO_RECORDS} synthetic commitments; load average ${loadavg()}`);
+      await bidInfoPhase(devnet, { records: INFO_RECORDS, requests: 200, warmup: 5, print });
+    }
+    return out;
+  });
 }
 
 // ------------------------------------------------------------------------------------------- run
 
 let exitCode = 0;
+const tStart = performance.now();
 try {
-  if (!args["skip-settlement"]) {
-    console.log(`settlement: ${SETTLE_BLOCKS} blocks × ${SETTLE_BIDS} bids, ${C} in flight (runs first, on the fresh devnet)`);
-    await settlementPhase(devnet, {
-      blocks: SETTLE_BLOCKS,
-      bidsPerBlock: SETTLE_BIDS,
-      concurrency: C,
-      blockTime: DEFAULTS.l1BlockTime,
-      oracleLag: devnet.config.oracleLag,
-      print: (line) => console.log(line),
-    });
-    console.log("");
-  }
-  await chooseBidBlocks();
-  if (WARMUP > 0) {
-    const w = await drive(WARMUP, Math.min(C, WARMUP));
-    const got = w.results.reduce((n, r) => n + r.commitments, 0);
-    console.log(`warm-up: ${WARMUP} bids, ${got} commitments in ${w.seconds.toFixed(2)} s (not counted)`);
-  }
-  console.log(`running: ${N} bids, ${C} in flight, ${P} providers (expect ${P} commitments per bid)`);
-  const { results, seconds } = await drive(N, C);
-  const commitments = results.reduce((n, r) => n + r.commitments, 0);
-  const first = results.filter((r) => r.firstMs !== undefined).map((r) => r.firstMs!).sort((a, b) => a - b);
-  const full = results.filter((r) => r.status === 200 && !r.failure).map((r) => r.endMs).sort((a, b) => a - b);
-  const httpErrors = results.filter((r) => r.failure || r.status !== 200);
-  const errorLines = results.filter((r) => r.status === 200 && r.errorLine);
-  const short = results.filter((r) => r.status === 200 && !r.failure && r.commitments < P);
-  console.log("");
-  console.log(`duration:            ${seconds.toFixed(2)} s`);
-  console.log(`throughput:          ${(N / seconds).toFixed(1)} bids/s, ${(commitments / seconds).toFixed(1)} commitments/s`);
-  console.log(`first commitment:    p50 ${ms(pct(first, 50))}, p99 ${ms(pct(first, 99))}, max ${ms(first.at(-1) ?? NaN)}  (SendBid sent → first commitment line)`);
-  console.log(`full stream:         p50 ${ms(pct(full, 50))}, p99 ${ms(pct(full, 99))}, max ${ms(full.at(-1) ?? NaN)}  (SendBid sent → end of stream)`);
-  console.log(
-    `errors:              ${httpErrors.length + errorLines.length} (failed requests or non-200: ${httpErrors.length}, error lines: ${errorLines.length}); bids with fewer than ${P} commitments: ${short.length}`,
-  );
-  const sample = httpErrors[0] ?? errorLines[0];
-  if (sample) console.log(`first error:         ${sample.failure ?? sample.errorLine ?? `HTTP ${sample.status}`}`);
-  if (commitments === 0) exitCode = 1;
-
-  if (!args["skip-info"]) {
-    // Let the bid phase's store transactions finish first: they would otherwise share the CPU with the requests.
-    const tDrain = performance.now();
-    await Promise.all(devnet.providers.map((p) => p.storer?.drain()));
-    const settledDown = await waitUntil(() => devnet.bidder.commitments.withStatus("pending").length === 0, 30_000, 100);
-    console.log("");
-    console.log(
-      `bid info: ${INFO_RECORDS} synthetic commitments, ${INFO_REQUESTS} requests per case (after ${INFO_WARMUP} untimed); ` +
-        `waited ${((performance.now() - tDrain) / 1000).toFixed(1)} s for the bid phase's store transactions${settledDown ? "" : " (some still pending)"}; ` +
-        `load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+  if (SUSTAIN !== undefined) {
+    const network = networks[0] as "in-process" | "libp2p";
+    const ok = await withDevnet(network, { l1BlockTime: 0 }, (devnet) =>
+      sustainedRun(devnet, { seconds: SUSTAIN, commitmentsPerSec: RATE, providers: P, l1BlockTime: L1_BLOCK_TIME, floor, print }),
     );
-    await bidInfoPhase(devnet, { records: INFO_RECORDS, requests: INFO_REQUESTS, warmup: INFO_WARMUP, print: (line) => console.log(line) });
+    if (!ok) exitCode = 1;
+  } else {
+    const results: NetworkResult[] = [];
+    for (const [i, n] of networks.entries()) results.push(await phases(n as "in-process" | "libp2p", i === 0, i === networks.length - 1));
+    if (results.every((r) => !(r.latency?.commitments || r.throughput?.commitments))) exitCode = 1;
+    print(`\n=== side by side (crypto floor ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores, first commitment's crypto ${ms(floor.firstCommitmentMs)})`);
+    const col = (f: (r: NetworkResult) => string) => results.map((r) => f(r).padStart(16)).join("");
+    print(`${"".padEnd(34)}${col((r) => r.network)}`);
+    print(`${"first commitment p50, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p50 ?? NaN))}`);
+    print(`${"first commitment p99, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p99 ?? NaN))}`);
+    print(`${`commitments/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.commitmentsPerSec.toFixed(0) : "n/a"))}`);
+    print(`${"  ratio to the crypto floor".padEnd(34)}${col((r) => (r.throughput ? (r.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3) : "n/a"))}`);
+    print(`${`first commitment p99, ${C} in flight`.padEnd(34)}${col((r) => ms(r.throughput?.first.p99 ?? NaN))}`);
+    print(`${"errors / short bids".padEnd(34)}${col((r) => `${(r.latency?.errors ?? 0) + (r.throughput?.errors ?? 0)} / ${(r.latency?.short ?? 0) + (r.throughput?.short ?? 0)}`)}`);
+    print(`${"node process rss start → end".padEnd(34)}${col((r) => `${mib(r.start.rss)}→${mib(r.end.rss)}`)}`);
+    print(`${"settlement head, pending at end".padEnd(34)}${col((r) => `${r.end.settlement.head}, ${r.end.settlement.pending}`)}`);
+    print(`${"load average at end".padEnd(34)}${col((r) => r.loadEnd.split(" ")[0]!)}`);
   }
+} catch (e) {
+  console.error((e as Error).message);
+  exitCode = 1;
 } finally {
-  console.log(`\nload average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} at the end; ${((performance.now() - tStart) / 1000).toFixed(1)} s since the devnet started`);
-  const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
-  const mem = process.memoryUsage();
-  // Every node, the oracle and the driver run in this process (the Anvil chains are separate processes).
-  console.log(`memory of the node process: rss ${mb(mem.rss)}, JS heap ${mb(mem.heapUsed)}`);
-  await devnet.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  print(`\nload average ${loadavg()} at the end; ${((performance.now() - tStart) / 1000).toFixed(1)} s in all`);
 }
 process.exit(exitCode);

@@ -6,7 +6,11 @@ export interface BidResult {
   commitments: number;
   errorLine?: string;
   firstMs?: number;
+  /** Bid digest of the first commitment line (hex), to find the bid in a stage trace. */
+  digest?: string;
   endMs: number;
+  /** performance.now() when the request was sent. */
+  startedAt?: number;
   failure?: string;
 }
 
@@ -21,11 +25,15 @@ export async function sendBid(bidderUrl: string, body: string): Promise<BidResul
     let commitments = 0;
     let firstMs: number | undefined;
     let errorLine: string | undefined;
+    let digest: string | undefined;
     const take = (line: string) => {
       if (!line.trim()) return;
       if (line.startsWith('{"result"')) {
         commitments++;
-        firstMs ??= performance.now() - t0;
+        if (firstMs === undefined) {
+          firstMs = performance.now() - t0;
+          digest = /"receivedBidDigest":"([0-9a-f]+)"/.exec(line)?.[1];
+        }
       } else errorLine ??= line.trim();
     };
     for (;;) {
@@ -39,7 +47,7 @@ export async function sendBid(bidderUrl: string, body: string): Promise<BidResul
       }
     }
     take(buffer + decoder.decode());
-    return { status: res.status, commitments, errorLine, firstMs, endMs: performance.now() - t0 };
+    return { status: res.status, commitments, errorLine, firstMs, digest, endMs: performance.now() - t0, startedAt: t0 };
   } catch (e) {
     return { status: 0, commitments: 0, endMs: performance.now() - t0, failure: (e as Error).message };
   }

@@ -9,6 +9,7 @@ import { isNoActiveReceivers, type Network, type ProviderPeer } from "../../netw
 import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { logger } from "../../util/log.ts";
+import { markBid } from "../../util/bidTrace.ts";
 
 export interface BidSenderOptions {
   privateKey: Hex;
@@ -44,6 +45,7 @@ export class BidSender {
     const providers = this.o.network.providers();
     if (!providers.length) throw new InternalError("error sending bid: no providers available");
     const { signedBid, nikeSecret } = signBid(bid, this.o.privateKey, this.o.domains.bid);
+    markBid(signedBid.digest, "bidder.signed");
     const ready: Commitment[] = [];
     let wake: (() => void) | undefined;
     let pending = providers.length;
@@ -86,6 +88,7 @@ export class BidSender {
           }, this.o.timeoutMs);
         }),
       ]);
+      markBid(signedBid.digest, "bidder.reply");
       const verified = verifyCommitment({
         signedBid,
         bidderNikeSecret: nikeSecret,
@@ -94,6 +97,7 @@ export class BidSender {
         signature: reply.signature,
         commitmentDomain: this.o.domains.commitment,
       });
+      markBid(signedBid.digest, "bidder.verified");
       const commitment: Commitment = {
         signedBid,
         digest: reply.digest,
@@ -105,6 +109,7 @@ export class BidSender {
       };
       // Recorded before it is streamed: nothing the client saw can be lost in a crash.
       this.o.commitments.insert(toRecord(commitment, this.o.address, "pending"));
+      markBid(signedBid.digest, "bidder.recorded");
       return commitment;
     } catch (e) {
       const reason = (e as Error).message;

@@ -1,5 +1,6 @@
 import { bytesToHex } from "../../protocol/bytes.ts";
 import { DeadlineExceededError, InternalError } from "../../protocol/grpcCodes.ts";
+import { markBid } from "../../util/bidTrace.ts";
 import { ProcessedBidStatus, type ProcessedBid, type SignedBid } from "../../protocol/types.ts";
 import { NO_ACTIVE_RECEIVERS } from "../../network/network.ts";
 
@@ -75,6 +76,7 @@ export class BidDispatcher {
     const decided = new Promise<Decision>((resolve) => this.waiting.set(key, resolve));
     const receiver = this.receivers[this.next++ % this.receivers.length]!;
     receiver.push(bid);
+    markBid(bid.digest, "provider.dispatched");
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new DeadlineExceededError("context deadline exceeded")), timeoutMs);

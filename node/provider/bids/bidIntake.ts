@@ -6,6 +6,7 @@ import { verifyBid } from "../../protocol/bidSigning.ts";
 import type { Commitment, ProtocolDomains, SignedBid } from "../../protocol/types.ts";
 import type { CommitmentReply } from "../../network/network.ts";
 import { logger } from "../../util/log.ts";
+import { markBid } from "../../util/bidTrace.ts";
 import type { BidDispatcher } from "./bidDispatcher.ts";
 import type { DepositManager } from "./depositManager.ts";
 
@@ -38,15 +39,19 @@ export class BidIntake {
   constructor(private readonly o: BidIntakeOptions) {}
 
   async handle(bid: SignedBid, signal: AbortSignal): Promise<CommitmentReply> {
+    markBid(bid.digest, "provider.received");
     let bidder: Address;
     try {
       bidder = verifyBid(bid, this.o.domains.bid);
     } catch (e) {
       throw new InvalidArgumentError(`verifying bid: ${(e as Error).message}`);
     }
+    markBid(bid.digest, "provider.verified");
     const release = await this.o.deposits.checkAndReserve(bidder, bid.bid.amount, bid.bid.blockNumber);
+    markBid(bid.digest, "provider.reserved");
     try {
       const decision = await this.o.dispatcher.process(bid, this.o.decisionTimeoutMs, signal);
+      markBid(bid.digest, "provider.decided");
       if (!decision.accepted) throw new FailedPreconditionError("bid rejected");
       const commitment = signCommitment({
         signedBid: bid,
@@ -56,7 +61,9 @@ export class BidIntake {
         dispatchTimestamp: decision.dispatchTimestamp,
         providerAddress: this.o.address,
       });
+      markBid(bid.digest, "provider.signed");
       this.o.onCommitted(commitment, bidder);
+      markBid(bid.digest, "provider.recorded");
       this.log.debug("committed", { bid: bytesToHex(bid.digest), commitment: bytesToHex(commitment.digest), bidder });
       return { digest: commitment.digest, signature: commitment.signature, dispatchTimestamp: commitment.dispatchTimestamp };
     } catch (e) {

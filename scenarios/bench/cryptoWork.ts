@@ -1,0 +1,46 @@
+/**
+ * The crypto of one bid with P providers and nothing else (no I/O): what the nodes must compute, the floor the
+ * benchmark compares itself with. Bidder: sign the bid (a fresh BN254 key pair, digest, secp256k1 signature).
+ * Each provider: verify the bid (digest, recover), sign a commitment (shared point, digest, signature). Bidder,
+ * for each commitment: verify it (shared point, digest, recover).
+ */
+import { initCrypto } from "../../node/protocol/initCrypto.ts";
+import { randomKeyPair } from "../../node/protocol/bn254.ts";
+import { signBid, verifyBid } from "../../node/protocol/bidSigning.ts";
+import { signCommitment, verifyCommitment } from "../../node/protocol/commitmentSigning.ts";
+import { protocolDomains } from "../../node/protocol/digest.ts";
+import { devAccount } from "../../node/chain/accounts.ts";
+import type { Bid } from "../../node/protocol/types.ts";
+
+export interface BidCrypto {
+  /** Runs the crypto of one bid; `i` varies the bid. */
+  run(i: number): void;
+}
+
+export async function bidCrypto(providers: number): Promise<BidCrypto> {
+  await initCrypto();
+  const domains = protocolDomains(17864n, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
+  const bidderKey = devAccount(0).privateKey;
+  const ps = Array.from({ length: providers }, (_, i) => ({ key: devAccount(1 + i).privateKey, address: devAccount(1 + i).address, nike: randomKeyPair() }));
+  const now = BigInt(Date.now());
+  return {
+    run(i: number) {
+      const bid: Bid = {
+        txHashes: [(BigInt(i) * 0x9e3779b97f4a7c15n + 1n).toString(16).padStart(64, "0").slice(-64)],
+        rawTransactions: [],
+        amount: 1_000_000_000n + BigInt(i),
+        blockNumber: 100n,
+        decayStartTimestamp: now,
+        decayEndTimestamp: now + 12_000n,
+        revertingTxHashes: [],
+        slashAmount: 0n,
+      };
+      const { signedBid, nikeSecret } = signBid(bid, bidderKey, domains.bid);
+      for (const p of ps) {
+        verifyBid(signedBid, domains.bid);
+        const c = signCommitment({ signedBid, providerPrivateKey: p.key, providerNikeSecret: p.nike.secret, commitmentDomain: domains.commitment, dispatchTimestamp: now, providerAddress: p.address });
+        verifyCommitment({ signedBid, bidderNikeSecret: nikeSecret, providerNikePublicKey: p.nike.publicKey, digest: c.digest, signature: c.signature, commitmentDomain: domains.commitment });
+      }
+    },
+  };
+}

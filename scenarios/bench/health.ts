@@ -1,0 +1,62 @@
+/**
+ * What the benchmark prints about the devnet's health at the start and end of a phase: rss of this process (every
+ * node, the oracle and the driver) and of each Anvil, each chain's head and pending transactions (txpool_status).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Devnet } from "../../node/devnet/startDevnet.ts";
+
+export interface ChainHealth {
+  head: bigint;
+  pending: number;
+  queued: number;
+  /** Resident memory of the Anvil process, bytes (undefined for a chain we did not start). */
+  rss?: number;
+}
+
+export interface Health {
+  at: number;
+  rss: number;
+  l1: ChainHealth;
+  settlement: ChainHealth;
+}
+
+/** Resident set size of a process from /proc (Linux), bytes. */
+export function rssOf(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function anvilPid(devnet: Devnet, name: "l1" | "settlement"): number | undefined {
+  const file = join(devnet.dir.pidDir, `anvil-${name}.pid`);
+  return existsSync(file) ? Number(readFileSync(file, "utf8").trim()) : undefined;
+}
+
+async function rpc<T>(url: string, method: string): Promise<T> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }) });
+  const body = (await res.json()) as { result: T };
+  return body.result;
+}
+
+async function chainHealth(devnet: Devnet, name: "l1" | "settlement"): Promise<ChainHealth> {
+  const url = devnet.chains[name].rpcUrl;
+  const [head, pool] = await Promise.all([rpc<string>(url, "eth_blockNumber"), rpc<{ pending: string; queued: string }>(url, "txpool_status").catch(() => ({ pending: "0x0", queued: "0x0" }))]);
+  const pid = anvilPid(devnet, name);
+  return { head: BigInt(head), pending: Number(pool.pending), queued: Number(pool.queued), rss: pid ? rssOf(pid) : undefined };
+}
+
+export async function health(devnet: Devnet): Promise<Health> {
+  const [l1, settlement] = await Promise.all([chainHealth(devnet, "l1"), chainHealth(devnet, "settlement")]);
+  return { at: performance.now(), rss: process.memoryUsage().rss, l1, settlement };
+}
+
+export const mib = (n: number | undefined) => (n === undefined ? "n/a" : `${(n / 2 ** 20).toFixed(0)} MiB`);
+
+export function healthLine(h: Health): string {
+  const chain = (c: ChainHealth) => `head ${c.head}, ${c.pending} pending${c.queued ? ` + ${c.queued} queued` : ""}, rss ${mib(c.rss)}`;
+  return `node process rss ${mib(h.rss)}; L1 ${chain(h.l1)}; settlement ${chain(h.settlement)}`;
+}

@@ -1,0 +1,123 @@
+/**
+ * The sustained run of bids.bench.ts (`--sustain S --rate R`): bids sent open loop at R/P per second (R
+ * commitments/s with P accept-all providers) for S seconds while the L1 mines a block every `l1BlockTime` seconds,
+ * each bid for the block after the next. Every 10 s it prints what the interval achieved and the devnet's health
+ * (rss of the node process and of each Anvil, chain heads, pending transactions, settled commitments); at the end
+ * it waits for the store transactions and the settlement of the last blocks, then checks what the issue asks: both
+ * chains still producing blocks, every commitment stored, every winner's commitment settled, rss flat after warm-up.
+ */
+import os from "node:os";
+import type { Devnet } from "../../node/devnet/startDevnet.ts";
+import { driveOpen, summarise, summaryLines } from "./bidPhase.ts";
+import type { CryptoFloor } from "./cryptoFloor.ts";
+import { ms, pct, waitUntil, type BidResult } from "./common.ts";
+import { health, healthLine, mib, type Health } from "./health.ts";
+import { waitForDeposits } from "./settlementPhase.ts";
+import { windowOfBlock } from "../../node/protocol/windows.ts";
+
+export interface SustainedOptions {
+  seconds: number;
+  commitmentsPerSec: number;
+  providers: number;
+  l1BlockTime: number;
+  floor: CryptoFloor;
+  print: (line: string) => void;
+}
+
+const REPORT_EVERY_S = 10;
+/** Bids in flight beyond which the driver counts a bid as not sent (the devnet is not keeping up). */
+const MAX_IN_FLIGHT = 2_000;
+
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const change = (a: number | undefined, b: number | undefined) => (a && b ? `${b >= a ? "+" : ""}${((100 * (b - a)) / a).toFixed(0)} %` : "n/a");
+
+/** Runs the sustained load; answers whether every check held. */
+export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise<boolean> {
+  const { print } = o;
+  const bidsPerSec = o.commitmentsPerSec / o.providers;
+  const url = devnet.target().bidderUrl;
+  const head0 = await devnet.driver.blockNumber();
+  await waitForDeposits(devnet, [windowOfBlock(head0 + 1n), windowOfBlock(head0 + 1n) + 1n]);
+  let head = head0;
+  const winners = new Map<number, string>();
+  devnet.driver.onBeforeMine(async (n, winner) => {
+    head = n;
+    winners.set(Number(n), winner.toLowerCase().slice(2));
+  });
+  let seq = 0;
+  const body = () => {
+    const i = seq++;
+    const now = Date.now();
+    return JSON.stringify({
+      txHashes: [(BigInt(i) * 0x9e3779b97f4a7c15n + 0xabcdefn).toString(16).padStart(64, "0").slice(-64)],
+      amount: String(1_000_000_000 + (i % 1000)),
+      blockNumber: String(head + 2n),
+      decayStartTimestamp: String(now),
+      decayEndTimestamp: String(now + 12_000),
+    });
+  };
+
+  const start = await health(devnet);
+  print(`sustained: ${o.commitmentsPerSec} commitments/s (${bidsPerSec.toFixed(0)} bids/s × ${o.providers} providers) for ${o.seconds} s, an L1 block every ${o.l1BlockTime} s, each bid for the block after the next`);
+  print(`crypto floor:        ${o.floor.commitmentsPerSec.toFixed(0)} commitments/s on ${o.floor.cores} cores; asked for ${((100 * o.commitmentsPerSec) / o.floor.commitmentsPerSec).toFixed(0)} % of it`);
+  print(`start:               ${healthLine(start)}; load average ${loadavg()}`);
+  devnet.driver.startInterval(o.l1BlockTime);
+
+  const samples: Health[] = [];
+  let reported = 0;
+  let lastAt = 0;
+  const tick = async (done: BidResult[], elapsed: number) => {
+    if (elapsed < lastAt + REPORT_EVERY_S) return;
+    const slice = done.slice(reported);
+    reported = done.length;
+    const span = elapsed - lastAt;
+    lastAt = elapsed;
+    const h = await health(devnet);
+    samples.push(h);
+    const commitments = slice.reduce((n, r) => n + r.commitments, 0);
+    const first = slice.filter((r) => r.firstMs !== undefined).map((r) => r.firstMs!).sort((a, b) => a - b);
+    const errors = slice.filter((r) => r.failure || r.status !== 200 || r.errorLine || r.commitments < o.providers).length;
+    print(
+      `${elapsed.toFixed(0).padStart(5)} s  ${(commitments / span).toFixed(0).padStart(5)} commitments/s, first p50 ${ms(pct(first, 50))} p99 ${ms(pct(first, 99))}, ` +
+        `${errors} short; settled ${devnet.settler.settledCount}; ${healthLine(h)}; load ${loadavg().split(" ")[0]}`,
+    );
+  };
+  const run = await driveOpen(url, body, bidsPerSec, o.seconds, MAX_IN_FLIGHT, tick);
+  devnet.driver.stopInterval();
+  await devnet.driver.drain();
+  const s = summarise(run, o.providers);
+  print(`\nsustained result:    ${run.skipped} bids not sent (more than ${MAX_IN_FLIGHT} in flight); load average ${loadavg()}`);
+  summaryLines(s, o.providers).forEach((l) => print(l));
+  print(`ratio to the floor:  ${(s.commitmentsPerSec / o.floor.commitmentsPerSec).toFixed(3)}`);
+
+  // Every store transaction mined, the last blocks' winners recorded and settled.
+  const tDrain = performance.now();
+  await Promise.all(devnet.providers.map((p) => p.storer?.drain()));
+  const stored = await waitUntil(() => devnet.bidder.commitments.withStatus("pending").length === 0, 120_000, 500);
+  await devnet.mine(devnet.config.oracleLag + 2);
+  const lastBlock = await devnet.driver.blockNumber();
+  // Winner commitments of the blocks mined during the run that the oracle has not settled (or slashed) yet.
+  const unsettledQ = devnet.bidder.store.db.query<{ block_number: number; provider: string }, [number]>(
+    "SELECT block_number, provider FROM commitments WHERE block_number <= ? AND status NOT IN ('settled', 'slashed')",
+  );
+  const unsettled = () => unsettledQ.all(Number(lastBlock) - devnet.config.oracleLag).filter((r) => winners.get(r.block_number) === r.provider).length;
+  const settled = await waitUntil(() => unsettled() === 0, 120_000, 500);
+  const end = await health(devnet);
+  const counts = devnet.bidder.store.db.query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM commitments GROUP BY status").all();
+  print(`drained:             ${((performance.now() - tDrain) / 1000).toFixed(1)} s; bidder's commitments by status: ${counts.map((c) => `${c.status} ${c.n}`).join(", ")}`);
+  print(`end:                 ${healthLine(end)}`);
+
+  const warm = samples[Math.min(samples.length - 1, Math.max(0, Math.floor(samples.length / 5)))] ?? start;
+  const checks: [string, boolean][] = [
+    [`both chains produced blocks (L1 ${start.l1.head} → ${end.l1.head}, settlement ${start.settlement.head} → ${end.settlement.head})`, end.l1.head > start.l1.head && end.settlement.head > start.settlement.head],
+    [`every commitment stored (pending: ${devnet.bidder.commitments.withStatus("pending").length}, failed: ${counts.find((c) => c.status === "failed")?.n ?? 0})`, stored && !counts.some((c) => c.status === "failed")],
+    [`every winner's commitment settled (waiting: ${unsettled()})`, settled],
+    [`no transaction left pending (L1 ${end.l1.pending}, settlement ${end.settlement.pending})`, end.settlement.pending === 0 && end.l1.pending === 0],
+    [
+      `rss flat after warm-up (node ${mib(warm.rss)} → ${mib(end.rss)} ${change(warm.rss, end.rss)}; settlement Anvil ${mib(warm.settlement.rss)} → ${mib(end.settlement.rss)} ${change(warm.settlement.rss, end.settlement.rss)}; L1 Anvil ${mib(warm.l1.rss)} → ${mib(end.l1.rss)} ${change(warm.l1.rss, end.l1.rss)})`,
+      [[warm.rss, end.rss], [warm.settlement.rss, end.settlement.rss], [warm.l1.rss, end.l1.rss]].every(([a, b]) => !a || !b || Math.abs(b - a) / a <= 0.1),
+    ],
+  ];
+  for (const [what, ok] of checks) print(`${ok ? "ok  " : "FAIL"} ${what}`);
+  return checks.every(([, ok]) => ok);
+}
