@@ -35,6 +35,11 @@ export const ROLES = {
    * keys its ABIs by contract address.
    */
   l1Deployer: 17,
+  /** Bidder node i ≥ 1 of a devnet started with `--bidders N` uses index `firstExtraBidder + i - 1` (20–27). */
+  firstExtraBidder: 20,
+  maxBidders: 9,
+  /** Funds the simulations' L1 transaction senders and opts their validators in (L1 only). */
+  simulationL1: 28,
   /** Opts the devnet's initial validators in on the L1 registry. */
   validatorOptIn: 18,
   /** Sends the unrelated transactions the devnet's "gap" builder puts inside bundles (L1 only). */
@@ -57,6 +62,11 @@ export function devAccount(i: number): DevAccount {
     cache.set(i, acc);
   }
   return acc;
+}
+
+/** Account index of bidder node `i` (0-based): the devnet's bidder, then 10, 11, … */
+export function bidderAccountIndex(i: number): number {
+  return i === 0 ? ROLES.bidder : ROLES.firstExtraBidder + i - 1;
 }
 
 /** Account index of provider `i` (0-based). */

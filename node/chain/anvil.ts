@@ -14,7 +14,7 @@ export interface AnvilOptions {
   mining: "auto" | "manual";
   /** File Anvil loads at start and dumps to every second; survives SIGKILL minus the last second. */
   statePath?: string;
-  /** Funded dev accounts (Anvil's default mnemonic); default 20. */
+  /** Funded dev accounts (Anvil's default mnemonic); default 30 (roles up to 28: node/chain/accounts.ts). */
   accounts?: number;
   /** Folder for the pid file that lets a later start kill an Anvil orphaned by a SIGKILL. */
   pidDir?: string;
@@ -117,7 +117,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     host,
     port: opts.port,
     chainId: opts.chainId,
-    accounts: opts.accounts ?? 20,
+    accounts: opts.accounts ?? 30,
     // Deterministic chain: fixed mnemonic (Anvil's default dev accounts), FIFO order so bundles stay contiguous.
     order: "fifo",
     noMining: opts.mining === "manual" ? true : undefined,

@@ -11,7 +11,8 @@ import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
 export interface SimControl {
   mine(blocks: number, winner?: Address): Promise<{ number: bigint; hash: string; winner: Address }[]>;
   status(): Promise<DevnetStatus>;
-  setBuilderMode(provider: Address, mode: BuilderMode): Promise<void>;
+  /** `every` k > 1: the mode applies to every k-th bundle of that provider, the others are built honestly. */
+  setBuilderMode(provider: Address, mode: BuilderMode, every?: number): Promise<void>;
   postBundle(bundle: PostedBundle): Promise<void>;
   injectFault(node: string, fault: "store" | "open" | "none"): void;
   stopProvider(index: number): Promise<void>;
@@ -35,7 +36,7 @@ export interface DevnetStatus {
   registeredProviders: { address: string; builderKey: string; builder: BuilderMode; node: string | null }[];
   /** Bundles posted for future blocks and not mined yet. */
   postedBundles: number;
-  nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode; subscribers: number; receivers?: number }[];
+  nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode; builderEvery?: number; subscribers: number; receivers?: number }[];
 }
 
 function uintField(name: string, v: string | number): bigint {
@@ -86,13 +87,16 @@ export function simApi(control: SimControl) {
         if (!isAddress(body.provider)) throw new InvalidArgumentError(`provider is not an address: ${body.provider}`);
         if (!BUILDER_MODES.includes(body.mode as BuilderMode))
           throw new InvalidArgumentError(`mode must be one of ${BUILDER_MODES.join(", ")}, got ${body.mode}`);
-        await control.setBuilderMode(body.provider as Address, body.mode as BuilderMode);
-        return { provider: body.provider, mode: body.mode };
+        const every = body.every ?? 1;
+        if (!Number.isInteger(every) || every < 1) throw new InvalidArgumentError(`every must be a positive integer, got ${body.every}`);
+        await control.setBuilderMode(body.provider as Address, body.mode as BuilderMode, every);
+        return { provider: body.provider, mode: body.mode, every };
       },
       {
         body: t.Object({
           provider: t.String({ description: "provider address" }),
           mode: t.String({ description: "honest | omit (commit but do not include) | reverse (bundle out of order) | gap (bundle not contiguous)" }),
+          every: t.Optional(t.Integer({ minimum: 1, description: "apply the mode to every k-th bundle only, counted from now (default 1: every bundle)" })),
         }),
         detail: { summary: "How a provider's block builder includes the bundles it committed to" },
       },

@@ -12,6 +12,8 @@ export interface DevnetConfig {
    */
   nodes: boolean;
   providers: number;
+  /** Bidder nodes (default 1); bidder i ≥ 1 listens on bidderPort + 10 * i (or a free port when bidderPort is 0). */
+  bidders: number;
   bidderPort: number;
   /** Provider i listens on providerBasePort + 100 * i (13623, 13723, …) unless providerPorts is given. */
   providerPorts: number[];
@@ -63,6 +65,7 @@ export const DEFAULTS: DevnetConfig = {
   fresh: false,
   nodes: true,
   providers: 2,
+  bidders: 1,
   bidderPort: 13523,
   providerPorts: [13623, 13723],
   controlPort: 13500,
@@ -100,6 +103,9 @@ Options:
                               APIs only, for another implementation's bidder and providers (providers that
                               register on-chain take part in the winner schedule; see docs/conformance.md)
   --providers N               provider nodes (default 2, at most 7)
+  --bidders N                 bidder nodes (default 1, at most 9; more than 1 needs --network in-process); bidder i
+                              listens on the bidder port + 10·i (13533, …) with dev account 19 + i; only the first
+                              has auto-deposit
   --bidder-port PORT          bidder node HTTP port (default 13523)
   --provider-ports P1,P2,…    provider node HTTP ports (default 13623, 13723, … one per provider)
   --control-port PORT         /sim/v1 control API port (default 13500)
@@ -165,6 +171,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "no-nodes": { type: "boolean" },
         host: { type: "string" },
         providers: { type: "string" },
+        bidders: { type: "string" },
         "bidder-port": { type: "string" },
         "provider-ports": { type: "string" },
         "control-port": { type: "string" },
@@ -213,6 +220,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
   const providerPorts = portList("provider-ports", o["provider-ports"], base.providerPorts, 13623);
   const network = o.network ?? base.network;
   if (network !== "libp2p" && network !== "in-process") throw new ConfigError(`--network must be libp2p or in-process, got "${network}"`);
+  const bidders = int("bidders", o.bidders, 1, 9) ?? base.bidders;
+  if (bidders > 1 && network !== "in-process") throw new ConfigError(`--bidders ${bidders} needs --network in-process (over libp2p the devnet runs one bidder node)`);
   const level = o["log-level"] ?? base.logLevel;
   if (!["debug", "info", "warn", "error"].includes(level)) throw new ConfigError(`--log-level must be debug, info, warn or error`);
   const autoAccept = o["no-auto-accept"] ? false : o["auto-accept"] ? true : base.autoAccept;
@@ -222,6 +231,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     fresh: o.fresh ?? base.fresh,
     nodes: o["no-nodes"] ? false : base.nodes,
     providers,
+    bidders,
     bidderPort,
     providerPorts,
     controlPort: int("control-port", o["control-port"], 0, 65535) ?? base.controlPort,

@@ -1,5 +1,5 @@
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
-import { devAccount, ROLES } from "../chain/accounts.ts";
+import { bidderAccountIndex, devAccount, ROLES } from "../chain/accounts.ts";
 import type { ContractAddresses } from "../chain/deploy.ts";
 import { chainClients, localChain } from "../chain/clients.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
@@ -18,7 +18,7 @@ import { ProviderNode } from "../provider/providerNode.ts";
 import { simApi, type DevnetStatus, type SimControl } from "../control/simApi.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { logger } from "../util/log.ts";
-import type { DevnetConfig } from "./config.ts";
+import { ConfigError, type DevnetConfig } from "./config.ts";
 import { DataDir } from "./dataDir.ts";
 import { startChains, type ChainEndpoint } from "./chains.ts";
 import { ensureContracts, ensureProvidersRegistered, ensureValidatorRegistry, installBlsVerifierStandIn } from "./contractsSetup.ts";
@@ -90,6 +90,14 @@ export class Devnet implements SimControl {
     return this.bidderNode;
   }
 
+  /** Bidder nodes after the first (`--bidders N`). */
+  extraBidders: BidderNode[] = [];
+
+  /** Every bidder node: the devnet's bidder, then the extra ones. */
+  get bidders(): BidderNode[] {
+    return this.bidderNode ? [this.bidderNode, ...this.extraBidders] : [];
+  }
+
   get controlUrl(): string {
     return this.controlServed!.url;
   }
@@ -104,9 +112,9 @@ export class Devnet implements SimControl {
     return this.driver.mine(blocks, winner);
   }
 
-  async setBuilderMode(provider: Address, mode: BuilderMode): Promise<void> {
+  async setBuilderMode(provider: Address, mode: BuilderMode, every = 1): Promise<void> {
     await this.registeredProvider(provider);
-    this.builder.setMode(provider, mode);
+    this.builder.setMode(provider, mode, every);
   }
 
   /** Keeps a provider application's bundle for a future block; the builder includes it if the provider wins it. */
@@ -194,9 +202,14 @@ export class Devnet implements SimControl {
       })),
       postedBundles: this.bundles.size,
       nodes: [
-        ...(this.bidderNode
-          ? [{ name: "bidder", role: "bidder" as const, url: this.bidderNode.url, address: this.bidderNode.address, running: true, subscribers: this.bidderNode.notifier.subscriberCount }]
-          : []),
+        ...this.bidders.map((b, i) => ({
+          name: i === 0 ? "bidder" : `bidder-${i}`,
+          role: "bidder" as const,
+          url: b.url,
+          address: b.address,
+          running: true,
+          subscribers: b.notifier.subscriberCount,
+        })),
         ...this.providers.map((p) => ({
           name: p.name,
           role: "provider" as const,
@@ -204,6 +217,7 @@ export class Devnet implements SimControl {
           address: p.address,
           running: p.listening,
           builder: this.builder.modeOf(p.address),
+          builderEvery: this.builder.everyOf(p.address),
           subscribers: p.notifier.subscriberCount,
           receivers: p.dispatcher.activeReceivers,
         })),
@@ -260,7 +274,7 @@ export class Devnet implements SimControl {
       await this.controlServed?.stop().catch(() => {});
       await this.beaconServed?.stop().catch(() => {});
       await Promise.allSettled(this.responders.map((r) => r.stop()));
-      await Promise.allSettled([this.bidderNode?.stop(), ...this.providers.map((p) => p.stop())]);
+      await Promise.allSettled([...this.bidders.map((b) => b.stop()), ...this.providers.map((p) => p.stop())]);
       await this.networks?.stop().catch(() => {});
       this.directory.stop();
       this.oracleEvents.stop();
@@ -341,6 +355,22 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           validators,
           streamKeepAliveMs: cfg.streamKeepAliveMs,
         });
+    // Extra bidder nodes share the in-process network (over libp2p each node would need a peer of its own).
+    if (cfg.bidders > 1 && (!bidder || cfg.network !== "in-process")) throw new ConfigError(`${cfg.bidders} bidder nodes need the nodes and the in-process network`);
+    const extraBidders = Array.from(
+      { length: cfg.bidders - 1 },
+      (_, j) =>
+        new BidderNode({
+          privateKey: devAccount(bidderAccountIndex(j + 1)).privateKey,
+          settlementChain,
+          contracts: addresses,
+          storePath: dir.store(`bidder-${j + 1}`),
+          bidTimeoutMs: cfg.bidTimeoutMs,
+          network: networks!.bidder,
+          validators,
+          streamKeepAliveMs: cfg.streamKeepAliveMs,
+        }),
+    );
     const providers = providerAccounts.map(
       (acc, index) =>
         new ProviderNode({
@@ -374,7 +404,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       builderKeyOf: (coinbase) => directory.builderKeyOf(coinbase),
     });
     driver.onAfterMine(oracle.onBlock);
-    nodesForValidators.push(...(bidder ? [bidder] : []), ...providers);
+    nodesForValidators.push(...(bidder ? [bidder] : []), ...extraBidders, ...providers);
     driver.onAfterMine(validators.onL1Block);
     const settler = new Settler({
       settlement: chainClients(settlementChain, oracleAccount.privateKey),
@@ -398,8 +428,10 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const devnet = new Devnet(cfg, dir, chains, addresses, bidder, providers, driver, oracle, oracleStore, oracleEvents, settler, builder, directory, bundles);
     devnet.validatorRegistry = registry.address;
     devnet.networks = networks;
+    devnet.extraBidders = extraBidders;
     await directory.start();
     await bidder?.start(cfg.host, cfg.bidderPort);
+    for (const [j, b] of extraBidders.entries()) await b.start(cfg.host, cfg.bidderPort === 0 ? 0 : cfg.bidderPort + 10 * (j + 1));
     if (bidder && cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
       await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });

@@ -8,6 +8,8 @@ import { logger } from "../util/log.ts";
  * - omit: commit but do not include (slash);
  * - reverse: include a bundle in reverse order (slash when it has two or more transactions);
  * - gap: put an unrelated transaction between the bundle's transactions (slash when two or more).
+ * With `every` k > 1 the mode applies to every k-th bundle the builder handles for that provider (counted from the
+ * moment the mode was set, bundles in block order, best bid first) and the others are built honestly.
  */
 export type BuilderMode = "honest" | "omit" | "reverse" | "gap";
 export const BUILDER_MODES: readonly BuilderMode[] = ["honest", "omit", "reverse", "gap"];
@@ -28,7 +30,7 @@ export interface BundleSource {
  * transactions: the bidder's own transactions are expected in the mempool.
  */
 export class Builder {
-  private readonly modes = new Map<string, BuilderMode>();
+  private readonly modes = new Map<string, { mode: BuilderMode; every: number; seen: number }>();
   private readonly log = logger("builder");
   private readonly filler;
 
@@ -41,20 +43,27 @@ export class Builder {
     this.filler = createWalletClient({ account: privateKeyToAccount(fillerKey), transport: http(l1RpcUrl) });
   }
 
-  setMode(provider: Address, mode: BuilderMode): void {
-    this.modes.set(provider.toLowerCase(), mode);
+  setMode(provider: Address, mode: BuilderMode, every = 1): void {
+    this.modes.set(provider.toLowerCase(), { mode, every, seen: 0 });
   }
 
   modeOf(provider: Address): BuilderMode {
-    return this.modes.get(provider.toLowerCase()) ?? "honest";
+    return this.modes.get(provider.toLowerCase())?.mode ?? "honest";
+  }
+
+  /** 1 when the mode applies to every bundle, k for every k-th. */
+  everyOf(provider: Address): number {
+    return this.modes.get(provider.toLowerCase())?.every ?? 1;
   }
 
   readonly beforeMine = async (block: bigint, winner: Address): Promise<void> => {
     const sources = this.sources().filter((s) => s.address.toLowerCase() === winner.toLowerCase());
     if (!sources.length) return;
-    const mode = this.modeOf(winner);
-    if (mode === "omit") return;
+    const setting = this.modes.get(winner.toLowerCase()) ?? { mode: "honest" as BuilderMode, every: 1, seen: 0 };
     for (const bundle of sources.flatMap((s) => s.bundlesFor(block))) {
+      setting.seen++;
+      const mode = setting.seen % setting.every === 0 ? setting.mode : "honest";
+      if (mode === "omit") continue;
       const txs = mode === "reverse" ? [...bundle].reverse() : bundle;
       for (const [i, raw] of txs.entries()) {
         if (mode === "gap" && i === 1) await this.sendFiller();

@@ -9,3 +9,18 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A 32-bit seed from any parts (FNV-1a over their text): one independent stream per actor of a seeded run. */
+export function seedFrom(...parts: (string | number | bigint)[]): number {
+  let h = 0x811c9dc5;
+  for (const ch of parts.join("\u0000")) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** One number in [0, 1) for a key: the same parts give the same value, whatever else ran before. */
+export function randomFor(...parts: (string | number | bigint)[]): number {
+  return prng(seedFrom(...parts))();
+}

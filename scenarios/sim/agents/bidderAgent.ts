@@ -1,0 +1,189 @@
+/**
+ * A simulated bidder: a client of one bidder node's public API (SendBid, deposits, subscribe). Each block it
+ * decides how many bids to send (its strategy and its own seeded PRNG), signs their L1 transactions with its
+ * sender pool, and sends them: one after another, or all at once for a slot burst. Nothing it decides depends on
+ * the outcome of earlier bids, so a seed always gives the same bids.
+ */
+import type { PublicClient } from "viem";
+import { call } from "../../clients/http.ts";
+import { NdjsonStream } from "../../clients/ndjson.ts";
+import { prng, seedFrom } from "../../util/prng.ts";
+import type { BidderSpec } from "../scenario/schema.ts";
+import { MAX_BIDS_PER_BLOCK } from "../scenario/schema.ts";
+import type { BidRecord, RunLog } from "../run/runLog.ts";
+import { sendRawToL1, SenderPool } from "./l1Senders.ts";
+import { bidsForBlock, drawAmount, maxBidsPerBlock } from "./strategies.ts";
+import type { ValidatorWatch } from "./validatorWatch.ts";
+
+export class BidderAgentError extends Error {
+  override name = "BidderAgentError";
+}
+
+interface StreamedCommitment {
+  providerAddress: string;
+  dispatchTimestamp: string;
+  commitmentDigest: string;
+  receivedBidDigest: string;
+}
+
+export class BidderAgent {
+  readonly senders: SenderPool;
+  private readonly rnd: () => number;
+  /** Sum of the amounts of the bids sent (for the budget cap). */
+  spentBids = 0n;
+  budgetReached = false;
+  /** Windows this bidder deposited into itself (per-window plan) and has not withdrawn. */
+  readonly openWindows = new Set<bigint>();
+  /** Every window this bidder deposited into itself. */
+  readonly depositedWindows = new Set<bigint>();
+  /** What the API calls moved: the deposits it made and what each withdrawal answered. */
+  readonly deposits: { window: bigint; amount: bigint }[] = [];
+  readonly withdrawals: { window: bigint; amount: bigint }[] = [];
+
+  constructor(
+    readonly index: number,
+    readonly spec: BidderSpec,
+    readonly url: string,
+    readonly address: string,
+    private readonly l1: PublicClient,
+    l1ChainId: number,
+    seed: number,
+    private readonly log: RunLog,
+    readonly bot?: ValidatorWatch,
+  ) {
+    this.rnd = prng(seedFrom(seed, "bidder", index));
+    this.senders = new SenderPool(l1, l1ChainId, seed, index, maxBidsPerBlock(spec.strategy) * spec.txsPerBid);
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  // ------------------------------------------------------------------------------------------ deposits
+
+  /** POST /v1/bidder/deposit/{amount}?window_number=W; answers the window's new total. */
+  async depositInto(window: bigint): Promise<void> {
+    const amount = this.spec.deposit.amount;
+    const r = await call("POST", `${this.url}/v1/bidder/deposit/${amount}?window_number=${window}`);
+    if (r.status !== 200) throw new BidderAgentError(`${this.name}: deposit into window ${window} answered HTTP ${r.status}: ${r.text}`);
+    this.openWindows.add(window);
+    this.depositedWindows.add(window);
+    this.deposits.push({ window, amount });
+    this.log.add({ kind: "deposit", actor: this.name, amount, detail: `window ${window}` });
+  }
+
+  /** POST /v1/bidder/withdraw_from_windows; answers what each window returned. */
+  async withdraw(windows: bigint[]): Promise<{ window: bigint; amount: bigint }[]> {
+    if (!windows.length) return [];
+    const r = await call("POST", `${this.url}/v1/bidder/withdraw_from_windows`, { body: { window_numbers: windows.map(Number) } });
+    if (r.status !== 200) throw new BidderAgentError(`${this.name}: withdraw from windows ${windows.join(", ")} answered HTTP ${r.status}: ${r.text}`);
+    const out = (r.json as { withdrawResponses: { amount: string; windowNumber: string }[] }).withdrawResponses.map((w) => ({
+      window: BigInt(w.windowNumber),
+      amount: BigInt(w.amount),
+    }));
+    for (const w of out) {
+      this.openWindows.delete(w.window);
+      this.withdrawals.push(w);
+      this.log.add({ kind: "withdraw", actor: this.name, amount: w.amount, detail: `window ${w.window}` });
+    }
+    return out;
+  }
+
+  /** POST /v1/bidder/auto_deposit/{amount}?window_number=W. */
+  async startAutoDeposit(window: bigint): Promise<void> {
+    const amount = this.spec.deposit.amount;
+    const r = await call("POST", `${this.url}/v1/bidder/auto_deposit/${amount}?window_number=${window}`);
+    if (r.status !== 200) throw new BidderAgentError(`${this.name}: auto_deposit answered HTTP ${r.status}: ${r.text}`);
+    this.log.add({ kind: "deposit", actor: this.name, amount, detail: `auto-deposit from window ${window}` });
+  }
+
+  /** POST /v1/bidder/cancel_auto_deposit?withdraw=true: the node withdraws every window once all have closed. */
+  async cancelAutoDeposit(): Promise<void> {
+    const r = await call("POST", `${this.url}/v1/bidder/cancel_auto_deposit?withdraw=true`);
+    if (r.status !== 200) throw new BidderAgentError(`${this.name}: cancel_auto_deposit answered HTTP ${r.status}: ${r.text}`);
+  }
+
+  // ------------------------------------------------------------------------------------------ bids
+
+  /** Sends this bidder's bids for the `step`-th block of the run, L1 block `block`; answers the records. */
+  async bidFor(step: number, block: bigint): Promise<BidRecord[]> {
+    let optedIn = false;
+    if (this.spec.strategy.type === "bot") {
+      const seen = await this.bot!.isOptedIn(Number(block));
+      optedIn = seen.optedIn;
+      if (seen.missing) this.log.warn(this.name, seen.missing, { step, block });
+    }
+    const count = bidsForBlock(this.spec.strategy, step, this.rnd, optedIn);
+    // Draw every amount first, so that the PRNG advances the same way whatever the budget allows.
+    const amounts = Array.from({ length: count }, () => drawAmount(this.spec.amount.min, this.spec.amount.max, this.rnd));
+    const bids: BidRecord[] = [];
+    for (const [seq, drawn] of amounts.entries()) {
+      // Distinct amounts inside a block (builders order bundles by amount; ties would fall to digest order).
+      const amount = drawn - BigInt(this.index * MAX_BIDS_PER_BLOCK + seq);
+      if (this.spec.budget !== undefined && this.spentBids + amount > this.spec.budget) {
+        if (!this.budgetReached) this.log.add({ kind: "bid-error", actor: this.name, step, block, detail: `budget of ${this.spec.budget} wei reached` });
+        this.budgetReached = true;
+        break;
+      }
+      this.spentBids += amount;
+      bids.push({
+        bidder: this.index,
+        step,
+        block,
+        seq,
+        amount,
+        slashAmount: this.spec.slashAmount,
+        txHashes: [],
+        decayStart: 0n,
+        decayEnd: 0n,
+        sentAt: 0,
+        commitments: [],
+      });
+    }
+    const send = (b: BidRecord) => this.send(b);
+    if (this.spec.strategy.type === "slot-burst") await Promise.all(bids.map(send));
+    else for (const b of bids) await send(b);
+    return bids;
+  }
+
+  private async send(b: BidRecord): Promise<void> {
+    const slots = Array.from({ length: this.spec.txsPerBid }, (_, k) => b.seq * this.spec.txsPerBid + k);
+    const txs = await this.senders.sign(slots, b.block);
+    b.txHashes = txs.map((t) => t.hash);
+    if (this.spec.transactions === "hash") await sendRawToL1(this.l1, txs.map((t) => t.raw));
+    b.sentAt = this.log.now();
+    const now = BigInt(Date.now());
+    b.decayStart = now;
+    b.decayEnd = now + BigInt(this.spec.decayMs);
+    const body = {
+      ...(this.spec.transactions === "raw" ? { rawTransactions: txs.map((t) => t.raw) } : { txHashes: b.txHashes }),
+      amount: b.amount.toString(),
+      blockNumber: b.block.toString(),
+      decayStartTimestamp: b.decayStart.toString(),
+      decayEndTimestamp: b.decayEnd.toString(),
+      ...(b.slashAmount > 0n ? { slashAmount: b.slashAmount.toString() } : {}),
+    };
+    this.log.add({ kind: "bid", actor: this.name, step: b.step, block: b.block, amount: b.amount, detail: `txs ${b.txHashes.join(" ")}` });
+    const t0 = performance.now();
+    try {
+      const stream = await NdjsonStream.open<StreamedCommitment>("POST", `${this.url}/v1/bidder/bid`, body);
+      for (let line = await stream.next(); line !== undefined; line = await stream.next()) {
+        if ("error" in line) {
+          b.error = `${line.error.code}: ${line.error.message}`;
+          continue;
+        }
+        const c = line.result;
+        b.firstCommitmentMs ??= performance.now() - t0;
+        b.bidDigest ??= c.receivedBidDigest;
+        const provider = `0x${c.providerAddress.replace(/^0x/, "")}`.toLowerCase();
+        b.commitments.push({ provider, dispatch: BigInt(c.dispatchTimestamp), commitmentDigest: c.commitmentDigest });
+        this.log.add({ kind: "commitment", actor: provider, step: b.step, block: b.block, amount: b.amount, detail: `for ${this.name}, dispatch ${c.dispatchTimestamp}` });
+      }
+      if (stream.status !== 200 && !b.error) b.error = `HTTP ${stream.status}`;
+    } catch (e) {
+      b.error = (e as Error).message;
+    }
+    b.endMs = performance.now() - t0;
+    if (b.error) this.log.add({ kind: "bid-error", actor: this.name, step: b.step, block: b.block, amount: b.amount, detail: b.error });
+  }
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env bun
+/** `npm run simulate -- scenarios/<file>.yaml`: runs a market scenario and writes its report. */
+import { parseArgs } from "node:util";
+import { join, resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { loadScenario } from "./scenario/load.ts";
+import { ScenarioError } from "./scenario/fields.ts";
+import { referenceDevnet, SimEnvironmentError, targetEnvironment, type SimEnvironment } from "./run/environment.ts";
+import { Progress } from "./run/progress.ts";
+import { RunLog } from "./run/runLog.ts";
+import { Simulation, type StopSignal } from "./run/simulation.ts";
+import { collect, writeReport } from "./report/writeReport.ts";
+import { oneScreen } from "./report/oneScreen.ts";
+
+const HELP = `Usage: npm run simulate -- <scenario.yaml|json> [options]
+
+Runs a seeded market scenario of simulated bidders and providers, every one a client of the nodes' public API,
+and writes a report: reports/simulation/<name>-<time>/index.html (plots), summary.json (every figure, checked
+against the settlement chain) and events.csv (raw events).
+
+Without TARGET it starts a reference devnet of its own (manual L1 mining driven by the run, one bidder node per
+simulated bidder, the devnet's log in the report folder). The same seed gives the same bids, decisions, winners
+and settlement amounts (summary.json, timestamps aside).
+
+Options:
+  --target FILE      run against an existing implementation (also TARGET=FILE); scenario parts that need the
+                     control API (manual mining, winners, faults, builder behaviours) are refused on a target
+                     without it
+  --out DIR          report folder (default reports/simulation/<name>-<time>)
+  --seed N           override the scenario's seed
+  --blocks N         override l1.blocks
+  --check            only check the scenario file and print what it contains
+  --quiet            no progress bar
+  -h, --help         this text
+
+Ctrl-C stops after the current block, settles what ran and still writes the report; a second Ctrl-C skips the
+settling; a third exits at once.
+
+Shipped scenarios: ls scenarios/*.yaml (the README says what each one shows).`;
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: {
+        target: { type: "string" },
+        out: { type: "string" },
+        seed: { type: "string" },
+        blocks: { type: "string" },
+        check: { type: "boolean" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    console.error(`${(e as Error).message}\nRun with --help for the options.`);
+    return 2;
+  }
+  const o = parsed.values;
+  if (o.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    console.error("name one scenario file, e.g. npm run simulate -- scenarios/honest-market.yaml (--help for more)");
+    return 2;
+  }
+  const file = parsed.positionals[0]!;
+  let scenario;
+  try {
+    scenario = loadScenario(file);
+    if (o.seed !== undefined) scenario = { ...scenario, seed: intArg("--seed", o.seed) };
+    if (o.blocks !== undefined) scenario = { ...scenario, l1: { ...scenario.l1, blocks: intArg("--blocks", o.blocks) } };
+  } catch (e) {
+    if (e instanceof ScenarioError) {
+      console.error(`scenario error: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+  if (o.check) {
+    console.log(`${file}: ok — ${scenario.name}, seed ${scenario.seed}, ${scenario.l1.blocks} blocks, ${scenario.bidders.length} bidder(s), ${scenario.providers.length} provider(s), ${scenario.faults.length} fault(s)`);
+    return 0;
+  }
+
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  const outDir = resolve(o.out ?? join("reports", "simulation", `${scenario.name}-${stamp}`));
+  mkdirSync(outDir, { recursive: true });
+  const targetFile = o.target ?? process.env.TARGET;
+  const progress = new Progress(process.stderr, !o.quiet);
+  const stop: StopSignal = { stop: false, skipSettling: false };
+  let interrupts = 0;
+  process.on("SIGINT", () => {
+    interrupts++;
+    if (interrupts === 1) stop.stop = true;
+    else if (interrupts === 2) stop.skipSettling = true;
+    else process.exit(130);
+  });
+
+  let env: SimEnvironment;
+  try {
+    if (targetFile) env = targetEnvironment(targetFile, scenario);
+    else {
+      progress.note(`starting a reference devnet (${scenario.bidders.length} bidder node(s), ${scenario.providers.length} provider node(s)); its log: ${join(outDir, "devnet.log")}`);
+      env = await referenceDevnet(scenario, join(outDir, "devnet.log"));
+    }
+  } catch (e) {
+    if (e instanceof SimEnvironmentError) {
+      console.error(e.message);
+      return 2;
+    }
+    throw e;
+  }
+  const log = new RunLog();
+  try {
+    progress.note(`running ${scenario.name} (seed ${scenario.seed}, ${scenario.l1.blocks} blocks) on ${env.name}`);
+    const run = await new Simulation(env, scenario, log, progress, stop).run();
+    progress.done();
+    const summary = await collect(run, env, log, file);
+    writeReport(outDir, summary, log);
+    console.log(oneScreen(summary, outDir));
+    return summary.checksPassed ? 0 : 1;
+  } finally {
+    progress.done();
+    await env.stop();
+  }
+}
+
+function intArg(name: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new ScenarioError("command line", name, `must be a whole number, got "${v}"`);
+  return n;
+}
+
+process.exit(await main());

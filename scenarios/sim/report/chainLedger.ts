@@ -1,0 +1,106 @@
+/**
+ * What the settlement chain says happened during a run, read independently of the nodes: the registries' events
+ * (rewards, slashes, deposits, withdrawals) between two snapshots, and the balances they changed. The report's
+ * figures are checked against this.
+ */
+import { decodeFunctionData, type Address, type Hex, type PublicClient } from "viem";
+import { bidderRegistryAbi, providerRegistryAbi } from "../../../node/chain/contracts.ts";
+
+export interface ChainContracts {
+  bidderRegistry: Address;
+  providerRegistry: Address;
+}
+
+export interface ChainSnapshot {
+  settlementBlock: bigint;
+  /** Per provider (lower-case address): stake and reward balance (BidderRegistry.providerAmount). */
+  providers: Record<string, { stake: bigint; rewards: bigint }>;
+}
+
+export interface ChainLedger {
+  before: ChainSnapshot;
+  after: ChainSnapshot;
+  /** BidderRegistry / ProviderRegistry fee percents (1e18 = 100 %). */
+  protocolFeePercent: bigint;
+  penaltyFeePercent: bigint;
+  rewards: { digest: string; bidder: string; provider: string; window: bigint; amount: bigint }[];
+  slashes: { provider: string; amount: bigint }[];
+  /** Locked bids returned to the bidder after a slash. */
+  retrieved: { digest: string; bidder: string; window: bigint; amount: bigint }[];
+  /** ETH sent into each window by a deposit transaction (split as depositForWindows splits it). */
+  deposits: { bidder: string; window: bigint; amount: bigint }[];
+  withdrawals: { bidder: string; window: bigint; amount: bigint }[];
+  /** What each bidder still has in each window it used (BidderRegistry.getDeposit) after the run. */
+  remaining: { bidder: string; window: bigint; amount: bigint }[];
+}
+
+const lower = (a: string) => a.toLowerCase();
+const strip = (h: string) => h.replace(/^0x/, "").toLowerCase();
+
+export async function snapshot(client: PublicClient, c: ChainContracts, providers: string[]): Promise<ChainSnapshot> {
+  const settlementBlock = await client.getBlockNumber({ cacheTime: 0 });
+  const out: ChainSnapshot["providers"] = {};
+  for (const p of providers) {
+    const [stake, rewards] = await Promise.all([
+      client.readContract({ address: c.providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p as Address], blockNumber: settlementBlock }),
+      client.readContract({ address: c.bidderRegistry, abi: bidderRegistryAbi, functionName: "providerAmount", args: [p as Address], blockNumber: settlementBlock }),
+    ]);
+    out[lower(p)] = { stake, rewards };
+  }
+  return { settlementBlock, providers: out };
+}
+
+/** ETH each window of a deposit transaction received (depositForWindows: even split, remainder to the last). */
+function depositSplit(input: Hex, value: bigint): Map<bigint, bigint> {
+  const call = decodeFunctionData({ abi: bidderRegistryAbi, data: input });
+  if (call.functionName === "depositForWindow") return new Map([[call.args[0] as bigint, value]]);
+  if (call.functionName === "depositForWindows") {
+    const windows = call.args[0] as readonly bigint[];
+    const share = value / BigInt(windows.length);
+    const rest = value - share * BigInt(windows.length);
+    return new Map(windows.map((w, i) => [w, share + (i === windows.length - 1 ? rest : 0n)]));
+  }
+  return new Map();
+}
+
+export async function readLedger(
+  client: PublicClient,
+  c: ChainContracts,
+  before: ChainSnapshot,
+  providers: string[],
+  bidders: string[],
+): Promise<ChainLedger> {
+  const after = await snapshot(client, c, providers);
+  const range = { fromBlock: before.settlementBlock + 1n, toBlock: after.settlementBlock };
+  const [br, pr, protocolFeePercent, penaltyFeePercent] = await Promise.all([
+    client.getContractEvents({ address: c.bidderRegistry, abi: bidderRegistryAbi, ...range }),
+    client.getContractEvents({ address: c.providerRegistry, abi: providerRegistryAbi, eventName: "FundsSlashed", ...range }),
+    client.readContract({ address: c.bidderRegistry, abi: bidderRegistryAbi, functionName: "feePercent" }),
+    client.readContract({ address: c.providerRegistry, abi: providerRegistryAbi, functionName: "feePercent" }),
+  ]);
+  const ours = new Set(bidders.map(lower));
+  const ledger: ChainLedger = { before, after, protocolFeePercent, penaltyFeePercent, rewards: [], slashes: [], retrieved: [], deposits: [], withdrawals: [], remaining: [] };
+  const depositTxs = new Set<Hex>();
+  for (const e of br) {
+    const a = e.args as Record<string, unknown>;
+    if (e.eventName === "FundsRewarded")
+      ledger.rewards.push({ digest: strip(a.commitmentDigest as string), bidder: lower(a.bidder as string), provider: lower(a.provider as string), window: a.window as bigint, amount: a.amount as bigint });
+    else if (e.eventName === "FundsRetrieved")
+      ledger.retrieved.push({ digest: strip(a.commitmentDigest as string), bidder: lower(a.bidder as string), window: a.window as bigint, amount: a.amount as bigint });
+    else if (e.eventName === "BidderWithdrawal") ledger.withdrawals.push({ bidder: lower(a.bidder as string), window: a.window as bigint, amount: a.amount as bigint });
+    else if (e.eventName === "BidderRegistered" && ours.has(lower(a.bidder as string))) depositTxs.add(e.transactionHash);
+  }
+  for (const hash of depositTxs) {
+    const tx = await client.getTransaction({ hash });
+    for (const [window, amount] of depositSplit(tx.input, tx.value)) ledger.deposits.push({ bidder: lower(tx.from), window, amount });
+  }
+  for (const e of pr) ledger.slashes.push({ provider: lower((e.args as { provider: string }).provider), amount: (e.args as { amount: bigint }).amount });
+  const windows = new Map<string, Set<bigint>>();
+  for (const d of ledger.deposits) (windows.get(d.bidder) ?? windows.set(d.bidder, new Set()).get(d.bidder)!).add(d.window);
+  for (const [bidder, ws] of windows)
+    for (const window of [...ws].sort((x, y) => Number(x - y))) {
+      const amount = await client.readContract({ address: c.bidderRegistry, abi: bidderRegistryAbi, functionName: "getDeposit", args: [bidder as Address, window] });
+      ledger.remaining.push({ bidder, window, amount });
+    }
+  return ledger;
+}

@@ -1,0 +1,97 @@
+/**
+ * Where a simulation runs: a reference devnet it starts itself (every part of a scenario works), or an existing
+ * target named by a target file (TARGET=file), where steps that need the control API are refused up front.
+ */
+import { readFileSync } from "node:fs";
+import type { Target } from "../../../node/devnet/target.ts";
+import { ControlClient } from "../../clients/control.ts";
+import type { Scenario } from "../scenario/schema.ts";
+
+export interface SimNodes {
+  bidders: { url: string; address: string }[];
+  providers: { url: string; address: string }[];
+}
+
+export interface SimEnvironment {
+  name: string;
+  target: Target;
+  /** The control API, when the target has it (sim-control). */
+  control?: ControlClient;
+  /** L1 blocks the oracle waits before recording a block's winner. */
+  oracleLag: number;
+  nodes(): Promise<SimNodes>;
+  stop(): Promise<void>;
+}
+
+export class SimEnvironmentError extends Error {
+  override name = "SimEnvironmentError";
+}
+
+/** What in a scenario needs the control API (empty: it can run against any target). */
+export function controlNeeds(s: Scenario): string[] {
+  const needs: string[] = [];
+  if (s.l1.blockTime === "manual") needs.push("l1.blockTime manual (the runner mines each block)");
+  if (s.l1.winners.type !== "round-robin") needs.push(`l1.winners ${s.l1.winners.type} (the runner names each block's winner)`);
+  if (s.faults.length) needs.push("faults (provider nodes stopped and started, failing transactions)");
+  s.providers.forEach((p, i) => p.builder.mode !== "honest" && needs.push(`providers[${i}].builder ${p.builder.mode} (the devnet's builder)`));
+  return needs;
+}
+
+/** Starts a reference devnet shaped for the scenario: manual L1, no built-in responders, no auto-deposit. */
+export async function referenceDevnet(s: Scenario, logFile: string): Promise<SimEnvironment> {
+  const { startLocalDevnet } = await import("../../../node/devnet/localDevnet.ts");
+  const local = await startLocalDevnet(
+    { providers: s.providers.length, bidders: s.bidders.length, network: "in-process", autoAccept: false, autodepositAmount: undefined, l1BlockTime: 0, logLevel: "info" },
+    logFile,
+  );
+  const target = local.devnet.target();
+  const control = new ControlClient(target.controlUrl!);
+  return {
+    name: "reference devnet",
+    target,
+    control,
+    oracleLag: local.devnet.config.oracleLag,
+    async nodes() {
+      const st = await control.status();
+      const pick = (role: "bidder" | "provider") => st.nodes.filter((n) => n.role === role).map((n) => ({ url: n.url!, address: n.address.toLowerCase() }));
+      return { bidders: pick("bidder"), providers: pick("provider") };
+    },
+    stop: () => local.stop(),
+  };
+}
+
+/** An existing implementation, from its target file. */
+export function targetEnvironment(file: string, s: Scenario): SimEnvironment {
+  let target: Target & { bidderUrls?: string[]; bidderAddresses?: string[] };
+  try {
+    target = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new SimEnvironmentError(`cannot read the target file ${file}: ${(e as Error).message}`);
+  }
+  const hasControl = Boolean(target.controlUrl) && target.capabilities?.includes("sim-control");
+  const needs = controlNeeds(s);
+  if (!hasControl && needs.length)
+    throw new SimEnvironmentError(
+      `${target.name ?? file} has no control API (capability sim-control), which this scenario needs for:\n  - ${needs.join("\n  - ")}\n` +
+        "Run it on the reference devnet (no TARGET), or use a scenario with l1.blockTime in seconds and none of these.",
+    );
+  const bidderUrls = target.bidderUrls ?? [target.bidderUrl];
+  const bidderAddresses = target.bidderAddresses ?? [target.bidderAddress];
+  if (s.bidders.length > bidderUrls.length)
+    throw new SimEnvironmentError(`the scenario has ${s.bidders.length} bidders but ${target.name ?? file} names ${bidderUrls.length} bidder node(s)`);
+  if (s.providers.length !== target.providerUrls.length)
+    throw new SimEnvironmentError(`the scenario has ${s.providers.length} providers but ${target.name ?? file} names ${target.providerUrls.length} provider node(s)`);
+  return {
+    name: target.name ?? file,
+    target,
+    control: hasControl ? new ControlClient(target.controlUrl!) : undefined,
+    oracleLag: 1,
+    async nodes() {
+      return {
+        bidders: bidderUrls.map((url, i) => ({ url, address: bidderAddresses[i]!.toLowerCase() })),
+        providers: target.providerUrls.map((url, i) => ({ url, address: target.providerAddresses[i]!.toLowerCase() })),
+      };
+    },
+    stop: async () => {},
+  };
+}

@@ -1,0 +1,11 @@
+import { chromium } from "playwright-core";
+const b = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+const p = await b.newPage({ viewport: { width: 1280, height: 900 } });
+const errs: string[] = [];
+p.on("console", (m) => m.type() === "error" && errs.push(m.text()));
+p.on("pageerror", (e) => errs.push(String(e)));
+await p.goto("file://" + process.argv[2]);
+await p.waitForSelector("body[data-rendered=true]", { timeout: 10000 }).catch(() => {});
+await p.screenshot({ path: "/tmp/sim/shot.png", fullPage: true });
+console.log(errs);
+await b.close();
