@@ -2,14 +2,12 @@
 /** `npm run simulate -- scenarios/<file>.yaml`: runs a market scenario and writes its report. */
 import { parseArgs } from "node:util";
 import { join, resolve } from "node:path";
-import { mkdirSync } from "node:fs";
 import { loadScenario } from "./scenario/load.ts";
 import { ScenarioError } from "./scenario/fields.ts";
-import { referenceDevnet, SimEnvironmentError, targetEnvironment, type SimEnvironment } from "./run/environment.ts";
+import { SimEnvironmentError } from "./run/environment.ts";
 import { Progress } from "./run/progress.ts";
-import { RunLog } from "./run/runLog.ts";
-import { Simulation, type StopSignal } from "./run/simulation.ts";
-import { collect, writeReport } from "./report/writeReport.ts";
+import type { StopSignal } from "./run/simulation.ts";
+import { runScenario } from "./runScenario.ts";
 import { oneScreen } from "./report/oneScreen.ts";
 
 const HELP = `Usage: npm run simulate -- <scenario.yaml|json> [options]
@@ -87,9 +85,6 @@ async function main(): Promise<number> {
 
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   const outDir = resolve(o.out ?? join("reports", "simulation", `${scenario.name}-${stamp}`));
-  mkdirSync(outDir, { recursive: true });
-  const targetFile = o.target ?? process.env.TARGET;
-  const progress = new Progress(process.stderr, !o.quiet);
   const stop: StopSignal = { stop: false, skipSettling: false };
   let interrupts = 0;
   process.on("SIGINT", () => {
@@ -98,33 +93,16 @@ async function main(): Promise<number> {
     else if (interrupts === 2) stop.skipSettling = true;
     else process.exit(130);
   });
-
-  let env: SimEnvironment;
   try {
-    if (targetFile) env = targetEnvironment(targetFile, scenario);
-    else {
-      progress.note(`starting a reference devnet (${scenario.bidders.length} bidder node(s), ${scenario.providers.length} provider node(s)); its log: ${join(outDir, "devnet.log")}`);
-      env = await referenceDevnet(scenario, join(outDir, "devnet.log"));
-    }
+    const summary = await runScenario({ scenario, file, outDir, targetFile: o.target ?? process.env.TARGET, progress: new Progress(process.stderr, !o.quiet), stop });
+    console.log(oneScreen(summary, outDir));
+    return summary.checksPassed ? 0 : 1;
   } catch (e) {
     if (e instanceof SimEnvironmentError) {
       console.error(e.message);
       return 2;
     }
     throw e;
-  }
-  const log = new RunLog();
-  try {
-    progress.note(`running ${scenario.name} (seed ${scenario.seed}, ${scenario.l1.blocks} blocks) on ${env.name}`);
-    const run = await new Simulation(env, scenario, log, progress, stop).run();
-    progress.done();
-    const summary = await collect(run, env, log, file);
-    writeReport(outDir, summary, log);
-    console.log(oneScreen(summary, outDir));
-    return summary.checksPassed ? 0 : 1;
-  } finally {
-    progress.done();
-    await env.stop();
   }
 }
 

@@ -85,6 +85,8 @@ export class Simulation {
   private readonly mined: MinedBlock[] = [];
   private readonly settleDue: SettleDue[] = [];
   private readonly openFaultArmed = new Set<string>();
+  /** `provider/txHashes` of commitments whose store transaction failed: they can never settle. */
+  private readonly storeFailed = new Set<string>();
   private readonly running: boolean[] = [];
   private readonly winnerRnd: () => number;
   private readonly counts = { bids: 0, commitments: 0, settled: 0, slashed: 0 };
@@ -307,8 +309,10 @@ export class Simulation {
         const ok = await poll(async () => {
           const r = await call("GET", `${p.providerUrl}/v1/provider/get_commitment_info?block_number=${block}&limit=1000`);
           if (r.status !== 200) return false;
-          const groups = (r.json as { commitments: { commitments: { status: string }[] }[] }).commitments;
-          return groups.every((g) => g.commitments.every((c) => c.status !== "pending"));
+          const groups = (r.json as { commitments: { commitments: { status: string; txnHashes: string[] }[] }[] }).commitments;
+          const all = groups.flatMap((g) => g.commitments);
+          for (const c of all) if (c.status === "failed") this.storeFailed.add(`${this.nodes.providers[i]!.address}/${c.txnHashes.join(",")}`);
+          return all.every((c) => c.status !== "pending");
         }, STORE_WAIT_MS);
         if (!ok) this.log.warn(this.s.providers[i]!.name, `commitments for block ${block} not stored within ${STORE_WAIT_MS / 1000} s`, { step, block });
       }),
@@ -340,7 +344,9 @@ export class Simulation {
     const due = this.settleDue.filter((d) => d.due <= head);
     for (const d of due) {
       this.settleDue.splice(this.settleDue.indexOf(d), 1);
-      const mine = this.log.bids.filter((b) => b.block === d.block && b.bidDigest && b.commitments.some((c) => c.provider === d.winner));
+      const mine = this.log.bids.filter(
+        (b) => b.block === d.block && b.bidDigest && b.commitments.some((c) => c.provider === d.winner) && !this.storeFailed.has(`${d.winner}/${b.txHashes.join(",")}`),
+      );
       for (const bidder of new Set(mine.map((b) => b.bidder))) {
         const bids = mine.filter((b) => b.bidder === bidder);
         const digests = new Set(bids.map((b) => b.bidDigest));
