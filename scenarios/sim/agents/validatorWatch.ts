@@ -26,12 +26,18 @@ export class ValidatorWatch {
 
   constructor(readonly bidderUrl: string) {}
 
-  async start(): Promise<void> {
+  /** Subscribes to the announcements. */
+  async subscribe(): Promise<void> {
     this.stream = await NdjsonStream.open<Notification>("POST", `${this.bidderUrl}/v1/subscribe`, {
       topics: ["validator_opted_in", "epoch_validators_opted_in"],
     });
     if (this.stream.status !== 200) throw new ValidatorWatchError(`subscribe answered HTTP ${this.stream.status}`);
     void this.read(this.stream);
+  }
+
+  /** Reads the epoch in progress and the next (their epoch notifications went out before the bot started). */
+  async readEpochs(): Promise<void> {
+    this.optedIn.clear();
     const current = await this.epoch();
     await this.epoch(current + 1);
   }
@@ -42,7 +48,7 @@ export class ValidatorWatch {
     if (r.status !== 200) throw new ValidatorWatchError(`get_validators answered HTTP ${r.status}: ${r.text}`);
     const items = (r.json as { items: Record<string, { isOptedIn: boolean }> }).items;
     const slots = Object.keys(items).map(Number);
-    for (const s of slots) if (!this.optedIn.has(s)) this.optedIn.set(s, items[String(s)]!.isOptedIn);
+    for (const s of slots) this.optedIn.set(s, items[String(s)]!.isOptedIn);
     this.wake();
     return Math.floor(Math.min(...slots) / 32);
   }

@@ -91,6 +91,10 @@ export class Simulation {
   private readonly winnerRnd: () => number;
   private readonly counts = { bids: 0, commitments: 0, settled: 0, slashed: 0 };
   private validators: RunResult["validators"];
+  /** Opt-in state of each slot (L1 block) the run has looked up. */
+  private readonly slotOptedIn = new Map<number, boolean>();
+  /** Blocks won so far under the "opted-in" schedule (providers take turns). */
+  private optedInWins = 0;
 
   constructor(
     private readonly env: SimEnvironment,
@@ -183,11 +187,14 @@ export class Simulation {
           spec.strategy.type === "bot" ? new ValidatorWatch(this.nodes.bidders[i]!.url) : undefined,
         ),
     );
+    // Bots listen from before the set-up blocks, so that they hear the announcement of the first slot they bid for.
+    for (const b of this.bidders) await b.bot?.subscribe();
     const funded = await fundSenders(t.l1RpcUrl, t.l1ChainId, this.bidders.map((b) => b.senders));
-    if (this.s.l1.optedIn !== undefined) await this.setOptIns(this.s.l1.optedIn);
-    if (funded || this.s.l1.optedIn !== undefined) await this.mineSetupBlock();
+    // The block also lands what else waits in the L1 pool (a fresh devnet's own validator opt-ins).
+    await this.mineSetupBlock();
     this.log.add({ kind: "setup", actor: "runner", detail: `funded ${funded} L1 sender accounts` });
-    for (const b of this.bidders) await b.bot?.start();
+    if (this.s.l1.optedIn !== undefined && (await this.setOptIns(this.s.l1.optedIn))) await this.mineSetupBlock();
+    for (const b of this.bidders) await b.bot?.readEpochs();
     const first = (await this.l1.getBlockNumber({ cacheTime: 0 })) + 1n;
     for (const b of this.bidders) if (b.spec.deposit.type === "auto") await b.startAutoDeposit(windowOfBlock(first));
   }
@@ -205,16 +212,11 @@ export class Simulation {
    * Opts validators in or out on the L1 registry so that `fraction` of the proposers of the current and the next
    * epoch are opted in (chosen by the seed). Opt-ins are sent by dev account 17, opt-outs by the registry owner.
    */
-  private async setOptIns(fraction: number): Promise<void> {
-    const url = this.nodes.bidders[0]!.url;
+  private async setOptIns(fraction: number): Promise<boolean> {
     const registry = this.env.target.validatorOptInRouter;
     if (!registry) throw new SimulationError("l1.optedIn needs the target's validatorOptInRouter (the L1 opt-in registry)");
-    const state = new Map<string, boolean>();
-    for (const epoch of ["", "?epoch=" + (Math.floor(Number(await this.l1.getBlockNumber({ cacheTime: 0 })) / 32) + 1)]) {
-      const r = await call("GET", `${url}/v1/validator/get_validators${epoch}`);
-      if (r.status !== 200) throw new SimulationError(`get_validators answered HTTP ${r.status}: ${r.text}`);
-      for (const v of Object.values((r.json as { items: Record<string, { BLSKey: string; isOptedIn: boolean }> }).items)) state.set(v.BLSKey, v.isOptedIn);
-    }
+    const current = Math.floor(Number(await this.l1.getBlockNumber({ cacheTime: 0 })) / 32);
+    const state = new Map([...(await this.readEpoch(current)), ...(await this.readEpoch(current + 1))]);
     const rnd = prng(seedFrom(this.s.seed, "validators"));
     const keys = [...state.keys()].sort();
     const ranked = keys.map((k) => ({ k, r: rnd() })).sort((a, b) => a.r - b.r);
@@ -225,17 +227,39 @@ export class Simulation {
     if (optIn.length) await optInValidators({ rpcUrl, registry: registry as Address, privateKey: devAccount(SIM_L1_ACCOUNT).privateKey, keys: optIn });
     if (optOut.length) await optOutValidators({ rpcUrl, registry: registry as Address, privateKey: devAccount(ROLES.owner).privateKey, keys: optOut });
     this.validators = { keys: keys.length, optedIn: want.size };
+    // The slots' states change with the opt-ins: read them again when needed.
+    this.slotOptedIn.clear();
     this.log.add({ kind: "setup", actor: "validators", detail: `${want.size} of ${keys.length} proposers opted in (${optIn.length} opted in, ${optOut.length} opted out)` });
+    return optIn.length + optOut.length > 0;
   }
 
   // ------------------------------------------------------------------------------------------ one block
 
-  private winnerOf(step: number): number | null {
+  private async winnerOf(step: number, block: bigint): Promise<number | null> {
     const w = this.s.l1.winners;
     const n = this.s.providers.length;
     if (w.type === "round-robin") return step % n;
     if (w.type === "random") return Math.floor(this.winnerRnd() * n);
+    if (w.type === "opted-in") return (await this.isSlotOptedIn(Number(block))) ? this.optedInWins++ % n : null;
     return w.winners[step % w.winners.length]!;
+  }
+
+  /** Whether the proposer of a slot is opted in (GET /v1/validator/get_validators for its epoch). */
+  private async isSlotOptedIn(slot: number): Promise<boolean> {
+    if (!this.slotOptedIn.has(slot)) await this.readEpoch(Math.floor(slot / 32));
+    return this.slotOptedIn.get(slot) ?? false;
+  }
+
+  /** Reads one epoch's proposers; answers each distinct key with its opt-in state. */
+  private async readEpoch(epoch?: number): Promise<Map<string, boolean>> {
+    const r = await call("GET", `${this.nodes.bidders[0]!.url}/v1/validator/get_validators${epoch ? `?epoch=${epoch}` : ""}`);
+    if (r.status !== 200) throw new SimulationError(`get_validators answered HTTP ${r.status}: ${r.text}`);
+    const keys = new Map<string, boolean>();
+    for (const [slot, v] of Object.entries((r.json as { items: Record<string, { BLSKey: string; isOptedIn: boolean }> }).items)) {
+      this.slotOptedIn.set(Number(slot), v.isOptedIn);
+      keys.set(v.BLSKey, v.isOptedIn);
+    }
+    return keys;
   }
 
   private async runBlock(step: number, block: bigint): Promise<void> {
@@ -251,7 +275,7 @@ export class Simulation {
     // A provider stopped here has committed to this block but is down when it is built (a crash mid-window).
     for (const f of due) if (f.action === "stop") await this.applyFault(f, step, block);
     if (typeof this.s.l1.blockTime === "number") await Bun.sleep(Math.max(0, stepStart + this.s.l1.blockTime * 1000 - Date.now()));
-    const winner = this.winnerOf(step);
+    const winner = await this.winnerOf(step, block);
     await this.mine(step, block, winner, false, bids);
     await this.waitSettled(block, step);
     await this.withdrawSettledWindows(block, step, false);

@@ -65,7 +65,11 @@ export interface ProviderSpec {
   transport: Transport;
 }
 
-export type WinnerSpec = { type: "round-robin" } | { type: "random" } | { type: "list"; winners: (number | null)[] };
+/**
+ * Who wins each block: providers in turn, at random (seeded), a list (cycled; null = no provider), or
+ * "opted-in": providers in turn for slots whose proposer is opted in, no provider for the others.
+ */
+export type WinnerSpec = { type: "round-robin" } | { type: "random" } | { type: "opted-in" } | { type: "list"; winners: (number | null)[] };
 
 export const FAULT_ACTIONS = ["stop", "start", "fail-store", "fail-open", "builder"] as const;
 export type FaultSpec =
@@ -214,9 +218,9 @@ function faultOf(file: string, path: string, v: unknown, blocks: number, provide
 
 function winnersOf(f: Fields, providers: string[]): WinnerSpec {
   const v = f.raw("winners") ?? "round-robin";
-  if (v === "round-robin" || v === "random") return { type: v };
+  if (v === "round-robin" || v === "random" || v === "opted-in") return { type: v };
   if (!Array.isArray(v) || v.length === 0)
-    f.fail("winners", `must be round-robin, random, or a list of providers (name or index; none for a block no provider wins), got ${JSON.stringify(v)}`);
+    f.fail("winners", `must be round-robin, random, opted-in, or a list of providers (name or index; none for a block no provider wins), got ${JSON.stringify(v)}`);
   return {
     type: "list",
     winners: v.map((x, i) => {
