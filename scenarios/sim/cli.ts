@@ -6,7 +6,9 @@ import { loadScenario } from "./scenario/load.ts";
 import { ScenarioError } from "./scenario/fields.ts";
 import { SimEnvironmentError } from "./run/environment.ts";
 import { Progress } from "./run/progress.ts";
-import type { StopSignal } from "./run/simulation.ts";
+import { SimulationError, type StopSignal } from "./run/simulation.ts";
+import { SenderFundingError } from "./agents/l1Senders.ts";
+import { ValidatorWatchError } from "./agents/validatorWatch.ts";
 import { runScenario } from "./runScenario.ts";
 import { oneScreen } from "./report/oneScreen.ts";
 
@@ -96,9 +98,9 @@ async function main(): Promise<number> {
   try {
     const summary = await runScenario({ scenario, file, outDir, targetFile: o.target ?? process.env.TARGET, progress: new Progress(process.stderr, !o.quiet), stop });
     console.log(oneScreen(summary, outDir));
-    return summary.checksPassed ? 0 : 1;
+    return summary.checksPassed && !summary.error ? 0 : 1;
   } catch (e) {
-    if (e instanceof SimEnvironmentError) {
+    if (e instanceof SimEnvironmentError || e instanceof SenderFundingError || e instanceof SimulationError || e instanceof ValidatorWatchError) {
       console.error(e.message);
       return 2;
     }

@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadScenario } from "./scenario/load.ts";
+import { loadScenario, parseScenarioText } from "./scenario/load.ts";
 import { runScenario } from "./runScenario.ts";
 import { deterministicPart, type Summary } from "./report/summary.ts";
 import { PLOTS } from "./report/html.ts";
@@ -67,6 +67,31 @@ describe("simulation", () => {
       }
     },
     60_000,
+  );
+
+  test(
+    "a step that fails stops the run, and the report still shows what ran and why it stopped",
+    async () => {
+      const scenario = parseScenarioText(
+        "broken.yaml",
+        `name: broken
+seed: 1
+l1: { blocks: 5 }
+bidders: [{ name: b, deposit: { perWindow: "1 ETH" }, strategy: { type: constant, perBlock: 1 } }]
+providers: [{ name: p0 }, { name: p1 }]
+faults: [{ block: 3, provider: p1, action: start }]
+`,
+      );
+      const dir = join(out, "broken");
+      const summary = await runScenario({ scenario, file: "broken.yaml", outDir: dir });
+      expect(summary.error).toStartWith("block 3 (L1 4): POST /sim/v1/providers/1/start failed: HTTP 400");
+      expect(summary.error).toContain("provider 1 is already running");
+      expect(summary.blocks.run).toBe(2);
+      expect(summary.totals.settled).toBe(2);
+      expect(summary.checksPassed).toBe(true);
+      expect(readFileSync(join(dir, "index.html"), "utf8")).toContain("The run stopped early: block 3 (L1 4)");
+    },
+    120_000,
   );
 
   test(

@@ -14,6 +14,10 @@ export const SIM_L1_ACCOUNT = ROLES.simulationL1;
 export const SENDER_FUNDING = parseEther("1");
 const MAX_FEE = 10_000_000_000n;
 
+export class SenderFundingError extends Error {
+  override name = "SenderFundingError";
+}
+
 export class SenderPool {
   readonly accounts: PrivateKeyAccount[];
 
@@ -62,9 +66,16 @@ export async function fundSenders(l1RpcUrl: string, chainId: number, pools: Send
     chain: localChain(chainId, l1RpcUrl, "l1"),
     transport: http(l1RpcUrl),
   });
+  const accounts = pools.flatMap((p) => p.accounts);
+  const have = await l1.getBalance({ address: funder.account.address });
+  if (have < SENDER_FUNDING * BigInt(accounts.length))
+    throw new SenderFundingError(
+      `the simulation funds its ${accounts.length} L1 sender accounts from dev account ${SIM_L1_ACCOUNT} (${funder.account.address}), which holds ${have} wei on this L1; ` +
+        `it needs ${SENDER_FUNDING * BigInt(accounts.length)} (the devnet's Anvil funds 30 dev accounts)`,
+    );
   let nonce = await l1.getTransactionCount({ address: funder.account.address, blockTag: "pending" });
   let sent = 0;
-  for (const a of pools.flatMap((p) => p.accounts)) {
+  for (const a of accounts) {
     if ((await l1.getBalance({ address: a.address })) >= SENDER_FUNDING / 2n) continue;
     await funder.sendTransaction({ to: a.address, value: SENDER_FUNDING, nonce: nonce++, gas: 21_000n, maxFeePerGas: MAX_FEE, maxPriorityFeePerGas: 1n });
     sent++;

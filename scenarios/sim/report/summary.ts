@@ -17,6 +17,7 @@ export interface SummaryInput {
   file: string;
   environment: string;
   interrupted: boolean;
+  error?: string;
   stepsDone: number;
   firstBlock: bigint;
   mined: MinedBlock[];
@@ -264,6 +265,7 @@ export function summarise(input: SummaryInput) {
     scenario: { name: sc.name, description: sc.description, file: input.file, seed: sc.seed },
     environment: input.environment,
     interrupted: input.interrupted,
+    error: input.error ?? null,
     blocks: {
       planned: sc.l1.blocks,
       run: input.stepsDone,

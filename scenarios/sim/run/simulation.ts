@@ -60,6 +60,8 @@ export interface RunResult {
   firstBlock: bigint;
   stepsDone: number;
   interrupted: boolean;
+  /** Why the run stopped early, when something failed (the report still shows what ran). */
+  error?: string;
   mined: MinedBlock[];
   before: ChainSnapshot;
   bidders: BidderAgent[];
@@ -121,16 +123,28 @@ export class Simulation {
     const firstBlock = (await this.l1.getBlockNumber({ cacheTime: 0 })) + 1n;
     let step = 0;
     let interrupted = false;
+    let error: string | undefined;
+    const failed = (what: string, e: unknown) => {
+      error ??= `${what}: ${(e as Error).message?.split("\n")[0] ?? e}`;
+      this.log.warn("runner", `stopped: ${error}`);
+      this.progress.note(`stopped: ${error}; settling what ran and writing the report`);
+    };
     for (; step < this.s.l1.blocks; step++) {
       if (this.stop.stop) {
         interrupted = true;
         this.progress.note(`stopping after ${step} of ${this.s.l1.blocks} blocks; settling what ran and writing the report (Ctrl-C again to skip settling)`);
         break;
       }
-      await this.runBlock(step, firstBlock + BigInt(step));
+      try {
+        await this.runBlock(step, firstBlock + BigInt(step));
+      } catch (e) {
+        failed(`block ${step + 1} (L1 ${firstBlock + BigInt(step)})`, e);
+        break;
+      }
       this.show("blocks", step + 1);
     }
-    await this.drain(firstBlock + BigInt(step), step);
+    // After a failure the block may or may not have been mined: go on from the chain's head.
+    await this.drain((await this.l1.getBlockNumber({ cacheTime: 0 })) + 1n, step).catch((e) => failed("settling", e));
     return {
       scenario: this.s,
       environment: this.env.name,
@@ -138,6 +152,7 @@ export class Simulation {
       firstBlock,
       stepsDone: step,
       interrupted,
+      error,
       mined: this.mined,
       before,
       bidders: this.bidders,
