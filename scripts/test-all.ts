@@ -69,6 +69,12 @@ function checkResult(): { code: number; counts: Counts } {
   }
 }
 
+/** `fuzz: N passed, N failed` from scripts/fuzz.ts. */
+function parseFuzz(out: string): Counts | undefined {
+  const m = /^fuzz: (\d+) passed, (\d+) failed$/m.exec(out);
+  return m ? { passed: Number(m[1]), failed: Number(m[2]), skipped: 0 } : undefined;
+}
+
 const only = process.argv[2];
 const results: { name: string; code: number; counts?: Counts }[] = [];
 // The simulation report test opens its page in Debian's chromium; the script installs it when missing.
@@ -81,6 +87,8 @@ if (!only || only === "features") {
   results.push({ name: "conformance features", ...(await runStep("conformance features", ["bun", "features/cli/conformance.ts"], parseConformance)) });
   results.push({ name: "conformance result", ...checkResult() });
 }
+// OpenAPI fuzzing with a small budget (`npm run fuzz -- --examples 500` is the long run).
+if (!only || only === "fuzz") results.push({ name: "fuzz", ...(await runStep("fuzz (schemathesis, 5 cases per operation)", ["bun", "scripts/fuzz.ts", "--examples", "5", "--workers", "1"], parseFuzz)) });
 
 const total: Counts = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;

@@ -47,7 +47,7 @@ export function notificationRoutes(notifications: NotificationsService) {
         tags: ["Notifications"],
         summary: "Subscribe",
         description: `Streams the events of the given topics (${TOPICS.join(", ")}) until the client leaves. A subscriber that falls ${100} events behind is disconnected with ResourceExhausted.`,
-        requestBody: jsonBody(t.Object({ topics: t.Array(t.String()) })),
+        requestBody: jsonBody(t.Object({ topics: t.Array(t.Union(TOPICS.map((name) => t.Literal(name)))) })),
         responses: streamResponses(t.Object({ topic: t.String(), value: t.Record(t.String(), t.Unknown()) }), "Notifications."),
       },
     },

@@ -7,39 +7,109 @@ import { t } from "elysia";
 // OpenAPI objects are passed to Elysia's `detail`, typed loosely on purpose: they are documentation.
 type Doc = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export function queryParam(name: string, description: string, type: "string" | "boolean" | "integer" = "string"): Doc {
-  return { name, in: "query", required: false, schema: { type }, description };
+const UINT64_MAX = Number(2n ** 64n - 1n); // JSON cannot hold it exactly: the document says 18446744073709552000
+const INT64_MAX = Number(2n ** 63n - 1n);
+/** protojson's int64 as a string: a decimal, possibly signed, with a fraction or exponent that leave an integer. */
+const INT64_TEXT = "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$";
+
+/**
+ * JSON Schemas of the wire's scalar forms, bounded as the node's validation bounds them. Where a bound cannot be
+ * written exactly (2^64-1 is not a JSON double; protojson also reads "1e3" as an integer), the schema is the
+ * smallest superset that can: nothing the node accepts violates it.
+ */
+export const Wire = {
+  /** A uint64 query value (grpc-gateway parses it with strconv.ParseUint). */
+  uint: (minimum = 0) => ({ type: "integer", minimum, maximum: UINT64_MAX }),
+  int32NonNegative: { type: "integer", minimum: 0, maximum: 2147483647 },
+  int64: { type: "integer", minimum: -INT64_MAX - 1, maximum: INT64_MAX },
+  /** An amount in wei: a decimal without leading zeros that fits in a uint256 (at most 78 digits). */
+  wei: { type: "string", pattern: "^[1-9][0-9]{0,76}$", description: "wei, a positive decimal that fits in a uint256" },
+  /** An int64 body field the node requires positive: a JSON number, or a string protojson reads as one. */
+  positiveInt64: (description: string) => ({
+    description,
+    anyOf: [
+      { type: "integer", minimum: 1, maximum: INT64_MAX },
+      { type: "string", pattern: INT64_TEXT },
+    ],
+  }),
+  /** Any int64 body field. */
+  int64Json: (description: string) => ({
+    description,
+    anyOf: [
+      { type: "integer", minimum: -INT64_MAX - 1, maximum: INT64_MAX },
+      { type: "string", pattern: INT64_TEXT },
+    ],
+  }),
+} as const;
+
+/** A query parameter; `schema` is a JSON type name or a whole schema. */
+export function queryParam(name: string, description: string, schema: "string" | "boolean" | "integer" | Doc = "string"): Doc {
+  return { name, in: "query", required: false, schema: typeof schema === "string" ? { type: schema } : schema, description };
 }
 
-export function pathParam(name: string, description: string, pattern?: string): Doc {
-  return { name, in: "path", required: true, schema: { type: "string", ...(pattern ? { pattern } : {}) }, description };
+/** `block_number`, `page` and `limit` of GetBidInfo and GetCommitmentInfo. */
+export function pagingParams(defaultLimit: number, maxLimit: number): Doc[] {
+  return [
+    queryParam("block_number", "only this L1 block (exact match; also blockNumber); 0 or absent: every block", Wire.int64),
+    queryParam("page", "page number, from 0 (default 0)", Wire.int32NonNegative),
+    queryParam("limit", `commitments per page, 0…${maxLimit} (0 or absent: ${defaultLimit})`, { type: "integer", minimum: 0, maximum: maxLimit }),
+  ];
 }
 
+/** A repeated query parameter (`?k=a&k=b`). */
+export function repeatedQueryParam(name: string, description: string, item: Doc): Doc {
+  return { name, in: "query", required: false, style: "form", explode: true, schema: { type: "array", items: item }, description };
+}
+
+export function pathParam(name: string, description: string, schema: Doc = { type: "string" }): Doc {
+  return { name, in: "path", required: true, schema, description };
+}
+
+/** A JSON request body. protojson reads `null` as "unset" for every field, so each property is nullable. */
 export function jsonBody(schema: unknown, description?: string): Doc {
-  return { required: true, description, content: { "application/json": { schema } } };
+  const s = schema as { properties?: Record<string, object> };
+  const nullable = s.properties
+    ? { ...s, properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, { ...v, nullable: true }])) }
+    : schema;
+  return { required: true, description, content: { "application/json": { schema: nullable } } };
 }
 
-export const Status = t.Object({
-  code: t.Integer({ description: "gRPC status code" }),
-  message: t.String(),
-  details: t.Array(t.Object({ "@type": t.String() }, { additionalProperties: true })),
-});
+/** A gRPC status as grpc-gateway writes it. */
+export const Status = t.Object(
+  {
+    code: t.Integer({ description: "gRPC status code", minimum: 1, maximum: 16 }),
+    message: t.String(),
+    details: t.Array(t.Object({ "@type": t.String() }, { additionalProperties: true })),
+  },
+  { additionalProperties: false },
+);
+
+const ERROR_DESCRIPTION =
+  "A gRPC status, HTTP status mapped from its code: 400 InvalidArgument and FailedPrecondition, 404 NotFound (also an unknown path), " +
+  "413 a body above the route's limit (ResourceExhausted), 501 Unimplemented (also a method the path does not have), 500 Internal, 503 Unavailable.";
 
 /** `responses` of a unary operation: 200 with `ok`, otherwise the status body with a mapped HTTP status. */
 export function unaryResponses(ok: unknown, description = "OK"): Doc {
   return {
     200: { description, content: { "application/json": { schema: ok } } },
-    default: { description: "gRPC status mapped to HTTP (400 InvalidArgument/FailedPrecondition, 500 Internal, …)", content: { "application/json": { schema: Status } } },
+    default: { description: ERROR_DESCRIPTION, content: { "application/json": { schema: Status } } },
   };
 }
 
-/** `responses` of a server stream: newline-delimited `{"result":…}` lines, `{"error":…}` on failure. */
+/**
+ * `responses` of a server stream: newline-delimited `{"result":…}` lines, `{"error":…}` on failure. A failure
+ * before the stream opens is the `{"error":…}` line with a mapped status, except a body that does not decode or is
+ * too large, which grpc-gateway refuses before the call: a bare status.
+ */
 export function streamResponses(item: unknown, description: string): Doc {
   return {
     200: {
-      description: `${description} A stream: one JSON object per line, {"result": <item>} or a final {"error": <status>}.`,
-      content: { "application/json": { schema: t.Object({ result: item as never, error: t.Optional(Status) }) } },
+      description: `${description} A stream: one JSON object per line, {"result": <item>} or a final {"error": <status>}; blank lines keep an idle stream open.`,
+      content: { "application/json": { schema: t.Object({ result: t.Optional(item as never), error: t.Optional(Status) }) } },
     },
-    default: { description: "failure before the first message: {\"error\": <status>} with a mapped HTTP status", content: { "application/json": { schema: t.Object({ error: Status }) } } },
+    default: {
+      description: `${ERROR_DESCRIPTION} Before the stream opens: {"error": <status>}, or a bare status when the body does not decode or is too large.`,
+      content: { "application/json": { schema: t.Union([t.Object({ error: Status }, { additionalProperties: false }), Status]) } },
+    },
   };
 }

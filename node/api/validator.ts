@@ -4,7 +4,7 @@ import type { ValidatorApiService } from "../services/validatorApiService.ts";
 import { GetValidatorsResponseSchema } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
 import { messageResponse } from "./wire/message.ts";
 import { queryOf } from "./wire/request.ts";
-import { queryParam, unaryResponses } from "./openapi.ts";
+import { queryParam, unaryResponses, Wire } from "./openapi.ts";
 
 /** `GetValidatorsRequest.epoch` (uint64): `?epoch=` or its JSON name, which is the same. */
 export const EPOCH_QUERY: QueryFieldSpec = { name: "epoch", jsonName: "epoch", kind: "uint64" };
@@ -35,7 +35,7 @@ export function validatorRoutes(validators: ValidatorApiService) {
         description:
           "The proposers of every slot of an epoch (simulated beacon schedule: slot N is L1 block N, 32 slots an epoch) and whether each is opted in " +
           "to mev-commit in the L1 validator registry. Epochs after the current one + 1 are refused (InvalidArgument), as a beacon node does.",
-        parameters: [queryParam("epoch", "epoch number (uint64); absent or 0: the current epoch")],
+        parameters: [queryParam("epoch", "epoch number (uint64); absent or 0: the current epoch", Wire.uint(0))],
         responses: unaryResponses(GetValidatorsResponse),
       },
     },

@@ -1,11 +1,12 @@
 import { BaseError, formatEther, HttpRequestError, InsufficientFundsError, TimeoutError, WebSocketRequestError, type Address } from "viem";
-import { FailedPreconditionError, InternalError, UnavailableError, type RpcError } from "../protocol/grpcCodes.ts";
+import { FailedPreconditionError, InternalError, InvalidArgumentError, UnavailableError, type RpcError } from "../protocol/grpcCodes.ts";
 
 /**
  * gRPC codes for what the chain answers. Upstream answers every chain failure as Internal (HTTP 500); a revert the
  * caller can avoid (a delay not passed, a request already pending, a window still open) and a balance too small for
  * the transaction are the caller's state, not a server fault: FailedPrecondition (HTTP 400), with upstream's text
- * first and then what to change. A chain that cannot be reached is Unavailable (HTTP 503). Anything else stays
+ * first and then what to change; a revert caused by an argument (a BLS signature that does not verify) is
+ * InvalidArgument. A chain that cannot be reached is Unavailable (HTTP 503). Anything else stays
  * Internal. docs/divergences.md lists this.
  */
 
@@ -38,6 +39,15 @@ function firstLine(e: unknown): string {
   return ((e as Error)?.message ?? String(e)).split("\n")[0]!.replace(/\.$/, "");
 }
 
+/** What the caller should change, for each revert caused by an argument the node cannot check itself. */
+const ARGUMENT_REVERTS: Readonly<Record<string, (args: readonly unknown[]) => string>> = {
+  BLSSignatureInvalid: () =>
+    "the BLS signature does not verify for this key; sign the provider's address with the key's secret " +
+    "(on the devnet every signature fails: its chain has no BLS precompile, see docs/divergences.md)",
+  PublicKeyLengthInvalid: ([expected]) => `a BLS public key has ${expected} bytes`,
+  SignatureLengthInvalid: ([expected]) => `a BLS signature has ${expected} bytes`,
+};
+
 function msText(ms: bigint): string {
   return ms >= 1000n ? `${ms / 1000n} s` : `${ms} ms`;
 }
@@ -49,6 +59,8 @@ function msText(ms: bigint): string {
 export function revertedTransactionError(message: string, errorName: string, args: readonly unknown[], context: Record<string, unknown>, cause: unknown): RpcError {
   const hint = CALLER_REVERTS[errorName];
   if (hint) return new FailedPreconditionError(`${message}: ${hint(args)}`, { cause, context });
+  const argument = ARGUMENT_REVERTS[errorName];
+  if (argument) return new InvalidArgumentError(`${message}: ${argument(args)}`, { cause, context });
   return new InternalError(message, { cause, context });
 }
 

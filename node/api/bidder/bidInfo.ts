@@ -4,7 +4,7 @@ import { GetBidInfoResponseSchema } from "../../gen/proto/bidderapi/v1/bidderapi
 import { BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT, pageRequestFieldsOf } from "../../query/pageRequest.ts";
 import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
-import { queryParam, unaryResponses } from "../openapi.ts";
+import { pagingParams, unaryResponses } from "../openapi.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 
@@ -33,11 +33,6 @@ export const BidInfoResponse = t.Object({
   blockBidInfo: t.Array(t.Object({ blockNumber: U64("L1 block"), bids: t.Array(BidInfo) })),
 });
 
-export const pagingParams = (defaultLimit: number) => [
-  queryParam("block_number", "only this L1 block (exact match; also blockNumber); 0 or absent: every block", "integer"),
-  queryParam("page", "page number, from 0 (default 0)", "integer"),
-  queryParam("limit", `commitments per page, 0…${MAX_PAGE_LIMIT} (0 or absent: ${defaultLimit})`, "integer"),
-];
 
 /** GetBidInfo (interface.md §4.6): the bidder's commitments grouped by block (ascending) and bid (highest first). */
 export function bidderBidInfoRoutes(bidder: BidderService) {
@@ -52,7 +47,7 @@ export function bidderBidInfoRoutes(bidder: BidderService) {
           "Bids this node sent that got commitments, grouped by L1 block (ascending) then by bid (highest amount first), " +
           "each with its providers' commitments and their status. A page counts commitments, so one bid's commitments " +
           "can continue on the next page.",
-        parameters: pagingParams(BID_INFO_DEFAULT_LIMIT),
+        parameters: pagingParams(BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT),
         responses: unaryResponses(BidInfoResponse),
       },
     },

@@ -6,7 +6,7 @@ import { parseQueryField, type QueryValues } from "../../protocol/queryParams.ts
 import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
 import { BODY_LIMITS, readBodyText } from "../wire/limits.ts";
-import { jsonBody, pathParam, queryParam, unaryResponses } from "../openapi.ts";
+import { jsonBody, pathParam, queryParam, unaryResponses, Wire } from "../openapi.ts";
 import {
   AutoDepositResponse,
   AutoDepositStatus,
@@ -17,10 +17,12 @@ import {
 } from "./schemas.ts";
 
 const windowParams = [
-  queryParam("window_number", "target window (also windowNumber)"),
-  queryParam("block_number", "target the window of this L1 block (also blockNumber)"),
+  queryParam("window_number", "target window (also windowNumber), positive", Wire.uint(1)),
+  queryParam("block_number", "target the window of this L1 block (also blockNumber), positive", Wire.uint(1)),
 ];
-const amountParam = pathParam("amount", "wei", "^[1-9][0-9]*$");
+/** GetDeposit and Withdraw take any window (0 included; absent: the next or the last closed one). */
+const anyWindowParam = queryParam("window_number", "the window (also windowNumber)", Wire.uint(0));
+const amountParam = pathParam("amount", "wei", Wire.wei);
 const tags = ["Bidder deposits"];
 
 const windowOf = (query: QueryValues) => parseQueryField(query, WINDOW_NUMBER_QUERY) as bigint | undefined;
@@ -100,11 +102,11 @@ export function bidderDepositRoutes(bidder: BidderService) {
     .get(
       "/v1/bidder/get_deposit",
       async ({ request }) => messageResponse(pb.DepositResponseSchema, await bidder.getDeposit({ windowNumber: windowOf(queryOf(request)) })),
-      { detail: { tags, summary: "GetDeposit", parameters: [windowParams[0]], responses: unaryResponses(WindowAmount) } },
+      { detail: { tags, summary: "GetDeposit", parameters: [anyWindowParam], responses: unaryResponses(WindowAmount) } },
     )
     .post(
       "/v1/bidder/withdraw",
       async ({ request }) => messageResponse(pb.WithdrawResponseSchema, await bidder.withdraw({ windowNumber: windowOf(queryOf(request)) })),
-      { parse: "none", detail: { tags, summary: "Withdraw", parameters: [windowParams[0]], responses: unaryResponses(WindowAmount) } },
+      { parse: "none", detail: { tags, summary: "Withdraw", parameters: [anyWindowParam], responses: unaryResponses(WindowAmount) } },
     );
 }

@@ -75,7 +75,7 @@ export function providerBidRoutes(provider: ProviderService) {
           summary: "SendProcessedBids",
           description:
             "One decision object, or a sequence of them (NDJSON or concatenated), each applied as soon as it is read. Unknown or late digests are ignored. Answers {} (upstream answers 500 \"EOF\"; see docs/divergences.md).",
-          requestBody: jsonBody(ProcessedBid),
+          requestBody: { ...jsonBody(ProcessedBid), required: false },
           responses: unaryResponses(t.Object({})),
         },
       },

@@ -4,7 +4,7 @@ import { CommitmentInfoResponseSchema } from "../../gen/proto/providerapi/v1/pro
 import { COMMITMENT_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT, pageRequestFieldsOf } from "../../query/pageRequest.ts";
 import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
-import { queryParam, unaryResponses } from "../openapi.ts";
+import { pagingParams, unaryResponses } from "../openapi.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 
@@ -39,9 +39,7 @@ export function providerCommitmentInfoRoutes(provider: ProviderService) {
         summary: "GetCommitmentInfo",
         description: "Commitments this provider made, grouped by L1 block (ascending), highest bid first inside a block.",
         parameters: [
-          queryParam("block_number", "only this L1 block (exact match; also blockNumber); 0 or absent: every block", "integer"),
-          queryParam("page", "page number, from 0 (default 0)", "integer"),
-          queryParam("limit", `commitments per page, 0…${MAX_PAGE_LIMIT} (0 or absent: ${COMMITMENT_INFO_DEFAULT_LIMIT})`, "integer"),
+          ...pagingParams(COMMITMENT_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT),
         ],
         responses: unaryResponses(CommitmentInfoResponse),
       },

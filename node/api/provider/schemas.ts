@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Wire } from "../openapi.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 
@@ -17,7 +18,7 @@ export const ReceivedBid = t.Object({
 });
 
 export const ProcessedBid = t.Object({
-  bidDigest: t.String({ description: "base64 bid digest from ReceiveBids (also bid_digest)" }),
+  bidDigest: t.String({ pattern: "^[A-Za-z0-9+/_-]*={0,2}$", description: "base64 bid digest from ReceiveBids (also bid_digest)" }),
   status: t.Union([t.Literal("STATUS_ACCEPTED"), t.Literal("STATUS_REJECTED"), t.Literal(1), t.Literal(2)]),
-  dispatchTimestamp: t.Optional(t.Union([t.String(), t.Integer()], { description: "Unix ms; also dispatch_timestamp or decayDispatchTimestamp" })),
+  dispatchTimestamp: t.Optional(t.Unsafe(Wire.int64Json("Unix ms; also dispatch_timestamp or decayDispatchTimestamp"))),
 });

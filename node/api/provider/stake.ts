@@ -4,7 +4,7 @@ import * as pb from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
 import { stakeRequestFieldsOf } from "../../provider/stake/stakeRequest.ts";
 import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
-import { pathParam, queryParam, unaryResponses } from "../openapi.ts";
+import { pathParam, queryParam, unaryResponses, Wire } from "../openapi.ts";
 
 const U256 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 const StakeResponse = t.Object({
@@ -31,9 +31,9 @@ export function providerStakeRoutes(provider: ProviderService) {
             "registered (which needs BLS keys and signatures); then adds each BLS key (addVerifiedBLSKey). Answers the amount " +
             "staked by this call and the keys added.",
           parameters: [
-            pathParam("amount", "wei", "^[1-9][0-9]*$"),
-            queryParam("bls_public_keys", "48-byte BLS public key, hex with optional 0x; repeat for several (also blsPublicKeys)"),
-            queryParam("bls_signatures", "96-byte BLS signature of the provider address for the key at the same position (also blsSignatures)"),
+            pathParam("amount", "wei", Wire.wei),
+            queryParam("bls_public_keys", "48-byte BLS public keys, hex with optional 0x (also blsPublicKeys)", { type: "string", pattern: "^(0x)?[a-fA-F0-9]{96}$" }),
+            queryParam("bls_signatures", "96-byte BLS signatures of the provider address, one per key in order (also blsSignatures)", { type: "string", pattern: "^(0x)?[a-fA-F0-9]{192}$" }),
           ],
           responses: unaryResponses(StakeResponse),
         },
