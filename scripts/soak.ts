@@ -1,0 +1,227 @@
+#!/usr/bin/env bun
+/**
+ * `npm run soak -- --minutes N`: a devnet in a process of its own (`bun node/main.ts`, L1 blocks every second) under a
+ * steady load of bids, deposits and subscriptions; prints the devnet process's resident memory and open file
+ * descriptors every sample and fails when either grew by more than 10 % between the end of the warm-up (the first
+ * fifth of the run, at least one sample) and the end of the run.
+ */
+import { parseArgs } from "node:util";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, mkdirSync } from "node:fs";
+import { tmpdir, loadavg } from "node:os";
+import { join } from "node:path";
+import { spawn } from "bun";
+import { freePort } from "../node/util/ports.ts";
+import { NdjsonStream } from "../scenarios/clients/ndjson.ts";
+import { TOPICS } from "../node/notify/topics.ts";
+
+const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S]
+
+  --minutes N            how long the load runs (default 10)
+  --bids-per-second R    SendBid rate (default 4); deposits go in once a window, a subscriber comes and goes every 2 s
+  --sample-seconds S     how often rss and open fds are printed (default 60)
+  -h, --help
+
+Fails (exit 1) when the devnet process's rss or its open fds grew by more than 10 % after the warm-up (the first
+fifth of the run), or when it died. The devnet's log: reports/soak-devnet.log.`;
+
+const { values: o } = parseArgs({
+  options: {
+    minutes: { type: "string" },
+    "bids-per-second": { type: "string" },
+    "sample-seconds": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (o.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+const minutes = Number(o.minutes ?? 10);
+const rate = Number(o["bids-per-second"] ?? 4);
+const sampleMs = Number(o["sample-seconds"] ?? 60) * 1000;
+if (!(minutes > 0) || !(rate > 0) || !(sampleMs > 0)) {
+  console.error(HELP);
+  process.exit(2);
+}
+const ROOT = join(import.meta.dir, "..");
+
+/** Distinct free ports (two calls of freePort may return the same port). */
+async function ports(n: number): Promise<number[]> {
+  const out = new Set<number>();
+  while (out.size < n) out.add(await freePort());
+  return [...out];
+}
+
+// ------------------------------------------------------------------------------------------------ the devnet
+const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-soak-"));
+const [bidder, p0, p1, control, beacon, bootnode, bidderP2p, p0P2p, p1P2p, l1, settlement] = await ports(11);
+mkdirSync(join(ROOT, "reports"), { recursive: true });
+const logPath = join(ROOT, "reports/soak-devnet.log");
+rmSync(logPath, { force: true });
+const child = spawn(
+  [
+    "bun", "node/main.ts", "--data-dir", dataDir, "--fresh", "--l1-block-time", "1", "--no-autodeposit",
+    "--bidder-port", String(bidder), "--provider-ports", `${p0},${p1}`, "--control-port", String(control),
+    "--beacon-port", String(beacon), "--bootnode-port", String(bootnode), "--bidder-p2p-port", String(bidderP2p),
+    "--provider-p2p-ports", `${p0P2p},${p1P2p}`, "--l1-port", String(l1), "--settlement-port", String(settlement),
+  ],
+  { cwd: ROOT, stdout: Bun.file(logPath), stderr: Bun.file(logPath) },
+);
+const stopDevnet = async () => {
+  child.kill("SIGINT");
+  await Promise.race([child.exited, Bun.sleep(20_000)]);
+  if (child.exitCode === null) child.kill("SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+};
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stopDevnet().then(() => process.exit(130)));
+
+for (const deadline = Date.now() + 120_000; ; ) {
+  if (existsSync(logPath) && readFileSync(logPath, "utf8").includes("devnet is up")) break;
+  if (child.exitCode !== null || Date.now() > deadline) {
+    console.error(`soak: the devnet did not come up; see ${logPath}`);
+    await stopDevnet();
+    process.exit(1);
+  }
+  await Bun.sleep(200);
+}
+const bidderUrl = `http://127.0.0.1:${bidder}`;
+const l1Url = `http://127.0.0.1:${l1}`;
+
+// ------------------------------------------------------------------------------------------------ the load
+const counts = { bids: 0, commitments: 0, bidErrors: 0, deposits: 0, depositErrors: 0, subscriptions: 0, notifications: 0 };
+let running = true;
+
+async function l1Block(): Promise<bigint> {
+  const r = await fetch(l1Url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber" }) });
+  return BigInt(((await r.json()) as { result: string }).result);
+}
+const windowOf = (block: bigint) => (block - 1n) / 10n + 1n;
+
+/** Deposits 10 ETH into the windows of the next blocks once each (the load's deposits). */
+const deposited = new Set<bigint>();
+async function depositAhead(): Promise<void> {
+  const head = await l1Block();
+  for (const w of [windowOf(head + 1n), windowOf(head + 11n)]) {
+    if (deposited.has(w)) continue;
+    deposited.add(w);
+    const r = await fetch(`${bidderUrl}/v1/bidder/deposit/10000000000000000000?window_number=${w}`, { method: "POST" });
+    await r.text();
+    if (r.status === 200) counts.deposits++;
+    else counts.depositErrors++;
+  }
+}
+
+let n = 0;
+async function oneBid(): Promise<void> {
+  try {
+    const block = (await l1Block()) + 1n;
+    const now = Date.now();
+    const s = await NdjsonStream.open("POST", `${bidderUrl}/v1/bidder/bid`, {
+      txHashes: [(++n).toString(16).padStart(64, "0")],
+      amount: "1000",
+      blockNumber: block.toString(),
+      decayStartTimestamp: String(now),
+      decayEndTimestamp: String(now + 10_000),
+    });
+    const lines = await s.all();
+    counts.bids++;
+    counts.commitments += lines.filter((l) => "result" in l).length;
+    if (s.status !== 200) counts.bidErrors++;
+  } catch {
+    counts.bidErrors++;
+  }
+}
+
+async function bidLoop(): Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  const gap = 1000 / rate;
+  for (let next = performance.now(); running; next += gap) {
+    const p = oneBid().finally(() => inFlight.delete(p));
+    inFlight.add(p);
+    await Bun.sleep(Math.max(0, next + gap - performance.now()));
+  }
+  await Promise.allSettled([...inFlight]);
+}
+
+async function depositLoop(): Promise<void> {
+  while (running) {
+    await depositAhead().catch(() => counts.depositErrors++);
+    await Bun.sleep(1_000);
+  }
+}
+
+/** A subscriber to every topic that reads for 2 s and leaves, over and over; and one that stays. */
+async function subscriptionLoop(): Promise<void> {
+  const topics = { topics: [...TOPICS] };
+  const stay = await NdjsonStream.open("POST", `${bidderUrl}/v1/subscribe`, topics).catch(() => undefined);
+  void stay?.all().then((lines) => (counts.notifications += lines.length));
+  while (running) {
+    const s = await NdjsonStream.open("POST", `${bidderUrl}/v1/subscribe`, topics).catch(() => undefined);
+    if (s) {
+      counts.subscriptions++;
+      const t = setTimeout(() => s.close(), 2_000);
+      counts.notifications += (await s.all().catch(() => [])).length;
+      clearTimeout(t);
+    }
+    await Bun.sleep(100);
+  }
+  stay?.close();
+}
+
+// ------------------------------------------------------------------------------------------------ samples
+interface Sample {
+  at: number;
+  rssMiB: number;
+  fds: number;
+}
+function sample(): Sample {
+  const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+  const rssKiB = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  return { at: Date.now(), rssMiB: rssKiB / 1024, fds: readdirSync(`/proc/${child.pid}/fd`).length };
+}
+
+const t0 = Date.now();
+const total = minutes * 60_000;
+const warmupSamples = Math.max(1, Math.floor(total / sampleMs / 5));
+console.log(
+  `soak: ${minutes} min, ${rate} bids/s, a deposit per window, subscribers coming and going; devnet pid ${child.pid} ` +
+    `(log ${logPath}); load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`,
+);
+console.log("minute  rss MiB  open fds  bids  commitments  bid errors  deposits  subscriptions  notifications  load avg");
+const loops = [bidLoop(), depositLoop(), subscriptionLoop()];
+const samples: Sample[] = [];
+let failed: string | undefined;
+while (Date.now() - t0 < total) {
+  await Bun.sleep(Math.min(sampleMs, total - (Date.now() - t0)));
+  if (child.exitCode !== null) {
+    failed = `the devnet exited (code ${child.exitCode}); see ${logPath}`;
+    break;
+  }
+  const s = sample();
+  samples.push(s);
+  console.log(
+    `${((s.at - t0) / 60_000).toFixed(1).padStart(6)}  ${s.rssMiB.toFixed(1).padStart(7)}  ${String(s.fds).padStart(8)}  ` +
+      `${String(counts.bids).padStart(4)}  ${String(counts.commitments).padStart(11)}  ${String(counts.bidErrors).padStart(10)}  ` +
+      `${String(counts.deposits).padStart(8)}  ${String(counts.subscriptions).padStart(13)}  ${String(counts.notifications).padStart(13)}  ${loadavg()[0]!.toFixed(2)}`,
+  );
+}
+running = false;
+await Promise.allSettled(loops);
+await stopDevnet();
+
+if (!failed) {
+  const base = samples[warmupSamples - 1]!;
+  const end = samples.at(-1)!;
+  const growth = (a: number, b: number) => (b - a) / a;
+  const rssGrowth = growth(base.rssMiB, end.rssMiB);
+  const fdGrowth = growth(base.fds, end.fds);
+  console.log(
+    `soak: after warm-up (sample ${warmupSamples}) rss ${base.rssMiB.toFixed(1)} → ${end.rssMiB.toFixed(1)} MiB (${(rssGrowth * 100).toFixed(1)} %), ` +
+      `open fds ${base.fds} → ${end.fds} (${(fdGrowth * 100).toFixed(1)} %)`,
+  );
+  if (rssGrowth > 0.1) failed = `rss grew ${(rssGrowth * 100).toFixed(1)} % after warm-up`;
+  else if (fdGrowth > 0.1) failed = `open fds grew ${(fdGrowth * 100).toFixed(1)} % after warm-up`;
+  else if (counts.commitments === 0) failed = "no bid got a commitment";
+}
+console.log(failed ? `soak: FAILED: ${failed}` : "soak: passed (memory and descriptors flat)");
+process.exit(failed ? 1 : 0);
