@@ -2,8 +2,9 @@
 /**
  * `npm run soak -- --minutes N`: a devnet in a process of its own (`bun node/main.ts`, L1 blocks every second) under a
  * steady load of bids, deposits and subscriptions; prints the devnet process's resident memory and open file
- * descriptors every sample and fails when either grew by more than 10 % between the end of the warm-up (the first
- * fifth of the run, at least one sample) and the end of the run.
+ * descriptors every sample and fails when either grew by more than 10 % from just after the warm-up (the first fifth
+ * of the run) to the end: the median of the first tenth of the samples after the warm-up against the median of the
+ * last tenth (at least one sample each).
  */
 import { parseArgs } from "node:util";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, mkdirSync } from "node:fs";
@@ -210,17 +211,21 @@ await Promise.allSettled(loops);
 await stopDevnet();
 
 if (!failed) {
-  const base = samples[warmupSamples - 1]!;
-  const end = samples.at(-1)!;
-  const growth = (a: number, b: number) => (b - a) / a;
-  const rssGrowth = growth(base.rssMiB, end.rssMiB);
-  const fdGrowth = growth(base.fds, end.fds);
+  // Medians of a few samples on each side: in-flight requests (connections to the chains) make single samples noisy.
+  const window = Math.max(1, Math.round(samples.length / 10));
+  const after = samples.slice(warmupSamples, warmupSamples + window);
+  const base = after.length ? after : samples.slice(-1);
+  const end = samples.slice(-window);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const rss = [median(base.map((x) => x.rssMiB)), median(end.map((x) => x.rssMiB))] as const;
+  const fds = [median(base.map((x) => x.fds)), median(end.map((x) => x.fds))] as const;
+  const growth = ([a, b]: readonly [number, number]) => (b - a) / a;
   console.log(
-    `soak: after warm-up (sample ${warmupSamples}) rss ${base.rssMiB.toFixed(1)} → ${end.rssMiB.toFixed(1)} MiB (${(rssGrowth * 100).toFixed(1)} %), ` +
-      `open fds ${base.fds} → ${end.fds} (${(fdGrowth * 100).toFixed(1)} %)`,
+    `soak: median of ${base.length} sample(s) after the warm-up (${warmupSamples}) vs the last ${end.length}: ` +
+      `rss ${rss[0].toFixed(1)} → ${rss[1].toFixed(1)} MiB (${(growth(rss) * 100).toFixed(1)} %), open fds ${fds[0]} → ${fds[1]} (${(growth(fds) * 100).toFixed(1)} %)`,
   );
-  if (rssGrowth > 0.1) failed = `rss grew ${(rssGrowth * 100).toFixed(1)} % after warm-up`;
-  else if (fdGrowth > 0.1) failed = `open fds grew ${(fdGrowth * 100).toFixed(1)} % after warm-up`;
+  if (growth(rss) > 0.1) failed = `rss grew ${(growth(rss) * 100).toFixed(1)} % after warm-up`;
+  else if (growth(fds) > 0.1) failed = `open fds grew ${(growth(fds) * 100).toFixed(1)} % after warm-up`;
   else if (counts.commitments === 0) failed = "no bid got a commitment";
 }
 console.log(failed ? `soak: FAILED: ${failed}` : "soak: passed (memory and descriptors flat)");

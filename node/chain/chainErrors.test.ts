@@ -39,6 +39,9 @@ describe("chain errors answered as the caller's problem", () => {
     expect(e.message).toContain(`insufficient funds: account ${addr(BIDDER)} holds ${balance} wei`);
     expect(e.message).toEndWith(`the transaction needs ${balance + parseEther("1")} wei plus gas; send less or fund the account`);
     expect(await h.publicClient.getTransactionCount({ address: addr(BIDDER) })).toBe(nonce);
+    // The refused transaction's nonce is not lost: the next one is mined (it would wait forever behind a gap).
+    const next = await registry().depositForWindow(5n, parseEther("1"));
+    expect(next.amount).toBe(parseEther("1"));
   });
 
   test("withdrawing a window that has not closed: FailedPrecondition, upstream's revert text and when to retry", async () => {
