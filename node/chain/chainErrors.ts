@@ -41,9 +41,7 @@ function firstLine(e: unknown): string {
 
 /** What the caller should change, for each revert caused by an argument the node cannot check itself. */
 const ARGUMENT_REVERTS: Readonly<Record<string, (args: readonly unknown[]) => string>> = {
-  BLSSignatureInvalid: () =>
-    "the BLS signature does not verify for this key; sign the provider's address with the key's secret " +
-    "(on the devnet every signature fails: its chain has no BLS precompile, see docs/divergences.md)",
+  BLSSignatureInvalid: () => "the BLS signature does not verify for this key; sign the provider's address with the key's secret",
   PublicKeyLengthInvalid: ([expected]) => `a BLS public key has ${expected} bytes`,
   SignatureLengthInvalid: ([expected]) => `a BLS signature has ${expected} bytes`,
 };
