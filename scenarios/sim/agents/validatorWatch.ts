@@ -21,8 +21,6 @@ export class ValidatorWatch {
   private readonly optedIn = new Map<number, boolean>();
   private readonly announced = new Set<number>();
   private readonly waiters = new Set<() => void>();
-  /** Notifications seen, by topic (for the report). */
-  readonly counts = { validator_opted_in: 0, epoch_validators_opted_in: 0 };
 
   constructor(readonly bidderUrl: string) {}
 
@@ -58,10 +56,8 @@ export class ValidatorWatch {
       if ("error" in line) break;
       const { topic, value } = line.result;
       if (topic === "epoch_validators_opted_in") {
-        this.counts.epoch_validators_opted_in++;
         for (const s of value.slots as { slot: number; opted_in: boolean }[]) this.optedIn.set(Number(s.slot), s.opted_in);
       } else if (topic === "validator_opted_in") {
-        this.counts.validator_opted_in++;
         this.announced.add(Number(value.slot));
       }
       this.wake();
@@ -101,6 +97,11 @@ export class ValidatorWatch {
     if (this.optedIn.get(slot) === false && !this.announced.has(slot)) return { optedIn: false };
     if (await this.until(() => this.announced.has(slot), timeoutMs)) return { optedIn: true };
     return { optedIn: false, missing: `no validator_opted_in for slot ${slot}, although its epoch lists it opted in` };
+  }
+
+  /** How many slots from `from` to `to` were announced opted in (validator_opted_in). */
+  announcedBetween(from: number, to: number): number {
+    return [...this.announced].filter((s) => s >= from && s <= to).length;
   }
 
   stop(): void {

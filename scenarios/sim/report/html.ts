@@ -99,6 +99,8 @@ ${table(
   ["bidder", "strategy", "deposit", "bids", "with commitments", "errors", "settled", "slashed", "spend", "decay saved", "deposited", "refunded", "left"],
   s.bidders.map((b) => [b.name, b.strategy, b.deposit.replace(/(\d+)$/, (w) => eth(w)), b.bids, b.bidsWithCommitments, b.bidErrors, b.settled, b.slashed, eth(b.spend), eth(b.decaySaved), eth(b.deposited), eth(b.refunded), eth(b.leftInWindows)]),
 )}
+${s.bots.length ? `<h2>Bidder bots</h2>${table(["bot", "slots of the run announced opted in", "slots it bid for"], s.bots.map((b) => [b.bidder, b.announcedSlots, b.slotsBidFor]))}` : ""}
+${s.validators ? `<p class="note">Validators: ${s.validators.optedIn} of ${s.validators.keys} proposers of the first two epochs opted in.</p>` : ""}
 <h2>Blocks</h2>
 ${table(
   ["#", "L1 block", "winner", "bids", "commitments", "errors", "settled", "slashed", "paid", "slashed amount"],

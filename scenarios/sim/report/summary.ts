@@ -34,7 +34,7 @@ export interface SummaryInput {
   decisions: { provider: number; block: bigint; accepted: boolean; reason?: string }[];
   ledger: ChainLedger;
   validators?: { keys: number; optedIn: number };
-  bots: { bidder: number; validator_opted_in: number; epoch_validators_opted_in: number }[];
+  bots: { bidder: number; announcedSlots: number; slotsBidFor: number }[];
   warnings: string[];
   timing: { startedAt: string; durationMs: number; logFile?: string };
 }
@@ -289,7 +289,7 @@ export function summarise(input: SummaryInput) {
     windows,
     commitments: outcomes,
     validators: input.validators ?? null,
-    bots: input.bots.map((b) => ({ bidder: input.bidders[b.bidder]!.name, validator_opted_in: b.validator_opted_in, epoch_validators_opted_in: b.epoch_validators_opted_in })),
+    bots: input.bots.map((b) => ({ bidder: input.bidders[b.bidder]!.name, announcedSlots: b.announcedSlots, slotsBidFor: b.slotsBidFor })),
     checks,
     checksPassed: checks.every((c) => c.ok),
     warnings: input.warnings,

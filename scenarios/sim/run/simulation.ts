@@ -67,7 +67,8 @@ export interface RunResult {
   bidders: BidderAgent[];
   providers: ProviderAgent[];
   decisions: { provider: number; block: bigint; txHashes: string[]; accepted: boolean; reason?: string }[];
-  bots: { bidder: number; validator_opted_in: number; epoch_validators_opted_in: number }[];
+  /** Per bot: the run's slots announced opted in (validator_opted_in) and the slots it bid for. */
+  bots: { bidder: number; announcedSlots: number; slotsBidFor: number }[];
   validators?: { keys: number; optedIn: number };
 }
 
@@ -158,7 +159,14 @@ export class Simulation {
       bidders: this.bidders,
       providers: this.providers,
       decisions: this.decisions,
-      bots: this.bidders.filter((b) => b.bot).map((b) => ({ bidder: b.index, ...b.bot!.counts })),
+      bots: this.bidders
+        .filter((b) => b.bot)
+        .map((b) => ({
+          bidder: b.index,
+          // Only the run's slots: announcements for the blocks mined while settling may or may not have arrived.
+          announcedSlots: b.bot!.announcedBetween(Number(firstBlock), Number(firstBlock) + step - 1),
+          slotsBidFor: new Set(this.log.bids.filter((x) => x.bidder === b.index).map((x) => x.block)).size,
+        })),
       validators: this.validators,
     };
   }
