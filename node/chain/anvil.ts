@@ -18,6 +18,8 @@ export interface AnvilOptions {
   accounts?: number;
   /** Folder for the pid file that lets a later start kill an Anvil orphaned by a SIGKILL. */
   pidDir?: string;
+  /** Base fee of the genesis block (wei); Anvil's default is 1 gwei. */
+  baseFeePerGas?: bigint;
 }
 
 export interface AnvilChain {
@@ -121,6 +123,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     // Deterministic chain: fixed mnemonic (Anvil's default dev accounts), FIFO order so bundles stay contiguous.
     order: "fifo",
     noMining: opts.mining === "manual" ? true : undefined,
+    blockBaseFeePerGas: opts.baseFeePerGas,
     state: opts.statePath,
     stateInterval: opts.statePath ? 1 : undefined,
     // Keeps the dump small and loadable; we never need historical state queries.

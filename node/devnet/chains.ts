@@ -12,6 +12,13 @@ export interface ChainEndpoint {
   stop(): Promise<void>;
 }
 
+/**
+ * Genesis base fee of the devnet's settlement chain: 1 mwei, like the mev-commit chain's, where transactions are cheap.
+ * Upstream's node sends its transactions with a fixed fee cap (`--gas-fee-cap`, default 60 mwei): against Anvil's
+ * default 1 gwei its first stake or deposit would be refused ("max fee per gas less than block base fee").
+ */
+export const SETTLEMENT_BASE_FEE = 1_000_000n;
+
 export class ChainUnreachableError extends Error {
   override name = "ChainUnreachableError";
 }
@@ -55,6 +62,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           port: cfg.settlementPort,
           chainId: cfg.settlementChainId,
           mining: "auto",
+          baseFeePerGas: SETTLEMENT_BASE_FEE,
           statePath: dir.chainState("settlement"),
           pidDir: dir.pidDir,
         }).then((c) => owned(c, "settlement")),
