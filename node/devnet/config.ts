@@ -41,6 +41,12 @@ export interface DevnetConfig {
    * can still store a commitment the chain lost (docs/divergences.md).
    */
   dispatchWindowMs: number;
+  /**
+   * Pacing for nodes the devnet does not run (undefined = 0 with the devnet's own nodes, the FOREIGN_* values with
+   * --no-nodes): least ms between L1 blocks, and ms the oracle waits after an opening before settling it.
+   */
+  minBlockIntervalMs?: number;
+  settleDelayMs?: number;
   /** Provider stake at start, wei. */
   providerStake: bigint;
   /** How the nodes meet: over libp2p on loopback (upstream's wire, a bootnode of the devnet's own), or in-process calls. */
@@ -58,6 +64,10 @@ export interface DevnetConfig {
   responderIdleTimeoutMs?: number;
   logLevel: "debug" | "info" | "warn" | "error";
 }
+
+/** With --no-nodes: foreign nodes poll for events (upstream every 500 ms); see DevnetConfig.minBlockIntervalMs. */
+export const FOREIGN_MIN_BLOCK_INTERVAL_MS = 1_000;
+export const FOREIGN_SETTLE_DELAY_MS = 2_000;
 
 export const DEFAULTS: DevnetConfig = {
   host: "127.0.0.1",
@@ -127,6 +137,11 @@ Options:
   --bid-timeout MS            how long SendBid waits for providers (default 30000)
   --decision-timeout MS       how long a provider node waits for its application (default 30000)
   --provider-stake WEI        stake each provider registers with (default 20 ETH)
+  --min-block-interval MS     least time between two L1 blocks, however fast the control API asks for them
+                              (default 0; ${FOREIGN_MIN_BLOCK_INTERVAL_MS} with --no-nodes: nodes that poll, like upstream's, open
+                              their commitments before later blocks make the bidder do it)
+  --settle-delay MS           how long the oracle waits after an opening before settling it (default 0;
+                              ${FOREIGN_SETTLE_DELAY_MS} with --no-nodes: upstream's nodes must see the opening before the settlement)
   --dispatch-window MS        PreconfManager commitment dispatch window at deployment (default 60000; upstream 500)
   --network libp2p|in-process how nodes meet: libp2p on loopback, upstream's wire, with a bootnode of the devnet's
                               own (default), or direct calls inside this process
@@ -192,6 +207,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "decision-timeout": { type: "string" },
         "provider-stake": { type: "string" },
         "dispatch-window": { type: "string" },
+        "min-block-interval": { type: "string" },
+        "settle-delay": { type: "string" },
         "stream-keepalive": { type: "string" },
         "responder-idle-timeout": { type: "string" },
         "log-level": { type: "string" },
@@ -249,6 +266,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000) ?? base.bidTimeoutMs,
     decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000) ?? base.decisionTimeoutMs,
     providerStake: wei("provider-stake", o["provider-stake"]) ?? base.providerStake,
+    minBlockIntervalMs: int("min-block-interval", o["min-block-interval"], 0, 60_000) ?? base.minBlockIntervalMs,
+    settleDelayMs: int("settle-delay", o["settle-delay"], 0, 60_000) ?? base.settleDelayMs,
     dispatchWindowMs: int("dispatch-window", o["dispatch-window"], 1, 2 ** 48) ?? base.dispatchWindowMs,
     network,
     bootnodePort: int("bootnode-port", o["bootnode-port"], 0, 65535) ?? base.bootnodePort,

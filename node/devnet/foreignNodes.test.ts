@@ -28,6 +28,7 @@ import { acceptAll } from "../../scenarios/agents/policies.ts";
 import { startLocalDevnet, type LocalDevnet } from "./localDevnet.ts";
 import { NoNodesError } from "./startDevnet.ts";
 import type { DevnetTarget } from "./target.ts";
+import { FOREIGN_MIN_BLOCK_INTERVAL_MS } from "./config.ts";
 import { privateKeyToAccount } from "viem/accounts";
 
 let local: LocalDevnet;
@@ -119,7 +120,10 @@ describe("providers registered by anyone", () => {
     expect(d.directory.builderKeyOf(PLAIN_PROVIDER.address)).toBe(builderKeyFor(PLAIN_PROVIDER.address));
     const settlement = createPublicClient({ transport: http(d.chains.settlement.rpcUrl) });
     expect(await settlement.readContract({ address: d.contracts.providerRegistry, abi: providerRegistryAbi, functionName: "getEoaFromBLSKey", args: [builderKeyFor(PLAIN_PROVIDER.address)] })).toBe(PLAIN_PROVIDER.address);
+    const t0 = performance.now();
     const mined = await d.mine(3);
+    // --no-nodes paces blocks (1 s apart by default) so that nodes that poll for events keep up.
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(2 * FOREIGN_MIN_BLOCK_INTERVAL_MS - 50);
     const winners = mined.map((b) => b.winner);
     expect(new Set(winners)).toEqual(new Set([provider.address, PLAIN_PROVIDER.address]));
     await d.mine(1); // oracle lag 1: the three blocks are recorded now

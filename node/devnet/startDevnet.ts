@@ -18,7 +18,7 @@ import { ProviderNode } from "../provider/providerNode.ts";
 import { simApi, type DevnetStatus, type SimControl } from "../control/simApi.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { logger } from "../util/log.ts";
-import { ConfigError, type DevnetConfig } from "./config.ts";
+import { ConfigError, FOREIGN_MIN_BLOCK_INTERVAL_MS, FOREIGN_SETTLE_DELAY_MS, type DevnetConfig } from "./config.ts";
 import { DataDir } from "./dataDir.ts";
 import { startChains, type ChainEndpoint } from "./chains.ts";
 import { ensureContracts, ensureProvidersRegistered, ensureValidatorRegistry, installBlsVerifierStandIn } from "./contractsSetup.ts";
@@ -387,6 +387,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     );
 
     const driver = new L1BlockDriver(chains.l1.rpcUrl, []);
+    driver.minIntervalMs = cfg.minBlockIntervalMs ?? (cfg.nodes ? 0 : FOREIGN_MIN_BLOCK_INTERVAL_MS);
     const oracleStore = new NodeStore(dir.store("oracle"));
     const oracleEvents = protocolEventPoller(createPublicClient({ transport: http(chains.settlement.rpcUrl) }), addresses, oracleStore, "oracle.events.cursor", 50);
     const directory = new ProviderDirectory({
@@ -414,6 +415,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       oracle: addresses.oracle,
       events: oracleEvents,
       store: oracleStore,
+      delayMs: cfg.settleDelayMs ?? (cfg.nodes ? 0 : FOREIGN_SETTLE_DELAY_MS),
     });
     const bundles = new BundleBook();
     const builder = new Builder(

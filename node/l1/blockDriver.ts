@@ -33,6 +33,14 @@ export class L1BlockDriver {
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly log = logger("l1");
 
+  /**
+   * Least time (ms) between two blocks, however fast they are asked for (default 0). Foreign nodes learn blocks by
+   * polling: a winner must get to open its commitments before later blocks let the bidder open them, and before its
+   * block is more than upstream's 10 blocks behind (it then skips it), as with real block times.
+   */
+  minIntervalMs = 0;
+  private lastMinedAt = 0;
+
   constructor(rpcUrl: string, providers: Address[]) {
     const transport = http(rpcUrl, { retryCount: 0 });
     this.test = createTestClient({ mode: "anvil", transport });
@@ -63,6 +71,8 @@ export class L1BlockDriver {
   }
 
   private async mineOne(): Promise<MinedBlock> {
+    const wait = this.lastMinedAt + this.minIntervalMs - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
     const number = (await this.blockNumber()) + 1n;
     const winner = this.schedule.take() ?? zeroAddress;
     await this.test.setCoinbase({ address: winner });
@@ -71,6 +81,7 @@ export class L1BlockDriver {
     const block = await this.client.getBlock({ blockNumber: number });
     if (block.miner.toLowerCase() !== winner.toLowerCase())
       throw new L1DriverError(`block ${number} was mined with coinbase ${block.miner}, expected ${winner}`);
+    this.lastMinedAt = performance.now();
     const mined: MinedBlock = { number, hash: block.hash!, winner, timestamp: block.timestamp };
     this.log.debug("mined", { block: number, winner, txs: block.transactions.length });
     for (const hook of this.after) await hook(mined);

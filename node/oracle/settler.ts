@@ -19,6 +19,13 @@ export interface SettlerOptions {
   oracle: Address;
   events: EventPoller;
   store: NodeStore;
+  /**
+   * How long (ms) to wait after an opening before settling it; default 0. Nodes that learn events by polling (upstream's
+   * every 500 ms, in separate handlers per event) must see the opening before the settlement, or they may take the
+   * opening after the settlement and report the commitment opened for good. On a real chain the oracle settles long
+   * after the opening.
+   */
+  delayMs?: number;
 }
 
 /**
@@ -72,6 +79,7 @@ export class Settler {
   }
 
   private async onOpened(e: ChainEvent): Promise<void> {
+    if (this.o.delayMs) await Bun.sleep(this.o.delayMs);
     const a = e.args;
     const index = a.commitmentIndex as Hex;
     if (this.o.store.db.query("SELECT 1 FROM settlements WHERE commitment_index = ?").get(index)) return;
