@@ -20,6 +20,8 @@ export interface AnvilOptions {
   pidDir?: string;
   /** Base fee of the genesis block (wei); Anvil's default is 1 gwei. */
   baseFeePerGas?: bigint;
+  /** Number of the genesis block (Anvil's `--number`); default 0. */
+  genesisNumber?: bigint;
 }
 
 export interface AnvilChain {
@@ -124,6 +126,8 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     order: "fifo",
     noMining: opts.mining === "manual" ? true : undefined,
     blockBaseFeePerGas: opts.baseFeePerGas,
+    // @viem/anvil passes unknown options on as flags: --number.
+    ...(opts.genesisNumber ? ({ number: opts.genesisNumber } as object) : {}),
     state: opts.statePath,
     stateInterval: opts.statePath ? 1 : undefined,
     // Keeps the dump small and loadable; we never need historical state queries.

@@ -1,6 +1,6 @@
 import { createPublicClient, http } from "viem";
 import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
-import type { DevnetConfig } from "./config.ts";
+import { FOREIGN_L1_GENESIS_NUMBER, type DevnetConfig } from "./config.ts";
 import type { DataDir } from "./dataDir.ts";
 
 export interface ChainEndpoint {
@@ -51,6 +51,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           port: cfg.l1Port,
           chainId: cfg.l1ChainId,
           mining: "manual",
+          genesisNumber: BigInt(cfg.l1GenesisNumber ?? (cfg.nodes ? 0 : FOREIGN_L1_GENESIS_NUMBER)),
           statePath: dir.chainState("l1"),
           pidDir: dir.pidDir,
         }).then((c) => owned(c, "l1")),

@@ -46,6 +46,11 @@ export interface DevnetConfig {
    * --no-nodes): least ms between L1 blocks, and ms the oracle waits after an opening before settling it.
    */
   minBlockIntervalMs?: number;
+  /**
+   * Number of the L1's genesis block when the devnet starts the L1 (undefined = 0 with its own nodes,
+   * FOREIGN_L1_GENESIS_NUMBER with --no-nodes).
+   */
+  l1GenesisNumber?: number;
   settleDelayMs?: number;
   /** Provider stake at start, wei. */
   providerStake: bigint;
@@ -68,6 +73,12 @@ export interface DevnetConfig {
 /** With --no-nodes: foreign nodes poll for events (upstream every 500 ms); see DevnetConfig.minBlockIntervalMs. */
 export const FOREIGN_MIN_BLOCK_INTERVAL_MS = 1_000;
 export const FOREIGN_SETTLE_DELAY_MS = 2_000;
+/**
+ * With --no-nodes the L1 starts at block 1,000,000, so that block numbers keep seven digits for the devnet's life, as
+ * mainnet's keep eight: upstream's node keeps block winners under text keys ("bw/145" sorts before "bw/99") and picks
+ * the latest blocks by that order, which goes wrong when block numbers grow a digit (100, 1000, …).
+ */
+export const FOREIGN_L1_GENESIS_NUMBER = 1_000_000;
 
 export const DEFAULTS: DevnetConfig = {
   host: "127.0.0.1",
@@ -128,6 +139,8 @@ Options:
   --l1-rpc-url URL            use an existing L1 chain instead of starting Anvil (it must answer Anvil's
                               anvil_setCoinbase and evm_mine: the block driver mines it)
   --settlement-rpc-url URL    use an existing settlement chain instead of starting Anvil
+  --l1-genesis-number N       number of the L1's genesis block (default 0; ${FOREIGN_L1_GENESIS_NUMBER} with --no-nodes, so block numbers
+                              keep their width: upstream's node orders blocks as text)
   --l1-block-time SECONDS     L1 block interval; 0 = mine only through the control API (default 2)
   --oracle-lag BLOCKS         blocks the oracle waits before recording a winner (default 1)
   --auto-accept / --no-auto-accept
@@ -198,6 +211,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "l1-rpc-url": { type: "string" },
         "settlement-rpc-url": { type: "string" },
         "l1-block-time": { type: "string" },
+        "l1-genesis-number": { type: "string" },
         "oracle-lag": { type: "string" },
         "auto-accept": { type: "boolean" },
         "no-auto-accept": { type: "boolean" },
@@ -266,6 +280,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000) ?? base.bidTimeoutMs,
     decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000) ?? base.decisionTimeoutMs,
     providerStake: wei("provider-stake", o["provider-stake"]) ?? base.providerStake,
+    l1GenesisNumber: int("l1-genesis-number", o["l1-genesis-number"], 0, 2 ** 48) ?? base.l1GenesisNumber,
     minBlockIntervalMs: int("min-block-interval", o["min-block-interval"], 0, 60_000) ?? base.minBlockIntervalMs,
     settleDelayMs: int("settle-delay", o["settle-delay"], 0, 60_000) ?? base.settleDelayMs,
     dispatchWindowMs: int("dispatch-window", o["dispatch-window"], 1, 2 ** 48) ?? base.dispatchWindowMs,

@@ -83,6 +83,8 @@ describe("--no-nodes", () => {
     const settlement = Object.values(d.contracts).map((a) => a.toLowerCase());
     expect(settlement).not.toContain(d.validatorRegistry!.toLowerCase());
     const l1 = createPublicClient({ transport: http(d.chains.l1.rpcUrl) });
+    // Block numbers keep seven digits (upstream orders blocks as text).
+    expect((await l1.getBlock({ blockTag: "earliest" })).number).toBe(1_000_000n);
     await d.mine(1); // the registry's deployment lands in the first block
     expect(await l1.getCode({ address: d.validatorRegistry! })).not.toBe("0x");
     for (const a of Object.values(d.contracts)) expect(await l1.getCode({ address: a as Address })).toBeUndefined();

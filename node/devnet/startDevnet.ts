@@ -402,6 +402,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       blockTracker: addresses.blockTracker,
       store: oracleStore,
       lag: cfg.oracleLag,
+      firstBlock: (await createPublicClient({ transport: http(chains.l1.rpcUrl) }).getBlock({ blockTag: "earliest" })).number,
       builderKeyOf: (coinbase) => directory.builderKeyOf(coinbase),
     });
     driver.onAfterMine(oracle.onBlock);

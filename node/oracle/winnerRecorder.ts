@@ -13,6 +13,8 @@ export interface WinnerRecorderOptions {
   store: NodeStore;
   /** L1 blocks to wait before recording a block (the relay lag of upstream, shortened). */
   lag: number;
+  /** The L1's genesis block number (default 0): recording starts after it. */
+  firstBlock?: bigint;
   /** The builder key of a provider that may win blocks (its coinbase); undefined for a non-PBS block. */
   builderKeyOf: (coinbase: Address) => Hex | undefined;
 }
@@ -29,7 +31,7 @@ export class WinnerRecorder {
   constructor(private readonly o: WinnerRecorderOptions) {}
 
   lastRecorded(): bigint {
-    return BigInt(this.o.store.getKv(WinnerRecorder.KEY) ?? "0");
+    return BigInt(this.o.store.getKv(WinnerRecorder.KEY) ?? (this.o.firstBlock ?? 0n).toString());
   }
 
   /**
