@@ -72,7 +72,7 @@ export interface DevnetConfig {
 
 /** With --no-nodes: foreign nodes poll for events (upstream every 500 ms); see DevnetConfig.minBlockIntervalMs. */
 export const FOREIGN_MIN_BLOCK_INTERVAL_MS = 1_000;
-export const FOREIGN_SETTLE_DELAY_MS = 2_000;
+export const FOREIGN_SETTLE_DELAY_MS = 4_000;
 /**
  * With --no-nodes the L1 starts at block 1,000,000, so that block numbers keep seven digits for the devnet's life, as
  * mainnet's keep eight: upstream's node keeps block winners under text keys ("bw/145" sorts before "bw/99") and picks
