@@ -20,7 +20,7 @@ import { BidderService } from "../services/bidderService.ts";
 import { NotificationsService } from "../services/notificationsService.ts";
 import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
 import { DebugService } from "../services/debugService.ts";
-import { serveNode, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
+import { serveNode, type NodeListen, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
 
 export interface BidderNodeOptions {
   privateKey: Hex;
@@ -106,14 +106,20 @@ export class BidderNode {
     return this.served.url;
   }
 
-  /** Starts following the chain (resuming auto-deposit if it ran before a restart) and serves HTTP. */
-  async start(host: string, port: number): Promise<string> {
+  /** The gRPC server's URL (`http://host:port`, `https://…` with TLS). */
+  get rpcUrl(): string {
+    if (!this.served) throw new Error("bidder node is not listening");
+    return this.served.rpcUrl;
+  }
+
+  /** Starts following the chain (resuming auto-deposit if it ran before a restart) and serves HTTP and gRPC. */
+  async start(listen: NodeListen): Promise<string> {
     // The bidder never stores commitments; one the chain lost stays pending until its provider stores it again.
     await this.tracker.reconcile(async () => {});
     await this.events.start();
     this.tracker.start();
     await this.autoDepositor.resume();
-    this.served = serveNode(this.services, { host, httpPort: port, streamKeepAliveMs: this.options.streamKeepAliveMs }, "bidder node");
+    this.served = await serveNode(this.services, { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen }, "bidder node");
     await this.options.network.connectBidder(this.address);
     return this.served.url;
   }

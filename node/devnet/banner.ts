@@ -5,6 +5,13 @@ import type { Devnet } from "./startDevnet.ts";
 /** Dev accounts a user's own nodes take with --no-nodes: the ones the devnet's bidder and first providers would use. */
 export const FOREIGN_NODE_ACCOUNTS = { bidder: ROLES.bidder, providers: [ROLES.firstProvider, ROLES.firstProvider + 1] } as const;
 
+/** A gRPC URL as grpcurl and upstream's tools take it: `host:port`, and whether it is TLS. */
+function rpc(url: string | undefined): string {
+  if (!url) return "-";
+  const u = new URL(url);
+  return `${u.host}   (${u.protocol === "https:" ? "TLS, self-signed: grpcurl -insecure" : "plaintext: grpcurl -plaintext"} ${u.host} list)`;
+}
+
 /** What a user needs to start working, printed once the devnet is up. Never prints private keys. */
 export function banner(d: Devnet): string {
   const t = d.targetFile();
@@ -12,7 +19,11 @@ export function banner(d: Devnet): string {
   const nodes = d.hasNodes
     ? [
         `    bidder       ${t.bidderUrl}   ${t.bidderAddress}   (OpenAPI: ${t.bidderUrl}/swagger)`,
-        ...t.providerUrls!.map((u, i) => `    provider-${i}   ${u}   ${t.providerAddresses![i]}   (OpenAPI: ${u}/swagger)`),
+        `                 gRPC ${rpc(t.bidderRpcUrl)}`,
+        ...t.providerUrls!.flatMap((u, i) => [
+          `    provider-${i}   ${u}   ${t.providerAddresses![i]}   (OpenAPI: ${u}/swagger)`,
+          `                 gRPC ${rpc(t.providerRpcUrls?.[i])}`,
+        ]),
       ]
     : [
         "    none (--no-nodes): start your own bidder and providers against the chains and contracts below, for example",

@@ -17,6 +17,14 @@ export interface DevnetConfig {
   bidderPort: number;
   /** Provider i listens on providerBasePort + 100 * i (13623, 13723, …) unless providerPorts is given. */
   providerPorts: number[];
+  /** gRPC port of the bidder node (upstream's --rpc-port default 13524). */
+  bidderRpcPort: number;
+  /** gRPC port of provider i: providerRpcPorts[0] + 100 * i (13624, 13724, …) unless given. */
+  providerRpcPorts: number[];
+  /** Serve gRPC over TLS (`--rpc-tls`): with rpcTlsCert/rpcTlsKey, else a certificate made in the data dir. */
+  rpcTls: boolean;
+  rpcTlsCert?: string;
+  rpcTlsKey?: string;
   controlPort: number;
   /** The beacon API (simulated beacon schedule) for foreign nodes' validator services. */
   beaconPort: number;
@@ -89,6 +97,9 @@ export const DEFAULTS: DevnetConfig = {
   bidders: 1,
   bidderPort: 13523,
   providerPorts: [13623, 13723],
+  bidderRpcPort: 13524,
+  providerRpcPorts: [13624, 13724],
+  rpcTls: false,
   controlPort: 13500,
   beaconPort: 13501,
   l1Port: 8545,
@@ -129,6 +140,12 @@ Options:
                               has auto-deposit
   --bidder-port PORT          bidder node HTTP port (default 13523)
   --provider-ports P1,P2,…    provider node HTTP ports (default 13623, 13723, … one per provider)
+  --bidder-rpc-port PORT      bidder node gRPC port (default 13524)
+  --provider-rpc-ports P1,…   provider node gRPC ports (default 13624, 13724, … one per provider)
+  --rpc-tls                   serve gRPC over TLS with a self-signed certificate made in the data dir
+                              (rpc-tls/cert.pem, key.pem; clients dial with verification off or trust it)
+  --rpc-tls-cert FILE         serve gRPC over TLS with this certificate chain (PEM; with --rpc-tls-key)
+  --rpc-tls-key FILE          the certificate's private key (PEM)
   --control-port PORT         /sim/v1 control API port (default 13500)
   --beacon-port PORT          beacon API port: genesis, proposer duties, finality checkpoints of the simulated
                               beacon schedule, for other nodes' --beacon-api-url (default 13501)
@@ -202,6 +219,11 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         bidders: { type: "string" },
         "bidder-port": { type: "string" },
         "provider-ports": { type: "string" },
+        "bidder-rpc-port": { type: "string" },
+        "provider-rpc-ports": { type: "string" },
+        "rpc-tls": { type: "boolean" },
+        "rpc-tls-cert": { type: "string" },
+        "rpc-tls-key": { type: "string" },
         "control-port": { type: "string" },
         "beacon-port": { type: "string" },
         "l1-port": { type: "string" },
@@ -253,6 +275,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
   if (network !== "libp2p" && network !== "in-process") throw new ConfigError(`--network must be libp2p or in-process, got "${network}"`);
   const bidders = int("bidders", o.bidders, 1, 9) ?? base.bidders;
   if (bidders > 1 && network !== "in-process") throw new ConfigError(`--bidders ${bidders} needs --network in-process (over libp2p the devnet runs one bidder node)`);
+  const providerRpcPorts = portList("provider-rpc-ports", o["provider-rpc-ports"], base.providerRpcPorts, 13624);
+  if ((o["rpc-tls-cert"] === undefined) !== (o["rpc-tls-key"] === undefined)) throw new ConfigError("--rpc-tls-cert and --rpc-tls-key go together");
   const level = o["log-level"] ?? base.logLevel;
   if (!["debug", "info", "warn", "error"].includes(level)) throw new ConfigError(`--log-level must be debug, info, warn or error`);
   const autoAccept = o["no-auto-accept"] ? false : o["auto-accept"] ? true : base.autoAccept;
@@ -265,6 +289,11 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     bidders,
     bidderPort,
     providerPorts,
+    bidderRpcPort: int("bidder-rpc-port", o["bidder-rpc-port"], 0, 65535) ?? base.bidderRpcPort,
+    providerRpcPorts,
+    rpcTls: Boolean(o["rpc-tls"] || o["rpc-tls-cert"]) || base.rpcTls,
+    rpcTlsCert: o["rpc-tls-cert"] ?? base.rpcTlsCert,
+    rpcTlsKey: o["rpc-tls-key"] ?? base.rpcTlsKey,
     controlPort: int("control-port", o["control-port"], 0, 65535) ?? base.controlPort,
     beaconPort: int("beacon-port", o["beacon-port"], 0, 65535) ?? base.beaconPort,
     l1Port: int("l1-port", o["l1-port"], 0, 65535) ?? base.l1Port,

@@ -33,6 +33,15 @@ export class DataDir {
     return join(this.root, "contracts.json");
   }
 
+  /** The certificate `--rpc-tls` makes for the gRPC listeners, and its key. */
+  get rpcTlsCert(): string {
+    return join(this.root, "rpc-tls", "cert.pem");
+  }
+
+  get rpcTlsKey(): string {
+    return join(this.root, "rpc-tls", "key.pem");
+  }
+
   get targetFile(): string {
     return join(this.root, "target.json");
   }

@@ -24,6 +24,8 @@ let starts = 0;
 interface Ports {
   bidder: number;
   providers: [number, number];
+  bidderRpc: number;
+  providerRpcs: [number, number];
   control: number;
   beacon: number;
   bootnode: number;
@@ -36,9 +38,21 @@ interface Ports {
 async function ports(): Promise<Ports> {
   // Distinct: the OS may hand the same free port to two calls.
   const set = new Set<number>();
-  while (set.size < 11) set.add(await freePort());
-  const [bidder, p0, p1, control, beacon, bootnode, bidderP2p, p0P2p, p1P2p, l1, settlement] = [...set] as number[];
-  return { bidder: bidder!, providers: [p0!, p1!], control: control!, beacon: beacon!, bootnode: bootnode!, bidderP2p: bidderP2p!, providerP2p: [p0P2p!, p1P2p!], l1: l1!, settlement: settlement! };
+  while (set.size < 14) set.add(await freePort());
+  const [bidder, p0, p1, control, beacon, bootnode, bidderP2p, p0P2p, p1P2p, l1, settlement, bidderRpc, p0Rpc, p1Rpc] = [...set] as number[];
+  return {
+    bidder: bidder!,
+    providers: [p0!, p1!],
+    bidderRpc: bidderRpc!,
+    providerRpcs: [p0Rpc!, p1Rpc!],
+    control: control!,
+    beacon: beacon!,
+    bootnode: bootnode!,
+    bidderP2p: bidderP2p!,
+    providerP2p: [p0P2p!, p1P2p!],
+    l1: l1!,
+    settlement: settlement!,
+  };
 }
 
 /** Starts `bun node/main.ts` in its own process group and waits for its banner. */
@@ -50,6 +64,8 @@ async function startDevnet(p: Ports, fresh: boolean): Promise<Subprocess> {
     "--l1-block-time", "0",
     "--bidder-port", String(p.bidder),
     "--provider-ports", p.providers.join(","),
+    "--bidder-rpc-port", String(p.bidderRpc),
+    "--provider-rpc-ports", p.providerRpcs.join(","),
     "--control-port", String(p.control),
     "--beacon-port", String(p.beacon),
     "--bootnode-port", String(p.bootnode),

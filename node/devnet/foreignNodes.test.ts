@@ -52,8 +52,8 @@ beforeAll(async () => {
   const common = { settlementChain, contracts: d.contracts, network, validators };
   bidder = new BidderNode({ ...common, privateKey: devAccount(ROLES.bidder).privateKey, storePath: `${d.dir.root}/foreign-bidder.db`, bidTimeoutMs: 10_000 });
   provider = new ProviderNode({ ...common, index: 0, privateKey: PROVIDER_KEY.privateKey, storePath: `${d.dir.root}/foreign-provider.db`, decisionTimeoutMs: 10_000 });
-  await bidder.start("127.0.0.1", 0);
-  await provider.start("127.0.0.1", 0);
+  await bidder.start({ host: "127.0.0.1", httpPort: 0, rpcPort: 0 });
+  await provider.start({ host: "127.0.0.1", httpPort: 0, rpcPort: 0 });
   agent = new ProviderAgent(provider.url, acceptAll());
   await agent.start();
 }, 90_000);

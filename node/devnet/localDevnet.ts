@@ -31,6 +31,8 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
     bootnodePort: 0,
     bidderP2pPort: 0,
     providerP2pPorts: Array.from({ length: providers }, () => 0),
+    bidderRpcPort: 0,
+    providerRpcPorts: Array.from({ length: providers }, () => 0),
     controlPort: 0,
     beaconPort: 0,
     l1Port: await freePort(),

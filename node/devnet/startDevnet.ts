@@ -27,6 +27,8 @@ import { beaconApi, type BeaconSource } from "../validators/beaconApi.ts";
 import { L1ValidatorChain, optInValidators } from "../validators/optInRegistry.ts";
 import type { Notifier } from "../notify/notifier.ts";
 import { targetOf, type DevnetTarget, type Target } from "./target.ts";
+import type { NodeListen } from "../server/nodeServer.ts";
+import { devnetCertificate, readTlsFiles, type TlsFiles } from "../grpc/tls.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
@@ -130,13 +132,22 @@ export class Devnet implements SimControl {
     if (!this.directory.has(address)) throw new InvalidArgumentError(`no provider registered in ProviderRegistry with address ${address}`);
   }
 
-  private readonly providerPorts = new Map<number, number>();
+  private readonly providerPorts = new Map<number, { http: number; rpc: number }>();
+  /** The gRPC listeners' certificate, with --rpc-tls. */
+  rpcTls: TlsFiles | undefined;
+
+  /** Where provider i listens: the ports it had before a stop, else the configured ones. */
+  providerListen(index: number): NodeListen {
+    const kept = this.providerPorts.get(index);
+    const c = this.config;
+    return { host: c.host, httpPort: kept?.http ?? c.providerPorts[index] ?? 0, rpcPort: kept?.rpc ?? c.providerRpcPorts[index] ?? 0, rpcTls: this.rpcTls };
+  }
 
   /** Stops a provider node (it leaves the network: peer_disconnected); its state stays in its store. */
   async stopProvider(index: number): Promise<void> {
     const p = this.providerAt(index);
     if (!p.listening) throw new FailedPreconditionError(`provider ${index} is not running`);
-    this.providerPorts.set(index, new URL(p.url).port ? Number(new URL(p.url).port) : 0);
+    this.providerPorts.set(index, { http: Number(new URL(p.url).port), rpc: Number(new URL(p.rpcUrl).port) });
     const responder = this.responders.findIndex((r) => r.providerUrl === p.url);
     if (responder >= 0) await this.responders.splice(responder, 1)[0]!.stop();
     await p.stop();
@@ -147,7 +158,7 @@ export class Devnet implements SimControl {
   async startProvider(index: number): Promise<void> {
     const p = this.providerAt(index);
     if (p.listening) throw new FailedPreconditionError(`provider ${index} is already running`);
-    await p.start(this.config.host, this.providerPorts.get(index) ?? this.config.providerPorts[index] ?? 0);
+    await p.start(this.providerListen(index));
     await this.networks?.settle(this.providers.map((x) => x.listening));
     if (this.config.autoAccept) await this.attachResponder(p);
   }
@@ -433,13 +444,16 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     devnet.networks = networks;
     devnet.extraBidders = extraBidders;
     await directory.start();
-    await bidder?.start(cfg.host, cfg.bidderPort);
-    for (const [j, b] of extraBidders.entries()) await b.start(cfg.host, cfg.bidderPort === 0 ? 0 : cfg.bidderPort + 10 * (j + 1));
+    devnet.rpcTls = cfg.rpcTlsCert && cfg.rpcTlsKey ? readTlsFiles(cfg.rpcTlsCert, cfg.rpcTlsKey) : cfg.rpcTls ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host) : undefined;
+    await bidder?.start({ host: cfg.host, httpPort: cfg.bidderPort, rpcPort: cfg.bidderRpcPort, rpcTls: devnet.rpcTls });
+    const offset = (port: number, j: number) => (port === 0 ? 0 : port + 10 * (j + 1));
+    for (const [j, b] of extraBidders.entries())
+      await b.start({ host: cfg.host, httpPort: offset(cfg.bidderPort, j), rpcPort: offset(cfg.bidderRpcPort, j), rpcTls: devnet.rpcTls });
     if (bidder && cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
       await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
     }
-    for (const [i, p] of providers.entries()) await p.start(cfg.host, cfg.providerPorts[i] ?? 0);
+    for (const [i, p] of providers.entries()) await p.start(devnet.providerListen(i));
     await networks?.settle(providers.map(() => true));
     if (networks && cfg.network === "libp2p") log.info("nodes meet over libp2p", { bootnode: networks.bootnodeAddrs().join(",") });
     await devnet.listenControl();

@@ -11,6 +11,9 @@ export interface Target {
   name: string;
   bidderUrl: string;
   providerUrls: string[];
+  /** gRPC servers (capability `grpc`): `http://host:port` plaintext, `https://host:port` TLS. */
+  bidderRpcUrl?: string;
+  providerRpcUrls?: string[];
   /** The /sim/v1 control API, when the target has the `sim-control` capability. */
   controlUrl?: string;
   /** A beacon API (genesis, proposer duties, finality checkpoints) for the L1, when the target has `beacon`. */
@@ -53,7 +56,12 @@ export type DevnetTarget = Omit<Target, NodeField> & Partial<Pick<Target, NodeFi
  */
 export function targetOf(d: Devnet): DevnetTarget {
   const nodes = d.hasNodes
-    ? { bidderUrl: d.bidder.url, providerUrls: d.providers.map((p) => p.url) }
+    ? {
+        bidderUrl: d.bidder.url,
+        providerUrls: d.providers.map((p) => p.url),
+        bidderRpcUrl: d.bidder.rpcUrl,
+        providerRpcUrls: d.providers.map((p) => p.rpcUrl),
+      }
     : {};
   return {
     name: d.hasNodes ? "reference devnet" : "reference devnet (--no-nodes)",
@@ -75,6 +83,6 @@ export function targetOf(d: Devnet): DevnetTarget {
           version: REFERENCE_VERSION,
         }
       : {}),
-    capabilities: d.hasNodes ? ["sim-control", "sim-nodes", "openapi", "beacon"] : ["sim-control", "beacon"],
+    capabilities: d.hasNodes ? ["sim-control", "sim-nodes", "openapi", "beacon", "grpc"] : ["sim-control", "beacon"],
   };
 }

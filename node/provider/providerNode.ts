@@ -21,7 +21,7 @@ import { ProviderService } from "../services/providerService.ts";
 import { NotificationsService } from "../services/notificationsService.ts";
 import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
 import { DebugService } from "../services/debugService.ts";
-import { serveNode, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
+import { serveNode, type NodeListen, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
 
 export interface ProviderNodeOptions {
   /** Position among the devnet's providers (0-based), used in names and ports. */
@@ -86,12 +86,18 @@ export class ProviderNode {
     return this.served.url;
   }
 
+  /** The gRPC server's URL (`http://host:port`, `https://…` with TLS). */
+  get rpcUrl(): string {
+    if (!this.served) throw new Error(`${this.name} is not listening`);
+    return this.served.rpcUrl;
+  }
+
   get listening(): boolean {
     return this.served !== undefined;
   }
 
-  /** Opens the store, follows the chain, serves HTTP and joins the network. A stopped node can start again. */
-  async start(host: string, port: number): Promise<string> {
+  /** Opens the store, follows the chain, serves HTTP and gRPC and joins the network. A stopped node can start again. */
+  async start(listen: NodeListen): Promise<string> {
     const o = this.options;
     const c = o.contracts;
     this.store = new NodeStore(o.storePath);
@@ -128,7 +134,7 @@ export class ProviderNode {
     await this.tracker.reconcile((r) => storer.restore(r));
     await this.events.start();
     this.tracker.start();
-    this.served = serveNode(this.services, { host, httpPort: port, streamKeepAliveMs: this.options.streamKeepAliveMs }, this.name);
+    this.served = await serveNode(this.services, { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen }, this.name);
     const peer: ProviderPeer = {
       address: this.address,
       nikePublicKey: this.nikePublicKey,

@@ -1,44 +1,38 @@
 /**
- * The transports of one node: its HTTP gateway (Elysia, node/api) over the node's services. Each role's
- * composition root (BidderNode, ProviderNode) builds the services and hands them here; no service knows a transport.
+ * The transports of one node: its HTTP gateway (Elysia, node/api) and its gRPC server (node/grpc), both over the
+ * node's services. Each role's composition root (BidderNode, ProviderNode) builds the services and hands them here;
+ * no service knows a transport.
  */
-import type { Address } from "viem";
-import { createNodeApp, type NodeRole } from "../api/app.ts";
+import { createNodeApp } from "../api/app.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { bidderApi } from "../api/bidder/index.ts";
 import { providerApi } from "../api/provider/index.ts";
 import { notificationRoutes } from "../api/notifications.ts";
 import { debugRoutes } from "../api/debug.ts";
 import { validatorRoutes } from "../api/validator.ts";
-import type { BidderService } from "../services/bidderService.ts";
-import type { ProviderService } from "../services/providerService.ts";
-import type { NotificationsService } from "../services/notificationsService.ts";
-import type { ValidatorApiService } from "../services/validatorApiService.ts";
-import type { DebugService } from "../services/debugService.ts";
+import { serveGrpc, type ServedGrpc } from "../grpc/server.ts";
+import type { TlsFiles } from "../grpc/tls.ts";
+import type { NodeServices } from "./nodeServices.ts";
 
-/** Every service a node serves; `bidder` on a bidder node, `provider` on a provider node. */
-export interface NodeServices {
-  role: NodeRole;
-  address: Address;
-  bidder?: BidderService;
-  provider?: ProviderService;
-  notifications: NotificationsService;
-  validator: ValidatorApiService;
-  debug: DebugService;
-}
-
+export type { NodeServices } from "./nodeServices.ts";
 export interface NodeListen {
   host: string;
   /** HTTP port; 0 picks a free one. */
   httpPort: number;
   /** How often an idle stream sends a blank line (ms, 0 = never); default 15 s. */
   streamKeepAliveMs?: number;
+  /** gRPC port; 0 picks a free one. */
+  rpcPort: number;
+  /** Serve gRPC over TLS with this certificate (plaintext when absent). */
+  rpcTls?: TlsFiles;
 }
 
 /** A node's listening transports. */
 export interface NodeServer {
   /** The HTTP gateway's base URL. */
   url: string;
+  /** The gRPC server: `http://host:port`, or `https://…` with TLS. */
+  rpcUrl: string;
   stop(): Promise<void>;
 }
 
@@ -58,11 +52,21 @@ export function httpApp(s: NodeServices, opts: { streamKeepAliveMs?: number } = 
   });
 }
 
-/** Starts a node's transports; `name` is used in errors and logs. */
-export function serveNode(s: NodeServices, listen: NodeListen, name: string): NodeServer {
+/** Starts a node's transports; `name` is used in errors and logs. Nothing stays listening when one fails. */
+export async function serveNode(s: NodeServices, listen: NodeListen, name: string): Promise<NodeServer> {
   const http: Served = serve(httpApp(s, listen), listen.host, listen.httpPort, name);
+  let rpc: ServedGrpc;
+  try {
+    rpc = await serveGrpc(s, { host: listen.host, port: listen.rpcPort, tls: listen.rpcTls }, name);
+  } catch (e) {
+    await http.stop();
+    throw e;
+  }
   return {
     url: http.url,
-    stop: () => http.stop(),
+    rpcUrl: rpc.url,
+    stop: async () => {
+      await Promise.all([http.stop(), rpc.stop()]);
+    },
   };
 }

@@ -56,10 +56,11 @@ test("the built-in applications stay attached through 10 s of silence with a 1 s
 test("a provider node that restarts: its application logs the lost stream, retries with back-off and reattaches", async () => {
   const p = local.devnet.providers[0]!;
   const agent = local.devnet.responderAgents.find((a) => a.providerUrl === p.url)!;
-  const port = Number(new URL(p.url).port);
+  const httpPort = Number(new URL(p.url).port);
+  const rpcPort = Number(new URL(p.rpcUrl).port);
   await p.stop();
   await Bun.sleep(1_000); // refused tries: 250, 500 ms apart
-  await p.start(local.devnet.config.host, port);
+  await p.start({ host: local.devnet.config.host, httpPort, rpcPort });
   const deadline = Date.now() + 10_000;
   while (agent.reattached === 0 && Date.now() < deadline) await Bun.sleep(20);
   expect(agent.reattached).toBe(1);

@@ -134,6 +134,8 @@ async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<De
       providers: P,
       bidderPort: 0,
       providerPorts: Array.from({ length: P }, () => 0),
+      bidderRpcPort: 0,
+      providerRpcPorts: Array.from({ length: P }, () => 0),
       controlPort: 0,
       beaconPort: 0,
       l1Port: await freePort(),

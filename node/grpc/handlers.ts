@@ -1,0 +1,80 @@
+/**
+ * grpc-js call shapes over the node's services: a unary call answers one promise, a server stream writes an
+ * async iterable (waiting for the client to read: a slow reader holds the producer back, and a producer with a
+ * bounded buffer, such as a notification subscription, cuts it off), a client stream is read as an async iterable.
+ */
+import {
+  Metadata,
+  type sendUnaryData,
+  type ServerReadableStream,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type UntypedHandleCall,
+} from "@grpc/grpc-js";
+import { grpcStatusOf } from "./status.ts";
+
+/** Unary: `run` gets the request message; its result or error is the answer. */
+export function unary<Req, Res>(method: string, run: (req: Req) => Res | Promise<Res>): UntypedHandleCall {
+  return (call: ServerUnaryCall<Req, Res>, done: sendUnaryData<Res>) => {
+    Promise.resolve()
+      .then(() => run(call.request))
+      .then(
+        (res) => done(null, res),
+        (e) => done(grpcStatusOf(e, method)),
+      );
+  };
+}
+
+/** What a server-streaming method opens for one call: the messages, and `close` for when the call ends. */
+export interface OpenedStream<Res> {
+  messages: AsyncIterable<Res>;
+  close?(): void;
+}
+
+/**
+ * Server streaming: `open` gets the request and an AbortSignal that fires when the client leaves (or its deadline
+ * passes). An error thrown by `open` or by the stream ends the call with that status.
+ */
+export function serverStream<Req, Res>(method: string, open: (req: Req, signal: AbortSignal) => OpenedStream<Res>): UntypedHandleCall {
+  return (call: ServerWritableStream<Req, Res>) => {
+    const ctrl = new AbortController();
+    let stream: OpenedStream<Res> | undefined;
+    const finish = () => {
+      if (ctrl.signal.aborted) return;
+      ctrl.abort();
+      stream?.close?.();
+    };
+    call.on("cancelled", finish);
+    call.on("close", finish);
+    void (async () => {
+      try {
+        stream = open(call.request, ctrl.signal);
+        // Headers go out when the stream opens, before the first message (as the HTTP gateway does).
+        call.sendMetadata(new Metadata());
+        for await (const m of stream.messages) {
+          if (ctrl.signal.aborted) break;
+          if (!call.write(m)) await new Promise<void>((r) => call.once("drain", r).once("close", r));
+        }
+        if (!ctrl.signal.aborted) call.end();
+      } catch (e) {
+        // grpc-js turns an 'error' event into the call's final status (destroy would drop it).
+        if (!ctrl.signal.aborted) call.emit("error", grpcStatusOf(e, method));
+      } finally {
+        finish();
+      }
+    })();
+  };
+}
+
+/** Client streaming: `run` reads the request messages as an async iterable; its result or error is the answer. */
+export function clientStream<Req, Res>(method: string, run: (reqs: AsyncIterable<Req>) => Promise<Res>): UntypedHandleCall {
+  return (call: ServerReadableStream<Req, Res>, done: sendUnaryData<Res>) => {
+    run(call as AsyncIterable<Req>).then(
+      (res) => done(null, res),
+      (e) => {
+        done(grpcStatusOf(e, method));
+        call.destroy();
+      },
+    );
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * A node's gRPC server (@grpc/grpc-js; docs/grpc.md says why): upstream's services for the node's role, with the
+ * same handlers as the HTTP gateway behind them, server reflection, plaintext or TLS.
+ */
+import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import type { DescService } from "@bufbuild/protobuf";
+import { Bidder } from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import { Provider } from "../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
+import { Validator } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
+import { DebugService } from "../gen/proto/debugapi/v1/debugapi_pb.ts";
+import type { NodeServices } from "../server/nodeServices.ts";
+import { serviceDefinition } from "./serviceDefinition.ts";
+import { addReflection } from "./reflection.ts";
+import { bidderHandlers, debugHandlers, notificationsHandlers, providerHandlers, validatorHandlers } from "./services.ts";
+import type { TlsFiles } from "./tls.ts";
+
+export interface GrpcListen {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Serve TLS with this certificate; plaintext (h2c) when absent. */
+  tls?: TlsFiles;
+}
+
+export interface ServedGrpc {
+  /** `http://host:port` (plaintext) or `https://host:port` (TLS). */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export class GrpcListenError extends Error {
+  override name = "GrpcListenError";
+}
+
+/** The proto services a node serves, with their handlers: its role's service, then notifications, validator, debug. */
+export function grpcServicesOf(s: NodeServices): [DescService, UntypedServiceImplementation][] {
+  return [
+    ...(s.bidder ? [[Bidder, bidderHandlers(s.bidder)] as [DescService, UntypedServiceImplementation]] : []),
+    ...(s.provider ? [[Provider, providerHandlers(s.provider)] as [DescService, UntypedServiceImplementation]] : []),
+    [Notifications, notificationsHandlers(s.notifications)],
+    [Validator, validatorHandlers(s.validator)],
+    [DebugService, debugHandlers(s.debug)],
+  ];
+}
+
+export async function serveGrpc(s: NodeServices, listen: GrpcListen, what: string): Promise<ServedGrpc> {
+  const server = new Server({ "grpc.keepalive_permit_without_calls": 1 });
+  const services = grpcServicesOf(s);
+  for (const [desc, impl] of services) server.addService(serviceDefinition(desc), impl);
+  addReflection(server, services.map(([d]) => d));
+  const creds = listen.tls ? ServerCredentials.createSsl(null, [{ cert_chain: listen.tls.cert, private_key: listen.tls.key }], false) : ServerCredentials.createInsecure();
+  const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${listen.port}`, creds, (e, p) =>
+      e ? reject(new GrpcListenError(`${what} cannot serve gRPC on ${host}:${listen.port}: ${e.message}`, { cause: e })) : resolve(p),
+    ),
+  );
+  return {
+    url: `${listen.tls ? "https" : "http"}://${host}:${port}`,
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        // Open streams (ReceiveBids, Subscribe) never end by themselves: cut them after a short grace.
+        const force = setTimeout(() => server.forceShutdown(), 500);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The node's services as grpc-js handlers, one map per proto service. Each entry only turns the request message
+ * into the service's request fields (they share names and types, wrappers unboxed) and hands back the message the
+ * service answers; validation, codes and texts live in node/services, shared with the HTTP gateway.
+ */
+import type { UntypedServiceImplementation } from "@grpc/grpc-js";
+import type * as bidderPb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import type * as providerPb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
+import type * as notificationsPb from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
+import type * as validatorPb from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
+import type * as debugPb from "../gen/proto/debugapi/v1/debugapi_pb.ts";
+import type { BidderService } from "../services/bidderService.ts";
+import type { ProviderService } from "../services/providerService.ts";
+import type { NotificationsService } from "../services/notificationsService.ts";
+import type { ValidatorApiService } from "../services/validatorApiService.ts";
+import type { DebugService } from "../services/debugService.ts";
+import { UnimplementedError } from "../protocol/grpcCodes.ts";
+import { clientStream, serverStream, unary } from "./handlers.ts";
+
+export function bidderHandlers(s: BidderService): UntypedServiceImplementation {
+  const deposit = (r: bidderPb.DepositRequest) => ({ amount: r.amount, windowNumber: r.windowNumber, blockNumber: r.blockNumber });
+  return {
+    SendBid: serverStream("SendBid", (r: bidderPb.Bid, signal) => ({ messages: s.sendBid(r, signal) })),
+    Deposit: unary("Deposit", (r: bidderPb.DepositRequest) => s.deposit(deposit(r))),
+    AutoDeposit: unary("AutoDeposit", (r: bidderPb.DepositRequest) => s.autoDeposit(deposit(r))),
+    CancelAutoDeposit: unary("CancelAutoDeposit", (r: bidderPb.CancelAutoDepositRequest) => s.cancelAutoDeposit({ withdraw: r.withdraw })),
+    AutoDepositStatus: unary("AutoDepositStatus", () => s.autoDepositStatus()),
+    WithdrawFromWindows: unary("WithdrawFromWindows", (r: bidderPb.WithdrawFromWindowsRequest) =>
+      s.withdrawFromWindows({ windowNumbers: r.windowNumbers.map((w) => w.value) }),
+    ),
+    GetDeposit: unary("GetDeposit", (r: bidderPb.GetDepositRequest) => s.getDeposit({ windowNumber: r.windowNumber })),
+    Withdraw: unary("Withdraw", (r: bidderPb.WithdrawRequest) => s.withdraw({ windowNumber: r.windowNumber })),
+    GetBidInfo: unary("GetBidInfo", (r: bidderPb.GetBidInfoRequest) => s.getBidInfo({ blockNumber: r.blockNumber, page: r.page, limit: r.limit })),
+    ClaimSlashedFunds: unary("ClaimSlashedFunds", () => s.claimSlashedFunds()),
+  };
+}
+
+export function providerHandlers(s: ProviderService): UntypedServiceImplementation {
+  return {
+    ReceiveBids: serverStream("ReceiveBids", () => {
+      const stream = s.receiveBids();
+      return { messages: stream.bids, close: stream.close };
+    }),
+    SendProcessedBids: clientStream("SendProcessedBids", (decisions: AsyncIterable<providerPb.BidResponse>) => s.sendProcessedBids(decisions)),
+    Stake: unary("Stake", (r: providerPb.StakeRequest) => s.stake({ amount: r.amount, blsPublicKeys: r.blsPublicKeys, blsSignatures: r.blsSignatures })),
+    GetStake: unary("GetStake", () => s.getStake()),
+    GetMinStake: unary("GetMinStake", () => s.getMinStake()),
+    WithdrawStake: unary("WithdrawStake", () => s.withdrawStake()),
+    Unstake: unary("Unstake", () => s.unstake()),
+    GetProviderReward: unary("GetProviderReward", () => s.getProviderReward()),
+    WithdrawProviderReward: unary("WithdrawProviderReward", () => s.withdrawProviderReward()),
+    GetCommitmentInfo: unary("GetCommitmentInfo", (r: providerPb.GetCommitmentInfoRequest) =>
+      s.getCommitmentInfo({ blockNumber: r.blockNumber, page: r.page, limit: r.limit }),
+    ),
+  };
+}
+
+export function notificationsHandlers(s: NotificationsService): UntypedServiceImplementation {
+  return {
+    Subscribe: serverStream("Subscribe", (r: notificationsPb.SubscribeRequest) => {
+      const stream = s.subscribe({ topics: r.topics });
+      return { messages: stream.notifications, close: stream.close };
+    }),
+  };
+}
+
+export function validatorHandlers(s: ValidatorApiService): UntypedServiceImplementation {
+  return { GetValidators: unary("GetValidators", (r: validatorPb.GetValidatorsRequest) => s.getValidators({ epoch: r.epoch })) };
+}
+
+export function debugHandlers(s: DebugService): UntypedServiceImplementation {
+  const untracked = () => {
+    throw new UnimplementedError("the reference node does not queue transactions: each is sent and waited for at once (docs/divergences.md)");
+  };
+  return {
+    GetTopology: unary("GetTopology", () => s.getTopology()),
+    GetPendingTransactions: unary("GetPendingTransactions", untracked),
+    CancelTransaction: unary("CancelTransaction", (_r: debugPb.CancelTransactionReq) => untracked()),
+  };
+}
