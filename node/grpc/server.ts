@@ -14,6 +14,9 @@ import { serviceDefinition } from "./serviceDefinition.ts";
 import { addReflection } from "./reflection.ts";
 import { bidderHandlers, debugHandlers, notificationsHandlers, providerHandlers, validatorHandlers } from "./services.ts";
 import type { TlsFiles } from "./tls.ts";
+import { logger } from "../util/log.ts";
+
+const log = logger("grpc");
 
 export interface GrpcListen {
   host: string;
@@ -52,11 +55,22 @@ export async function serveGrpc(s: NodeServices, listen: GrpcListen, what: strin
   addReflection(server, services.map(([d]) => d));
   const creds = listen.tls ? ServerCredentials.createSsl(null, [{ cert_chain: listen.tls.cert, private_key: listen.tls.key }], false) : ServerCredentials.createInsecure();
   const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${listen.port}`, creds, (e, p) =>
-      e ? reject(new GrpcListenError(`${what} cannot serve gRPC on ${host}:${listen.port}: ${e.message}`, { cause: e })) : resolve(p),
-    ),
-  );
+  const bind = () => new Promise<number>((resolve, reject) => server.bindAsync(`${host}:${listen.port}`, creds, (e, p) => (e ? reject(e) : resolve(p))));
+  let port: number | undefined;
+  // A node restarted on its port may find it briefly taken (by an outgoing connection's source port, on a busy
+  // machine): try for a while before giving up.
+  for (let tries = 0; port === undefined; tries++) {
+    try {
+      port = await bind();
+    } catch (e) {
+      if (listen.port === 0 || tries >= 30) {
+        server.forceShutdown();
+        throw new GrpcListenError(`${what} cannot serve gRPC on ${host}:${listen.port}: ${(e as Error).message}`, { cause: e });
+      }
+      if (tries === 0) log.warn("gRPC port busy, retrying for 3 s", { node: what, port: listen.port, error: (e as Error).message });
+      await Bun.sleep(100);
+    }
+  }
   return {
     url: `${listen.tls ? "https" : "http"}://${host}:${port}`,
     port,

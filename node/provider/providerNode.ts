@@ -134,7 +134,18 @@ export class ProviderNode {
     await this.tracker.reconcile((r) => storer.restore(r));
     await this.events.start();
     this.tracker.start();
-    this.served = await serveNode(this.services, { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen }, this.name);
+    try {
+      this.served = await serveNode(this.services, { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen }, this.name);
+    } catch (e) {
+      // Nothing half-started stays behind: a later start opens everything again.
+      this.events.stop();
+      this.off.forEach((f) => f());
+      this.tracker.close();
+      await storer.drain();
+      this.store.close();
+      this.store = undefined;
+      throw e;
+    }
     const peer: ProviderPeer = {
       address: this.address,
       nikePublicKey: this.nikePublicKey,
