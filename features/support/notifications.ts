@@ -354,8 +354,9 @@ export class NotificationScenario {
     return this.world.target;
   }
 
+  /** Whether the control API reports the target's nodes' subscriber counts (capability sim-nodes). */
   get sim(): boolean {
-    return this.target.capabilities.includes("sim-control") && !!this.target.controlUrl;
+    return this.world.has("sim-nodes") && !!this.target.controlUrl;
   }
 
   async subscribe(name: string, nodeText: string, topics: readonly string[]): Promise<Subscriber> {
