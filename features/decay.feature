@@ -31,8 +31,6 @@ Feature: Decay: a provider earns the part of the bid that is left at its dispatc
       | provider reward (providerAmount)      | <reward>  |
       | protocol fee                          | <fee>     |
       | bidder refund (pushed to its account) | <refund>  |
-    And the bidder soon reports the commitment with status "settled", details "opened by provider", payment "<decayed>" and refund ""
-    And provider 1 soon reports the commitment with status "settled", details "opened by provider", payment "<decayed>" and refund ""
 
     Examples: a 1 ETH bid decaying over 1000 ms
       | when                       | share | bid                      | start | end   | decayed             | reward             | fee               | refund              |

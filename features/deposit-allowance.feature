@@ -14,8 +14,11 @@ Feature: A bidder's deposit caps what it may bid for one block
     Given auto-deposit is not running
     And provider 1 and provider 2 are receiving bids
 
-  @upstream
+  @intended
   Scenario: a bid above a tenth of the window's deposit for one block is refused by the provider nodes
+    Divergence: Provider's first allowance check of a block
+    Upstream checks the first bid of a block against the whole deposit and keeps what is left of it as the block's
+    allowance, so a bid just above a tenth still reaches its provider applications.
     Given block B is the first block of a fresh window
     And the bidder has deposited 1 ETH into the window of block B, its total there noted as D
     Then a bid of D/10 for block B reaches provider 1 and provider 2, which reject it

@@ -80,9 +80,20 @@ async function bidInfo(world: ConformanceWorld, query: string): Promise<BidInfoR
   return okJson<BidInfoResponse>(world, `get_bid_info?${query}`);
 }
 
-async function commitmentInfo(world: ConformanceWorld, provider: number, query: string): Promise<CommitmentInfoResponse> {
-  await world.request("GET", `provider ${provider}`, `/v1/provider/get_commitment_info?${query}`);
-  return okJson<CommitmentInfoResponse>(world, `get_commitment_info?${query} on provider ${provider}`);
+/**
+ * A provider's commitment info. A provider node may write a commitment to its store a moment after it gave it to the
+ * bidder (upstream sends it first, then stores it): with `atLeast`, the listing is read again, for up to 5 s, until
+ * it holds that many commitments.
+ */
+async function commitmentInfo(world: ConformanceWorld, provider: number, query: string, atLeast = 0): Promise<CommitmentInfoResponse> {
+  const deadline = performance.now() + 5_000;
+  for (;;) {
+    await world.request("GET", `provider ${provider}`, `/v1/provider/get_commitment_info?${query}`);
+    const body = okJson<CommitmentInfoResponse>(world, `get_commitment_info?${query} on provider ${provider}`);
+    const n = (body.commitments ?? []).reduce((k, g) => k + (g.commitments?.length ?? 0), 0);
+    if (n >= atLeast || performance.now() > deadline) return body;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** The only group of a filtered listing, which must be block `block`. */
@@ -222,7 +233,7 @@ Then(
   /^provider (\d+)'s commitment info for block ([A-Z]) lists the commitments of ([\d, and]+) wei in that order$/,
   async function (this: ConformanceWorld, p: number, name: string, list: string) {
     const block = queriesOf(this).block(name);
-    const group = onlyGroup((await commitmentInfo(this, p, `block_number=${block}`)).commitments, block, "the commitment info");
+    const group = onlyGroup((await commitmentInfo(this, p, `block_number=${block}`, amounts(list).length)).commitments, block, "the commitment info");
     expect(group.commitments.map((c) => c.amount), `commitments of block ${block}`).toEqual(amounts(list).map(String));
   },
 );
@@ -276,7 +287,7 @@ Then(
     const sent = s.bidsFor(block);
     for (const p of providersOf(p1, p2)) {
       const address = noHex(providerAddress(this, p));
-      const group = onlyGroup((await commitmentInfo(this, p, `block_number=${block}`)).commitments, block, `provider ${p}'s commitment info`);
+      const group = onlyGroup((await commitmentInfo(this, p, `block_number=${block}`, sent.length)).commitments, block, `provider ${p}'s commitment info`);
       expect(group.commitments.map((c) => c.amount), `amounts listed by provider ${p}`).toEqual(
         [...sent].sort((a, b) => (a.amount > b.amount ? -1 : 1)).map((b) => b.amount.toString()),
       );
