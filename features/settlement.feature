@@ -43,7 +43,7 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
     And L1 block B holds the committed transactions in order and contiguous
     And the committed transaction succeeded in L1 block B
     And the commitment is soon rewarded on chain
-    And the commitment was opened on chain by provider 1 with the terms of the bid
+    And the commitment was opened on chain for provider 1 with the terms of the bid
     And the settlement moved exactly these amounts, in wei:
       | decayed bid (FundsRewarded)           | 750000000000000000 |
       | provider reward (providerAmount)      | 735000000000000000 |
@@ -125,7 +125,7 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
     Then BlockTracker records provider 1 as the winner of L1 block B
     And L1 block B holds the committed transactions nowhere
     And the commitment is soon slashed on chain
-    And the commitment was opened on chain by provider 1 with the terms of the bid
+    And the commitment was opened on chain for provider 1 with the terms of the bid
     And the settlement moved exactly these amounts, in wei:
       | bidder portion (decayed bid + slash amount) | 850000000000000000  |
       | penalty                                     | 37500000000000000   |
