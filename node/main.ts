@@ -1,10 +1,12 @@
 #!/usr/bin/env bun
-/** `bun run node`: starts a whole devnet and serves it until Ctrl-C. */
+/** `bun run node`: starts a whole devnet and serves it until Ctrl-C; with `--role`, one node of a network. */
 import { ConfigError, HELP, parseDevnetArgs } from "./devnet/config.ts";
 import { startDevnet, type Devnet } from "./devnet/startDevnet.ts";
 import { banner } from "./devnet/banner.ts";
 import { stopAllAnvils } from "./chain/anvil.ts";
 import { logger, setLogLevel } from "./util/log.ts";
+import { parseRoleArgs, ROLE_HELP, RoleConfigError } from "./role/roleConfig.ts";
+import { startRoleNode, type RoleNode } from "./role/startRoleNode.ts";
 
 const log = logger("main");
 
@@ -55,4 +57,48 @@ async function main(): Promise<void> {
   process.stdout.write(banner(devnet) + "\n");
 }
 
-await main();
+/** `--role bidder|provider|bootnode`: one node in this process, until Ctrl-C. */
+async function mainRole(argv: string[]): Promise<void> {
+  let cfg;
+  try {
+    cfg = parseRoleArgs(argv);
+  } catch (e) {
+    if (e instanceof RoleConfigError) {
+      console.error(`error: ${e.message}`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  if (cfg === "help") {
+    process.stdout.write(ROLE_HELP);
+    return;
+  }
+  setLogLevel(cfg.logLevel);
+  let node: RoleNode | undefined;
+  let exiting = false;
+  const shutdown = async (why: string, code: number) => {
+    if (exiting) return;
+    exiting = true;
+    log.info(`stopping (${why})`);
+    setTimeout(() => process.exit(code || 1), 10_000).unref();
+    await node?.stop().catch((e) => log.error("stop failed", { error: e }));
+    process.exit(code);
+  };
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig, 0));
+  process.on("unhandledRejection", (e) => log.error("unhandled rejection", { error: e }));
+  try {
+    node = await startRoleNode(cfg);
+  } catch (e) {
+    log.error(`${cfg.role} node failed to start: ${(e as Error).message}`);
+    await shutdown("start failed", 1);
+    return;
+  }
+  const lines = [`${cfg.role} node ${node.network.address} (peer ${node.network.peerId.toString()})`];
+  if (node.url) lines.push(`  API        ${node.url}`);
+  for (const a of node.network.multiaddrs()) lines.push(`  libp2p     ${a}`);
+  if (cfg.bootnodes.length) lines.push(`  bootnodes  ${cfg.bootnodes.join(" ")}`);
+  process.stdout.write(lines.join("\n") + "\n");
+}
+
+if (process.argv.slice(2).some((a) => a === "--role" || a.startsWith("--role="))) await mainRole(process.argv.slice(2));
+else await main();

@@ -277,7 +277,9 @@ export class Libp2pNetwork implements Network {
 
   /** Upstream's blocklist: a bad signature or address for long, too little stake for minutes. */
   private refuse(conn: Connection, e: Error): void {
-    this.log.warn("handshake refused", { peer: conn.remotePeer.toString(), addr: conn.remoteAddr.toString(), reason: e.message });
+    // A peer that refuses us just hangs up (upstream writes no reason): say what that usually means.
+    const reason = /unexpected eof|reset/i.test(e.message) ? `the peer hung up during the handshake (it refused us: stake, signature or its blocklist): ${e.message}` : e.message;
+    this.log.warn("handshake refused", { peer: conn.remotePeer.toString(), addr: conn.remoteAddr.toString(), reason });
     if (e instanceof InsufficientStakeError) this.blocklist.block(conn.remotePeer, conn.direction === "inbound" ? 2 * 60_000 : 5 * 60_000);
     else if (e instanceof SignatureVerificationError || e instanceof ObservedAddressMismatchError) this.blocklist.block(conn.remotePeer, 10 * 60_000);
     void this.host?.hangUp(conn.remotePeer).catch(() => {});

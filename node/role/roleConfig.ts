@@ -1,0 +1,185 @@
+/**
+ * `npm run node -- --role bidder|provider|bootnode …`: one node in its own process, joined to a network of nodes
+ * (ours or upstream's) through bootnodes, against existing chains and contracts (a devnet's target file, or a JSON
+ * file of contract addresses).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { getAddress, isAddress, type Address, type Hex } from "viem";
+import type { ContractAddresses } from "../chain/contracts.ts";
+
+export type Role = "bidder" | "provider" | "bootnode";
+
+export interface RoleConfig {
+  role: Role;
+  /** The node key (secp256k1, 0x-hex): its Ethereum account and its libp2p identity. */
+  nodeKey: Hex;
+  p2pAddr: string;
+  p2pPort: number;
+  /** Extra address to announce, host:port (upstream --nat-addr), for a node behind NAT or port mapping. */
+  natAddr?: string;
+  bootnodes: string[];
+  httpAddr: string;
+  httpPort: number;
+  settlementRpcUrl: string;
+  l1RpcUrl?: string;
+  contracts: ContractAddresses;
+  validatorOptInRouter?: Address;
+  dataDir: string;
+  bidTimeoutMs: number;
+  decisionTimeoutMs: number;
+  /** Provider: attach the built-in accept-all application. */
+  autoAccept: boolean;
+  /** Bidder: auto-deposit this much per window at start. */
+  autodepositAmount?: bigint;
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+export const ROLE_HELP = `Usage: npm run node -- --role bidder|provider|bootnode [options]
+
+Starts one node that joins a network of mev-commit nodes (ours or upstream's) over libp2p, against existing chains
+and contracts. A devnet (\`npm run node\`) prints its bootnode multiaddr and writes its target file, which holds
+everything but the key:
+
+  npm run node -- --role provider --key-file provider.key --contracts .devnet/target.json \\
+    --bootnodes /ip4/127.0.0.1/tcp/13510/p2p/16Uiu2HAm… --p2p-port 14022 --http-port 14023
+
+Options:
+  --role ROLE                 bidder, provider or bootnode
+  --key HEX | --key-file F    the node's secp256k1 key (0x-hex, or a file holding it; env MEV_COMMIT_KEY): its
+                              account on the settlement chain and its libp2p peer ID
+  --contracts FILE            contract addresses: a devnet target file or {"blockTracker": …, "providerRegistry": …,
+                              "bidderRegistry": …, "preconfManager": …, "oracle": …}; a target file also gives the
+                              RPC URLs and the validator opt-in router
+  --settlement-rpc-url URL    settlement chain RPC (where the contracts live)
+  --l1-rpc-url URL            L1 RPC (the validator API's opt-in reads; optional)
+  --bootnodes ADDR,…          bootnode multiaddrs, each ending in /p2p/<peer id> (repeatable)
+  --p2p-addr ADDR             address the libp2p host binds (default 0.0.0.0)
+  --p2p-port PORT             libp2p TCP port (default 13522)
+  --nat-addr HOST:PORT        extra address to announce to peers
+  --http-addr ADDR            address the HTTP API binds (default 127.0.0.1; bidder and provider)
+  --http-port PORT            HTTP API port (default 13523)
+  --data-dir DIR              the node's store (default .node-<role>-<address>)
+  --bid-timeout MS            bidder: how long SendBid waits for providers (default 30000)
+  --decision-timeout MS       provider: how long to wait for the provider application (default 30000)
+  --auto-accept               provider: attach a built-in accept-all provider application
+  --autodeposit-amount WEI    bidder: auto-deposit this much per window from the start
+  --log-level LEVEL           debug | info | warn | error (default info)
+  -h, --help                  this text
+`;
+
+export class RoleConfigError extends Error {
+  override name = "RoleConfigError";
+}
+
+function int(name: string, v: string | undefined, min: number, max: number, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new RoleConfigError(`--${name} must be an integer from ${min} to ${max}, got "${v}"`);
+  return n;
+}
+
+const CONTRACT_NAMES = ["blockTracker", "providerRegistry", "bidderRegistry", "preconfManager", "oracle"] as const;
+
+function readContracts(file: string): { contracts: ContractAddresses; router?: Address; settlementRpcUrl?: string; l1RpcUrl?: string } {
+  if (!existsSync(file)) throw new RoleConfigError(`--contracts: no file ${file}`);
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new RoleConfigError(`--contracts: ${file} is not JSON: ${(e as Error).message}`);
+  }
+  const src = (typeof json.contracts === "object" && json.contracts ? json.contracts : json) as Record<string, unknown>;
+  const contracts = {} as Record<string, Address>;
+  for (const name of CONTRACT_NAMES) {
+    const a = src[name];
+    if (typeof a !== "string" || !isAddress(a)) throw new RoleConfigError(`--contracts: ${file} has no address for ${name}`);
+    contracts[name] = getAddress(a);
+  }
+  const router = json.validatorOptInRouter;
+  return {
+    contracts: contracts as unknown as ContractAddresses,
+    router: typeof router === "string" && isAddress(router) ? getAddress(router) : undefined,
+    settlementRpcUrl: typeof json.settlementRpcUrl === "string" ? json.settlementRpcUrl : undefined,
+    l1RpcUrl: typeof json.l1RpcUrl === "string" ? json.l1RpcUrl : undefined,
+  };
+}
+
+function readKey(key: string | undefined, file: string | undefined): Hex {
+  let raw = key ?? process.env.MEV_COMMIT_KEY;
+  if (file !== undefined) {
+    if (!existsSync(file)) throw new RoleConfigError(`--key-file: no file ${file}`);
+    raw = readFileSync(file, "utf8").trim();
+  }
+  if (raw === undefined) throw new RoleConfigError("a node needs its key: --key, --key-file or MEV_COMMIT_KEY");
+  const hex = raw.startsWith("0x") ? raw : `0x${raw}`;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(hex)) throw new RoleConfigError("the node key must be 32 bytes of hex");
+  return hex.toLowerCase() as Hex;
+}
+
+export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: {
+        help: { type: "boolean", short: "h" },
+        role: { type: "string" },
+        key: { type: "string" },
+        "key-file": { type: "string" },
+        contracts: { type: "string" },
+        "settlement-rpc-url": { type: "string" },
+        "l1-rpc-url": { type: "string" },
+        bootnodes: { type: "string", multiple: true },
+        "p2p-addr": { type: "string" },
+        "p2p-port": { type: "string" },
+        "nat-addr": { type: "string" },
+        "http-addr": { type: "string" },
+        "http-port": { type: "string" },
+        "data-dir": { type: "string" },
+        "bid-timeout": { type: "string" },
+        "decision-timeout": { type: "string" },
+        "auto-accept": { type: "boolean" },
+        "autodeposit-amount": { type: "string" },
+        "log-level": { type: "string" },
+      },
+    });
+  } catch (e) {
+    throw new RoleConfigError(`${(e as Error).message}\nRun with --role ROLE --help for the list of options.`);
+  }
+  const o = parsed.values;
+  if (o.help) return "help";
+  const role = o.role as Role;
+  if (!["bidder", "provider", "bootnode"].includes(role)) throw new RoleConfigError(`--role must be bidder, provider or bootnode, got "${o.role}"`);
+  if (!o.contracts) throw new RoleConfigError("--contracts FILE is required (a devnet's target.json will do)");
+  const file = readContracts(o.contracts);
+  const settlementRpcUrl = o["settlement-rpc-url"] ?? file.settlementRpcUrl;
+  if (!settlementRpcUrl) throw new RoleConfigError("--settlement-rpc-url is required");
+  const nodeKey = readKey(o.key, o["key-file"]);
+  const level = o["log-level"] ?? "info";
+  if (!["debug", "info", "warn", "error"].includes(level)) throw new RoleConfigError("--log-level must be debug, info, warn or error");
+  if (o["nat-addr"] !== undefined && !/^[^:]+:\d+$/.test(o["nat-addr"])) throw new RoleConfigError(`--nat-addr must be HOST:PORT, got "${o["nat-addr"]}"`);
+  const amount = o["autodeposit-amount"];
+  if (amount !== undefined && !/^\d+$/.test(amount)) throw new RoleConfigError(`--autodeposit-amount must be wei (digits), got "${amount}"`);
+  return {
+    role,
+    nodeKey,
+    p2pAddr: o["p2p-addr"] ?? "0.0.0.0",
+    p2pPort: int("p2p-port", o["p2p-port"], 0, 65535, 13522),
+    natAddr: o["nat-addr"],
+    bootnodes: (o.bootnodes ?? []).flatMap((b) => b.split(",")).map((b) => b.trim()).filter(Boolean),
+    httpAddr: o["http-addr"] ?? "127.0.0.1",
+    httpPort: int("http-port", o["http-port"], 0, 65535, 13523),
+    settlementRpcUrl,
+    l1RpcUrl: o["l1-rpc-url"] ?? file.l1RpcUrl,
+    contracts: file.contracts,
+    validatorOptInRouter: file.router,
+    dataDir: o["data-dir"] ?? "",
+    bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000, 30_000),
+    decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000, 30_000),
+    autoAccept: o["auto-accept"] ?? false,
+    autodepositAmount: amount === undefined ? undefined : BigInt(amount),
+    logLevel: level as RoleConfig["logLevel"],
+  };
+}

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { spawn, type Subprocess } from "bun";
+import { parseEther, type Address } from "viem";
+import { devAccount, ROLES } from "../chain/accounts.ts";
+import { registerProvider } from "../chain/deploy.ts";
+import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
+import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { call } from "../../scenarios/clients/http.ts";
+
+/**
+ * Nodes in processes of their own (`npm run node -- --role …`) join a devnet whose nodes meet over libp2p: a staked
+ * provider and a bidder each in its own process exchange bids and commitments with the devnet's nodes both ways; a
+ * provider without stake is refused.
+ */
+const ROOT = resolve(import.meta.dir, "../..");
+const STAKED = devAccount(11);
+const BIDDER = devAccount(12);
+const UNSTAKED = devAccount(13);
+
+let dev: LocalDevnet;
+let dir: string;
+const children: Subprocess<"ignore", "pipe", "pipe">[] = [];
+
+async function roleNode(role: "provider" | "bidder", key: `0x${string}`, extra: string[] = []): Promise<{ url: string; out: () => string }> {
+  const boot = dev.devnet.networks!.bootnodeAddrs()[0]!;
+  const child = spawn(
+    ["bun", "node/main.ts", "--role", role, "--key", key, "--contracts", dev.devnet.dir.targetFile, "--bootnodes", boot,
+      "--p2p-addr", "127.0.0.1", "--p2p-port", "0", "--http-port", "0", "--data-dir", join(dir, `${role}-${key.slice(2, 8)}`), "--log-level", "debug", ...extra],
+    { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
+  );
+  children.push(child);
+  let text = "";
+  const dec = new TextDecoder();
+  void (async () => {
+    for await (const c of child.stdout) text += dec.decode(c);
+  })();
+  void (async () => {
+    for await (const c of child.stderr) text += dec.decode(c);
+  })();
+  for (let i = 0; i < 300; i++) {
+    const m = /API\s+(http:\/\/\S+)/.exec(text);
+    if (m) return { url: m[1]!, out: () => text };
+    if (child.exitCode !== null) break;
+    await Bun.sleep(100);
+  }
+  throw new Error(`${role} node did not start:\n${text}`);
+}
+
+async function waitUntil(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
+  for (const until = Date.now() + ms; !ok(); await Bun.sleep(50)) if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+}
+
+async function bid(bidderUrl: string, block: bigint, n: number): Promise<Address[]> {
+  const now = Date.now();
+  const s = await NdjsonStream.open<{ providerAddress: string }>("POST", `${bidderUrl}/v1/bidder/bid`, {
+    txHashes: [n.toString(16).padStart(64, "0")],
+    amount: "1000",
+    blockNumber: block.toString(),
+    decayStartTimestamp: String(now),
+    decayEndTimestamp: String(now + 60_000),
+  });
+  return (await s.all()).flatMap((l) => ("result" in l ? [`0x${l.result.providerAddress}`.toLowerCase() as Address] : [])).sort();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "role-nodes-"));
+  dev = await startLocalDevnet({ providers: 1 }, join(ROOT, "reports", "role-nodes.log"));
+  await registerProvider({ rpcUrl: dev.devnet.chains.settlement.rpcUrl, addresses: dev.devnet.contracts, providerKey: STAKED.privateKey, ownerKey: devAccount(ROLES.deployer).privateKey, stake: parseEther("20") });
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of children) c.kill("SIGTERM");
+  await Promise.all(children.map((c) => c.exited));
+  await dev?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("nodes in processes of their own", () => {
+  const lower = (a: Address) => a.toLowerCase() as Address;
+
+  test("a staked provider process joins through the bootnode and commits to the devnet bidder's bids", async () => {
+    await roleNode("provider", STAKED.privateKey, ["--auto-accept"]);
+    const seen = () => dev.devnet.networks!.bidder.providers().map((p) => lower(p.address));
+    await waitUntil("the devnet bidder to see the provider process", () => seen().includes(lower(STAKED.address)));
+    const block = (await dev.devnet.driver.blockNumber()) + 2n;
+    const providers = await bid(dev.devnet.bidder.url, block, 1);
+    expect(providers).toContain(lower(STAKED.address));
+    expect(providers).toContain(lower(dev.devnet.providers[0]!.address));
+  }, 60_000);
+
+  test("a bidder process gets commitments from the devnet's provider and the provider process", async () => {
+    const bidder = await roleNode("bidder", BIDDER.privateKey);
+    const block = (await dev.devnet.driver.blockNumber()) + 2n;
+    const dep = await call("POST", `${bidder.url}/v1/bidder/deposit/${parseEther("1")}?block_number=${block}`);
+    expect(dep.status).toBe(200);
+    // Ready once its topology lists both providers (each took its AES key).
+    for (const until = Date.now() + 20_000; ; await Bun.sleep(100)) {
+      const topo = (await call("GET", `${bidder.url}/v1/debug/topology`)).text.toLowerCase();
+      if (topo.includes(lower(STAKED.address)) && topo.includes(lower(dev.devnet.providers[0]!.address))) break;
+      if (Date.now() > until) throw new Error(`bidder process topology: ${topo}`);
+    }
+    const providers = await bid(bidder.url, block, 100);
+    expect(providers).toEqual([lower(dev.devnet.providers[0]!.address), lower(STAKED.address)].sort());
+  }, 60_000);
+
+  test("a provider process without stake is refused: nobody lists it", async () => {
+    const p = await roleNode("provider", UNSTAKED.privateKey);
+    await waitUntil("the refusal", () => p.out().includes("handshake refused"));
+    expect(dev.devnet.networks!.bidder.providers().map((x) => lower(x.address))).not.toContain(lower(UNSTAKED.address));
+  }, 60_000);
+});

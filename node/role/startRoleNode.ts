@@ -1,0 +1,112 @@
+/** One node of a given role in this process, joined to the network through its bootnodes (roleConfig.ts). */
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { isIP } from "node:net";
+import { createPublicClient, http } from "viem";
+import { localChain } from "../chain/clients.ts";
+import { BidderNode } from "../bidder/bidderNode.ts";
+import { ProviderNode } from "../provider/providerNode.ts";
+import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
+import { providerStakeCheck } from "../p2p/stakeCheck.ts";
+import { initCrypto } from "../protocol/initCrypto.ts";
+import { UnavailableError } from "../protocol/grpcCodes.ts";
+import { privateKeyToAddress } from "../protocol/secp256k1.ts";
+import { ValidatorService } from "../validators/validatorService.ts";
+import { L1ValidatorChain } from "../validators/optInRegistry.ts";
+import type { ValidatorsSource } from "../services/validatorApiService.ts";
+import type { Notifier } from "../notify/notifier.ts";
+import { logger } from "../util/log.ts";
+import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
+import { acceptAll } from "../../scenarios/agents/policies.ts";
+import type { RoleConfig } from "./roleConfig.ts";
+
+const log = logger("role");
+
+export interface RoleNode {
+  readonly role: RoleConfig["role"];
+  readonly network: Libp2pNetwork;
+  /** The node's HTTP API (bidder and provider). */
+  readonly url?: string;
+  stop(): Promise<void>;
+}
+
+function multiaddrOf(host: string, port: number): string {
+  const kind = isIP(host);
+  return `/${kind === 6 ? "ip6" : kind === 4 ? "ip4" : "dns4"}/${host}/tcp/${port}`;
+}
+
+/** GET /v1/validator/get_validators of a node without an L1 to read. */
+const noValidators: ValidatorsSource = {
+  currentEpoch: () => Promise.reject(new UnavailableError("this node has no L1 RPC (--l1-rpc-url) or validator opt-in router")),
+  getValidators: () => Promise.reject(new UnavailableError("this node has no L1 RPC (--l1-rpc-url) or validator opt-in router")),
+};
+
+export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
+  await initCrypto();
+  const settlementClient = createPublicClient({ transport: http(cfg.settlementRpcUrl) });
+  const chainId = await settlementClient.getChainId();
+  const address = privateKeyToAddress(cfg.nodeKey);
+  const network = new Libp2pNetwork({
+    nodeKey: cfg.nodeKey,
+    peerType: cfg.role,
+    listen: [multiaddrOf(cfg.p2pAddr, cfg.p2pPort)],
+    announce: cfg.natAddr ? [multiaddrOf(cfg.natAddr.split(":")[0]!, Number(cfg.natAddr.split(":")[1]))] : [],
+    bootnodes: cfg.bootnodes,
+    isStaked: providerStakeCheck(settlementClient, cfg.contracts.providerRegistry),
+  });
+  if (cfg.role === "bootnode") {
+    await network.start();
+    return { role: cfg.role, network, stop: () => network.stop() };
+  }
+
+  const dataDir = cfg.dataDir || `.node-${cfg.role}-${address.slice(2, 10).toLowerCase()}`;
+  mkdirSync(dataDir, { recursive: true });
+  const notifiers: Notifier[] = [];
+  let validators: ValidatorsSource = noValidators;
+  let unwatch = () => {};
+  if (cfg.l1RpcUrl && cfg.validatorOptInRouter) {
+    const service = new ValidatorService({
+      chain: new L1ValidatorChain({ rpcUrl: cfg.l1RpcUrl, registry: cfg.validatorOptInRouter }),
+      publish: (topic, value) => notifiers.forEach((n) => n.publish(topic, value)),
+    });
+    validators = service;
+    const l1 = createPublicClient({ transport: http(cfg.l1RpcUrl) });
+    unwatch = l1.watchBlocks({ pollingInterval: 500, onBlock: (b) => void service.onL1Block({ number: b.number, timestamp: b.timestamp }), onError: () => {} });
+  }
+  const settlementChain = localChain(chainId, cfg.settlementRpcUrl, "settlement");
+  const store = join(dataDir, "node.sqlite");
+  if (cfg.role === "bidder") {
+    const node = new BidderNode({ privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, bidTimeoutMs: cfg.bidTimeoutMs, network, validators });
+    notifiers.push(node.notifier);
+    const url = await node.start(cfg.httpAddr, cfg.httpPort);
+    if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running) await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
+    return {
+      role: cfg.role,
+      network,
+      url,
+      async stop() {
+        unwatch();
+        await node.stop();
+      },
+    };
+  }
+  const node = new ProviderNode({ index: 0, privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, decisionTimeoutMs: cfg.decisionTimeoutMs, network, validators });
+  notifiers.push(node.notifier);
+  const url = await node.start(cfg.httpAddr, cfg.httpPort);
+  let agent: ProviderAgent | undefined;
+  if (cfg.autoAccept) {
+    agent = new ProviderAgent(url, acceptAll());
+    await agent.start();
+    log.info("accept-all provider application attached");
+  }
+  return {
+    role: cfg.role,
+    network,
+    url,
+    async stop() {
+      unwatch();
+      await agent?.stop();
+      await node.stop();
+    },
+  };
+}
