@@ -38,6 +38,9 @@ export function banner(d: Devnet): string {
     ...nodes,
     `    control      ${t.controlUrl}/sim/v1/status`,
     `    beacon       ${t.beaconUrl}/eth/v1/beacon/genesis   (simulated beacon schedule: slot N is L1 block N)`,
+    ...(d.networks?.bootnodeAddrs().length
+      ? [`    bootnode     ${d.networks.bootnodeAddrs()[0]}   (nodes meet over libp2p; more join with npm run node -- --role …)`]
+      : []),
     "",
     "  Chains",
     `    L1           ${t.l1RpcUrl}   chain id ${t.l1ChainId}   ${c.l1BlockTime > 0 ? `a block every ${c.l1BlockTime} s` : "mined through the control API"}`,

@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setLogSink } from "../util/log.ts";
 import { freePort } from "../util/ports.ts";
+import { nonceManager } from "viem/accounts";
+import { devAccount } from "../chain/accounts.ts";
 import { DEFAULTS, type DevnetConfig } from "./config.ts";
 import { startDevnet, type Devnet } from "./startDevnet.ts";
 
@@ -46,6 +48,9 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
     async stop() {
       await devnet.stop();
       rmSync(dataDir, { recursive: true, force: true });
+      // viem's nonce manager is process-wide: the next devnet's fresh chains start every account at nonce 0 again.
+      for (const chainId of [devnet.chains.l1.chainId, devnet.chains.settlement.chainId])
+        for (let i = 0; i < 20; i++) nonceManager.reset({ address: devAccount(i).address, chainId });
     },
   };
 }

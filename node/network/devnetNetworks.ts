@@ -59,7 +59,7 @@ export async function devnetNetworks(o: DevnetNetworkOptions): Promise<DevnetNet
     bidder,
     providers,
     bootnodeAddrs: () => bootnode.multiaddrs(),
-    async settle(running, timeoutMs = 20_000) {
+    async settle(running, timeoutMs = 60_000) {
       const until = Date.now() + timeoutMs;
       while (!meshed(running)) {
         if (Date.now() > until) throw new MeshTimeoutError(`nodes did not find each other over libp2p within ${timeoutMs} ms`);

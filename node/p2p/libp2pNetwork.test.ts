@@ -65,7 +65,7 @@ beforeAll(async () => {
     },
   });
   await bidder.connectBidder(bidder.address);
-});
+}, 30_000);
 
 afterAll(async () => {
   for (const n of nets) await n.stop();
@@ -78,7 +78,7 @@ describe("libp2p network of our nodes", () => {
     expect(bidderEvents.filter(([e, p]) => e === "connected" && p.type === "provider").map(([, p]) => p.address)).toEqual([provider.address]);
     await provider.waitFor(() => provider.bidders().length === 1, 5_000, "the bidder");
     expect(provider.bidders()).toEqual([bidder.address]);
-  });
+  }, 30_000);
 
   test("a bid travels encrypted and the commitment comes back verified", async () => {
     const { signedBid, nikeSecret } = signBid(bid(), KEYS.bidder, domains.bid);
@@ -115,7 +115,7 @@ describe("libp2p network of our nodes", () => {
     expect(bidder.providers().map((p) => p.address)).toEqual([provider.address]);
     expect(boot.providers().map((p) => p.address)).toEqual([provider.address]);
     await unstaked.stop();
-  });
+  }, 30_000);
 
   test("a provider that leaves is reported disconnected, and found again when it comes back", async () => {
     await provider.disconnectProvider(provider.address);
@@ -124,5 +124,5 @@ describe("libp2p network of our nodes", () => {
     await provider.connectProvider({ address: provider.address, nikePublicKey: publicKeyOf(NIKE), handleBid: async () => { throw new FailedPreconditionError("bid rejected"); } });
     await bidder.waitFor(() => bidder.providers().length === 1, 15_000, "the provider to come back");
     expect(bidderEvents.at(-1)).toEqual(["connected", { type: "provider", address: provider.address }]);
-  });
+  }, 30_000);
 });

@@ -145,6 +145,9 @@ async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<De
       autodepositAmount: parseEther("1000"),
       logLevel: "info",
       network,
+      bootnodePort: 0,
+      bidderP2pPort: 0,
+      providerP2pPorts: Array.from({ length: P }, () => 0),
       ...(SETTLEMENT_BLOCK_TIME === undefined ? {} : { settlementBlockTimeMs: SETTLEMENT_BLOCK_TIME }),
       ...extra,
     } as DevnetConfig);

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { spawn, spawnSync, type Subprocess } from "bun";
+import { parseEther, type Address } from "viem";
+import { devAccount, ROLES } from "../chain/accounts.ts";
+import { registerProvider } from "../chain/deploy.ts";
+import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { call } from "../../scenarios/clients/http.ts";
+
+/**
+ * Nodes on different hosts: network namespaces joined by a bridge (ip netns, veth), one host for the devnet
+ * (chains, contracts, its bootnode, bidder and provider), one for a provider node and one for a bidder node started
+ * with `--role`. The nodes find each other through the devnet's bootnode and exchange bids and commitments across
+ * hosts, both ways. Needs root and iproute2; without them the tests are reported as skipped.
+ */
+const ROOT = resolve(import.meta.dir, "../..");
+const id = Math.random().toString(36).slice(2, 7);
+const net = `10.${200 + Math.floor(Math.random() * 50)}.${Math.floor(Math.random() * 250)}`;
+const HOSTS = { dev: 1, prov: 2, bid: 3 } as const;
+type Host = keyof typeof HOSTS;
+const ns = (h: Host | "hub") => `mcp2p-${id}-${h}`;
+const ipOf = (h: Host) => `${net}.${HOSTS[h]}`;
+const ROOT_IP = `${net}.254`;
+const rootIf = `mcp${id}r`;
+
+function sh(args: string[]): { ok: boolean; out: string } {
+  const r = spawnSync(args, { stdout: "pipe", stderr: "pipe" });
+  return { ok: r.exitCode === 0, out: r.stdout.toString() + r.stderr.toString() };
+}
+
+function must(args: string[]): void {
+  const r = sh(args);
+  if (!r.ok) throw new Error(`${args.join(" ")}: ${r.out}`);
+}
+
+/** Why namespaces cannot be made here, or undefined when they can (checked once, before any test runs). */
+function cannotMakeHosts(): string | undefined {
+  if (process.getuid?.() !== 0) return "needs root (ip netns)";
+  if (!sh(["ip", "-V"]).ok) return "needs iproute2 (ip)";
+  const probe = `mcp2p-${id}-probe`;
+  if (!sh(["ip", "netns", "add", probe]).ok) return "cannot create network namespaces here";
+  sh(["ip", "netns", "del", probe]);
+  return undefined;
+}
+
+/** A hub namespace with a bridge; each host namespace and the test's own (root) namespace plug into it with a veth pair. */
+function setUpHosts(): void {
+  must(["ip", "netns", "add", ns("hub")]);
+  must(["ip", "-n", ns("hub"), "link", "add", "br0", "type", "bridge"]);
+  must(["ip", "-n", ns("hub"), "link", "set", "br0", "up"]);
+  const plug = (name: string, inNs: string | undefined, ip: string) => {
+    const a = `${name}a`;
+    must(["ip", "link", "add", a, "type", "veth", "peer", "name", `${name}b`]);
+    must(["ip", "link", "set", `${name}b`, "netns", ns("hub")]);
+    must(["ip", "-n", ns("hub"), "link", "set", `${name}b`, "master", "br0", "up"]);
+    if (inNs) {
+      must(["ip", "link", "set", a, "netns", inNs]);
+      must(["ip", "-n", inNs, "addr", "add", `${ip}/24`, "dev", a]);
+      must(["ip", "-n", inNs, "link", "set", a, "up"]);
+      must(["ip", "-n", inNs, "link", "set", "lo", "up"]);
+    } else {
+      must(["ip", "addr", "add", `${ip}/24`, "dev", a]);
+      must(["ip", "link", "set", a, "up"]);
+    }
+  };
+  for (const h of Object.keys(HOSTS) as Host[]) {
+    must(["ip", "netns", "add", ns(h)]);
+    plug(`mc${id}${h[0]}`, ns(h), ipOf(h));
+  }
+  plug(rootIf.slice(0, -1), undefined, ROOT_IP);
+}
+
+function tearDownHosts(): void {
+  sh(["ip", "link", "del", `${rootIf.slice(0, -1)}a`]);
+  for (const h of [...(Object.keys(HOSTS) as Host[]), "hub" as const]) sh(["ip", "netns", "del", ns(h)]);
+}
+
+const children: Subprocess<"ignore", "pipe", "pipe">[] = [];
+
+/** Runs `bun node/main.ts …` on a host; resolves once `ready` matches its output. */
+async function runOn(host: Host, args: string[], ready: RegExp, timeoutMs = 60_000): Promise<{ match: RegExpExecArray; out: () => string }> {
+  const child = spawn(["ip", "netns", "exec", ns(host), "bun", "node/main.ts", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  children.push(child);
+  let text = "";
+  const dec = new TextDecoder();
+  for (const s of [child.stdout, child.stderr]) void (async () => { for await (const c of s) text += dec.decode(c); })();
+  for (const until = Date.now() + timeoutMs; Date.now() < until && child.exitCode === null; await Bun.sleep(100)) {
+    const m = ready.exec(text);
+    if (m) return { match: m, out: () => text };
+  }
+  throw new Error(`node on ${host} did not become ready (${ready}):\n${text.slice(-3000)}`);
+}
+
+async function bid(bidderUrl: string, block: bigint, n: number): Promise<Address[]> {
+  const now = Date.now();
+  const s = await NdjsonStream.open<{ providerAddress: string }>("POST", `${bidderUrl}/v1/bidder/bid`, {
+    txHashes: [n.toString(16).padStart(64, "0")],
+    amount: "1000",
+    blockNumber: block.toString(),
+    decayStartTimestamp: String(now),
+    decayEndTimestamp: String(now + 60_000),
+  });
+  return (await s.all()).flatMap((l) => ("result" in l ? [`0x${l.result.providerAddress}`.toLowerCase() as Address] : [])).sort();
+}
+
+async function l1Block(rpc: string): Promise<bigint> {
+  const r = await call("POST", rpc, { body: { jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] } });
+  return BigInt((r.json as { result: string }).result);
+}
+
+const skip = cannotMakeHosts();
+if (skip) console.warn(`namespaces test skipped: ${skip}`);
+let dir = "";
+let target: { bidderUrl: string; providerAddresses: Address[]; settlementRpcUrl: string; l1RpcUrl: string; contracts: Parameters<typeof registerProvider>[0]["addresses"] };
+let bootnode = "";
+const STAKED = devAccount(11);
+const BIDDER = devAccount(12);
+const lower = (a: string) => a.toLowerCase() as Address;
+
+beforeAll(async () => {
+  if (skip) return;
+  setUpHosts();
+  dir = mkdtempSync(join(tmpdir(), "p2p-hosts-"));
+  const dev = await runOn("dev", ["--host", ipOf("dev"), "--data-dir", join(dir, "devnet"), "--fresh", "--providers", "1", "--l1-block-time", "0"], /bootnode=(\S+)/);
+  bootnode = dev.match[1]!;
+  const file = join(dir, "devnet", "target.json");
+  for (let i = 0; i < 100 && !existsSync(file); i++) await Bun.sleep(100);
+  target = JSON.parse(readFileSync(file, "utf8"));
+  await registerProvider({ rpcUrl: target.settlementRpcUrl, addresses: target.contracts, providerKey: STAKED.privateKey, ownerKey: devAccount(ROLES.deployer).privateKey, stake: parseEther("20") });
+}, 180_000);
+
+afterAll(async () => {
+  for (const c of children) c.kill("SIGTERM");
+  await Promise.race([Promise.all(children.map((c) => c.exited)), Bun.sleep(15_000)]);
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  if (!skip) tearDownHosts();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(skip !== undefined)("nodes on different hosts (network namespaces)", () => {
+  const role = (host: Host, r: "provider" | "bidder", key: `0x${string}`, extra: string[] = []) =>
+    runOn(host, ["--role", r, "--key", key, "--contracts", join(dir, "devnet", "target.json"), "--bootnodes", bootnode, "--p2p-addr", ipOf(host), "--http-addr", ipOf(host), "--data-dir", join(dir, r), ...extra], /API\s+(http:\/\/\S+)/);
+
+  test("a provider node on its own host joins the devnet and commits to its bidder's bids", async () => {
+    await role("prov", "provider", STAKED.privateKey, ["--auto-accept"]);
+    const want = [lower(target.providerAddresses[0]!), lower(STAKED.address)].sort();
+    let got: Address[] = [];
+    for (let i = 0; i < 40 && got.join() !== want.join(); i++, await Bun.sleep(250)) got = await bid(target.bidderUrl, (await l1Block(target.l1RpcUrl)) + 2n, i + 1);
+    expect(got).toEqual(want);
+  }, 90_000);
+
+  test("a bidder node on a third host gets commitments from both providers", async () => {
+    const b = await role("bid", "bidder", BIDDER.privateKey);
+    const url = b.match[1]!;
+    const block = (await l1Block(target.l1RpcUrl)) + 2n;
+    expect((await call("POST", `${url}/v1/bidder/deposit/${parseEther("1")}?block_number=${block}`)).status).toBe(200);
+    const want = [lower(target.providerAddresses[0]!), lower(STAKED.address)].sort();
+    let got: Address[] = [];
+    for (let i = 0; i < 40 && got.join() !== want.join(); i++, await Bun.sleep(250)) got = await bid(url, block, 100 + i);
+    expect(got).toEqual(want);
+  }, 90_000);
+});
