@@ -68,9 +68,11 @@ async function startDevnet(p: Ports, fresh: boolean): Promise<Subprocess> {
     "--provider-rpc-ports", p.providerRpcs.join(","),
     "--control-port", String(p.control),
     "--beacon-port", String(p.beacon),
-    "--bootnode-port", String(p.bootnode),
-    "--bidder-p2p-port", String(p.bidderP2p),
-    "--provider-p2p-ports", p.providerP2p.join(","),
+    // libp2p ports chosen at listen time: a port picked ahead from the ephemeral range can meanwhile become the
+    // local port of the nodes' own dials, and the restart could not bind it (seen under load).
+    "--bootnode-port", "0",
+    "--bidder-p2p-port", "0",
+    "--provider-p2p-ports", "0,0",
     "--l1-port", String(p.l1),
     "--settlement-port", String(p.settlement),
     "--autodeposit-amount", "100000000000000000000",
