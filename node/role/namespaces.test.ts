@@ -141,7 +141,7 @@ afterAll(async () => {
 
 describe.skipIf(skip !== undefined)("nodes on different hosts (network namespaces)", () => {
   const role = (host: Host, r: "provider" | "bidder", key: `0x${string}`, extra: string[] = []) =>
-    runOn(host, ["--role", r, "--key", key, "--contracts", join(dir, "devnet", "target.json"), "--bootnodes", bootnode, "--p2p-addr", ipOf(host), "--http-addr", ipOf(host), "--data-dir", join(dir, r), ...extra], /API\s+(http:\/\/\S+)/);
+    runOn(host, ["--role", r, "--key", key, "--contracts", join(dir, "devnet", "target.json"), "--bootnodes", bootnode, "--p2p-addr", ipOf(host), "--http-addr", ipOf(host), "--rpc-port", "0", "--data-dir", join(dir, r), ...extra], /API\s+(http:\/\/\S+)/);
 
   test("a provider node on its own host joins the devnet and commits to its bidder's bids", async () => {
     await role("prov", "provider", STAKED.privateKey, ["--auto-accept"]);

@@ -21,6 +21,8 @@ export interface RoleConfig {
   bootnodes: string[];
   httpAddr: string;
   httpPort: number;
+  /** gRPC API port (upstream's services). */
+  rpcPort: number;
   settlementRpcUrl: string;
   l1RpcUrl?: string;
   contracts: ContractAddresses;
@@ -59,6 +61,7 @@ Options:
   --nat-addr HOST:PORT        extra address to announce to peers
   --http-addr ADDR            address the HTTP API binds (default 127.0.0.1; bidder and provider)
   --http-port PORT            HTTP API port (default 13523)
+  --rpc-port PORT             gRPC API port (default 13524; same address as HTTP)
   --data-dir DIR              the node's store (default .node-<role>-<address>)
   --bid-timeout MS            bidder: how long SendBid waits for providers (default 30000)
   --decision-timeout MS       provider: how long to wait for the provider application (default 30000)
@@ -137,6 +140,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "nat-addr": { type: "string" },
         "http-addr": { type: "string" },
         "http-port": { type: "string" },
+        "rpc-port": { type: "string" },
         "data-dir": { type: "string" },
         "bid-timeout": { type: "string" },
         "decision-timeout": { type: "string" },
@@ -171,6 +175,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     bootnodes: (o.bootnodes ?? []).flatMap((b) => b.split(",")).map((b) => b.trim()).filter(Boolean),
     httpAddr: o["http-addr"] ?? "127.0.0.1",
     httpPort: int("http-port", o["http-port"], 0, 65535, 13523),
+    rpcPort: int("rpc-port", o["rpc-port"], 0, 65535, 13524),
     settlementRpcUrl,
     l1RpcUrl: o["l1-rpc-url"] ?? file.l1RpcUrl,
     contracts: file.contracts,

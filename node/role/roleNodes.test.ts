@@ -28,7 +28,7 @@ async function roleNode(role: "provider" | "bidder", key: `0x${string}`, extra: 
   const boot = dev.devnet.networks!.bootnodeAddrs()[0]!;
   const child = spawn(
     ["bun", "node/main.ts", "--role", role, "--key", key, "--contracts", dev.devnet.dir.targetFile, "--bootnodes", boot,
-      "--p2p-addr", "127.0.0.1", "--p2p-port", "0", "--http-port", "0", "--data-dir", join(dir, `${role}-${key.slice(2, 8)}`), "--log-level", "debug", ...extra],
+      "--p2p-addr", "127.0.0.1", "--p2p-port", "0", "--http-port", "0", "--rpc-port", "0", "--data-dir", join(dir, `${role}-${key.slice(2, 8)}`), "--log-level", "debug", ...extra],
     { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
   );
   children.push(child);

@@ -78,7 +78,7 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
   if (cfg.role === "bidder") {
     const node = new BidderNode({ privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, bidTimeoutMs: cfg.bidTimeoutMs, network, validators });
     notifiers.push(node.notifier);
-    const url = await node.start(cfg.httpAddr, cfg.httpPort);
+    const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
     if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running) await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
     return {
       role: cfg.role,
@@ -92,7 +92,7 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
   }
   const node = new ProviderNode({ index: 0, privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, decisionTimeoutMs: cfg.decisionTimeoutMs, network, validators });
   notifiers.push(node.notifier);
-  const url = await node.start(cfg.httpAddr, cfg.httpPort);
+  const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
   let agent: ProviderAgent | undefined;
   if (cfg.autoAccept) {
     agent = new ProviderAgent(url, acceptAll());
