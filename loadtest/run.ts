@@ -1,56 +1,173 @@
 #!/usr/bin/env bun
 /**
- * `npm run load [-- --profile smoke|steady|ramp --rate N --duration 20s]`: one command for a load run. Installs
- * k6 if needed (install-k6.sh), starts a reference devnet (auto-accept, deposits for the bid block) unless
- * TARGET=file names another implementation, runs the k6 profile against it and prints k6's summary.
+ * `npm run load [-- --profile NAME …]`: one command for a load run where k6 is the whole market. Installs k6 if
+ * needed (install-k6.sh), starts a reference devnet without provider applications (`--no-auto-accept`: k6's
+ * provider VUs answer the bids) unless TARGET=file names another implementation, runs the profile
+ * (loadtest/market.js), prints the figures and writes the JSON summary under reports/. Exits non-zero when a check
+ * failed (correctness only: nothing fails on speed).
  */
 import { parseArgs } from "node:util";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnSync, spawn } from "bun";
-import type { Devnet } from "../node/devnet/startDevnet.ts";
 import { startLocalDevnet, type LocalDevnet } from "../node/devnet/localDevnet.ts";
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
-    profile: { type: "string", default: "steady" },
-    rate: { type: "string", default: "50" },
-    duration: { type: "string", default: "20s" },
-    block: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
-});
+const PROFILES = ["smoke", "steady", "ramp", "slot-burst", "soak", "fan-out"] as const;
+const DEFAULT_DURATION: Record<(typeof PROFILES)[number], string> = {
+  smoke: "5s",
+  steady: "20s",
+  ramp: "30s",
+  "slot-burst": "20s",
+  soak: "60s",
+  "fan-out": "20s",
+};
+
+const HELP = `Usage: npm run load -- [options]
+
+k6 plays both sides of the market: provider VUs hold ReceiveBids on every provider node over gRPC and answer each
+bid on a SendProcessedBids stream; bidder VUs send bids over gRPC (or HTTP). Without TARGET a reference devnet is
+started with no provider applications of its own (--no-auto-accept), L1 blocks every 2 s and 1000 ETH a window
+deposited; TARGET=target.json runs against another implementation (its providerRpcUrls and bidderRpcUrl).
+
+Options:
+  --profile NAME            ${PROFILES.join(" | ")} (default steady)
+                              smoke       20 bids from 2 VUs; every check must hold (CI runs it)
+                              steady      --rate bids/s for --duration
+                              ramp        from rate/5 up to rate, to 2 × rate, back to 0
+                              slot-burst  --burst bids at once right after each new L1 block
+                              soak        steady for longer (default 60 s); prints whether the node's memory stays flat
+                              fan-out     steady bids with --subscribers Subscribe streams held open
+  --rate N                  bids per second (default 30)
+  --duration D              e.g. 20s, 2m (default per profile: smoke 5s, steady 20s, ramp 30s, slot-burst 20s,
+                            soak 60s, fan-out 20s)
+  --bidders grpc|http       the bidder VUs' transport (default grpc; only gRPC measures the first commitment)
+  --policy P                provider VUs: accept | reject:N (N % rejected) | delay:MS (default accept)
+  --streams-per-provider N  ReceiveBids streams per provider node (default 1)
+  --subscribers N           fan-out: Subscribe streams (default 100)
+  --burst N                 slot-burst: bids per block (default 20)
+  --block-time S            the devnet's L1 block time in seconds (default 2)
+  --network N               how the devnet's nodes meet: libp2p (default) or in-process
+  --no-provider-vus         no k6 providers: the target's own provider applications answer
+  -h, --help                this text
+
+The JSON summary goes to reports/load-<profile>.json; the devnet's log to reports/load-devnet.log.
+`;
+
+let values;
+try {
+  values = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      profile: { type: "string", default: "steady" },
+      rate: { type: "string", default: "30" },
+      duration: { type: "string" },
+      bidders: { type: "string", default: "grpc" },
+      policy: { type: "string", default: "accept" },
+      "streams-per-provider": { type: "string", default: "1" },
+      subscribers: { type: "string", default: "100" },
+      burst: { type: "string", default: "20" },
+      "block-time": { type: "string", default: "2" },
+      network: { type: "string", default: "libp2p" },
+      "no-provider-vus": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  }).values;
+} catch (e) {
+  console.error(`error: ${(e as Error).message}\nRun with --help for the options.`);
+  process.exit(2);
+}
 if (values.help) {
-  console.log(`Usage: npm run load -- [--profile smoke|steady|ramp] [--rate bids/s] [--duration 20s] [--block N]
-Without TARGET a reference devnet is started (auto-accept on, 1000 ETH per window deposited); TARGET=target.json
-runs against another implementation (then --block names the L1 block to bid for; the bidder needs a deposit).`);
+  process.stdout.write(HELP);
   process.exit(0);
 }
+const profile = values.profile as (typeof PROFILES)[number];
+if (!PROFILES.includes(profile)) {
+  console.error(`error: --profile must be one of ${PROFILES.join(", ")}, got "${values.profile}"`);
+  process.exit(2);
+}
+if (values.bidders !== "grpc" && values.bidders !== "http") {
+  console.error(`error: --bidders must be grpc or http, got "${values.bidders}"`);
+  process.exit(2);
+}
+if (values.network !== "libp2p" && values.network !== "in-process") {
+  console.error(`error: --network must be libp2p or in-process, got "${values.network}"`);
+  process.exit(2);
+}
+const duration = values.duration ?? DEFAULT_DURATION[profile];
+const blockTime = Number(values["block-time"]);
 
 const here = resolve(import.meta.dir);
+const root = resolve(here, "..");
 const k6 = spawnSync(["bash", join(here, "install-k6.sh")], { stderr: "inherit" });
 if (k6.exitCode !== 0) process.exit(1);
 const k6Path = k6.stdout.toString().trim();
 
-let devnet: Devnet | undefined;
+const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
+const report = join(root, "reports", `load-${profile}.json`);
 let local: LocalDevnet | undefined;
 let targetFile = process.env.TARGET ? resolve(process.env.TARGET) : undefined;
-let block = values.block;
+const samples: { s: number; rssMiB: number }[] = [];
+let sampler: ReturnType<typeof setInterval> | undefined;
 try {
   if (!targetFile) {
-    console.log("starting a reference devnet (log: reports/load-devnet.log) …");
-    local = await startLocalDevnet({ autoAccept: true, autodepositAmount: 1000n * 10n ** 18n, logLevel: "warn" }, "reports/load-devnet.log");
-    devnet = local.devnet;
-    targetFile = devnet.dir.targetFile;
-    block ??= String((await devnet.driver.blockNumber()) + 1n);
+    console.log("starting a reference devnet without provider applications (log: reports/load-devnet.log) …");
+    local = await startLocalDevnet(
+      { autoAccept: false, autodepositAmount: 1000n * 10n ** 18n, logLevel: "warn", l1BlockTime: blockTime, network: values.network as "libp2p" | "in-process" },
+      join(root, "reports", "load-devnet.log"),
+    );
+    targetFile = local.devnet.dir.targetFile;
+    // The devnet runs in this process: its memory over the run (the Anvil chains are separate processes).
+    const t0 = performance.now();
+    sampler = setInterval(() => samples.push({ s: (performance.now() - t0) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }), 1000);
   }
-  if (!block) throw new Error("--block is required with TARGET (the L1 block to bid for)");
-  console.log(`k6 ${values.profile} profile, rate ${values.rate}/s, duration ${values.duration}, block ${block}`);
-  const run = spawn([k6Path, "run", "-e", `TARGET=${targetFile}`, "-e", `BLOCK=${block}`, "-e", `PROFILE=${values.profile}`, "-e", `RATE=${values.rate}`, "-e", `DURATION=${values.duration}`, join(here, "bids.js")], {
-    stdout: "inherit",
-    stderr: "inherit",
-  });
-  process.exitCode = await run.exited;
+  console.log(`k6 ${profile}: rate ${values.rate}/s, duration ${duration}, bidders over ${values.bidders}, policy ${values.policy}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`);
+  const env = {
+    TARGET: targetFile,
+    PROFILE: profile,
+    RATE: values.rate,
+    DURATION: duration,
+    BIDDER_TRANSPORT: values.bidders,
+    POLICY: values.policy,
+    STREAMS_PER_PROVIDER: values["streams-per-provider"],
+    SUBSCRIBERS: values.subscribers,
+    BURST: values.burst,
+    PROVIDER_VUS: values["no-provider-vus"] ? "off" : "on",
+    REPORT: report,
+  };
+  const args = [k6Path, "run", "--quiet", ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]), join(here, "market.js")];
+  const run = spawn(args, { cwd: here, stdout: "inherit", stderr: "inherit" });
+  const code = await run.exited;
+  clearInterval(sampler);
+  if (samples.length > 0 && existsSync(report)) {
+    const memory = memoryCheck(samples);
+    console.log(`  devnet memory        ${memory.text}`);
+    const summary = JSON.parse(readFileSync(report, "utf8"));
+    writeFileSync(report, JSON.stringify({ ...summary, devnetMemory: memory.figures, loadAverage: load() }, null, 2) + "\n");
+  }
+  console.log(`  load average         ${load()} (k6 and the devnet share the machine's cores)`);
+  if (code !== 0) console.log(code === 99 ? "load run FAILED: a check did not hold (see above)" : `k6 exited with ${code}`);
+  process.exitCode = code ?? 1;
 } finally {
+  clearInterval(sampler);
   await local?.stop();
+}
+
+/**
+ * Flat memory: the devnet process's RSS over the second half of the run against the first half's peak (the first
+ * half warms up caches, JIT and SQLite pages). Printed, never failed on.
+ */
+function memoryCheck(s: { s: number; rssMiB: number }[]) {
+  const half = s[s.length - 1]!.s / 2;
+  const first = s.filter((x) => x.s <= half);
+  const second = s.filter((x) => x.s > half);
+  const peak1 = Math.max(...first.map((x) => x.rssMiB));
+  const peak2 = Math.max(...(second.length ? second : first).map((x) => x.rssMiB));
+  const last = s[s.length - 1]!.rssMiB;
+  const growth = peak2 - peak1;
+  const flat = growth <= Math.max(16, peak1 * 0.05);
+  return {
+    figures: { firstHalfPeakMiB: +peak1.toFixed(1), secondHalfPeakMiB: +peak2.toFixed(1), lastMiB: +last.toFixed(1), samples: s.length, flat },
+    text: `rss peak ${peak1.toFixed(0)} MiB (first half) → ${peak2.toFixed(0)} MiB (second half), last ${last.toFixed(0)} MiB: ${flat ? "flat" : `GROWING by ${growth.toFixed(0)} MiB`}`,
+  };
 }

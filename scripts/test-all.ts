@@ -2,7 +2,8 @@
 /**
  * `npm test`: the unit and contract tests (bun test), then the conformance suite (features/cli/conformance.ts:
  * cucumber, the level summary and the JSON result) against a devnet the suite starts itself (or TARGET=file), then
- * a check of that JSON result against docs/conformance-result.schema.json. Prints one closing line with the
+ * a check of that JSON result against docs/conformance-result.schema.json, the fuzz run and the k6 smoke load run
+ * (loadtest/run.ts: bidders and providers in k6). Prints one closing line with the
  * counts of all: `tests: N passed, N failed, N skipped`.
  */
 import { spawn } from "bun";
@@ -52,6 +53,14 @@ function parseConformance(out: string): Counts | undefined {
   return { passed: Number(m[1]), failed: Number(m[2]) + Number(m[4]), skipped: Number(m[3]) };
 }
 
+/** loadtest/run.ts's `checks  N passed, N failed` line: the smoke run is one test, passed when every check held. */
+function parseLoad(out: string): Counts | undefined {
+  const m = /^\s*checks\s+(\d+) passed, (\d+) failed$/m.exec(out);
+  if (!m) return undefined;
+  const failed = Number(m[2]) > 0 || Number(m[1]) === 0;
+  return { passed: failed ? 0 : 1, failed: failed ? 1 : 0, skipped: 0 };
+}
+
 const RESULT = "reports/conformance-result.json";
 
 /** The run's JSON result, checked against its schema (one test). */
@@ -89,6 +98,8 @@ if (!only || only === "features") {
 }
 // OpenAPI fuzzing with a small budget (`npm run fuzz -- --examples 500` is the long run).
 if (!only || only === "fuzz") results.push({ name: "fuzz", ...(await runStep("fuzz (schemathesis, 5 cases per operation)", ["bun", "scripts/fuzz.ts", "--examples", "5", "--workers", "1"], parseFuzz)) });
+// k6 plays bidders and providers against a devnet of its own (loadtest/run.ts builds k6 into loadtest/.bin once).
+if (!only || only === "load") results.push({ name: "load smoke", ...(await runStep("load smoke (k6: bidder and provider VUs over gRPC)", ["bun", "loadtest/run.ts", "--profile", "smoke"], parseLoad)) });
 
 const total: Counts = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;

@@ -53,7 +53,7 @@ export function serverStream<Req, Res>(method: string, open: (req: Req, signal: 
         call.sendMetadata(new Metadata());
         for await (const m of stream.messages) {
           if (ctrl.signal.aborted) break;
-          if (!call.write(m)) await new Promise<void>((r) => call.once("drain", r).once("close", r));
+          if (!call.write(m)) await drained(call);
         }
         if (!ctrl.signal.aborted) call.end();
       } catch (e) {
@@ -64,6 +64,19 @@ export function serverStream<Req, Res>(method: string, open: (req: Req, signal: 
       }
     })();
   };
+}
+
+/** Resolves when a stream the client reads too slowly can take more, or when the call ends. */
+function drained(call: ServerWritableStream<unknown, unknown>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      call.off("drain", done);
+      call.off("close", done);
+      resolve();
+    };
+    call.on("drain", done);
+    call.on("close", done);
+  });
 }
 
 /** Client streaming: `run` reads the request messages as an async iterable; its result or error is the answer. */
