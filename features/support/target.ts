@@ -118,9 +118,8 @@ export async function startTarget(file = process.env.TARGET): Promise<StartedTar
   // The only way into node/: the launcher of the reference devnet, loaded only when there is no target file.
   const { startLocalDevnet } = await import("../../node/devnet/localDevnet.ts");
   const { devnet, stop } = await startLocalDevnet(
-    // Two providers: the unstake scenario, which needs a third it may take out of the registry for good, is skipped
-    // here (a devnet started with --providers 3 runs it); every further provider node slows the libp2p mesh.
-    { autoAccept: false, autodepositAmount: undefined, ...OWN_DEVNET_TIMEOUTS },
+    // Three providers: the third is the one the unstake scenario may take out of the registry for good.
+    { autoAccept: false, autodepositAmount: undefined, providers: 3, ...OWN_DEVNET_TIMEOUTS },
     join("reports", "devnet.log"),
   );
   return { target: parseTarget(devnet.target(), "the reference devnet's target"), ownDevnet: true, stop };

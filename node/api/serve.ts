@@ -5,6 +5,8 @@ export interface Served {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** Closes the listener and every open connection at once (a crash: open streams end with no final line). */
+  kill(): void;
 }
 
 export class ListenError extends Error {
@@ -23,6 +25,9 @@ export function serve(app: Elysia<any, any, any, any, any, any, any>, host: stri
     port: actual,
     async stop() {
       await app.stop(true);
+    },
+    kill() {
+      void app.server?.stop(true);
     },
   };
 }

@@ -21,6 +21,7 @@ import { NotificationsService } from "../services/notificationsService.ts";
 import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
 import { DebugService } from "../services/debugService.ts";
 import { serveNode, type NodeListen, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
+import { KillSwitch } from "../util/killSwitch.ts";
 
 export interface BidderNodeOptions {
   privateKey: Hex;
@@ -52,9 +53,10 @@ export class BidderNode {
   /** The API services every transport serves. */
   readonly services: NodeServices;
   private served: NodeServer | undefined;
+  private readonly life = new KillSwitch();
 
   constructor(readonly options: BidderNodeOptions) {
-    this.settlement = chainClients(options.settlementChain, options.privateKey);
+    this.settlement = chainClients(options.settlementChain, options.privateKey, this.life);
     this.address = this.settlement.account.address;
     this.store = new NodeStore(options.storePath);
     const c = options.contracts;
@@ -122,6 +124,28 @@ export class BidderNode {
     this.served = await serveNode(this.services, { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen }, "bidder node");
     await this.options.network.connectBidder(this.address);
     return this.served.url;
+  }
+
+  /** The ports it serves on (to start a successor there after a kill). */
+  get listenPorts(): { httpPort: number; rpcPort: number } | undefined {
+    return this.served && { httpPort: Number(new URL(this.served.url).port), rpcPort: Number(new URL(this.served.rpcUrl).port) };
+  }
+
+  /**
+   * Dies at once, as a SIGKILL ends a node in a process of its own (docs/crash-safety.md): clients' connections and
+   * the peers' links drop with no final message or goodbye, nothing is drained or flushed, and the store is closed
+   * under whatever was still running. A killed node does not start again: a new one on the same store takes over.
+   */
+  async kill(): Promise<void> {
+    this.life.kill();
+    this.events.stop();
+    this.tracker.close();
+    this.autoDepositor.close();
+    this.off.forEach((f) => f());
+    this.served?.kill();
+    this.served = undefined;
+    await this.options.network.crash(this.address);
+    this.store.close();
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,7 @@
 import { createNonceManager, createPublicClient, createWalletClient, defineChain, http, type Chain, type Hex, type NonceManager } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { jsonRpc } from "viem/nonce";
+import { killableTransport, type KillSwitch } from "../util/killSwitch.ts";
 
 /** A viem chain description for a local chain known only by id and RPC URL. */
 export function localChain(id: number, rpcUrl: string, name = `chain-${id}`): Chain {
@@ -27,10 +28,12 @@ export function nonceManagerFor(rpcUrl: string): NonceManager {
 
 /**
  * Read and write clients for one account on one chain. The account keeps its own nonce, so concurrent
- * transactions from one node do not collide; polling is fast because chains here are local.
+ * transactions from one node do not collide; polling is fast because chains here are local. With `life`, the
+ * clients go silent once it is killed (a node of the devnet killed through the control API).
  */
-export function chainClients(chain: Chain, privateKey: Hex) {
-  const transport = http(chain.rpcUrls.default.http[0], { retryCount: 2, batch: false });
+export function chainClients(chain: Chain, privateKey: Hex, life?: KillSwitch) {
+  const plain = http(chain.rpcUrls.default.http[0], { retryCount: 2, batch: false });
+  const transport = life ? killableTransport(plain, life) : plain;
   const account = privateKeyToAccount(privateKey, { nonceManager: nonceManagerFor(chain.rpcUrls.default.http[0]!) });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 });
   const walletClient = createWalletClient({ chain, transport, account, pollingInterval: 50, cacheTime: 0 });

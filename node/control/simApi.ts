@@ -17,6 +17,17 @@ export interface SimControl {
   injectFault(node: string, fault: "store" | "open" | "none"): void;
   stopProvider(index: number): Promise<void>;
   startProvider(index: number): Promise<void>;
+  /** Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`). */
+  killNode(name: string): Promise<KilledNode>;
+}
+
+export interface KilledNode {
+  name: string;
+  /** The node's HTTP API, the same as before the kill. */
+  url: string;
+  /** How long the kill took, and then the restart until the node served again and the mesh settled. */
+  downMs: number;
+  restartMs: number;
 }
 
 export interface DevnetStatus {
@@ -137,6 +148,14 @@ export function simApi(control: SimControl) {
       },
       { detail: { summary: "Stop or start a provider node (it leaves or joins the network)" } },
     )
+    .post("/sim/v1/nodes/:name/kill", ({ params }) => control.killNode(params.name), {
+      detail: {
+        summary: "Kill a node (as SIGKILL would: no goodbye, nothing flushed) and start it again on its store, keys and ports",
+        description:
+          "Answers once the new node serves again and the devnet's nodes see each other. Names as in /sim/v1/status: bidder, provider-0, …. " +
+          "The devnet's nodes share one process, so a kill is simulated: docs/crash-safety.md says what is and is not.",
+      },
+    })
     .post(
       "/sim/v1/faults",
       ({ body }) => {

@@ -1,7 +1,7 @@
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { bidderAccountIndex, devAccount, ROLES } from "../chain/accounts.ts";
 import type { ContractAddresses } from "../chain/deploy.ts";
-import { chainClients, localChain } from "../chain/clients.ts";
+import { chainClients, localChain, nonceManagerFor } from "../chain/clients.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { blockTrackerAbi } from "../chain/contracts.ts";
@@ -15,7 +15,8 @@ import { WinnerRecorder } from "../oracle/winnerRecorder.ts";
 import { NodeStore } from "../store/db.ts";
 import { BidderNode } from "../bidder/bidderNode.ts";
 import { ProviderNode } from "../provider/providerNode.ts";
-import { simApi, type DevnetStatus, type SimControl } from "../control/simApi.ts";
+import { simApi, type DevnetStatus, type KilledNode, type SimControl } from "../control/simApi.ts";
+import { SerialQueue } from "../util/serial.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { logger } from "../util/log.ts";
 import { ConfigError, FOREIGN_MIN_BLOCK_INTERVAL_MS, FOREIGN_SETTLE_DELAY_MS, type DevnetConfig } from "./config.ts";
@@ -64,7 +65,7 @@ export class Devnet implements SimControl {
     readonly dir: DataDir,
     readonly chains: { l1: ChainEndpoint; settlement: ChainEndpoint },
     readonly contracts: ContractAddresses,
-    private readonly bidderNode: BidderNode | undefined,
+    private bidderNode: BidderNode | undefined,
     readonly providers: ProviderNode[],
     readonly driver: L1BlockDriver,
     readonly oracle: WinnerRecorder,
@@ -168,6 +169,66 @@ export class Devnet implements SimControl {
     const p = this.providers[index];
     if (!p) throw new InvalidArgumentError(`no provider ${index}: the devnet has providers 0 to ${this.providers.length - 1}`);
     return p;
+  }
+
+  /** The nodes whose notifiers get the validator service's notifications (a restarted node takes its place). */
+  validatorAudience: { notifier: Notifier }[] = [];
+  private readonly kills = new SerialQueue();
+
+  /**
+   * Kills a node (`bidder`, `bidder-N`, `provider-N`) the way SIGKILL kills a process, then starts a new node on
+   * its store, keys and ports, and answers once it serves again and the mesh has settled (docs/crash-safety.md
+   * says what is and is not simulated: the devnet's nodes share one process).
+   */
+  killNode(name: string): Promise<KilledNode> {
+    return this.kills.run(async () => {
+      if (!this.hasNodes) throw new NoNodesError(`no node ${name}`);
+      const t0 = performance.now();
+      const bidderAt = name === "bidder" ? 0 : /^bidder-([1-9]\d*)$/.exec(name) ? Number(name.slice(7)) : undefined;
+      const providerAt = /^provider-(\d+)$/.exec(name) ? Number(name.slice(9)) : undefined;
+      let down: number;
+      let url: string;
+      if (bidderAt !== undefined && bidderAt < this.bidders.length) {
+        const old = this.bidders[bidderAt]!;
+        const ports = old.listenPorts!;
+        await old.kill();
+        this.forgetNonces(old.address);
+        down = performance.now() - t0;
+        const fresh = new BidderNode({ ...old.options, network: bidderAt === 0 ? this.networks!.renew({ role: "bidder" }) : old.options.network });
+        if (bidderAt === 0) this.bidderNode = fresh;
+        else this.extraBidders[bidderAt - 1] = fresh;
+        this.replaceAudience(old, fresh);
+        url = await fresh.start({ host: this.config.host, ...ports, rpcTls: this.rpcTls });
+      } else if (providerAt !== undefined && providerAt < this.providers.length) {
+        const old = this.providers[providerAt]!;
+        if (!old.listening) throw new FailedPreconditionError(`${name} is not running (start it first: POST /sim/v1/providers/${providerAt}/start)`);
+        this.providerPorts.set(providerAt, { http: Number(new URL(old.url).port), rpc: Number(new URL(old.rpcUrl).port) });
+        await old.kill();
+        this.forgetNonces(old.address);
+        down = performance.now() - t0;
+        const fresh = new ProviderNode({ ...old.options, network: this.networks!.renew({ role: "provider", index: providerAt }) });
+        this.providers[providerAt] = fresh;
+        this.replaceAudience(old, fresh);
+        url = await fresh.start(this.providerListen(providerAt));
+      } else {
+        const names = [...this.bidders.map((_, i) => (i === 0 ? "bidder" : `bidder-${i}`)), ...this.providers.map((p) => p.name)];
+        throw new InvalidArgumentError(`no node named ${JSON.stringify(name)}: the devnet's nodes are ${names.join(", ")}`);
+      }
+      await this.networks?.settle(this.providers.map((x) => x.listening));
+      const killed = { name, url, downMs: Math.round(down), restartMs: Math.round(performance.now() - t0 - down) };
+      log.info("node killed and restarted on its store", killed);
+      return killed;
+    });
+  }
+
+  private replaceAudience(old: { notifier: Notifier }, fresh: { notifier: Notifier }): void {
+    const i = this.validatorAudience.indexOf(old);
+    if (i >= 0) this.validatorAudience[i] = fresh;
+  }
+
+  /** A new process asks the chain for its account's nonce: nothing the dead node counted but never sent is kept. */
+  private forgetNonces(address: Address): void {
+    nonceManagerFor(this.chains.settlement.rpcUrl).reset({ address, chainId: this.chains.settlement.chainId });
   }
 
   /** Arms (`store`, `open`) or disarms (`none`) a node's next failing transaction. */
@@ -338,11 +399,11 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       { owner: owner.privateKey, deployer: devAccount(ROLES.l1Deployer).privateKey },
       Object.values(addresses),
     );
-    const nodesForValidators: { notifier: Notifier }[] = [];
+    const audience: { notifier: Notifier }[] = [];
     const validators = new ValidatorService({
       chain: new L1ValidatorChain({ rpcUrl: chains.l1.rpcUrl, registry: registry.address }),
       slotSeconds: cfg.l1BlockTime > 0 ? cfg.l1BlockTime : undefined,
-      publish: (topic, value) => nodesForValidators.forEach((n) => n.notifier.publish(topic, value)),
+      publish: (topic, value) => audience.forEach((n) => n.notifier.publish(topic, value)),
     });
     if (registry.fresh)
       // Every 4th validator of the schedule starts opted in, so opt-in events happen on a fresh devnet.
@@ -417,7 +478,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       builderKeyOf: (coinbase) => directory.builderKeyOf(coinbase),
     });
     driver.onAfterMine(oracle.onBlock);
-    nodesForValidators.push(...(bidder ? [bidder] : []), ...extraBidders, ...providers);
+    audience.push(...(bidder ? [bidder] : []), ...extraBidders, ...providers);
     driver.onAfterMine(validators.onL1Block);
     const settler = new Settler({
       settlement: chainClients(settlementChain, oracleAccount.privateKey),
@@ -443,6 +504,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     devnet.validatorRegistry = registry.address;
     devnet.networks = networks;
     devnet.extraBidders = extraBidders;
+    devnet.validatorAudience = audience;
     await directory.start();
     devnet.rpcTls = cfg.rpcTlsCert && cfg.rpcTlsKey ? readTlsFiles(cfg.rpcTlsCert, cfg.rpcTlsKey) : cfg.rpcTls ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host) : undefined;
     await bidder?.start({ host: cfg.host, httpPort: cfg.bidderPort, rpcPort: cfg.bidderRpcPort, rpcTls: devnet.rpcTls });

@@ -51,8 +51,8 @@ export type DevnetTarget = Omit<Target, NodeField> & Partial<Pick<Target, NodeFi
 
 /**
  * Capabilities of the devnet as a target: `sim-control` (mine, winners, builder modes, bundles), `beacon`, and, with
- * its own nodes, `sim-nodes` (the control API also drives the nodes: stop/start providers, faults, subscriber counts)
- * and `openapi`. With --no-nodes the user adds their nodes' fields and capabilities.
+ * its own nodes, `sim-nodes` (the control API also drives the nodes: stop/start providers, faults, subscriber counts),
+ * `sim-kill` (kill a node and restart it on its store) and `openapi`. With --no-nodes the user adds their nodes' fields and capabilities.
  */
 export function targetOf(d: Devnet): DevnetTarget {
   const nodes = d.hasNodes
@@ -83,6 +83,6 @@ export function targetOf(d: Devnet): DevnetTarget {
           version: REFERENCE_VERSION,
         }
       : {}),
-    capabilities: d.hasNodes ? ["sim-control", "sim-nodes", "openapi", "beacon", "grpc"] : ["sim-control", "beacon"],
+    capabilities: d.hasNodes ? ["sim-control", "sim-nodes", "sim-kill", "openapi", "beacon", "grpc"] : ["sim-control", "beacon"],
   };
 }

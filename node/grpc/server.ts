@@ -31,6 +31,8 @@ export interface ServedGrpc {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** Drops every connection at once, with no status or trailers (a crash of the node). */
+  kill(): void;
 }
 
 export class GrpcListenError extends Error {
@@ -83,5 +85,6 @@ export async function serveGrpc(s: NodeServices, listen: GrpcListen, what: strin
           resolve();
         });
       }),
+    kill: () => server.forceShutdown(),
   };
 }

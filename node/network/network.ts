@@ -46,6 +46,8 @@ export interface Network {
   disconnectProvider(address: Address): void | Promise<void>;
   connectBidder(address: Address): void | Promise<void>;
   disconnectBidder(address: Address): void | Promise<void>;
+  /** The node `address` died: its links drop with no goodbye (its peers see the connections reset). */
+  crash(address: Address): void | Promise<void>;
   /** Providers connected now, in connection order. */
   providers(): ProviderPeer[];
   bidders(): Address[];
@@ -74,6 +76,12 @@ export class InProcessNetwork implements Network {
 
   disconnectBidder(address: Address): void {
     if (this.bidderPeers.delete(address.toLowerCase())) this.emit("disconnected", { type: "bidder", address });
+  }
+
+  /** In one process, peers notice a dead node as they would a reset connection: it is gone. */
+  crash(address: Address): void {
+    this.disconnectProvider(address);
+    this.disconnectBidder(address);
   }
 
   providers(): ProviderPeer[] {

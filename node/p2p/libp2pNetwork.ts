@@ -95,6 +95,13 @@ export class Libp2pNetwork implements Network {
   private readonly listeners = new Set<PeerListener>();
   private bootstrapTimer: ReturnType<typeof setInterval> | undefined;
   private self: HandshakeSelf | undefined;
+  /**
+   * Providers a peer list named that we have not reached yet, by peer id: dialled again at every bootstrap tick
+   * until one dial works or three in a row fail. A list can arrive while we still hold the link of the provider's
+   * previous run (it crashed and came back before we saw the link die), or a dial can fail once on a busy network;
+   * nobody announces that provider again, so without a second try it would stay out of reach for good.
+   */
+  private readonly toDial = new Map<string, { address: Address; addrs: Multiaddr[]; failures: number }>();
 
   constructor(private readonly o: Libp2pNetworkOptions) {
     this.address = privateKeyToAddress(o.nodeKey);
@@ -182,6 +189,24 @@ export class Libp2pNetwork implements Network {
     await host.stop();
     for (const p of [...this.peers.values()]) this.remove(p);
     this.bidderKeys.clear();
+    this.toDial.clear();
+  }
+
+  /**
+   * Dies (the node's process was killed): every connection is aborted, so peers see their streams reset and no
+   * stream is closed or answered; the host stops listening. This network is not started again: a restarted node
+   * gets a new one (a new AES key, no peers).
+   */
+  async crash(_address?: Address): Promise<void> {
+    const host = this.host;
+    if (!host) return;
+    clearInterval(this.bootstrapTimer);
+    this.host = undefined;
+    const dead = new Error("the node was killed");
+    for (const c of host.getConnections()) c.abort(dead);
+    await host.stop();
+    this.peers.clear();
+    this.bidderKeys.clear();
   }
 
   /** Dials a peer (multiaddr with /p2p/<id>) and handshakes; resolves with its address, or undefined if refused. */
@@ -217,6 +242,20 @@ export class Libp2pNetwork implements Network {
       } catch (e) {
         this.log.debug("bootnode not reachable", { addr: b, reason: (e as Error).message });
       }
+    }
+    for (const [id, p] of this.toDial) if (!this.peers.has(id) && !this.handshakes.has(id)) await this.dialDiscovered(id, p);
+  }
+
+  /** Dials a provider a peer list named; forgets it once reached, or after its third failed dial in a row. */
+  private async dialDiscovered(id: string, p: { address: Address; addrs: Multiaddr[]; failures: number }): Promise<void> {
+    if (!this.host) return;
+    try {
+      await this.connect(p.addrs);
+      if (this.toDial.get(id) === p) this.toDial.delete(id);
+    } catch (e) {
+      p.failures++;
+      this.log.debug("dialling a discovered peer failed", { peer: p.address, attempt: p.failures, reason: (e as Error).message });
+      if (p.failures >= 3 && this.toDial.get(id) === p) this.toDial.delete(id);
     }
   }
 
@@ -375,20 +414,37 @@ export class Libp2pNetwork implements Network {
     try {
       const others = [...this.peers.values()].filter((p) => p.type === "provider" && p !== peer);
       if (others.length) await this.sendPeers(peer, await Promise.all(others.map((p) => this.discovered(p))));
-      if (peer.type === "provider") {
-        const me = await this.discovered(peer);
-        await Promise.all([...this.peers.values()].filter((p) => p.type === "bidder").map((b) => this.sendPeers(b, [me]).catch(() => {})));
+      const bidders = [...this.peers.values()].filter((p) => p.type === "bidder");
+      if (peer.type === "provider" && bidders.length) {
+        const me = await this.discovered(peer, true);
+        await Promise.all(bidders.map((b) => this.sendPeers(b, [me]).catch(() => {})));
       }
     } catch (e) {
       this.log.debug("announcing peers failed", { peer: peer.address, reason: (e as Error).message });
     }
   }
 
-  private async discovered(p: RemotePeer): Promise<DiscoveredPeer> {
+  /**
+   * A provider's entry for a peer list. `fresh`: the peer just connected, so ask it for its listen addresses
+   * (identify) instead of trusting the peer store, which still holds its previous run's addresses until the
+   * automatic identify of the new connection is done; on a busy machine that comes after the handshake, and a
+   * restarted provider listening on a new port was announced at its old one, which nobody could dial.
+   */
+  private async discovered(p: RemotePeer, fresh = false): Promise<DiscoveredPeer> {
     const host = this.requireHost();
+    const tcp = (a: string) => a.includes("/tcp/");
+    const conn = fresh ? host.getConnections(p.id)[0] : undefined;
+    if (conn) {
+      try {
+        const addrs = (await host.services.identify.identify(conn, { signal: AbortSignal.timeout(5_000) })).listenAddrs.map(String).filter(tcp);
+        if (addrs.length) return { address: p.address, underlay: { id: p.id.toString(), addrs } };
+      } catch (e) {
+        this.log.debug("identify failed; announcing the peer store's addresses", { peer: p.address, reason: (e as Error).message });
+      }
+    }
     let addrs: string[] = [];
     try {
-      addrs = (await host.peerStore.get(p.id)).addresses.map((a) => a.multiaddr.toString()).filter((a) => a.includes("/tcp/"));
+      addrs = (await host.peerStore.get(p.id)).addresses.map((a) => a.multiaddr.toString()).filter(tcp);
     } catch {
       // not in the peer store yet
     }
@@ -409,9 +465,12 @@ export class Libp2pNetwork implements Network {
     const list = peersOf(await s.readMsg(PeerListSchema, signal));
     for (const p of list) {
       if (p.address.toLowerCase() === this.address.toLowerCase()) continue;
+      const entry = { address: p.address, addrs: p.underlay.addrs.map((a) => multiaddr(`${a}/p2p/${p.underlay.id}`)), failures: 0 };
+      this.toDial.set(p.underlay.id, entry);
+      // Known already (maybe through the link of its previous run): the next bootstrap tick dials it if that link died.
       if ([...this.peers.values()].some((k) => k.address.toLowerCase() === p.address.toLowerCase())) continue;
-      const addrs = p.underlay.addrs.map((a) => multiaddr(`${a}/p2p/${p.underlay.id}`));
-      void this.connect(addrs).catch((e) => this.log.debug("dialling a discovered peer failed", { peer: p.address, from: from.address, reason: (e as Error).message }));
+      this.log.debug("dialling a discovered peer", { peer: p.address, from: from.address });
+      void this.dialDiscovered(p.underlay.id, entry);
     }
   }
 

@@ -22,6 +22,7 @@ import { NotificationsService } from "../services/notificationsService.ts";
 import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
 import { DebugService } from "../services/debugService.ts";
 import { serveNode, type NodeListen, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
+import { KillSwitch } from "../util/killSwitch.ts";
 
 export interface ProviderNodeOptions {
   /** Position among the devnet's providers (0-based), used in names and ports. */
@@ -56,9 +57,10 @@ export class ProviderNode {
   readonly services: NodeServices;
   private served: NodeServer | undefined;
   private readonly nikeSecret: bigint;
+  private readonly life = new KillSwitch();
 
   constructor(readonly options: ProviderNodeOptions) {
-    this.settlement = chainClients(options.settlementChain, options.privateKey);
+    this.settlement = chainClients(options.settlementChain, options.privateKey, this.life);
     this.address = this.settlement.account.address;
     const nike = nikeKeyFromNodeKey(options.privateKey);
     this.nikeSecret = nike.secret;
@@ -98,6 +100,7 @@ export class ProviderNode {
 
   /** Opens the store, follows the chain, serves HTTP and gRPC and joins the network. A stopped node can start again. */
   async start(listen: NodeListen): Promise<string> {
+    if (this.life.killed) throw new Error(`${this.name} was killed: a new node on its store takes its place`);
     const o = this.options;
     const c = o.contracts;
     this.store = new NodeStore(o.storePath);
@@ -158,6 +161,24 @@ export class ProviderNode {
   /** The raw-transaction bundles this provider committed to for an L1 block, best bid first (its builder's input). */
   bundlesFor(block: bigint): string[][] {
     return (this.commitments?.forBlock(block) ?? []).filter((r) => r.rawTransactions.length > 0).map((r) => r.rawTransactions);
+  }
+
+  /**
+   * Dies at once, as a SIGKILL ends a node in a process of its own (docs/crash-safety.md): provider applications'
+   * streams and the peers' links drop with no final message or goodbye, store transactions in flight are neither
+   * awaited nor sent, and the store is closed under whatever was still running. A killed node does not start again:
+   * a new one on the same store takes over.
+   */
+  async kill(): Promise<void> {
+    this.life.kill();
+    this.events?.stop();
+    this.tracker?.close();
+    this.off.forEach((f) => f());
+    this.served?.kill();
+    this.served = undefined;
+    await this.options.network.crash(this.address);
+    this.store?.close();
+    this.store = undefined;
   }
 
   async stop(): Promise<void> {

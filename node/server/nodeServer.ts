@@ -34,6 +34,8 @@ export interface NodeServer {
   /** The gRPC server: `http://host:port`, or `https://…` with TLS. */
   rpcUrl: string;
   stop(): Promise<void>;
+  /** Drops both transports' connections at once, with no goodbye (a crash of the node). */
+  kill(): void;
 }
 
 /** The HTTP app of a node: its role's routes, notifications, debug and validator, `/health` and `/swagger`. */
@@ -67,6 +69,10 @@ export async function serveNode(s: NodeServices, listen: NodeListen, name: strin
     rpcUrl: rpc.url,
     stop: async () => {
       await Promise.all([http.stop(), rpc.stop()]);
+    },
+    kill: () => {
+      http.kill();
+      rpc.kill();
     },
   };
 }
