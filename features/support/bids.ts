@@ -214,6 +214,7 @@ export class BidScenario {
     const address = this.target.providerAddresses[provider - 1];
     if (!this.world.has("sim-control") || this.world.has("sim-nodes") || !address) return undefined;
     return async (bid) => {
+      // A bid for a block already mined has nothing left to build ("late"): only future blocks need the bundle.
       if (bid.rawTransactions?.length) await this.world.control.bundle(address, bid.blockNumber, bid.rawTransactions, amountOf(bid));
     };
   }

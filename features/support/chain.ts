@@ -1,5 +1,6 @@
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { bidderRegistryAbi, blockTrackerAbi } from "./abi.ts";
+import { windowOfBlock } from "./protocol.ts";
 import type { Target } from "./target.ts";
 
 /** A read against a target's chain failed; carries what was asked so the failing step says it. */
@@ -90,9 +91,15 @@ const AHEAD = 500n;
 const handedOut = new Set<bigint>();
 let aheadCursor = 0n;
 
-/** The first of `count` consecutive empty windows ahead; they are not handed out again in this run. */
+/**
+ * The first of `count` consecutive empty windows ahead; they are not handed out again in this run. Ahead of the L1
+ * head too: an oracle that has not recorded a block yet leaves BlockTracker's window far behind an L1 that does not
+ * count from 0 (a devnet started with `--no-nodes` has its genesis at block 1,000,000), and a window behind the head
+ * would give a scenario blocks already mined.
+ */
 export async function freshWindowsAhead(chain: ChainReader, count: number): Promise<bigint> {
-  const current = await chain.currentWindow();
+  const [recorded, head] = await Promise.all([chain.currentWindow(), chain.l1BlockNumber()]);
+  const current = recorded > windowOfBlock(head) ? recorded : windowOfBlock(head);
   const from = current + AHEAD;
   let w = from > aheadCursor ? from : aheadCursor;
   for (let tries = 0; tries < 500; tries++, w++) {

@@ -48,8 +48,13 @@ export class ControlClient {
    * A provider application tells the devnet's builder the raw transactions it committed to for a future block; the
    * block, if that provider wins it, includes them (for provider nodes the control API does not run: no `sim-nodes`).
    */
-  async bundle(provider: string, blockNumber: string, rawTransactions: string[], bidAmount?: string): Promise<void> {
-    await this.post("/sim/v1/bundles", { provider, blockNumber, rawTransactions, ...(bidAmount === undefined ? {} : { bidAmount }) });
+  async bundle(provider: string, blockNumber: string, rawTransactions: string[], bidAmount?: string): Promise<"kept" | "late"> {
+    const body = { provider, blockNumber, rawTransactions, ...(bidAmount === undefined ? {} : { bidAmount }) };
+    const r = await call("POST", `${this.baseUrl}/sim/v1/bundles`, { body, scope: this.scope });
+    if (r.status === 200) return "kept";
+    // FailedPrecondition: the block is mined already (a bid for a past block); nothing to build.
+    if ((r.json as { code?: number } | undefined)?.code === 9) return "late";
+    throw new ControlApiError(`POST ${this.baseUrl}/sim/v1/bundles ${JSON.stringify(body)} answered HTTP ${r.status}: ${r.text}`);
   }
 
   /** A provider node (0-based index) leaves (`stop`) or joins (`start`) the network. */
