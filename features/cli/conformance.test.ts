@@ -91,21 +91,7 @@ describe("runs", () => {
   }, 120_000);
 
   test("against a target that is down: one failure says so, the rest are not run, exit 1", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "conformance-target-"));
-    const dead = `http://127.0.0.1:${await freePort()}`;
-    const target = {
-      name: "nothing there",
-      bidderUrl: dead,
-      providerUrls: [dead, dead],
-      l1RpcUrl: dead,
-      l1ChainId: 31337,
-      settlementRpcUrl: dead,
-      settlementChainId: 17864,
-      contracts: { blockTracker: "0x0", providerRegistry: "0x0", bidderRegistry: "0x0", preconfManager: "0x0", oracle: "0x0" },
-      bidderAddress: "0x0000000000000000000000000000000000000001",
-      providerAddresses: ["0x0000000000000000000000000000000000000002", "0x0000000000000000000000000000000000000003"],
-      capabilities: [],
-    };
+    const { dir, target } = await deadTarget();
     writeFileSync(join(dir, "t.json"), JSON.stringify(target));
     const r = await runCli(["--target", join(dir, "t.json"), "features/node-shell.feature"]);
     expect(validate(r.result), JSON.stringify(validate.errors)).toBe(true);
@@ -118,4 +104,39 @@ describe("runs", () => {
     expect(notRun.every((s) => s.reason === "the target is down")).toBe(true);
     expect(r.out).toContain("- not run: the target is down");
   }, 60_000);
+
+  test("a target that is down before the first scenario is restarted first: no scenario fails for it", async () => {
+    const { dir, target } = await deadTarget();
+    const marker = join(dir, "restarted");
+    // A restart command that cannot bring the target back: every scenario is then "not run", none failed.
+    writeFileSync(join(dir, "t.json"), JSON.stringify({ ...target, restart: `echo again >> '${marker}'; exit 3` }));
+    const r = await runCli(["--target", join(dir, "t.json"), "features/node-shell.feature"]);
+    expect(validate(r.result), JSON.stringify(validate.errors)).toBe(true);
+    expect(r.code).toBe(1);
+    expect(r.result.scenarios.filter((s) => s.outcome === "failed")).toEqual([]);
+    const notRun = r.result.scenarios.filter((s) => s.outcome === "not-run");
+    expect(notRun.length).toBe(r.result.scenarios.length);
+    expect(notRun.every((s) => s.reason === "the target is down (the restart command exited with 3)")).toBe(true);
+    expect(readFileSync(marker, "utf8")).toStartWith("again\n");
+  }, 60_000);
 });
+
+/** A target file whose nodes and chains are a port where nothing listens. */
+async function deadTarget() {
+  const dir = mkdtempSync(join(tmpdir(), "conformance-target-"));
+  const dead = `http://127.0.0.1:${await freePort()}`;
+  const target = {
+    name: "nothing there",
+    bidderUrl: dead,
+    providerUrls: [dead, dead],
+    l1RpcUrl: dead,
+    l1ChainId: 31337,
+    settlementRpcUrl: dead,
+    settlementChainId: 17864,
+    contracts: { blockTracker: "0x0", providerRegistry: "0x0", bidderRegistry: "0x0", preconfManager: "0x0", oracle: "0x0" },
+    bidderAddress: "0x0000000000000000000000000000000000000001",
+    providerAddresses: ["0x0000000000000000000000000000000000000002", "0x0000000000000000000000000000000000000003"],
+    capabilities: [],
+  };
+  return { dir, target };
+}

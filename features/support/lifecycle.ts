@@ -1,7 +1,8 @@
 /**
  * The run's and each scenario's life, in one place so that the order is plain:
  *
- * - BeforeAll: the target is loaded or started (once per process; the CLI may have done it already).
+ * - BeforeAll: the target is loaded or started (once per process; the CLI may have done it already); a target with a
+ *   restart command that does not answer is marked down, so that the first Before restarts it.
  * - Before: a scenario is not run when the target is down (unless its restart command brings it back), and is
  *   skipped when it needs a capability the target lacks (tags below).
  * - After: every teardown runs (last registered first), then the scenario's scope ends, which aborts every request
@@ -24,12 +25,18 @@ export class TeardownError extends Error {
 let startedHere = false;
 
 BeforeAll({ timeout: 180_000 }, async function () {
-  if (hasRun()) return;
-  const s = await startTarget();
-  setRun(s);
-  startedHere = true;
-  const t = s.target;
-  console.log(`\nTarget: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`);
+  if (!hasRun()) {
+    const s = await startTarget();
+    setRun(s);
+    startedHere = true;
+    const t = s.target;
+    console.log(`\nTarget: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`);
+  }
+  // A target with a restart command that is down already (e.g. a node the last run's @may-crash pass took down) is
+  // restarted before the first scenario, which would otherwise fail for what happened before it.
+  const t = run().target;
+  const dead = t.restart && !targetDown() ? await probeTarget(t) : undefined;
+  if (dead) markDown(dead);
 });
 
 AfterAll({ timeout: 60_000 }, async function () {
