@@ -2,6 +2,21 @@ import { createPublicClient, http } from "viem";
 import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
 import { FOREIGN_L1_GENESIS_NUMBER, type DevnetConfig } from "./config.ts";
 import type { DataDir } from "./dataDir.ts";
+import { keepLastGoodState } from "./chainStateFile.ts";
+import { logger } from "../util/log.ts";
+
+const log = logger("devnet");
+
+/** The chain's state file, checked before Anvil loads it (a torn dump gives way to the last good copy). */
+function checkedState(dir: DataDir, name: "l1" | "settlement"): string {
+  const path = dir.chainState(name);
+  const check = keepLastGoodState(path);
+  if (check.kind === "restored")
+    log.warn(`the ${name} chain's state file was torn (Anvil was killed while dumping it): starting from the last good copy, taken at the previous start; the torn file is kept`, { torn: check.torn });
+  if (check.kind === "lost")
+    log.error(`the ${name} chain's state file was torn (Anvil was killed while dumping it) and there is no good copy: the chain starts from genesis; the torn file is kept`, { torn: check.torn });
+  return path;
+}
 
 export interface ChainEndpoint {
   name: "l1" | "settlement";
@@ -39,7 +54,8 @@ function owned(c: AnvilChain, name: "l1" | "settlement"): ChainEndpoint {
 /**
  * The two chains: L1 (manual mining, so the block driver decides each block's coinbase and contents) and the
  * settlement chain (automine: each contract transaction is mined at once). Each is an Anvil we start, with its
- * state dumped to the data dir every second, or an existing chain named by --l1-rpc-url / --settlement-rpc-url.
+ * state dumped to the data dir every second (a torn dump gives way to the last good copy: chainStateFile.ts), or an
+ * existing chain named by --l1-rpc-url / --settlement-rpc-url.
  */
 export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1: ChainEndpoint; settlement: ChainEndpoint }> {
   const [l1, settlement] = await Promise.all([
@@ -52,7 +68,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           chainId: cfg.l1ChainId,
           mining: "manual",
           genesisNumber: BigInt(cfg.l1GenesisNumber ?? (cfg.nodes ? 0 : FOREIGN_L1_GENESIS_NUMBER)),
-          statePath: dir.chainState("l1"),
+          statePath: checkedState(dir, "l1"),
           pidDir: dir.pidDir,
         }).then((c) => owned(c, "l1")),
     cfg.settlementRpcUrl
@@ -64,7 +80,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           chainId: cfg.settlementChainId,
           mining: "auto",
           baseFeePerGas: SETTLEMENT_BASE_FEE,
-          statePath: dir.chainState("settlement"),
+          statePath: checkedState(dir, "settlement"),
           pidDir: dir.pidDir,
         }).then((c) => owned(c, "settlement")),
   ]);
