@@ -4,7 +4,9 @@
  * steady load of bids, deposits and subscriptions; prints the devnet process's resident memory and open file
  * descriptors every sample and fails when either grew by more than 10 % from just after the warm-up (the first fifth
  * of the run) to the end: the median of the first tenth of the samples after the warm-up against the median of the
- * last tenth (at least one sample each).
+ * last tenth (at least one sample each). Each sample also has both chains' heads, their pending transactions and the
+ * settlement Anvil's rss; a chain that produced no block between two samples, or a transaction that timed out
+ * waiting to be mined, fails the run.
  */
 import { parseArgs } from "node:util";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, mkdirSync } from "node:fs";
@@ -15,17 +17,20 @@ import { freePort } from "../node/util/ports.ts";
 import { NdjsonStream } from "../scenarios/clients/ndjson.ts";
 import { TOPICS } from "../node/notify/topics.ts";
 
-const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S]
+const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S] [-- DEVNET FLAGS]
 
   --minutes N            how long the load runs (default 10)
   --bids-per-second R    SendBid rate (default 4); deposits go in once a window, a subscriber comes and goes every 2 s
   --sample-seconds S     how often rss and open fds are printed (default 60)
   -h, --help
+  -- DEVNET FLAGS        passed on to the devnet (\`npm run node -- --help\`), e.g. -- --settlement-history 0
 
 Fails (exit 1) when the devnet process's rss or its open fds grew by more than 10 % after the warm-up (the first
-fifth of the run), or when it died. The devnet's log: reports/soak-devnet.log.`;
+fifth of the run), when it died, when a chain produced no block between two samples, or when a transaction timed
+out waiting to be mined. The devnet's log: reports/soak-devnet.log.`;
 
-const { values: o } = parseArgs({
+const { values: o, positionals: devnetFlags } = parseArgs({
+  allowPositionals: true,
   options: {
     minutes: { type: "string" },
     "bids-per-second": { type: "string" },
@@ -65,6 +70,7 @@ const child = spawn(
     "--bidder-port", String(bidder), "--provider-ports", `${p0},${p1}`, "--control-port", String(control),
     "--beacon-port", String(beacon), "--bootnode-port", String(bootnode), "--bidder-p2p-port", String(bidderP2p),
     "--provider-p2p-ports", `${p0P2p},${p1P2p}`, "--l1-port", String(l1), "--settlement-port", String(settlement),
+    ...devnetFlags,
   ],
   { cwd: ROOT, stdout: Bun.file(logPath), stderr: Bun.file(logPath) },
 );
@@ -170,16 +176,43 @@ async function subscriptionLoop(): Promise<void> {
 }
 
 // ------------------------------------------------------------------------------------------------ samples
+interface ChainSample {
+  head: bigint;
+  pending: number;
+  /** Resident memory of the chain's Anvil, MiB. */
+  rssMiB: number;
+}
 interface Sample {
   at: number;
   rssMiB: number;
   fds: number;
+  l1: ChainSample;
+  settlement: ChainSample;
 }
-function sample(): Sample {
-  const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
-  const rssKiB = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-  return { at: Date.now(), rssMiB: rssKiB / 1024, fds: readdirSync(`/proc/${child.pid}/fd`).length };
+async function rpc<T>(url: string, method: string): Promise<T> {
+  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }) });
+  return ((await r.json()) as { result: T }).result;
 }
+function rssMiBOf(pid: number | string): number {
+  try {
+    return Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+/** A chain's head, its pool's pending transactions and its Anvil's rss (pid file in the data dir). */
+async function chainSample(name: "l1" | "settlement", port: number): Promise<ChainSample> {
+  const url = `http://127.0.0.1:${port}`;
+  const [head, pool] = await Promise.all([rpc<string>(url, "eth_blockNumber"), rpc<{ pending: string }>(url, "txpool_status")]);
+  const pidFile = join(dataDir, "run", `anvil-${name}.pid`);
+  return { head: BigInt(head), pending: Number(pool.pending), rssMiB: existsSync(pidFile) ? rssMiBOf(readFileSync(pidFile, "utf8").trim()) : 0 };
+}
+async function sample(): Promise<Sample> {
+  const [l1Chain, settlementChain] = await Promise.all([chainSample("l1", l1!), chainSample("settlement", settlement!)]);
+  return { at: Date.now(), rssMiB: rssMiBOf(child.pid), fds: readdirSync(`/proc/${child.pid}/fd`).length, l1: l1Chain, settlement: settlementChain };
+}
+/** Lines of the devnet's log that say a store, open or settlement transaction timed out. */
+const txTimeouts = () => (readFileSync(logPath, "utf8").match(/Timed out while waiting for transaction/g) ?? []).length;
 
 const t0 = Date.now();
 const total = minutes * 60_000;
@@ -188,7 +221,10 @@ console.log(
   `soak: ${minutes} min, ${rate} bids/s, a deposit per window, subscribers coming and going; devnet pid ${child.pid} ` +
     `(log ${logPath}); load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`,
 );
-console.log("minute  rss MiB  open fds  bids  commitments  bid errors  deposits  subscriptions  notifications  load avg");
+console.log(
+  "minute  rss MiB  open fds  bids  commitments  bid errors  deposits  subscriptions  notifications  " +
+    "L1 head  settlement head  pending  settlement rss MiB  load avg",
+);
 const loops = [bidLoop(), depositLoop(), subscriptionLoop()];
 const samples: Sample[] = [];
 let failed: string | undefined;
@@ -198,16 +234,28 @@ while (Date.now() - t0 < total) {
     failed = `the devnet exited (code ${child.exitCode}); see ${logPath}`;
     break;
   }
-  const s = sample();
+  const s = await sample().catch((e: Error) => e);
+  if (s instanceof Error) {
+    failed = `a chain did not answer: ${s.message}`;
+    break;
+  }
+  const prev = samples.at(-1);
   samples.push(s);
   console.log(
     `${((s.at - t0) / 60_000).toFixed(1).padStart(6)}  ${s.rssMiB.toFixed(1).padStart(7)}  ${String(s.fds).padStart(8)}  ` +
       `${String(counts.bids).padStart(4)}  ${String(counts.commitments).padStart(11)}  ${String(counts.bidErrors).padStart(10)}  ` +
-      `${String(counts.deposits).padStart(8)}  ${String(counts.subscriptions).padStart(13)}  ${String(counts.notifications).padStart(13)}  ${loadavg()[0]!.toFixed(2)}`,
+      `${String(counts.deposits).padStart(8)}  ${String(counts.subscriptions).padStart(13)}  ${String(counts.notifications).padStart(13)}  ` +
+      `${String(s.l1.head).padStart(7)}  ${String(s.settlement.head).padStart(15)}  ${String(s.settlement.pending + s.l1.pending).padStart(7)}  ` +
+      `${s.settlement.rssMiB.toFixed(1).padStart(18)}  ${loadavg()[0]!.toFixed(2)}`,
   );
+  // The stall the first 30-minute soak met: a chain that stops producing blocks stops the whole market.
+  if (prev && s.l1.head === prev.l1.head) failed = `the L1 produced no block in the last ${((s.at - prev.at) / 1000).toFixed(0)} s`;
+  else if (prev && s.settlement.head === prev.settlement.head) failed = `the settlement chain produced no block in the last ${((s.at - prev.at) / 1000).toFixed(0)} s`;
+  if (failed) break;
 }
 running = false;
 await Promise.allSettled(loops);
+const timeouts = txTimeouts();
 await stopDevnet();
 
 if (!failed) {
@@ -220,6 +268,15 @@ if (!failed) {
   const rss = [median(base.map((x) => x.rssMiB)), median(end.map((x) => x.rssMiB))] as const;
   const fds = [median(base.map((x) => x.fds)), median(end.map((x) => x.fds))] as const;
   const growth = ([a, b]: readonly [number, number]) => (b - a) / a;
+  const chainRss = (c: "l1" | "settlement") => [median(base.map((x) => x[c].rssMiB)), median(end.map((x) => x[c].rssMiB))] as const;
+  const first = samples[0]!;
+  const last = samples.at(-1)!;
+  console.log(
+    `soak: L1 ${first.l1.head} → ${last.l1.head}, settlement ${first.settlement.head} → ${last.settlement.head} ` +
+      `(${((1000 * Number(last.settlement.head - first.settlement.head)) / (last.at - first.at)).toFixed(1)} blocks/s); ` +
+      `pending at the last sample ${last.l1.pending + last.settlement.pending}; transactions timed out ${timeouts}; ` +
+      `Anvil rss after the warm-up → end: L1 ${chainRss("l1").map((x) => x.toFixed(0)).join(" → ")} MiB, settlement ${chainRss("settlement").map((x) => x.toFixed(0)).join(" → ")} MiB`,
+  );
   console.log(
     `soak: median of ${base.length} sample(s) after the warm-up (${warmupSamples}) vs the last ${end.length}: ` +
       `rss ${rss[0].toFixed(1)} → ${rss[1].toFixed(1)} MiB (${(growth(rss) * 100).toFixed(1)} %), open fds ${fds[0]} → ${fds[1]} (${(growth(fds) * 100).toFixed(1)} %)`,
@@ -227,6 +284,7 @@ if (!failed) {
   if (growth(rss) > 0.1) failed = `rss grew ${(growth(rss) * 100).toFixed(1)} % after warm-up`;
   else if (growth(fds) > 0.1) failed = `open fds grew ${(growth(fds) * 100).toFixed(1)} % after warm-up`;
   else if (counts.commitments === 0) failed = "no bid got a commitment";
+  else if (timeouts > 0) failed = `${timeouts} transaction(s) timed out waiting to be mined (see ${logPath})`;
 }
 console.log(failed ? `soak: FAILED: ${failed}` : "soak: passed (memory and descriptors flat)");
 process.exit(failed ? 1 : 0);

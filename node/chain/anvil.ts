@@ -2,6 +2,8 @@ import { createAnvil, type Anvil } from "@viem/anvil";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { freePort } from "../util/ports.ts";
+import { IntervalMiner } from "./intervalMiner.ts";
 
 /** Options of one local Anvil chain. */
 export interface AnvilOptions {
@@ -10,10 +12,21 @@ export interface AnvilOptions {
   port: number;
   chainId: number;
   host?: string;
-  /** "auto": every transaction is mined at once; "manual": blocks are mined only on request. */
-  mining: "auto" | "manual";
-  /** File Anvil loads at start and dumps to every second; survives SIGKILL minus the last second. */
+  /** "auto": every transaction is mined at once; "manual": blocks are mined only on request; or a block every `intervalMs` (mined from this process: IntervalMiner). */
+  mining: "auto" | "manual" | { intervalMs: number };
+  /** File Anvil loads at start and dumps to every `stateIntervalS` seconds; survives SIGKILL minus that much. */
   statePath?: string;
+  /** Seconds between state dumps (default 1). */
+  stateIntervalS?: number;
+  /**
+   * Run as a fork of an empty chain (a second, idle Anvil this one starts and stops), keeping the states of the
+   * last `keepStates` blocks (0: none). Anvil 1.7.1 in its default in-memory mode rebuilds the whole state trie for
+   * every block (O(all storage): 230 ms a block at 128k storage slots) and copies the whole state for every block
+   * it keeps; in fork mode it computes no state root, so a block costs the copies of the states it keeps (14 ms at
+   * 128k slots with 64 kept, 1 ms with none). With none kept, calls at past blocks fail and a call at `latest` can
+   * race the next block (BlockOutOfRangeError; chainClients retries it). docs/performance.md has the measurements.
+   */
+  emptyFork?: { keepStates: number };
   /** Funded dev accounts (Anvil's default mnemonic); default 30 (roles up to 28: node/chain/accounts.ts). */
   accounts?: number;
   /** Folder for the pid file that lets a later start kill an Anvil orphaned by a SIGKILL. */
@@ -116,6 +129,10 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
   killOrphan(file);
   await waitForPortFree(host, opts.port, 3000);
   if (opts.statePath) mkdirSync(dirname(opts.statePath), { recursive: true });
+  // The empty chain a fork-mode Anvil forks from: never mined, only asked about accounts the fork has not seen.
+  const genesis = opts.emptyFork
+    ? await startAnvil({ name: `${opts.name}-genesis`, host, port: await freePort(), chainId: opts.chainId, mining: "manual", accounts: opts.accounts, baseFeePerGas: opts.baseFeePerGas, pidDir: opts.pidDir })
+    : undefined;
   const anvil: Anvil = createAnvil({
     anvilBinary: anvilBinaryPath(),
     host,
@@ -124,13 +141,17 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     accounts: opts.accounts ?? 30,
     // Deterministic chain: fixed mnemonic (Anvil's default dev accounts), FIFO order so bundles stay contiguous.
     order: "fifo",
-    noMining: opts.mining === "manual" ? true : undefined,
+    // Interval mining is ours (IntervalMiner says why), so the chain itself mines only on request.
+    noMining: opts.mining !== "auto" ? true : undefined,
     blockBaseFeePerGas: opts.baseFeePerGas,
     // @viem/anvil passes unknown options on as flags: --number.
     ...(opts.genesisNumber ? ({ number: opts.genesisNumber } as object) : {}),
     state: opts.statePath,
-    stateInterval: opts.statePath ? 1 : undefined,
-    // Keeps the dump small and loadable; we never need historical state queries.
+    stateInterval: opts.statePath ? (opts.stateIntervalS ?? 1) : undefined,
+    forkUrl: genesis?.rpcUrl,
+    forkBlockNumber: genesis ? 0 : undefined,
+    pruneHistory: opts.emptyFork ? opts.emptyFork.keepStates || true : undefined,
+    // @viem/anvil learns that Anvil listens from its output.
     silent: false,
     startTimeout: 20_000,
     // @viem/anvil leaves this timer running after a clean stop, so keep it short.
@@ -139,6 +160,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
   try {
     await anvil.start();
   } catch (e) {
+    await genesis?.stop();
     throw new AnvilStartError(opts.name, opts.port, anvil.logs, e);
   }
   if (file) {
@@ -146,17 +168,22 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     const pid = await findPid(opts.port);
     if (pid) writeFileSync(file, String(pid));
   }
+  const rpcUrl = `http://${host}:${opts.port}`;
+  const miner = typeof opts.mining === "object" ? new IntervalMiner(rpcUrl, opts.mining.intervalMs, opts.name) : undefined;
+  miner?.start();
   const chain: AnvilChain = {
     name: opts.name,
-    rpcUrl: `http://${host}:${opts.port}`,
+    rpcUrl,
     chainId: opts.chainId,
     port: opts.port,
     async stop() {
       live.delete(chain);
+      await miner?.stop();
       if (anvil.status === "listening" || anvil.status === "starting") {
         await anvil.stop().catch(() => {});
       }
       if (file) rmSync(file, { force: true });
+      await genesis?.stop();
     },
   };
   live.add(chain);

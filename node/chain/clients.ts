@@ -1,7 +1,8 @@
-import { createNonceManager, createPublicClient, createWalletClient, defineChain, http, type Chain, type Hex, type NonceManager } from "viem";
+import { createNonceManager, createPublicClient, createWalletClient, defineChain, http, type Chain, type Hex, type HttpTransport, type HttpTransportConfig, type NonceManager } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { jsonRpc } from "viem/nonce";
 import { killableTransport, type KillSwitch } from "../util/killSwitch.ts";
+import { txPipelineFor, type TxRequest } from "./txPipeline.ts";
 
 /** A viem chain description for a local chain known only by id and RPC URL. */
 export function localChain(id: number, rpcUrl: string, name = `chain-${id}`): Chain {
@@ -11,6 +12,30 @@ export function localChain(id: number, rpcUrl: string, name = `chain-${id}`): Ch
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
+}
+
+/** Anvil's answer to a call at `latest` that raced the next block on a chain that keeps no past states. */
+const RACED_BLOCK = /BlockOutOfRangeError|block height is \d+ but requested was/;
+
+/**
+ * viem's HTTP transport for a local chain, which also retries a call that raced a new block on a chain keeping no
+ * past states (the devnet's settlement chain with --settlement-history 0): the same call at `latest` succeeds.
+ */
+export function localHttp(url: string, config: HttpTransportConfig = { retryCount: 2, batch: false }): HttpTransport {
+  const base = http(url, config);
+  return ((args: Parameters<HttpTransport>[0]) => {
+    const t = base(args);
+    const request = (async (req: unknown, opts: unknown) => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await (t.request as (r: unknown, o: unknown) => Promise<unknown>)(req, opts);
+        } catch (e) {
+          if (attempt >= 3 || !RACED_BLOCK.test(String((e as Error)?.message))) throw e;
+        }
+      }
+    }) as typeof t.request;
+    return { ...t, request };
+  }) as HttpTransport;
 }
 
 const nonceManagers = new Map<string, NonceManager>();
@@ -27,17 +52,24 @@ export function nonceManagerFor(rpcUrl: string): NonceManager {
 }
 
 /**
- * Read and write clients for one account on one chain. The account keeps its own nonce, so concurrent
- * transactions from one node do not collide; polling is fast because chains here are local. With `life`, the
- * clients go silent once it is killed (a node of the devnet killed through the control API).
+/**
+ * Read and write clients for one account on one chain. Contract transactions go through `txs` (node/chain/
+ * txPipeline.ts: nonces kept locally, native signing, batched sends, receipts read per block); the wallet client
+ * (whose nonce manager is viem's) is for the rare other sends. Polling is fast because chains here are local. With
+ * `life`, the clients and `txs` go silent once it is killed (a node of the devnet killed through the control API).
  */
 export function chainClients(chain: Chain, privateKey: Hex, life?: KillSwitch) {
-  const plain = http(chain.rpcUrls.default.http[0], { retryCount: 2, batch: false });
+  const plain = localHttp(chain.rpcUrls.default.http[0]!);
   const transport = life ? killableTransport(plain, life) : plain;
   const account = privateKeyToAccount(privateKey, { nonceManager: nonceManagerFor(chain.rpcUrls.default.http[0]!) });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 });
   const walletClient = createWalletClient({ chain, transport, account, pollingInterval: 50, cacheTime: 0 });
-  return { chain, account, publicClient, walletClient };
+  const pipeline = txPipelineFor(chain, privateKey);
+  const txs = {
+    send: (req: TxRequest) => pipeline.send(req, life),
+    receipt: (hash: Hex, timeoutMs?: number) => pipeline.receipt(hash, timeoutMs, life),
+  };
+  return { chain, account, publicClient, walletClient, txs };
 }
 
 export type ChainClients = ReturnType<typeof chainClients>;

@@ -3,6 +3,12 @@ import { decodeEventLog } from "viem";
 import { logger } from "../util/log.ts";
 import type { NodeStore } from "../store/db.ts";
 
+/**
+ * Blocks handled again when the chain's history changed under a saved cursor (a restart from a state dump older
+ * than the cursor, with blocks mined again since): more than a dump interval's worth of blocks at any block time.
+ */
+const REWIND_ON_DIVERGENCE = 512n;
+
 /** A decoded contract event as subscribers receive it. */
 export interface ChainEvent {
   address: Address;
@@ -65,6 +71,17 @@ export class EventPoller {
     if (this.cursor < 0n) this.cursor = (fromBlock ?? 0n) - 1n;
     // The chain restarted from a state dump that lacks our last blocks: follow the chain's new history from there.
     if (this.cursor > head) this.cursor = head;
+    // It may also have mined again past our cursor meanwhile (interval mining): the block at the cursor is then
+    // another one, and the blocks before it may hold events we never saw. Handle them again (handlers are idempotent).
+    const savedHash = this.o.store && this.o.cursorKey ? this.o.store.getKv(`${this.o.cursorKey}.hash`) : undefined;
+    if (savedHash && this.cursor >= 0n) {
+      const block = await this.o.client.getBlock({ blockNumber: this.cursor }).catch(() => undefined);
+      if (block?.hash !== savedHash) {
+        const back = this.cursor > REWIND_ON_DIVERGENCE ? this.cursor - REWIND_ON_DIVERGENCE : -1n;
+        this.log.warn("the chain's history changed since the last run; handling its last blocks again", { from: back + 1n, cursor: this.cursor });
+        this.cursor = back;
+      }
+    }
     this.running = true;
     this.schedule(0);
   }
@@ -100,14 +117,19 @@ export class EventPoller {
     if (this.busy) return;
     this.busy = true;
     try {
-      const head = await this.o.client.getBlockNumber({ cacheTime: 0 });
+      const latest = await this.o.client.getBlock({ blockTag: "latest" });
+      const head = latest.number!;
       if (head > this.cursor) {
         const from = this.cursor + 1n;
         const to = head - from > 2000n ? from + 2000n : head;
         const logs = await this.o.client.getLogs({ address: this.o.contracts.map((c) => c.address), fromBlock: from, toBlock: to });
         for (const l of logs) await this.dispatch(l);
         this.cursor = to;
-        if (this.o.store && this.o.cursorKey) this.o.store.setKv(this.o.cursorKey, to.toString());
+        if (this.o.store && this.o.cursorKey) {
+          const hash = to === head ? latest.hash : (await this.o.client.getBlock({ blockNumber: to })).hash;
+          this.o.store.setKv(this.o.cursorKey, to.toString());
+          if (hash) this.o.store.setKv(`${this.o.cursorKey}.hash`, hash);
+        }
       }
     } catch (e) {
       this.log.warn("event poll failed; retrying", { error: e });

@@ -33,6 +33,7 @@ import {
 import { nonceManager, privateKeyToAccount, sign } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import { nonceManagerFor } from "./clients.ts";
+import { forgetNonces } from "./txPipeline.ts";
 import { devAccount, ROLES } from "./accounts.ts";
 import { startAnvil, type AnvilChain } from "./anvil.ts";
 import { ABI_BY_KEY, ALL_ERRORS_ABI, decodeRevert, getContracts, type ContractAddresses, type ContractRevertError, type Contracts } from "./contracts.ts";
@@ -342,6 +343,7 @@ export function chainPerTestFile(opts: Parameters<typeof setupChain>[0], use: (h
       nonceManager.reset({ address: addr(i), chainId: h!.chainId });
       nonceManagerFor(h!.rpcUrl).reset({ address: addr(i), chainId: h!.chainId });
     }
+    forgetNonces(h!.rpcUrl);
   });
 }
 

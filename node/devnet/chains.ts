@@ -34,6 +34,13 @@ export interface ChainEndpoint {
  */
 export const SETTLEMENT_BASE_FEE = 1_000_000n;
 
+/**
+ * Seconds between the settlement chain's state dumps: what a kill -9 of the devnet can lose of it (the nodes send
+ * again the store and open transactions it lost, within PreconfManager's 60 s dispatch window). A dump writes the
+ * whole state, which grows with every commitment: once a second it would take a core under sustained load.
+ */
+export const SETTLEMENT_STATE_INTERVAL_S = 5;
+
 export class ChainUnreachableError extends Error {
   override name = "ChainUnreachableError";
 }
@@ -53,9 +60,11 @@ function owned(c: AnvilChain, name: "l1" | "settlement"): ChainEndpoint {
 
 /**
  * The two chains: L1 (manual mining, so the block driver decides each block's coinbase and contents) and the
- * settlement chain (automine: each contract transaction is mined at once). Each is an Anvil we start, with its
- * state dumped to the data dir every second (a torn dump gives way to the last good copy: chainStateFile.ts), or an
- * existing chain named by --l1-rpc-url / --settlement-rpc-url.
+ * settlement chain (interval mining, a block every --settlement-block-time ms as upstream's: the nodes' store, open
+ * and settlement transactions share blocks; 0 = automine, a block per transaction; run as a fork of an empty chain,
+ * node/chain/anvil.ts says why). Each is an Anvil we start, with its state dumped to the data dir (the L1 every
+ * second, the settlement chain every SETTLEMENT_STATE_INTERVAL_S; a torn dump gives way to the last good copy:
+ * chainStateFile.ts), or an existing chain named by --l1-rpc-url / --settlement-rpc-url.
  */
 export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1: ChainEndpoint; settlement: ChainEndpoint }> {
   const [l1, settlement] = await Promise.all([
@@ -78,7 +87,9 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           host: cfg.host,
           port: cfg.settlementPort,
           chainId: cfg.settlementChainId,
-          mining: "auto",
+          mining: cfg.settlementBlockTimeMs > 0 ? { intervalMs: cfg.settlementBlockTimeMs } : "auto",
+          emptyFork: { keepStates: cfg.settlementHistory },
+          stateIntervalS: SETTLEMENT_STATE_INTERVAL_S,
           baseFeePerGas: SETTLEMENT_BASE_FEE,
           statePath: checkedState(dir, "settlement"),
           pidDir: dir.pidDir,

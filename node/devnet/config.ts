@@ -36,6 +36,16 @@ export interface DevnetConfig {
   settlementRpcUrl?: string;
   /** Seconds between L1 blocks; 0 = blocks are mined only through the control API. */
   l1BlockTime: number;
+  /**
+   * Milliseconds between settlement blocks (interval mining, as upstream's settlement chain: store, open and
+   * settlement transactions share blocks); 0 = a block per transaction (automine).
+   */
+  settlementBlockTimeMs: number;
+  /**
+   * Past states the settlement chain keeps (blocks): calls at a block older than that fail. Each kept state is a
+   * copy of the chain's whole state made at every block (Anvil 1.7.1), so sustained load wants few; 0 = none.
+   */
+  settlementHistory: number;
   /** L1 blocks the oracle waits before recording a block's winner. */
   oracleLag: number;
   autoAccept: boolean;
@@ -107,6 +117,8 @@ export const DEFAULTS: DevnetConfig = {
   l1ChainId: 31337,
   settlementChainId: 17864,
   l1BlockTime: 2,
+  settlementBlockTimeMs: 200,
+  settlementHistory: 16,
   oracleLag: 1,
   autoAccept: true,
   autodepositAmount: parseEther("10"),
@@ -159,6 +171,9 @@ Options:
   --l1-genesis-number N       number of the L1's genesis block (default 0; ${FOREIGN_L1_GENESIS_NUMBER} with --no-nodes, so block numbers
                               keep their width: upstream's node orders blocks as text)
   --l1-block-time SECONDS     L1 block interval; 0 = mine only through the control API (default 2)
+  --settlement-block-time MS  settlement chain block interval (default 200; 0 = a block per transaction)
+  --settlement-history N      past states the settlement chain keeps, in blocks (default 16; 0 = none, for
+                              sustained load: calls at past blocks then fail)
   --oracle-lag BLOCKS         blocks the oracle waits before recording a winner (default 1)
   --auto-accept / --no-auto-accept
                               attach a built-in accept-all provider application (default on)
@@ -234,6 +249,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "settlement-rpc-url": { type: "string" },
         "l1-block-time": { type: "string" },
         "l1-genesis-number": { type: "string" },
+        "settlement-block-time": { type: "string" },
+        "settlement-history": { type: "string" },
         "oracle-lag": { type: "string" },
         "auto-accept": { type: "boolean" },
         "no-auto-accept": { type: "boolean" },
@@ -303,6 +320,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     l1RpcUrl: o["l1-rpc-url"] ?? base.l1RpcUrl,
     settlementRpcUrl: o["settlement-rpc-url"] ?? base.settlementRpcUrl,
     l1BlockTime: int("l1-block-time", o["l1-block-time"], 0, 3600) ?? base.l1BlockTime,
+    settlementBlockTimeMs: int("settlement-block-time", o["settlement-block-time"], 0, 3_600_000) ?? base.settlementBlockTimeMs,
+    settlementHistory: int("settlement-history", o["settlement-history"], 0, 100_000) ?? base.settlementHistory,
     oracleLag: int("oracle-lag", o["oracle-lag"], 0, 64) ?? base.oracleLag,
     autoAccept,
     autodepositAmount: o["no-autodeposit"] ? undefined : (wei("autodeposit-amount", o["autodeposit-amount"]) ?? base.autodepositAmount),

@@ -45,7 +45,7 @@ export class Settler {
   }
 
   /**
-   * After a restart the settlement chain may have lost its last second: forget settlements it no longer has, and
+   * After a restart the settlement chain may have lost its last seconds: forget settlements it no longer has, and
    * look again at the openings of the last `blocks` settlement blocks (the chain is the judge of what is settled).
    */
   async reconcile(blocks = 256n): Promise<void> {

@@ -130,7 +130,7 @@ export class CommitmentTracker {
   }
 
   /**
-   * After a restart: bring records in line with the chain, which may have lost its last second of history.
+   * After a restart: bring records in line with the chain, which may have lost its last seconds of history.
    * A commitment stored here but missing on-chain goes back to pending and (provider) is stored again; one opened
    * here but not on-chain goes back to stored and is opened again when its block's winner is recorded.
    */

@@ -25,6 +25,18 @@ function never<T>(): Promise<T> {
   return new Promise<T>(() => {});
 }
 
+/** `work`'s outcome, unless `life` was killed before it settled: then never (what a dead process sees). */
+export async function whileAlive<T>(life: KillSwitch | undefined, work: Promise<T>): Promise<T> {
+  if (!life) return work;
+  try {
+    const value = await work;
+    return life.killed ? never() : value;
+  } catch (e) {
+    if (life.killed) return never();
+    throw e;
+  }
+}
+
 /** `inner`, except that once `life` is killed its requests never answer, and answers still in flight are dropped. */
 export function killableTransport<T extends Transport>(inner: T, life: KillSwitch): T {
   return ((opts: Parameters<T>[0]) => {

@@ -33,7 +33,7 @@ import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
 import { bidInfoPhase } from "./bidInfoPhase.ts";
 import { measureCryptoFloor, type CryptoFloor } from "./cryptoFloor.ts";
 import { breakdownLines, driveClosed, summarise, summaryLines, type BidSummary } from "./bidPhase.ts";
-import { health, healthLine, mib, type Health } from "./health.ts";
+import { cpuPerCommitmentLine, pendingCommitments, health, healthLine, mib, type Health } from "./health.ts";
 import { sustainedRun } from "./sustained.ts";
 
 const USAGE = `Usage: npm run bench:bids -- [options]
@@ -199,6 +199,8 @@ interface NetworkResult {
   start: Health;
   end: Health;
   loadEnd: string;
+  /** CPU of the node process per commitment in the throughput phase, ms. */
+  cpuMs?: number;
 }
 
 async function phases(network: "in-process" | "libp2p", first: boolean, last: boolean): Promise<NetworkResult> {
@@ -226,6 +228,7 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
       breakdownLines(d.results).forEach((l) => print(l));
       setBidTracing(false);
     }
+    const before = await health(devnet);
     if (N > 0) {
       const d = await driveClosed(url, body, N, C);
       out.throughput = summarise(d, P);
@@ -236,10 +239,14 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
     // Let the store transactions finish: they would otherwise share the CPU with the next phase.
     const tDrain = performance.now();
     await Promise.all(devnet.providers.map((p) => p.storer?.drain()));
-    const drained = await waitUntil(() => devnet.bidder.commitments.withStatus("pending").length === 0, 60_000, 100);
+    const drained = await waitUntil(() => pendingCommitments(devnet) === 0, 60_000, 100);
     out.end = await health(devnet);
     out.loadEnd = loadavg();
     print(`end:                 ${healthLine(out.end)}; store transactions ${drained ? "all mined" : "NOT all mined"} ${((performance.now() - tDrain) / 1000).toFixed(1)} s after the last bid`);
+    if (out.throughput) {
+      print(`CPU per commitment:  ${cpuPerCommitmentLine(before, out.end, out.throughput.commitments)} (throughput phase and its store transactions; the crypto floor is ${ms(floor.bidMs / P)})`);
+      out.cpuMs = (out.end.cpuMs - before.cpuMs) / out.throughput.commitments;
+    }
     if (last && !args["skip-info"]) {
       print(`\nbid info: ${INFO_RECORDS} synthetic commitments; load average ${loadavg()}`);
       await bidInfoPhase(devnet, { records: INFO_RECORDS, requests: 200, warmup: 5, print });
@@ -255,7 +262,8 @@ const tStart = performance.now();
 try {
   if (SUSTAIN !== undefined) {
     const network = networks[0] as "in-process" | "libp2p";
-    const ok = await withDevnet(network, { l1BlockTime: 0 }, (devnet) =>
+    // No past states on the settlement chain: each one kept is a copy of the whole state at every block (Anvil 1.7.1).
+    const ok = await withDevnet(network, { l1BlockTime: 0, settlementHistory: 0 }, (devnet) =>
       sustainedRun(devnet, { seconds: SUSTAIN, commitmentsPerSec: RATE, providers: P, l1BlockTime: L1_BLOCK_TIME, floor, print }),
     );
     if (!ok) exitCode = 1;
@@ -270,6 +278,7 @@ try {
     print(`${"first commitment p99, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p99 ?? NaN))}`);
     print(`${`commitments/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.commitmentsPerSec.toFixed(0) : "n/a"))}`);
     print(`${"  ratio to the crypto floor".padEnd(34)}${col((r) => (r.throughput ? (r.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3) : "n/a"))}`);
+    print(`${"  node process CPU per commitment".padEnd(34)}${col((r) => ms(r.cpuMs ?? NaN))}`);
     print(`${`first commitment p99, ${C} in flight`.padEnd(34)}${col((r) => ms(r.throughput?.first.p99 ?? NaN))}`);
     print(`${"errors / short bids".padEnd(34)}${col((r) => `${(r.latency?.errors ?? 0) + (r.throughput?.errors ?? 0)} / ${(r.latency?.short ?? 0) + (r.throughput?.short ?? 0)}`)}`);
     print(`${"node process rss start → end".padEnd(34)}${col((r) => `${mib(r.start.rss)}→${mib(r.end.rss)}`)}`);

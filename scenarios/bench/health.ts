@@ -12,11 +12,15 @@ export interface ChainHealth {
   queued: number;
   /** Resident memory of the Anvil process, bytes (undefined for a chain we did not start). */
   rss?: number;
+  /** CPU time the Anvil process used so far, ms. */
+  cpuMs?: number;
 }
 
 export interface Health {
   at: number;
   rss: number;
+  /** CPU time this process (every node, the oracle, the driver, the benchmark's client) used so far, ms. */
+  cpuMs: number;
   l1: ChainHealth;
   settlement: ChainHealth;
 }
@@ -26,6 +30,17 @@ export function rssOf(pid: number): number | undefined {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system) a process used so far, from /proc (Linux), ms. */
+export function cpuMsOf(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return undefined;
   }
@@ -46,12 +61,13 @@ async function chainHealth(devnet: Devnet, name: "l1" | "settlement"): Promise<C
   const url = devnet.chains[name].rpcUrl;
   const [head, pool] = await Promise.all([rpc<string>(url, "eth_blockNumber"), rpc<{ pending: string; queued: string }>(url, "txpool_status").catch(() => ({ pending: "0x0", queued: "0x0" }))]);
   const pid = anvilPid(devnet, name);
-  return { head: BigInt(head), pending: Number(pool.pending), queued: Number(pool.queued), rss: pid ? rssOf(pid) : undefined };
+  return { head: BigInt(head), pending: Number(pool.pending), queued: Number(pool.queued), rss: pid ? rssOf(pid) : undefined, cpuMs: pid ? cpuMsOf(pid) : undefined };
 }
 
 export async function health(devnet: Devnet): Promise<Health> {
   const [l1, settlement] = await Promise.all([chainHealth(devnet, "l1"), chainHealth(devnet, "settlement")]);
-  return { at: performance.now(), rss: process.memoryUsage().rss, l1, settlement };
+  const cpu = process.cpuUsage();
+  return { at: performance.now(), rss: process.memoryUsage().rss, cpuMs: (cpu.user + cpu.system) / 1000, l1, settlement };
 }
 
 export const mib = (n: number | undefined) => (n === undefined ? "n/a" : `${(n / 2 ** 20).toFixed(0)} MiB`);
@@ -59,4 +75,15 @@ export const mib = (n: number | undefined) => (n === undefined ? "n/a" : `${(n /
 export function healthLine(h: Health): string {
   const chain = (c: ChainHealth) => `head ${c.head}, ${c.pending} pending${c.queued ? ` + ${c.queued} queued` : ""}, rss ${mib(c.rss)}`;
   return `node process rss ${mib(h.rss)}; L1 ${chain(h.l1)}; settlement ${chain(h.settlement)}`;
+}
+
+/** CPU time per commitment between two snapshots: this process and each Anvil. */
+export function cpuPerCommitmentLine(a: Health, b: Health, commitments: number): string {
+  const per = (x?: number, y?: number) => (x === undefined || y === undefined || !commitments ? "n/a" : `${((y - x) / commitments).toFixed(2)} ms`);
+  return `node process ${per(a.cpuMs, b.cpuMs)}, settlement Anvil ${per(a.settlement.cpuMs, b.settlement.cpuMs)}, L1 Anvil ${per(a.l1.cpuMs, b.l1.cpuMs)}`;
+}
+
+/** Commitments the bidder holds whose store transaction is not mined yet. */
+export function pendingCommitments(devnet: Devnet): number {
+  return devnet.bidder.store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments WHERE status = 'pending'").get()!.n;
 }

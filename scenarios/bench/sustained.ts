@@ -11,7 +11,7 @@ import type { Devnet } from "../../node/devnet/startDevnet.ts";
 import { driveOpen, summarise, summaryLines } from "./bidPhase.ts";
 import type { CryptoFloor } from "./cryptoFloor.ts";
 import { ms, pct, waitUntil, type BidResult } from "./common.ts";
-import { health, healthLine, mib, type Health } from "./health.ts";
+import { health, healthLine, mib, pendingCommitments, type Health } from "./health.ts";
 import { waitForDeposits } from "./settlementPhase.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
 
@@ -58,7 +58,10 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   };
 
   const start = await health(devnet);
-  print(`sustained: ${o.commitmentsPerSec} commitments/s (${bidsPerSec.toFixed(0)} bids/s × ${o.providers} providers) for ${o.seconds} s, an L1 block every ${o.l1BlockTime} s, each bid for the block after the next`);
+  print(
+    `sustained: ${o.commitmentsPerSec} commitments/s (${bidsPerSec.toFixed(0)} bids/s × ${o.providers} providers) for ${o.seconds} s, an L1 block every ${o.l1BlockTime} s, ` +
+      `each bid for the block after the next; settlement chain: a block every ${devnet.config.settlementBlockTimeMs} ms, ${devnet.config.settlementHistory} past states kept`,
+  );
   print(`crypto floor:        ${o.floor.commitmentsPerSec.toFixed(0)} commitments/s on ${o.floor.cores} cores; asked for ${((100 * o.commitmentsPerSec) / o.floor.commitmentsPerSec).toFixed(0)} % of it`);
   print(`start:               ${healthLine(start)}; load average ${loadavg()}`);
   devnet.driver.startInterval(o.l1BlockTime);
@@ -93,7 +96,7 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   // Every store transaction mined, the last blocks' winners recorded and settled.
   const tDrain = performance.now();
   await Promise.all(devnet.providers.map((p) => p.storer?.drain()));
-  const stored = await waitUntil(() => devnet.bidder.commitments.withStatus("pending").length === 0, 120_000, 500);
+  const stored = await waitUntil(() => pendingCommitments(devnet) === 0, 120_000, 500);
   await devnet.mine(devnet.config.oracleLag + 2);
   const lastBlock = await devnet.driver.blockNumber();
   // Winner commitments of the blocks mined during the run that the oracle has not settled (or slashed) yet.
@@ -110,7 +113,7 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   const warm = samples[Math.min(samples.length - 1, Math.max(0, Math.floor(samples.length / 5)))] ?? start;
   const checks: [string, boolean][] = [
     [`both chains produced blocks (L1 ${start.l1.head} → ${end.l1.head}, settlement ${start.settlement.head} → ${end.settlement.head})`, end.l1.head > start.l1.head && end.settlement.head > start.settlement.head],
-    [`every commitment stored (pending: ${devnet.bidder.commitments.withStatus("pending").length}, failed: ${counts.find((c) => c.status === "failed")?.n ?? 0})`, stored && !counts.some((c) => c.status === "failed")],
+    [`every commitment stored (pending: ${pendingCommitments(devnet)}, failed: ${counts.find((c) => c.status === "failed")?.n ?? 0})`, stored && !counts.some((c) => c.status === "failed")],
     [`every winner's commitment settled (waiting: ${unsettled()})`, settled],
     [`no transaction left pending (L1 ${end.l1.pending}, settlement ${end.settlement.pending})`, end.settlement.pending === 0 && end.l1.pending === 0],
     [

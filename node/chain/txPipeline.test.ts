@@ -1,0 +1,65 @@
+/**
+ * TxPipeline on a real Anvil that mines a block every 200 ms: a burst of transactions goes out back to back and
+ * shares blocks; a transaction the chain refuses in the middle of a burst leaves no hole that strands the ones
+ * after it; a nonce used behind the pipeline's back is read again.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { parseEther, type Hex } from "viem";
+import { startAnvil, type AnvilChain } from "./anvil.ts";
+import { chainClients, localChain } from "./clients.ts";
+import { devAccount } from "./accounts.ts";
+import { freePort } from "../util/ports.ts";
+
+let chain: AnvilChain;
+
+beforeAll(async () => {
+  chain = await startAnvil({ name: "txs", port: await freePort(), chainId: 31998, mining: { intervalMs: 200 } });
+}, 30_000);
+
+afterAll(async () => {
+  await chain?.stop();
+});
+
+const to = devAccount(13).address;
+const clients = (i: number) => chainClients(localChain(chain.chainId, chain.rpcUrl), devAccount(i).privateKey as Hex);
+
+test("the chain mines a block every interval with no transaction sent (IntervalMiner)", async () => {
+  const c = clients(14);
+  const from = await c.publicClient.getBlockNumber({ cacheTime: 0 });
+  // Generous deadline for a loaded machine: 3 blocks of 200 ms may take a few seconds there.
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await Bun.sleep(100))
+    if ((await c.publicClient.getBlockNumber({ cacheTime: 0 })) >= from + 3n) break;
+  expect(await c.publicClient.getBlockNumber({ cacheTime: 0 })).toBeGreaterThanOrEqual(from + 3n);
+}, 30_000);
+
+test("a burst of 60 transactions shares blocks and every one is mined", async () => {
+  const c = clients(14);
+  const before = await c.publicClient.getTransactionCount({ address: c.account.address });
+  const receipts = await Promise.all(Array.from({ length: 60 }, () => c.txs.send({ to, value: 1n, gas: 21_000n }).then((h) => c.txs.receipt(h, 30_000))));
+  expect(receipts.every((r) => r.status === "success")).toBe(true);
+  expect(new Set(receipts.map((r) => r.blockNumber)).size).toBeLessThan(10);
+  expect(await c.publicClient.getTransactionCount({ address: c.account.address })).toBe(before + 60);
+}, 30_000);
+
+test("a refused transaction in the middle of a burst leaves no hole behind it", async () => {
+  const c = clients(15);
+  const sends = Array.from({ length: 9 }, (_, i) => c.txs.send({ to, value: i === 4 ? parseEther("1000000") : 1n, gas: 21_000n }));
+  const results = await Promise.allSettled(sends);
+  expect(results.filter((r) => r.status === "rejected").length).toBe(1);
+  // The next transaction (after the pipeline read its nonce again and filled the hole) and every accepted one are mined.
+  const next = await c.txs.send({ to, value: 1n, gas: 21_000n });
+  const accepted = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+  const receipts = await Promise.all([...accepted, next].map((h) => c.txs.receipt(h, 30_000)));
+  expect(receipts.every((r) => r.status === "success")).toBe(true);
+}, 30_000);
+
+test("a nonce used by someone else is read again after the pipeline was idle", async () => {
+  const c = clients(16);
+  await c.txs.receipt(await c.txs.send({ to, value: 1n, gas: 21_000n }), 30_000);
+  // Another sender with the same key (viem's own wallet client) uses the next nonce.
+  const other = await c.walletClient.sendTransaction({ to, value: 1n, gas: 21_000n });
+  await c.publicClient.waitForTransactionReceipt({ hash: other, pollingInterval: 50 });
+  await Bun.sleep(1_100);
+  const r = await c.txs.receipt(await c.txs.send({ to, value: 1n, gas: 21_000n }), 30_000);
+  expect(r.status).toBe("success");
+}, 30_000);

@@ -1,0 +1,204 @@
+import {
+  createPublicClient,
+  keccak256,
+  serializeTransaction,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+  type TransactionSerializableEIP1559,
+} from "viem";
+import { getTransactionError } from "viem/utils";
+import { privateKeyToAddress, signDigest } from "../protocol/secp256k1.ts";
+import { bytesToHex } from "../protocol/bytes.ts";
+import { logger } from "../util/log.ts";
+import { ReceiptWatcher } from "./receiptWatcher.ts";
+import { localHttp } from "./clients.ts";
+import { whileAlive, type KillSwitch } from "../util/killSwitch.ts";
+
+/** A transaction to send: the fields a caller chooses; nonce, fees and chain are the pipeline's. */
+export interface TxRequest {
+  to: Address;
+  data?: Hex;
+  value?: bigint;
+  gas: bigint;
+}
+
+/** After this long without a transaction the next one reads the account's nonce from the chain again. */
+const IDLE_RESYNC_MS = 1_000;
+/** Fees are read again at most this often. */
+const FEE_REFRESH_MS = 2_000;
+/** The chain's answers that mean our idea of the account's nonce is wrong. */
+const NONCE_TROUBLE = /nonce too (low|high)|already known|replacement transaction underpriced|nonce.*(lower|higher) than/i;
+
+/**
+ * One account's transactions on one chain, sent as fast as the chain takes them (issue 14): the nonce is kept
+ * here, so transactions go out back to back without waiting for each other; each is signed with native secp256k1
+ * (~0.1 ms; viem's own signer is pure JS); every transaction sent in the same tick goes out in one JSON-RPC batch;
+ * and the receipts come from the chain's blocks, one read per block for all of them (ReceiptWatcher).
+ *
+ * The nonce is read from the chain when the pipeline starts, after a second without transactions (something else
+ * may have used the account), and after the chain refused a transaction. A refused transaction leaves a hole in
+ * the nonces the chain accepted after it; the pipeline fills each hole with a 0-value transfer to itself, so those
+ * later transactions are not stuck behind it.
+ */
+export class TxPipeline {
+  readonly address: Address;
+  private next: number | undefined;
+  private syncing: Promise<void> | undefined;
+  private stale = true;
+  private outstanding = 0;
+  private lastSent = 0;
+  private readonly accepted = new Set<number>();
+  private readonly drainWaiters: (() => void)[] = [];
+  private fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; at: number } | undefined;
+  private feeRefresh: Promise<void> | undefined;
+  private readonly log = logger("txs");
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly privateKey: Hex,
+    /** Sends: batches every request of a tick into one HTTP request. */
+    private readonly rpc: PublicClient,
+    readonly receipts: ReceiptWatcher,
+  ) {
+    this.address = privateKeyToAddress(privateKey);
+  }
+
+  /**
+   * Signs and sends `req`; resolves with its hash once the chain accepted it (viem's errors, as sendTransaction's).
+   * A sender whose `life` is killed sends nothing more and never hears back (the pipeline itself lives on, for the
+   * node that restarts on the same account).
+   */
+  send(req: TxRequest, life?: KillSwitch): Promise<Hex> {
+    return whileAlive(life, this.sendNow(req, life));
+  }
+
+  private async sendNow(req: TxRequest, life?: KillSwitch): Promise<Hex> {
+    if (this.stale || performance.now() - this.lastSent > IDLE_RESYNC_MS) await this.sync();
+    await this.ensureFees();
+    // Checked after the last wait and before the nonce is taken: a killed sender leaves no hole in the nonces.
+    if (life?.killed) return new Promise<Hex>(() => {});
+    this.lastSent = performance.now();
+    const nonce = this.next!++;
+    const raw = this.sign({ ...req, nonce });
+    this.outstanding++;
+    try {
+      const hash = (await this.rpc.request({ method: "eth_sendRawTransaction", params: [raw] })) as Hex;
+      this.accepted.add(nonce);
+      return hash;
+    } catch (e) {
+      this.stale = true;
+      if (NONCE_TROUBLE.test(String((e as Error).message))) this.log.info("the chain refused our nonce; reading it again", { account: this.address, nonce, error: (e as Error).message.split("\n")[0] });
+      throw getTransactionError(e as never, { account: { address: this.address, type: "json-rpc" }, chain: this.chain, to: req.to, data: req.data, value: req.value, gas: req.gas } as never);
+    } finally {
+      this.lastSent = performance.now();
+      if (--this.outstanding === 0) this.drainWaiters.splice(0).forEach((w) => w());
+    }
+  }
+
+  /** The next transaction reads the account's nonce from the chain again (after a test reverted the chain). */
+  forgetNonce(): void {
+    this.stale = true;
+    this.accepted.clear();
+  }
+
+  /** Resolves with the transaction's receipt once a block includes it; rejects after `timeoutMs` (never once `life` is killed). */
+  receipt(hash: Hex, timeoutMs = 60_000, life?: KillSwitch): Promise<TransactionReceipt> {
+    return whileAlive(life, this.receipts.wait(hash, timeoutMs));
+  }
+
+  private sign(tx: TxRequest & { nonce: number }): Hex {
+    const unsigned: TransactionSerializableEIP1559 = {
+      type: "eip1559",
+      chainId: this.chain.id,
+      nonce: tx.nonce,
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
+      gas: tx.gas,
+      maxFeePerGas: this.fees!.maxFeePerGas,
+      maxPriorityFeePerGas: this.fees!.maxPriorityFeePerGas,
+    };
+    const digest = keccak256(serializeTransaction(unsigned), "bytes");
+    const sig = signDigest(this.privateKey, digest);
+    return serializeTransaction(unsigned, {
+      r: `0x${bytesToHex(sig.subarray(0, 32))}`,
+      s: `0x${bytesToHex(sig.subarray(32, 64))}`,
+      yParity: sig[64]! - 27,
+    });
+  }
+
+  /** Reads the nonce again once nothing is being sent, and fills the holes a refused transaction left. */
+  private sync(): Promise<void> {
+    this.syncing ??= (async () => {
+      try {
+        while (this.outstanding > 0) await new Promise<void>((r) => this.drainWaiters.push(r));
+        await this.receipts.init();
+        await this.ensureFees();
+        const pending = await this.rpc.getTransactionCount({ address: this.address, blockTag: "pending" });
+        const highest = Math.max(-1, ...this.accepted);
+        for (let n = pending; n <= highest; n++) {
+          if (this.accepted.has(n)) continue;
+          this.log.warn("filling a nonce hole left by a refused transaction", { account: this.address, nonce: n });
+          await this.rpc.request({ method: "eth_sendRawTransaction", params: [this.sign({ to: this.address, value: 0n, gas: 21_000n, nonce: n })] });
+        }
+        this.next = Math.max(pending, highest + 1);
+        this.accepted.clear();
+        this.stale = false;
+      } finally {
+        this.syncing = undefined;
+      }
+    })();
+    return this.syncing;
+  }
+
+  /** maxFeePerGas = 2 × the latest base fee + the chain's suggested tip, read at most every 2 s. */
+  private async ensureFees(): Promise<void> {
+    const due = !this.fees || performance.now() - this.fees.at > FEE_REFRESH_MS;
+    if (!due) return;
+    this.feeRefresh ??= (async () => {
+      try {
+        const [block, tip] = await Promise.all([
+          this.rpc.getBlock({ blockTag: "latest" }),
+          this.rpc.request({ method: "eth_maxPriorityFeePerGas" }).then((v) => BigInt(v as string)).catch(() => 1_000_000_000n),
+        ]);
+        const base = block.baseFeePerGas ?? 0n;
+        this.fees = { maxFeePerGas: 2n * base + tip, maxPriorityFeePerGas: tip, at: performance.now() };
+      } finally {
+        this.feeRefresh = undefined;
+      }
+    })();
+    // A first read must finish; a refresh of known fees may finish in the background.
+    if (!this.fees) await this.feeRefresh;
+    else this.feeRefresh.catch(() => {});
+  }
+}
+
+const pipelines = new Map<string, TxPipeline>();
+const watchers = new Map<string, ReceiptWatcher>();
+const senders = new Map<string, PublicClient>();
+
+/** Every pipeline on the chain at `rpcUrl` reads its nonce again before its next transaction (tests' evm_revert). */
+export function forgetNonces(rpcUrl: string): void {
+  for (const [key, p] of pipelines) if (key.startsWith(`${rpcUrl}|`)) p.forgetNonce();
+}
+
+/**
+ * The pipeline of one account on the chain at the chain's RPC URL: one per account and URL in a process, so every
+ * part of a node (and of a devnet in one process) that sends from the same account shares its nonces.
+ */
+export function txPipelineFor(chain: Chain, privateKey: Hex): TxPipeline {
+  const url = chain.rpcUrls.default.http[0]!;
+  const key = `${url}|${privateKeyToAddress(privateKey).toLowerCase()}`;
+  let p = pipelines.get(key);
+  if (!p) {
+    let rpc = senders.get(url);
+    if (!rpc) senders.set(url, (rpc = createPublicClient({ chain, transport: localHttp(url, { retryCount: 0, batch: { batchSize: 1_000, wait: 0 } }), cacheTime: 0 })));
+    let w = watchers.get(url);
+    if (!w) watchers.set(url, (w = new ReceiptWatcher(createPublicClient({ chain, transport: localHttp(url), cacheTime: 0 }))));
+    pipelines.set(key, (p = new TxPipeline(chain, privateKey, rpc, w)));
+  }
+  return p;
+}
