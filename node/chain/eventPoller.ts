@@ -132,7 +132,9 @@ export class EventPoller {
         }
       }
     } catch (e) {
-      this.log.warn("event poll failed; retrying", { error: e });
+      // A follower stopped mid-poll (its node stopped or was killed, its store closed) retries nothing.
+      if (this.running) this.log.warn("event poll failed; retrying", { error: e });
+      else this.log.debug("event poll ended by the stop", { error: e });
     } finally {
       this.busy = false;
       for (const w of [...this.waiters]) {
