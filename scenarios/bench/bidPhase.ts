@@ -4,7 +4,7 @@
  * the first commitment's time went stage by stage.
  */
 import { takeBidTrace, type BidStage } from "../../node/util/bidTrace.ts";
-import { ms, pct, sendBid, type BidResult } from "./common.ts";
+import { ms, pct, senderOf, type BidResult, type BidTarget } from "./common.ts";
 
 export interface Driven {
   results: BidResult[];
@@ -12,7 +12,8 @@ export interface Driven {
 }
 
 /** N bids with at most C in flight (closed loop). */
-export async function driveClosed(bidderUrl: string, body: () => string, count: number, concurrency: number): Promise<Driven> {
+export async function driveClosed(bidder: BidTarget, body: () => string, count: number, concurrency: number): Promise<Driven> {
+  const send = senderOf(bidder);
   const results: BidResult[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -20,7 +21,7 @@ export async function driveClosed(bidderUrl: string, body: () => string, count: 
     Array.from({ length: Math.min(concurrency, count) }, async () => {
       while (next < count) {
         next++;
-        results.push(await sendBid(bidderUrl, body()));
+        results.push(await send(body()));
       }
     }),
   );
@@ -32,13 +33,14 @@ export async function driveClosed(bidderUrl: string, body: () => string, count: 
  * that would exceed it is counted as not sent). `tick` runs about every second with the results so far.
  */
 export async function driveOpen(
-  bidderUrl: string,
+  bidder: BidTarget,
   body: () => string,
   perSecond: number,
   seconds: number,
   maxInFlight: number,
   tick?: (done: BidResult[], elapsedS: number) => void | Promise<void>,
 ): Promise<Driven & { skipped: number }> {
+  const send = senderOf(bidder);
   const results: BidResult[] = [];
   const inFlight = new Set<Promise<void>>();
   let skipped = 0;
@@ -55,7 +57,7 @@ export async function driveOpen(
         skipped++;
         continue;
       }
-      const p = sendBid(bidderUrl, body()).then((r) => {
+      const p = send(body()).then((r) => {
         results.push(r);
         inFlight.delete(p);
       });

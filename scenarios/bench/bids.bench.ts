@@ -7,6 +7,8 @@
  * the provider API, auto-deposit of a large amount) and runs:
  * 1. settlement (first network only; scenarios/bench/settlementPhase.ts): M bids for each of the next K L1 blocks,
  *    then mines K + 1 blocks and times until every winner's commitment is settled.
+ * Each bid phase runs once per transport (`--transports http,grpc`): bids posted to the HTTP gateway, then sent
+ * over gRPC (bidderapi.v1.Bidder/SendBid).
  * 2. latency: bids one at a time, with the nodes traced (node/util/bidTrace.ts): SendBid → first commitment and
  *    where its time went, step by step.
  * 3. throughput: N bids with C in flight; commitments/s and its ratio to the crypto floor.
@@ -28,7 +30,7 @@ import { freePort } from "../../node/util/ports.ts";
 import { setLogSink } from "../../node/util/log.ts";
 import { setBidTracing } from "../../node/util/bidTrace.ts";
 import { windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
-import { ms, waitUntil } from "./common.ts";
+import { grpcBidSender, ms, waitUntil } from "./common.ts";
 import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
 import { bidInfoPhase } from "./bidInfoPhase.ts";
 import { measureCryptoFloor, type CryptoFloor } from "./cryptoFloor.ts";
@@ -38,6 +40,7 @@ import { sustainedRun } from "./sustained.ts";
 
 const USAGE = `Usage: npm run bench:bids -- [options]
   --networks LIST          in-process,libp2p (default both, side by side)
+  --transports LIST        http,grpc: how the bids reach the bidder (default both, side by side)
   --latency-bids N         bids sent one at a time, traced (default 200)
   --bids N                 bids of the throughput phase (default 1000)
   --concurrency C          bids in flight in the throughput phase (default 32)
@@ -56,6 +59,7 @@ const USAGE = `Usage: npm run bench:bids -- [options]
 const { values: args } = parseArgs({
   options: {
     networks: { type: "string", default: "in-process,libp2p" },
+    transports: { type: "string", default: "http,grpc" },
     "latency-bids": { type: "string", default: "200" },
     bids: { type: "string", default: "1000" },
     concurrency: { type: "string", default: "32" },
@@ -89,6 +93,12 @@ const networks = args.networks!.split(",").map((s) => s.trim());
 for (const n of networks)
   if (n !== "in-process" && n !== "libp2p") {
     console.error(`--networks takes in-process and/or libp2p, got "${n}"`);
+    process.exit(2);
+  }
+const transports = args.transports!.split(",").map((s) => s.trim());
+for (const t of transports)
+  if (t !== "http" && t !== "grpc") {
+    console.error(`--transports takes http and/or grpc, got "${t}"`);
     process.exit(2);
   }
 const LATENCY_BIDS = positive("latency-bids", args["latency-bids"]!, 0);
@@ -194,6 +204,7 @@ function bidBodies(first: bigint, span: bigint): () => string {
 
 interface NetworkResult {
   network: string;
+  transport: string;
   latency?: BidSummary;
   throughput?: BidSummary;
   start: Health;
@@ -203,7 +214,7 @@ interface NetworkResult {
   cpuMs?: number;
 }
 
-async function phases(network: "in-process" | "libp2p", first: boolean, last: boolean): Promise<NetworkResult> {
+async function phases(network: "in-process" | "libp2p", first: boolean, last: boolean): Promise<NetworkResult[]> {
   return withDevnet(network, {}, async (devnet) => {
     const start = await health(devnet);
     print(`start:               ${healthLine(start)}`);
@@ -213,45 +224,55 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
     }
     const blocks = await bidBlocks(devnet);
     const body = bidBodies(blocks.first, blocks.span);
-    const url = devnet.target().bidderUrl;
-    if (WARMUP > 0) {
-      const w = await driveClosed(url, body, WARMUP, Math.min(C, WARMUP));
-      print(`warm-up:             ${WARMUP} bids, ${w.results.reduce((n, r) => n + r.commitments, 0)} commitments in ${w.seconds.toFixed(2)} s (not counted)`);
-    }
-    const out: NetworkResult = { network, start, end: start, loadEnd: "" };
-    if (LATENCY_BIDS > 0) {
-      setBidTracing(true);
-      const d = await driveClosed(url, body, LATENCY_BIDS, 1);
-      out.latency = summarise(d, P);
-      print(`\nlatency: ${LATENCY_BIDS} bids, one at a time; load average ${loadavg()}`);
-      summaryLines(out.latency, P).forEach((l) => print(l));
-      breakdownLines(d.results).forEach((l) => print(l));
-      setBidTracing(false);
-    }
-    const before = await health(devnet);
-    if (N > 0) {
-      const d = await driveClosed(url, body, N, C);
-      out.throughput = summarise(d, P);
-      print(`\nthroughput: ${N} bids, ${C} in flight; load average ${loadavg()}`);
-      summaryLines(out.throughput, P).forEach((l) => print(l));
-      print(`ratio to the floor:  ${(out.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${out.throughput.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`);
-    }
-    // Let the store transactions finish: they would otherwise share the CPU with the next phase.
-    const tDrain = performance.now();
-    await Promise.all(devnet.providers.map((p) => p.storer?.drain()));
-    const drained = await waitUntil(() => pendingCommitments(devnet) === 0, 60_000, 100);
-    out.end = await health(devnet);
-    out.loadEnd = loadavg();
-    print(`end:                 ${healthLine(out.end)}; store transactions ${drained ? "all mined" : "NOT all mined"} ${((performance.now() - tDrain) / 1000).toFixed(1)} s after the last bid`);
-    if (out.throughput) {
-      print(`CPU per commitment:  ${cpuPerCommitmentLine(before, out.end, out.throughput.commitments)} (throughput phase and its store transactions; the crypto floor is ${ms(floor.bidMs / P)})`);
-      out.cpuMs = (out.end.cpuMs - before.cpuMs) / out.throughput.commitments;
+    const outs: NetworkResult[] = [];
+    for (const transport of transports) {
+      const grpc = transport === "grpc" ? grpcBidSender(devnet.bidder.rpcUrl) : undefined;
+      const bidder = grpc ? grpc.send : devnet.target().bidderUrl!;
+      print(`\n--- bids over ${transport === "grpc" ? `gRPC (${devnet.bidder.rpcUrl})` : `HTTP (${devnet.bidder.url})`}`);
+      try {
+        if (WARMUP > 0) {
+          const w = await driveClosed(bidder, body, WARMUP, Math.min(C, WARMUP));
+          print(`warm-up:             ${WARMUP} bids, ${w.results.reduce((n, r) => n + r.commitments, 0)} commitments in ${w.seconds.toFixed(2)} s (not counted)`);
+        }
+        const out: NetworkResult = { network, transport, start, end: start, loadEnd: "" };
+        if (LATENCY_BIDS > 0) {
+          setBidTracing(true);
+          const d = await driveClosed(bidder, body, LATENCY_BIDS, 1);
+          out.latency = summarise(d, P);
+          print(`\nlatency: ${LATENCY_BIDS} bids, one at a time; load average ${loadavg()}`);
+          summaryLines(out.latency, P).forEach((l) => print(l));
+          breakdownLines(d.results).forEach((l) => print(l));
+          setBidTracing(false);
+        }
+        const before = await health(devnet);
+        if (N > 0) {
+          const d = await driveClosed(bidder, body, N, C);
+          out.throughput = summarise(d, P);
+          print(`\nthroughput: ${N} bids, ${C} in flight; load average ${loadavg()}`);
+          summaryLines(out.throughput, P).forEach((l) => print(l));
+          print(`ratio to the floor:  ${(out.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${out.throughput.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`);
+        }
+        // Let the store transactions finish: they would otherwise share the CPU with the next phase.
+        const tDrain = performance.now();
+        await Promise.all(devnet.providers.map((p) => p.storer?.drain()));
+        const drained = await waitUntil(() => pendingCommitments(devnet) === 0, 60_000, 100);
+        out.end = await health(devnet);
+        out.loadEnd = loadavg();
+        print(`end:                 ${healthLine(out.end)}; store transactions ${drained ? "all mined" : "NOT all mined"} ${((performance.now() - tDrain) / 1000).toFixed(1)} s after the last bid`);
+        if (out.throughput) {
+          print(`CPU per commitment:  ${cpuPerCommitmentLine(before, out.end, out.throughput.commitments)} (throughput phase and its store transactions; the crypto floor is ${ms(floor.bidMs / P)})`);
+          out.cpuMs = (out.end.cpuMs - before.cpuMs) / out.throughput.commitments;
+        }
+        outs.push(out);
+      } finally {
+        grpc?.close();
+      }
     }
     if (last && !args["skip-info"]) {
       print(`\nbid info: ${INFO_RECORDS} synthetic commitments; load average ${loadavg()}`);
       await bidInfoPhase(devnet, { records: INFO_RECORDS, requests: 200, warmup: 5, print });
     }
-    return out;
+    return outs;
   });
 }
 
@@ -269,16 +290,19 @@ try {
     if (!ok) exitCode = 1;
   } else {
     const results: NetworkResult[] = [];
-    for (const [i, n] of networks.entries()) results.push(await phases(n as "in-process" | "libp2p", i === 0, i === networks.length - 1));
+    for (const [i, n] of networks.entries()) results.push(...(await phases(n as "in-process" | "libp2p", i === 0, i === networks.length - 1)));
     if (results.every((r) => !(r.latency?.commitments || r.throughput?.commitments))) exitCode = 1;
     print(`\n=== side by side (crypto floor ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores, first commitment's crypto ${ms(floor.firstCommitmentMs)})`);
     const col = (f: (r: NetworkResult) => string) => results.map((r) => f(r).padStart(16)).join("");
     print(`${"".padEnd(34)}${col((r) => r.network)}`);
+    print(`${"bids over".padEnd(34)}${col((r) => (r.transport === "grpc" ? "gRPC" : "HTTP"))}`);
+    print(`${`bids/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.bidsPerSec.toFixed(1) : "n/a"))}`);
     print(`${"first commitment p50, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p50 ?? NaN))}`);
     print(`${"first commitment p99, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p99 ?? NaN))}`);
     print(`${`commitments/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.commitmentsPerSec.toFixed(0) : "n/a"))}`);
     print(`${"  ratio to the crypto floor".padEnd(34)}${col((r) => (r.throughput ? (r.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3) : "n/a"))}`);
     print(`${"  node process CPU per commitment".padEnd(34)}${col((r) => ms(r.cpuMs ?? NaN))}`);
+    print(`${`first commitment p50, ${C} in flight`.padEnd(34)}${col((r) => ms(r.throughput?.first.p50 ?? NaN))}`);
     print(`${`first commitment p99, ${C} in flight`.padEnd(34)}${col((r) => ms(r.throughput?.first.p99 ?? NaN))}`);
     print(`${"errors / short bids".padEnd(34)}${col((r) => `${(r.latency?.errors ?? 0) + (r.throughput?.errors ?? 0)} / ${(r.latency?.short ?? 0) + (r.throughput?.short ?? 0)}`)}`);
     print(`${"node process rss start → end".padEnd(34)}${col((r) => `${mib(r.start.rss)}→${mib(r.end.rss)}`)}`);

@@ -1,6 +1,9 @@
 /** Helpers shared by the bench phases (scenarios/bench/bids.bench.ts): SendBid over HTTP, percentiles, formatting. */
 
 /** What one SendBid call gave. */
+import { Bidder } from "../../node/gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import { GrpcCallError, GrpcClient } from "../../node/grpc/client.ts";
+
 export interface BidResult {
   status: number;
   commitments: number;
@@ -51,6 +54,41 @@ export async function sendBid(bidderUrl: string, body: string): Promise<BidResul
   } catch (e) {
     return { status: 0, commitments: 0, endMs: performance.now() - t0, failure: (e as Error).message };
   }
+}
+
+/** Where bids go: the bidder's HTTP base URL, or a function that sends one bid body (e.g. over gRPC). */
+export type BidTarget = string | ((body: string) => Promise<BidResult>);
+
+export const senderOf = (t: BidTarget) => (typeof t === "string" ? (body: string) => sendBid(t, body) : t);
+
+/**
+ * SendBid over gRPC (bidderapi.v1.Bidder), from the same JSON body the HTTP sender posts: the commitments as they
+ * arrive on the server stream, timed like the HTTP lines.
+ */
+export function grpcBidSender(rpcUrl: string): { send: (body: string) => Promise<BidResult>; close: () => void } {
+  const client = new GrpcClient(Bidder, rpcUrl);
+  const send = async (body: string): Promise<BidResult> => {
+    const j = JSON.parse(body) as { txHashes: string[]; amount: string; blockNumber: string; decayStartTimestamp: string; decayEndTimestamp: string };
+    const t0 = performance.now();
+    let commitments = 0;
+    let firstMs: number | undefined;
+    let digest: string | undefined;
+    try {
+      const req = { ...j, blockNumber: BigInt(j.blockNumber), decayStartTimestamp: BigInt(j.decayStartTimestamp), decayEndTimestamp: BigInt(j.decayEndTimestamp) };
+      for await (const c of client.serverStream("sendBid", req)) {
+        commitments++;
+        if (firstMs === undefined) {
+          firstMs = performance.now() - t0;
+          digest = c.receivedBidDigest;
+        }
+      }
+      return { status: 200, commitments, firstMs, digest, endMs: performance.now() - t0, startedAt: t0 };
+    } catch (e) {
+      const err = e instanceof GrpcCallError ? `{"error":{"code":${e.code},"message":${JSON.stringify(e.details)}}}` : undefined;
+      return { status: err ? 200 : 0, commitments, firstMs, digest, errorLine: err, endMs: performance.now() - t0, startedAt: t0, failure: err ? undefined : (e as Error).message };
+    }
+  };
+  return { send, close: () => client.close() };
 }
 
 /** Runs `jobs` with at most `concurrency` in flight; results in job order. */
