@@ -50,7 +50,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
       | empty raw transaction                | {"txHashes": null, "rawTransactions": [""]}                                                            | 400    | 3    | unmarshaling raw transaction: typed transaction too short |
       | raw transaction of an unknown type   | {"txHashes": null, "rawTransactions": ["05aa"]}                                                        | 400    | 3    | unmarshaling raw transaction: transaction type not supported |
 
-  @upstream
+  @upstream @http
   Scenario Outline: a body that is not a Bid message is refused in the unary format: <case>
     When the bidder is sent the body '<body>'
     Then the request is refused in the unary format with HTTP 400, code 3 and the message "<message>"
@@ -67,7 +67,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
       | a non-number for an int64       | {"amount":"1","blockNumber":"12x"} | proto: (line 1:29): invalid value for int64 type: "12x" |
       | both spellings of one field     | {"blockNumber":1,"block_number":2} | proto: (line 1:18): duplicate field "block_number" |
 
-  @upstream
+  @upstream @http
   Scenario Outline: <method> <path> is not SendBid
     When I send <method> "<path>" to the bidder
     Then the HTTP status is <status>
@@ -83,7 +83,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
       | PUT    | /v1/bidder/bid     | 501    | 12   | Method Not Allowed |
       | DELETE | /v1/bidder/bid     | 501    | 12   | Method Not Allowed |
 
-  @upstream
+  @upstream @http
   Scenario: a valid body sent as text/plain is still decoded as JSON, as grpc-gateway does
     Given the bidder has 1 ETH deposited in a fresh window
     And provider 1 runs a provider application that accepts every bid

@@ -45,7 +45,18 @@ Feature: Bids become signed commitments
     And every commitment has slashAmount "0"
     And every commitment carries the dispatch timestamp its provider application chose
     And the two commitments have different commitment digests
+
+  @upstream @http
+  Scenario: the bid stream is served as application/json
+    Given provider 1 runs a provider application that accepts every bid
+    When the bidder sends the bid:
+      """
+      {"txHashes": ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"], "amount": "1001",
+       "blockNumber": "$BLOCK", "decayStartTimestamp": "$DECAY_START", "decayEndTimestamp": "$DECAY_END"}
+      """
+    Then the bid stream ends with HTTP 200 and 1 commitment
     And the stream of the bid had the content type "application/json"
+    And provider 1's ReceiveBids stream had the content type "application/json"
 
   @intended
   Scenario: a bid without reverting hashes gets commitments with revertingTxHashes []

@@ -320,11 +320,11 @@ Feature: Bidder deposits into windows
     Then the request fails with HTTP 400, code 9 and the message "auto deposit is already running, stop and then withdraw"
     When the bidder starts auto-deposit of 1 ETH per window
     Then the request fails with HTTP 400, code 9 and the message "auto deposit is already running"
-    When I send POST "/v1/bidder/deposit/0" to the bidder
+    When the bidder deposits 0 wei without naming a window
     Then the request fails with HTTP 400, code 3 and the message "validating deposit request: validation error:\n - amount: amount must be a valid integer. [amount]"
-    When I send POST "/v1/bidder/auto_deposit/0" to the bidder
+    When the bidder starts auto-deposit of 0 wei per window
     Then the request fails with HTTP 400, code 3 and the message "validating auto deposit request: validation error:\n - amount: amount must be a valid integer. [amount]"
-    When I send POST "/v1/bidder/withdraw_from_windows" to the bidder with body '{"window_numbers":[]}'
+    When the bidder withdraws from windows with the body '{"window_numbers":[]}'
     Then the request fails with HTTP 400, code 3 and the message "validating withdraw from n windows request: validation error:\n - window_numbers: window_numbers must be a valid array of positive integers. [window_numbers]"
     When the bidder asks for its auto-deposit status
     Then the auto-deposit status is enabled

@@ -1,3 +1,4 @@
+@http
 Feature: Node shell and wire conventions
   Every node answers health checks, serves its OpenAPI document, and answers unknown paths and wrong methods
   exactly as grpc-gateway does, so that clients written for the upstream node behave the same against it.

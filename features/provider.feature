@@ -44,7 +44,6 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     And provider 1's application received the bid with rawTransactions []
     And provider 1's application received the bid with slashAmount "0"
     And the bid digest provider 1's application received is the base64 of the commitment's receivedBidDigest
-    And provider 1's ReceiveBids stream had the content type "application/json"
 
   @upstream
   Scenario Outline: decisions for two bids in one request, as <framing>
@@ -82,7 +81,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     And bid 2 ends with HTTP 200 and 1 commitment
     And every commitment has dispatchTimestamp "$DECAY_START+20"
 
-  @intended
+  @intended @http
   Scenario: the interface's decayDispatchTimestamp spelling sets the dispatch time
     Divergence: `decayDispatchTimestamp`
     Given provider 1 runs a provider application that never answers

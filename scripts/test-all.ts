@@ -2,7 +2,8 @@
 /**
  * `npm test`: the unit and contract tests (bun test), then the conformance suite (features/cli/conformance.ts:
  * cucumber, the level summary and the JSON result) against a devnet the suite starts itself (or TARGET=file), then
- * a check of that JSON result against docs/conformance-result.schema.json, the fuzz run and the k6 smoke load run
+ * a check of that JSON result against docs/conformance-result.schema.json, the suite again over gRPC
+ * (--transport grpc, reports under reports/grpc), the fuzz run and the k6 smoke load run
  * (loadtest/run.ts: bidders and providers in k6). Prints one closing line with the
  * counts of all: `tests: N passed, N failed, N skipped`.
  */
@@ -95,6 +96,11 @@ if (!only || only === "unit") results.push({ name: "unit and contract tests", ..
 if (!only || only === "features") {
   results.push({ name: "conformance features", ...(await runStep("conformance features", ["bun", "features/cli/conformance.ts"], parseConformance)) });
   results.push({ name: "conformance result", ...checkResult() });
+  // The same suite over gRPC (upstream's services on the nodes' RPC ports); HTTP-only scenarios are skipped.
+  results.push({
+    name: "conformance features over gRPC",
+    ...(await runStep("conformance features over gRPC", ["bun", "features/cli/conformance.ts", "--transport", "grpc", "--reports", "reports/grpc"], parseConformance)),
+  });
 }
 // OpenAPI fuzzing with a small budget (`npm run fuzz -- --examples 500` is the long run).
 if (!only || only === "fuzz") results.push({ name: "fuzz", ...(await runStep("fuzz (schemathesis, 5 cases per operation)", ["bun", "scripts/fuzz.ts", "--examples", "5", "--workers", "1"], parseFuzz)) });

@@ -59,6 +59,14 @@ describe("options", () => {
     expect(b !== "help" && b.target).toBe("b.json");
   });
 
+  test("--transport grpc (or TRANSPORT) picks the role clients' transport; http is the default", () => {
+    const d = parseCli([], {});
+    const e = parseCli([], { TRANSPORT: "grpc" });
+    const f = parseCli(["--transport", "http"], { TRANSPORT: "grpc" });
+    expect([d, e, f].map((o) => o !== "help" && o.transport)).toEqual(["http", "grpc", "http"]);
+    expect(() => parseCli(["--transport", "websocket"], {})).toThrow(UsageError);
+  });
+
   test("an unknown level or option is a usage error", () => {
     expect(() => parseCli(["--level", "spec,nope"], {})).toThrow(UsageError);
     expect(() => parseCli(["--bogus"], {})).toThrow(UsageError);

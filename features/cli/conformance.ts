@@ -2,8 +2,8 @@
 /**
  * mev-commit-conformance: the conformance suite as a command (the package bin; `npm run test:features` runs it).
  *
- *   mev-commit-conformance [--target target.json] [--level spec,upstream,intended] [--tags EXPR] [--order random:N]
- *                          [--name REGEX] [--json FILE] [--reports DIR] [feature paths…]
+ *   mev-commit-conformance [--target target.json] [--transport http|grpc] [--level spec,upstream,intended]
+ *                          [--tags EXPR] [--order random:N] [--name REGEX] [--json FILE] [--reports DIR] [feature paths…]
  *
  * Runs cucumber in this process in two passes: every selected scenario, then the ones tagged @may-crash (known to
  * crash some implementations), so that a crash cannot hide what the others would have shown. Prints progress, a
@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { loadConfiguration, loadSources, loadSupport, runCucumber, type IRunConfiguration } from "@cucumber/cucumber/api";
 import { hasRun, run, setRun } from "../support/run.ts";
 import { startTarget, TargetFileError, CAPABILITIES } from "../support/target.ts";
+import { TRANSPORTS, type Transport } from "../support/transport.ts";
 import { LEVELS, ResultCollector, resultJson, summaryText, type Level, type RunInfo } from "./results.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -30,6 +31,9 @@ reference devnet the suite starts itself when none is given.
 Options:
   --target FILE        target file (JSON; docs/conformance.md lists its fields). Default: $TARGET, else a
                        reference devnet started for the run
+  --transport T        http (default) or grpc: how bids, deposits, queries, provider applications and
+                       subscriptions reach the nodes. grpc uses the target's bidderRpcUrl and providerRpcUrls;
+                       scenarios about HTTP-only details (status codes, content types, JSON text) are skipped
   --level LIST         levels to run, comma-separated: spec, upstream, intended (default: all three)
                          spec      the interface document says so
                          upstream  the interface is silent; upstream's behaviour at the pinned commit
@@ -41,7 +45,7 @@ Options:
   --reports DIR        where reports go (default ./reports)
   -h, --help           this text
 
-Environment: TARGET (as --target), TRANSPORT (http; the transport of the role clients).
+Environment: TARGET (as --target), TRANSPORT (as --transport).
 Capabilities a target file may list: ${Object.keys(CAPABILITIES).join(", ")}.
 Exit status: 0 when every selected scenario passed or was skipped; 1 when one failed or was not run; 2 on a usage
 or target file error.`;
@@ -52,6 +56,7 @@ export class UsageError extends Error {
 
 export interface CliOptions {
   target: string | undefined;
+  transport: Transport;
   levels: Level[];
   tags: string | undefined;
   name: string | undefined;
@@ -69,6 +74,7 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
       allowPositionals: true,
       options: {
         target: { type: "string" },
+        transport: { type: "string" },
         level: { type: "string" },
         tags: { type: "string" },
         name: { type: "string" },
@@ -91,9 +97,12 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
   if (bad.length || levels.length === 0) throw new UsageError(`--level takes ${LEVELS.join(", ")} (comma-separated), not "${v.level}"`);
   const order = v.order ?? "defined";
   if (!/^(defined|random(:\d+)?)$/.test(order)) throw new UsageError(`--order is defined or random[:SEED], not "${order}"`);
+  const transport = v.transport ?? env.TRANSPORT ?? "http";
+  if (!(TRANSPORTS as readonly string[]).includes(transport)) throw new UsageError(`--transport is ${TRANSPORTS.join(" or ")}, not "${transport}"`);
   const reports = resolve(v.reports ?? "reports");
   return {
     target: v.target ?? env.TARGET,
+    transport: transport as Transport,
     levels: levels as Level[],
     tags: v.tags,
     name: v.name,
@@ -129,10 +138,17 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   mkdirSync(o.reports, { recursive: true });
+  // The world reads the transport from the environment (also under plain cucumber-js).
+  process.env.TRANSPORT = o.transport;
   const started = new Date();
   if (!hasRun()) setRun(await startTarget(o.target));
   const t = run().target;
   console.log(`Target: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`);
+  if (o.transport === "grpc") {
+    if (!t.bidderRpcUrl || (t.providerRpcUrls?.length ?? 0) < t.providerUrls.length)
+      throw new TargetFileError(`--transport grpc needs the target's bidderRpcUrl and one providerRpcUrls entry per provider (capability grpc)`);
+    console.log(`Transport: gRPC — bidder ${t.bidderRpcUrl}, providers ${t.providerRpcUrls!.join(", ")}`);
+  }
   console.log(`Levels: ${o.levels.map((l) => `@${l}`).join(", ")}${o.tags ? `; tags ${o.tags}` : ""}; order ${o.order}`);
 
   const { runConfiguration } = await loadConfiguration({
@@ -182,7 +198,7 @@ async function main(argv: string[]): Promise<number> {
     levels: o.levels,
     tags: o.tags ?? null,
     order: o.order,
-    transport: process.env.TRANSPORT ?? "http",
+    transport: o.transport,
     startedAt: started.toISOString(),
     durationMs: Date.now() - started.getTime(),
   };

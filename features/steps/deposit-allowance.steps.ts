@@ -51,7 +51,8 @@ interface BidRun {
   amount: bigint;
   block: bigint;
   txHash: string;
-  status: number;
+  /** The stream was answered as a success (HTTP 200 / gRPC status OK). */
+  ok: boolean;
   lines: StreamLine<unknown>[];
   /** Providers whose application received this bid while it was in flight. */
   receivedBy: number[];
@@ -110,18 +111,18 @@ async function runBid(world: ConformanceWorld, amount: bigint, block: bigint): P
     decayEndTimestamp: (now + 60_000n).toString(),
   };
   const bid = finished(world.bidder.sendBid(JSON.stringify(body)), world.target.bidTimeoutMs).then((st) => ({
-    status: st.status ?? 0,
+    ok: st.ok,
     lines: st.lines as StreamLine<unknown>[],
   }));
-  const run: BidRun = { amount, block, txHash, status: 0, lines: [], receivedBy: [] };
-  type Event = { kind: "bid"; status: number; lines: StreamLine<unknown>[] } | { kind: "line"; r: Receiver; line: StreamLine<ReceivedBid> | undefined };
+  const run: BidRun = { amount, block, txHash, ok: false, lines: [], receivedBy: [] };
+  type Event = { kind: "bid"; ok: boolean; lines: StreamLine<unknown>[] } | { kind: "line"; r: Receiver; line: StreamLine<ReceivedBid> | undefined };
   for (;;) {
     const ev: Event = await Promise.race<Event>([
       bid.then((b) => ({ kind: "bid" as const, ...b })),
       ...s.receivers.map((r) => r.next().then((line) => ({ kind: "line" as const, r, line }))),
     ]);
     if (ev.kind === "bid") {
-      run.status = ev.status;
+      run.ok = ev.ok;
       run.lines = ev.lines;
       return run;
     }
@@ -142,9 +143,9 @@ async function runBid(world: ConformanceWorld, amount: bigint, block: bigint): P
 
 function expectNoCommitment(run: BidRun): void {
   expect(
-    { status: run.status, lines: run.lines },
+    { ok: run.ok, lines: run.lines },
     `bid of ${run.amount} wei for block ${run.block}: the bid stream (every provider application rejected or never saw it)`,
-  ).toEqual({ status: 200, lines: [] });
+  ).toEqual({ ok: true, lines: [] });
 }
 
 Given("provider 1 and provider 2 are receiving bids", async function (this: ConformanceWorld) {
@@ -157,7 +158,7 @@ Given("provider 1 and provider 2 are receiving bids", async function (this: Conf
     const stream = api.receiveBids();
     s.receivers.push(new Receiver(provider, api, stream));
     // A node that sends ReceiveBids' headers at once is attached then; one that holds them back, after a grace period.
-    if ((await stream.head(ATTACH_GRACE_MS)) && stream.status !== 200) {
+    if ((await stream.head(ATTACH_GRACE_MS)) && !stream.ok) {
       await stream.done;
       throw new Error(`provider ${provider}: receive_bids answered ${stream.describe(400)}`);
     }
@@ -176,11 +177,11 @@ Given(
   async function (this: ConformanceWorld, amount: bigint, blockName: string, totalName: string) {
     const s = scenario(this);
     const block = named(s.blocks, blockName, "block");
-    const r = await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}?block_number=${block}`);
-    if (r.status !== 200) throw new Error(`deposit of ${amount} wei into the window of block ${block}: HTTP ${r.status}: ${r.text}`);
-    const body = r.json as { amount: string; windowNumber: string };
+    const r = await this.bidder.deposit(amount, { blockNumber: block });
+    if (r.error) throw new Error(`deposit of ${amount} wei into the window of block ${block}: ${r.describe()}`);
+    const body = r.value as { amount: string; windowNumber: string };
     const window = (block - 1n) / 10n + 1n;
-    expect(body.windowNumber, `deposit answer ${r.text}`).toBe(window.toString());
+    expect(body.windowNumber, `deposit answer: ${r.describe()}`).toBe(window.toString());
     const total = BigInt(body.amount);
     expect(total, `the deposit answer's total vs BidderRegistry.getDeposit(bidder, ${window})`).toBe(await chainOf(this.target).getDeposit(window));
     s.amounts.set(totalName, total);

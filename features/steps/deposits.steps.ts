@@ -11,7 +11,7 @@
 import { Before, Given, Then, When, defineParameterType, type DataTable } from "@cucumber/cucumber";
 import { expect } from "bun:test";
 import { formatEther, parseEther, parseGwei } from "viem";
-import type { HttpResult } from "../support/clients/http.ts";
+import type { Unary, WindowChoice } from "../support/clients/api.ts";
 import { chainOf, freshClosedWindow, freshWindowsAhead } from "../support/chain.ts";
 import { stableText } from "../support/protocol.ts";
 import type { ConformanceWorld } from "../support/world.ts";
@@ -129,8 +129,25 @@ function chain(world: ConformanceWorld) {
   return chainOf(world.target);
 }
 
-function expectOk(r: HttpResult, what: string): void {
-  if (r.status !== 200) throw new Error(`${what}: expected HTTP 200, got ${r.status}: ${r.text}`);
+function expectOk(r: Unary, what: string): void {
+  if (r.error) throw new Error(`${what}: expected success, got ${r.describe()}`);
+}
+
+/**
+ * A bidder call: over HTTP exactly the request the step names (its query spelling included), over gRPC the same
+ * operation through the role client. Its answer becomes the scenario's last answer.
+ */
+async function callBidder(world: ConformanceWorld, method: string, path: string, grpc: (api: ConformanceWorld["bidder"]) => Promise<Unary>, body?: string): Promise<Unary> {
+  if (world.transport === "http") await world.request(method, "bidder", path, body === undefined ? {} : { body });
+  else world.answer = await grpc(world.bidder);
+  return world.lastAnswer;
+}
+
+/** A window named by its query key, either spelling (window_number, windowNumber, block_number, blockNumber). */
+function choice(key: string, value: bigint): WindowChoice {
+  if (/^window_?number$/i.test(key)) return { windowNumber: value };
+  if (/^block_?number$/i.test(key)) return { blockNumber: value };
+  throw new Error(`"${key}" names neither a window nor a block`);
 }
 
 /** Polls `probe` until `done` holds, failing with the last value seen after the deadline. */
@@ -164,18 +181,31 @@ async function advanceL1To(world: ConformanceWorld, target: bigint): Promise<voi
 
 // ------------------------------------------------------------------------------------------------ bidder API
 
+/** The windows of a withdraw_from_windows body (either spelling, numbers or strings), or undefined when it is not one. */
+function windowsOfBody(text: string): bigint[] | undefined {
+  try {
+    const o = JSON.parse(text) as Record<string, unknown>;
+    const list = o?.window_numbers ?? o?.windowNumbers ?? [];
+    if (!Array.isArray(list) || Object.keys(o).some((k) => k !== "window_numbers" && k !== "windowNumbers")) return undefined;
+    return list.map((w) => BigInt(w as string));
+  } catch {
+    return undefined;
+  }
+}
+
 function windowQuery(key: string, value: bigint): string {
   return `?${encodeURIComponent(key)}=${value}`;
 }
 
 async function fetchStatus(world: ConformanceWorld): Promise<AutoDepositStatus> {
-  // Read beside the scenario's exchanges: the last response (world.response) stays the one a When step made.
-  const r = await world.http("GET", world.nodeUrl("bidder") + "/v1/bidder/auto_deposit_status");
+  // Read beside the scenario's exchanges: the last answer stays the one a When step made.
+  const r = await world.bidder.autoDepositStatus();
   expectOk(r, "auto_deposit_status");
-  const body = r.json as AutoDepositStatus;
-  expect(Object.keys(body ?? {}).sort(), `auto_deposit_status fields: ${r.text}`).toEqual(["isAutodepositEnabled", "windowBalances"]);
-  expect(typeof body.isAutodepositEnabled, `isAutodepositEnabled must be a boolean: ${r.text}`).toBe("boolean");
-  expect(Array.isArray(body.windowBalances), `windowBalances must be an array: ${r.text}`).toBe(true);
+  const body = r.value as AutoDepositStatus;
+  const text = JSON.stringify(body);
+  expect(Object.keys(body ?? {}).sort(), `auto_deposit_status fields: ${text}`).toEqual(["isAutodepositEnabled", "windowBalances"]);
+  expect(typeof body.isAutodepositEnabled, `isAutodepositEnabled must be a boolean: ${text}`).toBe("boolean");
+  expect(Array.isArray(body.windowBalances), `windowBalances must be an array: ${text}`).toBe(true);
   for (const b of body.windowBalances) {
     expect(Object.keys(b).sort(), `window balance fields: ${JSON.stringify(b)}`).toEqual([
       "depositedAmount",
@@ -285,17 +315,17 @@ Given("the bidder's deposit in window {windowRef} is noted", async function (thi
 
 Given("the bidder has deposited {ethAmount} into window {windowRef}", async function (this: ConformanceWorld, amount: bigint, w: bigint) {
   const before = await chain(this).getDeposit(w);
-  const r = await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}${windowQuery("window_number", w)}`);
+  const r = await this.bidder.deposit(amount, { windowNumber: w });
   expectOk(r, `deposit ${fmt(amount)} into window ${w}`);
-  expect(r.json, `deposit answer`).toEqual({ amount: (before + amount).toString(), windowNumber: w.toString() });
+  expect(r.value, `deposit answer`).toEqual({ amount: (before + amount).toString(), windowNumber: w.toString() });
 });
 
 Given(
   "the bidder has started auto-deposit of {ethAmount} per window from window {windowRef}",
   async function (this: ConformanceWorld, amount: bigint, w: bigint) {
-    const r = await this.request("POST", "bidder", `/v1/bidder/auto_deposit/${amount}${windowQuery("window_number", w)}`);
+    const r = await this.bidder.autoDeposit(amount, { windowNumber: w });
     expectOk(r, `auto_deposit of ${fmt(amount)} per window from window ${w}`);
-    expect(r.json, "auto_deposit answer").toEqual({ startWindowNumber: w.toString(), amountPerWindow: amount.toString() });
+    expect(r.value, "auto_deposit answer").toEqual({ startWindowNumber: w.toString(), amountPerWindow: amount.toString() });
   },
 );
 
@@ -319,13 +349,13 @@ Given(
 // ------------------------------------------------------------------------------------------------ When
 
 When("the bidder deposits {ethAmount} into window {windowRef}", async function (this: ConformanceWorld, amount: bigint, w: bigint) {
-  await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}${windowQuery("window_number", w)}`);
+  await callBidder(this, "POST", `/v1/bidder/deposit/${amount}${windowQuery("window_number", w)}`, (b) => b.deposit(amount, { windowNumber: w }));
 });
 
 When(
   "the bidder deposits {ethAmount} into window {windowRef}, naming it with {string}",
   async function (this: ConformanceWorld, amount: bigint, w: bigint, key: string) {
-    await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}${windowQuery(key, w)}`);
+    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}${windowQuery(key, w)}`, (b) => b.deposit(amount, choice(key, w)));
   },
 );
 
@@ -334,7 +364,7 @@ When(
   async function (this: ConformanceWorld, amount: bigint, nth: number, w: bigint, key: string) {
     if (nth < 1 || nth > Number(BLOCKS_PER_WINDOW)) throw new Error(`a window has blocks 1 to ${BLOCKS_PER_WINDOW}, not ${nth}`);
     const block = windowRange(w).start + BigInt(nth - 1);
-    await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}${windowQuery(key, block)}`);
+    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}${windowQuery(key, block)}`, (b) => b.deposit(amount, choice(key, block)));
   },
 );
 
@@ -342,14 +372,14 @@ When(
   "the bidder deposits {ethAmount} into window {windowRef} and the window of block {int} of window {windowRef}",
   async function (this: ConformanceWorld, amount: bigint, w: bigint, nth: number, v: bigint) {
     const block = windowRange(v).start + BigInt(nth - 1);
-    await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}?block_number=${block}&window_number=${w}`);
+    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}?block_number=${block}&window_number=${w}`, (b) => b.deposit(amount, { windowNumber: w, blockNumber: block }));
   },
 );
 
 When("the bidder deposits {ethAmount} without naming a window", async function (this: ConformanceWorld, amount: bigint) {
-  const r = await this.request("POST", "bidder", `/v1/bidder/deposit/${amount}`);
-  const w = (r.json as { windowNumber?: unknown } | undefined)?.windowNumber;
-  if (r.status === 200 && typeof w === "string" && /^\d+$/.test(w)) {
+  const r = await callBidder(this, "POST", `/v1/bidder/deposit/${amount}`, (b) => b.deposit(amount));
+  const w = (r.value as { windowNumber?: unknown } | undefined)?.windowNumber;
+  if (!r.error && typeof w === "string" && /^\d+$/.test(w)) {
     if (scenario(this).nearWindows.size === 0) this.onTeardown("near windows", () => withdrawNearWindows(this));
     scenario(this).nearWindows.add(BigInt(w));
   }
@@ -358,47 +388,52 @@ When("the bidder deposits {ethAmount} without naming a window", async function (
 When(
   "the bidder asks for its deposit in window {windowRef}, naming it with {string}",
   async function (this: ConformanceWorld, w: bigint, key: string) {
-    await this.request("GET", "bidder", `/v1/bidder/get_deposit${windowQuery(key, w)}`);
+    await callBidder(this, "GET", `/v1/bidder/get_deposit${windowQuery(key, w)}`, (b) => b.getDeposit(choice(key, w).windowNumber));
   },
 );
 
 When("the bidder asks for its deposit without naming a window", async function (this: ConformanceWorld) {
-  await this.request("GET", "bidder", "/v1/bidder/get_deposit");
+  await callBidder(this, "GET", "/v1/bidder/get_deposit", (b) => b.getDeposit());
 });
 
 When("the bidder withdraws from windows {windowRefs}", async function (this: ConformanceWorld, windows: bigint[]) {
-  await this.request("POST", "bidder", "/v1/bidder/withdraw_from_windows", {
-    body: `{"window_numbers":[${windows.join(",")}]}`,
-  });
+  await callBidder(this, "POST", "/v1/bidder/withdraw_from_windows", (b) => b.withdrawFromWindows(windows), `{"window_numbers":[${windows.join(",")}]}`);
 });
 
 When(/^the bidder withdraws from windows with the body '(.*)'$/, async function (this: ConformanceWorld, body: string) {
-  await this.request("POST", "bidder", "/v1/bidder/withdraw_from_windows", { body: substituteWindows(this, body) });
+  const text = substituteWindows(this, body);
+  // Over gRPC the body must be a WithdrawFromWindowsRequest (the gateway's JSON refusals are HTTP's).
+  const windows = windowsOfBody(text);
+  if (windows === undefined) {
+    const http = this.httpOnly("a body that is not a WithdrawFromWindowsRequest");
+    if (http) return http;
+  }
+  await callBidder(this, "POST", "/v1/bidder/withdraw_from_windows", (b) => b.withdrawFromWindows(windows!), text);
 });
 
 When("the bidder withdraws window {windowRef} alone", async function (this: ConformanceWorld, w: bigint) {
-  await this.request("POST", "bidder", `/v1/bidder/withdraw${windowQuery("window_number", w)}`);
+  await callBidder(this, "POST", `/v1/bidder/withdraw${windowQuery("window_number", w)}`, (b) => b.withdraw(w));
 });
 
 When(
   /^the bidder is called with (GET|POST) "([^"]*)"(?: and the body '(.*)')?$/,
   async function (this: ConformanceWorld, method: string, path: string, body?: string) {
-    await this.request(method, "bidder", substituteWindows(this, path), body === undefined ? {} : { body: substituteWindows(this, body) });
+    return this.send(method, "bidder", substituteWindows(this, path), body === undefined ? undefined : substituteWindows(this, body));
   },
 );
 
 When("the bidder withdraws without naming a window", async function (this: ConformanceWorld) {
-  await this.request("POST", "bidder", "/v1/bidder/withdraw");
+  await callBidder(this, "POST", "/v1/bidder/withdraw", (b) => b.withdraw());
 });
 
 When("the bidder starts auto-deposit of {ethAmount} per window", async function (this: ConformanceWorld, amount: bigint) {
-  await this.request("POST", "bidder", `/v1/bidder/auto_deposit/${amount}`);
+  await callBidder(this, "POST", `/v1/bidder/auto_deposit/${amount}`, (b) => b.autoDeposit(amount));
 });
 
 When(
   "the bidder starts auto-deposit of {ethAmount} per window from window {windowRef}",
   async function (this: ConformanceWorld, amount: bigint, w: bigint) {
-    await this.request("POST", "bidder", `/v1/bidder/auto_deposit/${amount}${windowQuery("window_number", w)}`);
+    await callBidder(this, "POST", `/v1/bidder/auto_deposit/${amount}${windowQuery("window_number", w)}`, (b) => b.autoDeposit(amount, { windowNumber: w }));
   },
 );
 
@@ -407,7 +442,7 @@ When("the bidder asks for its auto-deposit status", async function (this: Confor
 });
 
 When("the bidder cancels auto-deposit", async function (this: ConformanceWorld) {
-  await this.request("POST", "bidder", "/v1/bidder/cancel_auto_deposit");
+  await callBidder(this, "POST", "/v1/bidder/cancel_auto_deposit", (b) => b.cancelAutoDeposit());
 });
 
 When("L1 advances to window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
@@ -417,8 +452,8 @@ When("L1 advances to window {windowRef}", async function (this: ConformanceWorld
 // ------------------------------------------------------------------------------------------------ Then
 
 Then("the deposit answer is {ethAmount} in window {windowRef}", function (this: ConformanceWorld, amount: bigint, w: bigint) {
-  expectOk(this.response, "the deposit call");
-  expect(this.response.json, `answer ${this.response.text}`).toEqual({ amount: amount.toString(), windowNumber: w.toString() });
+  expectOk(this.lastAnswer, "the deposit call");
+  expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({ amount: amount.toString(), windowNumber: w.toString() });
 });
 
 Then(
@@ -426,8 +461,8 @@ Then(
   function (this: ConformanceWorld, w: bigint, amount: bigint) {
     const noted = scenario(this).noted.get(w);
     if (noted === undefined) throw new Error(`the deposit in window ${w} was not noted in this scenario`);
-    expectOk(this.response, "the deposit call");
-    expect(this.response.json, `answer ${this.response.text}`).toEqual({ amount: (noted + amount).toString(), windowNumber: w.toString() });
+    expectOk(this.lastAnswer, "the deposit call");
+    expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({ amount: (noted + amount).toString(), windowNumber: w.toString() });
   },
 );
 
@@ -479,6 +514,13 @@ Then(
 
 function expectFailure(world: ConformanceWorld, status: number, code: number, message: string): void {
   const expected = stableText(unescapeNewlines(substituteWindows(world, message)));
+  if (world.transport === "grpc") {
+    // The call's status: code and message (the HTTP status and content type are the gateway's).
+    const a = world.lastAnswer;
+    const got = a.error ? { ...a.error, message: stableText(a.error.message) } : a.value;
+    expect(got, a.describe()).toEqual({ code, message: expected, details: [] });
+    return;
+  }
   const r = world.response;
   const body = r.json as { message?: unknown } | undefined;
   const got = body && typeof body.message === "string" ? { ...body, message: stableText(body.message) } : (r.json ?? r.text);
@@ -490,13 +532,13 @@ function expectFailure(world: ConformanceWorld, status: number, code: number, me
 }
 
 Then(/^the bidder answers exactly (\{.*\})$/, function (this: ConformanceWorld, json: string) {
-  expectOk(this.response, "the call");
-  expect(this.response.json, `answer ${this.response.text}`).toEqual(JSON.parse(substituteWindows(this, json)));
+  expectOk(this.lastAnswer, "the call");
+  expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual(JSON.parse(substituteWindows(this, json)));
 });
 
 Then("the auto-deposit answer starts at window {windowRef} with {ethAmount} per window", function (this: ConformanceWorld, w: bigint, amount: bigint) {
-  expectOk(this.response, "auto_deposit");
-  expect(this.response.json, `answer ${this.response.text}`).toEqual({ startWindowNumber: w.toString(), amountPerWindow: amount.toString() });
+  expectOk(this.lastAnswer, "auto_deposit");
+  expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({ startWindowNumber: w.toString(), amountPerWindow: amount.toString() });
 });
 
 Then(/^the auto-deposit status is (enabled|disabled)$/, async function (this: ConformanceWorld, state: string) {
@@ -539,10 +581,10 @@ Then("the auto-deposit status soon lists no window before window {windowRef}", a
 });
 
 Then("the cancel answer lists exactly the windows the status lists now", async function (this: ConformanceWorld) {
-  expectOk(this.response, "cancel_auto_deposit");
-  const body = this.response.json as { windowNumbers?: unknown };
-  expect(Object.keys(body ?? {}), `answer ${this.response.text}`).toEqual(["windowNumbers"]);
-  expect(Array.isArray(body.windowNumbers), `windowNumbers is an array: ${this.response.text}`).toBe(true);
+  expectOk(this.lastAnswer, "cancel_auto_deposit");
+  const body = this.lastAnswer.value as { windowNumbers?: unknown };
+  expect(Object.keys(body ?? {}), this.lastAnswer.describe()).toEqual(["windowNumbers"]);
+  expect(Array.isArray(body.windowNumbers), `windowNumbers is an array: ${this.lastAnswer.describe()}`).toBe(true);
   const answered = (body.windowNumbers as unknown[]).map((w) => {
     expect(typeof w === "string" && /^[1-9]\d*$/.test(w), `window number ${JSON.stringify(w)} is a uint64 string`).toBe(true);
     return w as string;
@@ -558,12 +600,12 @@ Then("the cancel answer lists exactly the windows the status lists now", async f
 });
 
 Then("the withdrawal answers:", async function (this: ConformanceWorld, table: DataTable) {
-  expectOk(this.response, "withdraw_from_windows");
+  expectOk(this.lastAnswer, "withdraw_from_windows");
   const expected = table.hashes().map((row) => ({
     amount: parseAmount(row.amount!).toString(),
     windowNumber: resolveWindow(this, row.window!).toString(),
   }));
-  expect(this.response.json, `answer ${this.response.text}`).toEqual({ withdrawResponses: expected });
+  expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({ withdrawResponses: expected });
 });
 
 Then(

@@ -141,8 +141,9 @@ Then(/^the stream of subscriber "([^"]+)" opened with HTTP (\d+), content type "
   const s = notificationsOf(this).subscriber(name);
   const problems: string[] = [];
   if (!s.headersAtOnce) problems.push(`no status line and no headers within ${STREAM_OPEN_MS} ms of the call (a subscriber cannot tell its stream is open)`);
-  else if (s.status !== Number(status)) problems.push(`HTTP ${s.status}`);
-  if (!s.contentType.startsWith(type)) problems.push(`content type "${s.contentType}"`);
+  else if (s.stream.transport === "http" && s.status !== Number(status)) problems.push(`HTTP ${s.status}`);
+  // Over gRPC: the headers came at once (the HTTP status and content type are the gateway's).
+  if (s.stream.transport === "http" && !s.contentType.startsWith(type)) problems.push(`content type "${s.contentType}"`);
   if (s.notifications.length || s.badLines.length) problems.push(`lines already arrived:\n${s.describe()}`);
   if (s.ended) problems.push(`the stream already ended: ${s.endReason}`);
   if (problems.length) fail(`subscriber "${name}"'s stream: ${problems.join("; ")}`);
@@ -201,7 +202,7 @@ When(/^a client subscribes to (the bidder|provider \d+) with the body '(.*)'$/, 
   await Promise.race([stream.done, new Promise((r) => setTimeout(r, STREAM_OPEN_MS))]);
   const stillOpen = !stream.ended;
   stream.close();
-  notificationsOf(this).lastCall = { status: stream.status ?? 0, text: stream.text, contentType: stream.contentType ?? "", stillOpen };
+  notificationsOf(this).lastCall = { transport: stream.transport, status: stream.status ?? 0, text: stream.text, contentType: stream.contentType ?? "", stillOpen };
 });
 
 Then(/^the call is refused at once with HTTP (\d+) and exactly the body (\{.*\})$/, function (this: ConformanceWorld, status: string, body: string) {
@@ -209,9 +210,10 @@ Then(/^the call is refused at once with HTTP (\d+) and exactly the body (\{.*\})
   if (c.stillOpen)
     fail(`the call was still open after ${STREAM_OPEN_MS} ms (HTTP ${c.status || "no status yet"}, body so far ${JSON.stringify(c.text)}): the node opened a stream instead of refusing`);
   const problems: string[] = [];
-  if (c.status !== Number(status)) problems.push(`HTTP ${c.status}, expected ${status}`);
+  // Over gRPC the body is the call's status, written as the gateway's envelope; status and content type are HTTP's.
+  if (c.transport === "http" && c.status !== Number(status)) problems.push(`HTTP ${c.status}, expected ${status}`);
   if (c.text !== body + "\n") problems.push(`body ${JSON.stringify(c.text)}, expected ${JSON.stringify(body + "\n")}`);
-  if (!c.contentType.startsWith("application/json")) problems.push(`content type "${c.contentType}", expected application/json`);
+  if (c.transport === "http" && !c.contentType.startsWith("application/json")) problems.push(`content type "${c.contentType}", expected application/json`);
   if (problems.length) fail(problems.join("\n"));
 });
 
@@ -424,15 +426,15 @@ When(/^provider (\d+) adds ([0-9]+) wei to its stake$/, async function (this: Co
   const st = notificationsOf(this);
   await st.markSettlementStart();
   const node = nodeOf(this.target, `provider ${p}`);
-  const url = `${node.url}/v1/provider/stake/${wei}`;
-  const r = await this.http("POST", url);
-  if (r.status === 200) {
-    this.log(`POST ${url} answered ${r.text}`);
+  const r = await this.provider(Number(p)).stake(BigInt(wei));
+  if (!r.error) {
+    this.log(`Stake of ${wei} wei: ${r.describe()}`);
     return;
   }
-  if (r.status !== 404 && r.status !== 501) fail(`POST ${url} answered HTTP ${r.status}: ${r.text}`);
+  // 404/501 over HTTP are NotFound (5) and Unimplemented (12).
+  if (r.error.code !== 5 && r.error.code !== 12) fail(`Stake of ${wei} wei on provider ${p}: ${r.describe()}`);
   // The node has no stake route: stake for it on chain (anyone may add stake to a registered provider).
-  this.log(`POST ${url} answered HTTP ${r.status}; staking with ProviderRegistry.delegateStake from dev account ${FUNDING_ACCOUNT}`);
+  this.log(`${r.describe()}; staking with ProviderRegistry.delegateStake from dev account ${FUNDING_ACCOUNT}`);
   await sendSettlementTx(sender(devAccount(FUNDING_ACCOUNT).privateKey), this.target, "delegateStake", [node.address], BigInt(wei));
 });
 
@@ -523,6 +525,8 @@ Then(
 );
 
 Then(/^the stream of subscriber "([^"]+)" had the content type "([^"]+)"$/, function (this: ConformanceWorld, name: string, type: string) {
+  const http = this.httpOnly("content type");
+  if (http) return http;
   const s = notificationsOf(this).subscriber(name);
   if (s.notifications.length === 0) fail(`subscriber "${name}" received no notification, so its content type says nothing`);
   if (!s.contentType.startsWith(type)) fail(`subscriber "${name}"'s stream has the content type "${s.contentType}", expected ${type}`);

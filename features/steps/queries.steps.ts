@@ -70,13 +70,18 @@ function providersOf(a: number, b: number): number[] {
 }
 
 function okJson<T>(world: ConformanceWorld, what: string): T {
-  const r = world.response;
-  if (r.status !== 200) throw new QuerySuiteError(`${what}: expected HTTP 200, got ${r.status}: ${r.text}`);
-  return r.json as T;
+  const r = world.lastAnswer;
+  if (r.error) throw new QuerySuiteError(`${what}: expected success, got ${r.describe()}`);
+  return r.value as T;
+}
+
+/** A Get*Info query the scenario makes; over gRPC one with no gRPC form fails (these queries are all well-formed). */
+async function ask(world: ConformanceWorld, node: string, path: string): Promise<void> {
+  if (await world.send("GET", node, path)) throw new QuerySuiteError(`GET ${path} has no gRPC form`);
 }
 
 async function bidInfo(world: ConformanceWorld, query: string): Promise<BidInfoResponse> {
-  await world.request("GET", "bidder", `/v1/bidder/get_bid_info?${query}`);
+  await ask(world, "bidder", `/v1/bidder/get_bid_info?${query}`);
   return okJson<BidInfoResponse>(world, `get_bid_info?${query}`);
 }
 
@@ -88,7 +93,7 @@ async function bidInfo(world: ConformanceWorld, query: string): Promise<BidInfoR
 async function commitmentInfo(world: ConformanceWorld, provider: number, query: string, atLeast = 0): Promise<CommitmentInfoResponse> {
   const deadline = performance.now() + 5_000;
   for (;;) {
-    await world.request("GET", `provider ${provider}`, `/v1/provider/get_commitment_info?${query}`);
+    await ask(world, `provider ${provider}`, `/v1/provider/get_commitment_info?${query}`);
     const body = okJson<CommitmentInfoResponse>(world, `get_commitment_info?${query} on provider ${provider}`);
     const n = (body.commitments ?? []).reduce((k, g) => k + (g.commitments?.length ?? 0), 0);
     if (n >= atLeast || performance.now() > deadline) return body;
@@ -188,11 +193,11 @@ When(/^the bidder sends (\d+) bids of ([0-9]+) wei for block ([A-Z])$/, async fu
 // ------------------------------------------------------------------------------------------- listings
 
 When(/^I ask the bidder for its bid info with "([^"]*)"$/, async function (this: ConformanceWorld, query: string) {
-  await this.request("GET", "bidder", `/v1/bidder/get_bid_info?${queriesOf(this).substitute(query)}`);
+  return this.send("GET", "bidder", `/v1/bidder/get_bid_info?${queriesOf(this).substitute(query)}`);
 });
 
 When(/^I ask provider (\d+) for its commitment info with "([^"]*)"$/, async function (this: ConformanceWorld, p: number, query: string) {
-  await this.request("GET", `provider ${p}`, `/v1/provider/get_commitment_info?${queriesOf(this).substitute(query)}`);
+  return this.send("GET", `provider ${p}`, `/v1/provider/get_commitment_info?${queriesOf(this).substitute(query)}`);
 });
 
 Then(
@@ -320,7 +325,7 @@ Then("the bid info lists exactly:", function (this: ConformanceWorld, table: Dat
   const body = okJson<BidInfoResponse>(this, "get_bid_info");
   const got = body.blockBidInfo.flatMap((g) => g.bids.map((b) => ({ block: g.blockNumber, bid: b.bidAmount, commitments: b.commitments.length })));
   const want = table.hashes().map((r) => ({ block: s.block(r.block!).toString(), bid: r.bid!, commitments: Number(r.commitments) }));
-  expect(got, `bid info ${this.response.text.slice(0, 2000)}`).toEqual(want);
+  expect(got, `bid info ${this.lastAnswer.describe().slice(0, 2000)}`).toEqual(want);
 });
 
 Then("the commitment info lists exactly:", function (this: ConformanceWorld, table: DataTable) {
@@ -328,7 +333,7 @@ Then("the commitment info lists exactly:", function (this: ConformanceWorld, tab
   const body = okJson<CommitmentInfoResponse>(this, "get_commitment_info");
   const got = body.commitments.flatMap((g) => g.commitments.map((c) => ({ group: g.blockNumber, block: c.blockNumber, amount: c.amount })));
   const want = table.hashes().map((r) => ({ group: s.block(r.block!).toString(), block: s.block(r.block!).toString(), amount: r.amount! }));
-  expect(got, `commitment info ${this.response.text.slice(0, 2000)}`).toEqual(want);
+  expect(got, `commitment info ${this.lastAnswer.describe().slice(0, 2000)}`).toEqual(want);
 });
 
 Then(/^the bid info lists (\d+) commitments$/, function (this: ConformanceWorld, n: number) {
@@ -342,7 +347,8 @@ Then(/^the commitment info lists (\d+) commitments$/, function (this: Conformanc
 });
 
 Then(/^the body is the JSON '(.*)'$/, function (this: ConformanceWorld, json: string) {
-  expect({ status: this.response.status, body: this.response.json }, `response ${this.response.text}`).toEqual({ status: 200, body: JSON.parse(json) });
+  const a = this.lastAnswer;
+  expect({ error: a.error, body: a.value }, a.describe()).toEqual({ error: undefined, body: JSON.parse(json) });
 });
 
 // The message runs to the last double quote of the line, so it may itself contain quotes (`parsing field "…"`).
@@ -353,11 +359,15 @@ Then(
       .replace(/\\n/g, "\n")
       .replace(/\{PROVIDER (\d+)\}/g, (_, n: string) => providerAddress(this, Number(n)))
       .replace(/\{([A-Z])\}/g, (_, n: string) => queriesOf(this).block(n).toString());
+    const want = { code: Number(code), message: expected, details: [] };
+    if (this.transport === "grpc") {
+      // The call's status: code and message (the HTTP status is the gateway's mapping of the code).
+      const a = this.lastAnswer;
+      expect(a.error ?? a.value, a.describe()).toEqual(want);
+      return;
+    }
     const r = this.response;
-    expect({ status: r.status, body: r.json ?? r.text }, `response ${r.status}: ${r.text}`).toEqual({
-      status: Number(status),
-      body: { code: Number(code), message: expected, details: [] },
-    });
+    expect({ status: r.status, body: r.json ?? r.text }, `response ${r.status}: ${r.text}`).toEqual({ status: Number(status), body: want });
   },
 );
 
@@ -435,7 +445,8 @@ Given("the slashed funds owed to the bidder are noted", async function (this: Co
 Then("the body is the JSON string of the noted slashed funds", function (this: ConformanceWorld) {
   const noted = queriesOf(this).noted.get("slashed");
   if (noted === undefined) throw new QuerySuiteError("the slashed funds were not noted");
-  expect({ status: this.response.status, body: this.response.json }, `response ${this.response.text}`).toEqual({ status: 200, body: noted.toString() });
+  const a = this.lastAnswer;
+  expect({ error: a.error, body: a.value }, a.describe()).toEqual({ error: undefined, body: noted.toString() });
 });
 
 Then("ProviderRegistry owes the bidder nothing", async function (this: ConformanceWorld) {

@@ -27,7 +27,7 @@ Then(/^every bid of the scenario ended with HTTP 200 and (\d+) commitments?$/, a
   for (const b of bidsOf(this).bids) {
     const o = await b.outcome;
     const results = o.lines.filter((l) => (l as { result?: unknown }).result);
-    if (o.status !== 200 || results.length !== Number(n) || results.length !== o.lines.length)
+    if (!o.ok || results.length !== Number(n) || results.length !== o.lines.length)
       throw new BidSuiteError(`bid ${b.index}: expected HTTP 200 and ${n} commitments, got ${o.describe(1500)}`);
   }
 });

@@ -108,7 +108,7 @@ Then(new RegExp(`^the bid(?: for L1 block ${BLOCK_REF})? gets one commitment, fr
   const s = settlementOf(this);
   const bid = s.bids.find((b) => b.blockRef === (ref ?? "B")) ?? fail(`no bid was sent for L1 block ${ref ?? "B"}`);
   const o = bid.outcome;
-  if (o.status !== 200) fail(`the bid stream answered HTTP ${o.status}: ${o.text}`);
+  if (!o.ok) fail(`the bid stream was refused: ${o.describe(1000)}`);
   const mine = s.commitments.filter((c) => c.bid === bid);
   if (mine.length !== 1) fail(`expected 1 commitment for the bid, got ${mine.length}; the stream said: ${o.text.trim().slice(0, 1000)}`);
   const c = mine[0]!;

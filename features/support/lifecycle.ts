@@ -4,7 +4,7 @@
  * - BeforeAll: the target is loaded or started (once per process; the CLI may have done it already); a target with a
  *   restart command that does not answer is marked down, so that the first Before restarts it.
  * - Before: a scenario is not run when the target is down (unless its restart command brings it back), and is
- *   skipped when it needs a capability the target lacks (tags below).
+ *   skipped when it needs a capability the target lacks (tags below), or is tagged @http in a gRPC run.
  * - After: every teardown runs (last registered first), then the scenario's scope ends, which aborts every request
  *   it still has open, headers or not. When the scenario (or its teardown) failed and the target no longer answers,
  *   it fails with "the target went down during this scenario" alone, and the scenarios after it are not run.
@@ -65,6 +65,8 @@ Before({ timeout: 200_000 }, async function (this: ConformanceWorld, { pickle })
     this.attach(`${SKIPPED_PREFIX}the target lacks ${missing.join(", ")}`, "text/plain");
     return "skipped";
   }
+  // @http: the scenario judges what exists only on the HTTP gateway (status codes, content types, JSON text).
+  if (tags.includes("@http")) return this.httpOnly("a scenario tagged @http");
 });
 
 After({ timeout: 120_000 }, async function (this: ConformanceWorld, { result }) {

@@ -109,7 +109,7 @@ export class Subscriber {
   /** Opens a subscription; fails when the node refuses it, not when it holds its headers back. */
   static async open(name: string, node: string, stream: MessageStream, topics: readonly string[]): Promise<Subscriber> {
     const atOnce = await stream.head(STREAM_OPEN_MS);
-    if (atOnce && stream.status !== 200) {
+    if (atOnce && !stream.ok) {
       await Promise.race([stream.done, stream.changed(STREAM_OPEN_MS)]);
       stream.close();
       fail(`subscriber "${name}": Subscribe ${JSON.stringify({ topics })} on ${node} was refused: ${stream.describe(400)}`);
@@ -346,7 +346,7 @@ export class NotificationScenario {
   /** The first settlement-chain block after the scenario began (registry logs are looked up from here on). */
   settlementFrom: bigint | undefined;
   /** The last refused or answered Subscribe call made with a raw body. */
-  lastCall: { status: number; text: string; contentType: string; stillOpen: boolean } | undefined;
+  lastCall: { transport: "http" | "grpc"; status: number; text: string; contentType: string; stillOpen: boolean } | undefined;
 
   constructor(readonly world: ConformanceWorld) {}
 

@@ -174,9 +174,10 @@ export const queriesOf = perScenario("query scenario", (world) => new QueryScena
 export async function allPages(world: ConformanceWorld, node: string, path: string, groupsKey: "blockBidInfo" | "commitments"): Promise<string[][]> {
   const pages: string[][] = [];
   for (let page = 0; page < 1000; page++) {
-    const r = await world.http("GET", `${world.nodeUrl(node)}${path}?limit=1000&page=${page}`);
-    if (r.status !== 200) throw new QuerySuiteError(`${path} page ${page} answered HTTP ${r.status}: ${r.text}`);
-    const groups = (r.json as Record<string, { blockNumber: string }[]>)[groupsKey] ?? [];
+    const q = { limit: 1000, page };
+    const r = node === "bidder" ? await world.bidder.getBidInfo(q) : await world.provider(Number(/\d+/.exec(node)?.[0] ?? 1)).getCommitmentInfo(q);
+    if (r.error) throw new QuerySuiteError(`${path} page ${page}: ${r.describe()}`);
+    const groups = (r.value as Record<string, { blockNumber: string }[]>)[groupsKey] ?? [];
     if (groups.length === 0) return pages;
     pages.push(groups.map((g) => g.blockNumber));
   }

@@ -3,8 +3,9 @@
  * provider application uses, and notifications. Values are the protocol's JSON mapping (grpc-gateway's: camelCase,
  * 64-bit integers as strings, bytes as base64), whatever the transport; errors are gRPC statuses.
  *
- * HTTP (httpApi.ts) implements them today. Another transport (gRPC) implements the same interfaces; steps that check
- * HTTP-only details (status codes, content types, query spellings, raw bodies) use the HTTP client directly.
+ * HTTP (httpApi.ts) and gRPC (grpcApi.ts) implement them; the run's transport (TRANSPORT, --transport) picks one.
+ * Steps that check HTTP-only details (status codes, content types, query spellings, raw bodies) use the HTTP client
+ * directly and are skipped in a gRPC run (world.ts, `httpOnly`).
  */
 import type { HttpResult } from "./http.ts";
 
@@ -17,6 +18,7 @@ export interface StatusError {
 
 /** A server stream (SendBid, ReceiveBids, Subscribe), judged by its messages. */
 export interface MessageStream {
+  readonly transport: "http" | "grpc";
   /** Non-blank lines so far: `{"result":…}` / `{"error":…}` envelopes (or `{unparsable}`). */
   readonly lines: unknown[];
   readonly ended: boolean;
@@ -27,6 +29,12 @@ export interface MessageStream {
   readonly done: Promise<void>;
   readonly firstResultMs: number | undefined;
   readonly endMs: number | undefined;
+  /**
+   * The node answered the call as a success: HTTP 200 (a refusal before the first message is another status), or
+   * over gRPC, headers came or the stream ended with status OK. An error after the first message leaves it true on
+   * HTTP (it is an `{"error":…}` line of a 200 stream); steps judge the lines for that.
+   */
+  readonly ok: boolean;
   /** Transport details, where the transport has them (HTTP). */
   readonly status: number | undefined;
   readonly contentType: string | undefined;

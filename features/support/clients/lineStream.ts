@@ -13,6 +13,7 @@ import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
 export type Line = unknown;
 
 export class LineStream {
+  readonly transport = "http" as const;
   /** Every non-blank line so far, in arrival order. */
   readonly lines: Line[] = [];
   /** The whole body as received. */
@@ -32,6 +33,10 @@ export class LineStream {
   connectionFailed = false;
   /** Resolves when the stream ended, however it ended. */
   readonly done: Promise<void>;
+
+  get ok(): boolean {
+    return this.status === 200;
+  }
 
   private readonly t0 = performance.now();
   private readonly req: ReturnType<ScenarioScope["request"]>;

@@ -99,7 +99,7 @@ export class ProviderApplication {
     this.stream = stream;
     this.loop = this.run(stream);
     this.headersAtOnce = await stream.head(graceMs);
-    if (this.headersAtOnce && stream.status !== 200) {
+    if (this.headersAtOnce && !stream.ok) {
       await stream.done;
       throw new Error(`${this.label}: receive_bids answered ${stream.describe(400)}`);
     }
@@ -146,7 +146,7 @@ export class ProviderApplication {
       const status = r.http?.status ?? (r.error ? 500 : 200);
       if (!(r.error === undefined || decisionDelivered(status, r.http?.json ?? r.error))) this.errors.push(`send_processed_bids: ${r.describe()}`);
     } catch (e) {
-      if ((e as Error).name !== "HttpCallError" || !String((e as Error).message).includes("scenario ended")) this.errors.push(`send_processed_bids: ${(e as Error).message}`);
+      if (!["HttpCallError", "GrpcCallError"].includes((e as Error).name) || !String((e as Error).message).includes("scenario ended")) this.errors.push(`send_processed_bids: ${(e as Error).message}`);
     }
   }
 
