@@ -47,7 +47,8 @@ export interface DevnetStatus {
   registeredProviders: { address: string; builderKey: string; builder: BuilderMode; node: string | null }[];
   /** Bundles posted for future blocks and not mined yet. */
   postedBundles: number;
-  nodes: { name: string; role: "bidder" | "provider"; url: string | null; address: string; running: boolean; builder?: BuilderMode; builderEvery?: number; subscribers: number; receivers?: number }[];
+  /** Each node; `rpcUrl` is its gRPC server (null while it is stopped). */
+  nodes: { name: string; role: "bidder" | "provider"; url: string | null; rpcUrl?: string | null; address: string; running: boolean; builder?: BuilderMode; builderEvery?: number; subscribers: number; receivers?: number }[];
 }
 
 function uintField(name: string, v: string | number): bigint {

@@ -50,6 +50,19 @@ describe("simulation", () => {
   );
 
   test(
+    "every actor over gRPC (transport: grpc) gives exactly the summary the scenario gives over HTTP",
+    async () => {
+      const s = loadScenario(FILE);
+      const grpc = { ...s, bidders: s.bidders.map((b) => ({ ...b, transport: "grpc" as const })), providers: s.providers.map((p) => ({ ...p, transport: "grpc" as const })) };
+      const summary = await runScenario({ scenario: grpc, file: FILE, outDir: join(out, "grpc") });
+      expect(summary.checks.filter((c) => !c.ok)).toEqual([]);
+      expect(summary.warnings).toEqual([]);
+      expect(plain(deterministicPart(summary))).toEqual(JSON.parse(readFileSync(EXPECTED, "utf8")));
+    },
+    120_000,
+  );
+
+  test(
     "the report page renders every plot in headless Chromium, self-contained and without errors",
     async () => {
       const dir = join(out, "run1");

@@ -1,12 +1,12 @@
 /**
- * A simulated bidder: a client of one bidder node's public API (SendBid, deposits, subscribe). Each block it
+ * A simulated bidder: a client of one bidder node's public API (SendBid, deposits, subscribe) over HTTP or gRPC
+ * (bidderClient.ts; the scenario's `transport`). Each block it
  * decides how many bids to send (its strategy and its own seeded PRNG), signs their L1 transactions with its
  * sender pool, and sends them: one after another, or all at once for a slot burst. Nothing it decides depends on
  * the outcome of earlier bids, so a seed always gives the same bids.
  */
 import type { PublicClient } from "viem";
-import { call } from "../../clients/http.ts";
-import { NdjsonStream } from "../../clients/ndjson.ts";
+import { BidderCallError, type BidderClient } from "./bidderClient.ts";
 import { prng, seedFrom } from "../../util/prng.ts";
 import type { BidderSpec } from "../scenario/schema.ts";
 import { MAX_BIDS_PER_BLOCK } from "../scenario/schema.ts";
@@ -43,7 +43,10 @@ export class BidderAgent {
   constructor(
     readonly index: number,
     readonly spec: BidderSpec,
+    /** The node's HTTP URL (the runner and the report read its records there). */
     readonly url: string,
+    /** How the agent itself talks to its node (HTTP or gRPC). */
+    readonly client: BidderClient,
     readonly address: string,
     private readonly l1: PublicClient,
     l1ChainId: number,
@@ -61,26 +64,30 @@ export class BidderAgent {
 
   // ------------------------------------------------------------------------------------------ deposits
 
-  /** POST /v1/bidder/deposit/{amount}?window_number=W; answers the window's new total. */
+  /** A call of the node; a refusal becomes a BidderAgentError that names the bidder and what it did. */
+  private async ask<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      if (e instanceof BidderCallError) throw new BidderAgentError(`${this.name}: ${what}: ${e.message}`);
+      throw e;
+    }
+  }
+
+  /** Deposit into window W (HTTP: POST /v1/bidder/deposit/{amount}?window_number=W). */
   async depositInto(window: bigint): Promise<void> {
     const amount = this.spec.deposit.amount;
-    const r = await call("POST", `${this.url}/v1/bidder/deposit/${amount}?window_number=${window}`);
-    if (r.status !== 200) throw new BidderAgentError(`${this.name}: deposit into window ${window} answered HTTP ${r.status}: ${r.text}`);
+    await this.ask(`deposit into window ${window}`, () => this.client.deposit(amount, window));
     this.openWindows.add(window);
     this.depositedWindows.add(window);
     this.deposits.push({ window, amount });
     this.log.add({ kind: "deposit", actor: this.name, amount, detail: `window ${window}` });
   }
 
-  /** POST /v1/bidder/withdraw_from_windows; answers what each window returned. */
+  /** WithdrawFromWindows; answers what each window returned. */
   async withdraw(windows: bigint[]): Promise<{ window: bigint; amount: bigint }[]> {
     if (!windows.length) return [];
-    const r = await call("POST", `${this.url}/v1/bidder/withdraw_from_windows`, { body: { window_numbers: windows.map(Number) } });
-    if (r.status !== 200) throw new BidderAgentError(`${this.name}: withdraw from windows ${windows.join(", ")} answered HTTP ${r.status}: ${r.text}`);
-    const out = (r.json as { withdrawResponses: { amount: string; windowNumber: string }[] }).withdrawResponses.map((w) => ({
-      window: BigInt(w.windowNumber),
-      amount: BigInt(w.amount),
-    }));
+    const out = await this.ask(`withdraw from windows ${windows.join(", ")}`, () => this.client.withdrawFromWindows(windows));
     for (const w of out) {
       this.openWindows.delete(w.window);
       this.withdrawals.push(w);
@@ -89,18 +96,16 @@ export class BidderAgent {
     return out;
   }
 
-  /** POST /v1/bidder/auto_deposit/{amount}?window_number=W. */
+  /** AutoDeposit from window W. */
   async startAutoDeposit(window: bigint): Promise<void> {
     const amount = this.spec.deposit.amount;
-    const r = await call("POST", `${this.url}/v1/bidder/auto_deposit/${amount}?window_number=${window}`);
-    if (r.status !== 200) throw new BidderAgentError(`${this.name}: auto_deposit answered HTTP ${r.status}: ${r.text}`);
+    await this.ask("auto_deposit", () => this.client.autoDeposit(amount, window));
     this.log.add({ kind: "deposit", actor: this.name, amount, detail: `auto-deposit from window ${window}` });
   }
 
-  /** POST /v1/bidder/cancel_auto_deposit?withdraw=true: the node withdraws every window once all have closed. */
+  /** CancelAutoDeposit with withdraw=true: the node withdraws every window once all have closed. */
   async cancelAutoDeposit(): Promise<void> {
-    const r = await call("POST", `${this.url}/v1/bidder/cancel_auto_deposit?withdraw=true`);
-    if (r.status !== 200) throw new BidderAgentError(`${this.name}: cancel_auto_deposit answered HTTP ${r.status}: ${r.text}`);
+    await this.ask("cancel_auto_deposit", () => this.client.cancelAutoDepositAndWithdraw());
   }
 
   // ------------------------------------------------------------------------------------------ bids
@@ -166,10 +171,9 @@ export class BidderAgent {
     this.log.add({ kind: "bid", actor: this.name, step: b.step, block: b.block, amount: b.amount, detail: `txs ${b.txHashes.join(" ")}` });
     const t0 = performance.now();
     try {
-      const stream = await NdjsonStream.open<StreamedCommitment>("POST", `${this.url}/v1/bidder/bid`, body);
-      for (let line = await stream.next(); line !== undefined; line = await stream.next()) {
+      for await (const line of this.client.sendBid<StreamedCommitment>(body)) {
         if ("error" in line) {
-          b.error = `${line.error.code}: ${line.error.message}`;
+          b.error = line.error.code === undefined ? line.error.message : `${line.error.code}: ${line.error.message}`;
           continue;
         }
         const c = line.result;
@@ -179,7 +183,6 @@ export class BidderAgent {
         b.commitments.push({ provider, dispatch: BigInt(c.dispatchTimestamp), commitmentDigest: c.commitmentDigest });
         this.log.add({ kind: "commitment", actor: provider, step: b.step, block: b.block, amount: b.amount, detail: `for ${this.name}, dispatch ${c.dispatchTimestamp}` });
       }
-      if (stream.status !== 200 && !b.error) b.error = `HTTP ${stream.status}`;
     } catch (e) {
       b.error = (e as Error).message;
     }

@@ -7,9 +7,16 @@ import type { Target } from "../../../node/devnet/target.ts";
 import { ControlClient } from "../../clients/control.ts";
 import type { Scenario } from "../scenario/schema.ts";
 
+/** A node of the run: its HTTP URL, its gRPC URL when known, its address. */
+export interface SimNode {
+  url: string;
+  rpcUrl?: string;
+  address: string;
+}
+
 export interface SimNodes {
-  bidders: { url: string; address: string }[];
-  providers: { url: string; address: string }[];
+  bidders: SimNode[];
+  providers: SimNode[];
 }
 
 export interface SimEnvironment {
@@ -53,7 +60,8 @@ export async function referenceDevnet(s: Scenario, logFile: string): Promise<Sim
     oracleLag: local.devnet.config.oracleLag,
     async nodes() {
       const st = await control.status();
-      const pick = (role: "bidder" | "provider") => st.nodes.filter((n) => n.role === role).map((n) => ({ url: n.url!, address: n.address.toLowerCase() }));
+      const pick = (role: "bidder" | "provider") =>
+        st.nodes.filter((n) => n.role === role).map((n) => ({ url: n.url!, rpcUrl: n.rpcUrl ?? undefined, address: n.address.toLowerCase() }));
       return { bidders: pick("bidder"), providers: pick("provider") };
     },
     stop: () => local.stop(),
@@ -62,7 +70,7 @@ export async function referenceDevnet(s: Scenario, logFile: string): Promise<Sim
 
 /** An existing implementation, from its target file. */
 export function targetEnvironment(file: string, s: Scenario): SimEnvironment {
-  let target: Target & { bidderUrls?: string[]; bidderAddresses?: string[] };
+  let target: Target & { bidderUrls?: string[]; bidderRpcUrls?: string[]; bidderAddresses?: string[] };
   try {
     target = JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
@@ -88,8 +96,8 @@ export function targetEnvironment(file: string, s: Scenario): SimEnvironment {
     oracleLag: 1,
     async nodes() {
       return {
-        bidders: bidderUrls.map((url, i) => ({ url, address: bidderAddresses[i]!.toLowerCase() })),
-        providers: target.providerUrls.map((url, i) => ({ url, address: target.providerAddresses[i]!.toLowerCase() })),
+        bidders: bidderUrls.map((url, i) => ({ url, rpcUrl: (target.bidderRpcUrls ?? [target.bidderRpcUrl])[i], address: bidderAddresses[i]!.toLowerCase() })),
+        providers: target.providerUrls.map((url, i) => ({ url, rpcUrl: target.providerRpcUrls?.[i], address: target.providerAddresses[i]!.toLowerCase() })),
       };
     },
     stop: async () => {},

@@ -12,6 +12,8 @@
  * block loop after the current block; what ran is then drained (mined until settled) and reported.
  */
 import { createPublicClient, http, zeroAddress, type Address, type PublicClient } from "viem";
+import { GrpcProviderAgent } from "../../agents/grpcProviderAgent.ts";
+import type { ProviderPolicy } from "../../agents/policies.ts";
 import { ProviderAgent } from "../../agents/providerAgent.ts";
 import { call } from "../../clients/http.ts";
 import { optInValidators, optOutValidators } from "../../../node/validators/optInRegistry.ts";
@@ -19,12 +21,13 @@ import { devAccount, ROLES } from "../../../node/chain/accounts.ts";
 import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../../node/protocol/windows.ts";
 import { prng, seedFrom } from "../../util/prng.ts";
 import { BidderAgent } from "../agents/bidderAgent.ts";
+import { GrpcBidderClient, HttpBidderClient, type BidderClient } from "../agents/bidderClient.ts";
 import { fundSenders, SIM_L1_ACCOUNT } from "../agents/l1Senders.ts";
 import { simPolicy } from "../agents/providerPolicies.ts";
 import { ValidatorWatch } from "../agents/validatorWatch.ts";
-import type { FaultSpec, Scenario } from "../scenario/schema.ts";
+import type { FaultSpec, Scenario, Transport } from "../scenario/schema.ts";
 import { snapshot, type ChainSnapshot } from "../report/chainLedger.ts";
-import type { SimEnvironment, SimNodes } from "./environment.ts";
+import type { SimEnvironment, SimNode, SimNodes } from "./environment.ts";
 import type { Progress } from "./progress.ts";
 import type { BidRecord, RunLog } from "./runLog.ts";
 
@@ -38,6 +41,22 @@ const SETTLE_WAIT_MS = 30_000;
 export interface StopSignal {
   stop: boolean;
   skipSettling: boolean;
+}
+
+/** A scenario's provider application: over HTTP (ProviderAgent) or gRPC (GrpcProviderAgent), as its `transport` says. */
+export type SimProviderApp = { start(): Promise<void>; stop(): Promise<void>; policy: ProviderPolicy };
+
+function rpcUrlOf(node: SimNode, who: string): string {
+  if (!node.rpcUrl) throw new SimulationError(`${who} has transport grpc, but the target names no gRPC URL for its node (bidderRpcUrl/providerRpcUrls)`);
+  return node.rpcUrl;
+}
+
+function providerApp(transport: Transport, node: SimNode, who: string, policy: ProviderPolicy): SimProviderApp {
+  return transport === "grpc" ? new GrpcProviderAgent(rpcUrlOf(node, who), policy) : new ProviderAgent(node.url, policy);
+}
+
+function bidderClient(transport: Transport, node: SimNode, who: string): BidderClient {
+  return transport === "grpc" ? new GrpcBidderClient(rpcUrlOf(node, who)) : new HttpBidderClient(node.url);
 }
 
 export class SimulationError extends Error {
@@ -65,7 +84,7 @@ export interface RunResult {
   mined: MinedBlock[];
   before: ChainSnapshot;
   bidders: BidderAgent[];
-  providers: ProviderAgent[];
+  providers: SimProviderApp[];
   decisions: { provider: number; block: bigint; txHashes: string[]; accepted: boolean; reason?: string }[];
   /** Per bot: the run's slots announced opted in (validator_opted_in) and the slots it bid for. */
   bots: { bidder: number; announcedSlots: number; slotsBidFor: number }[];
@@ -83,7 +102,7 @@ export class Simulation {
   private l1!: PublicClient;
   private nodes!: SimNodes;
   private bidders: BidderAgent[] = [];
-  private providers: ProviderAgent[] = [];
+  private providers: SimProviderApp[] = [];
   private readonly decisions: RunResult["decisions"] = [];
   private readonly mined: MinedBlock[] = [];
   private readonly settleDue: SettleDue[] = [];
@@ -180,8 +199,10 @@ export class Simulation {
   private async setUp(): Promise<void> {
     const t = this.env.target;
     this.providers = this.s.providers.map((spec, i) => {
-      const agent = new ProviderAgent(
-        this.nodes.providers[i]!.url,
+      const agent = providerApp(
+        spec.transport,
+        this.nodes.providers[i]!,
+        spec.name,
         simPolicy(spec, this.s.seed, i, (bid, accepted, reason) => {
           this.decisions.push({ provider: i, block: BigInt(bid.blockNumber), txHashes: bid.txHashes, accepted, reason });
           this.log.add({ kind: "decision", actor: spec.name, block: BigInt(bid.blockNumber), detail: accepted ? "accepted" : (reason ?? "rejected") });
@@ -202,6 +223,7 @@ export class Simulation {
           i,
           spec,
           this.nodes.bidders[i]!.url,
+          bidderClient(spec.transport, this.nodes.bidders[i]!, spec.name),
           this.nodes.bidders[i]!.address,
           this.l1,
           t.l1ChainId,
@@ -316,9 +338,11 @@ export class Simulation {
         break;
       case "start": {
         await c.startProvider(f.provider);
-        const url = (await this.env.nodes()).providers[f.provider]!.url;
+        const node = (await this.env.nodes()).providers[f.provider]!;
+        this.nodes.providers[f.provider] = node;
         const old = this.providers[f.provider]!;
-        const agent = new ProviderAgent(url, old.policy);
+        const spec = this.s.providers[f.provider]!;
+        const agent = providerApp(spec.transport, node, spec.name, old.policy);
         await agent.start();
         this.providers[f.provider] = agent;
         this.running[f.provider] = true;
@@ -354,7 +378,7 @@ export class Simulation {
       this.providers.map(async (p, i) => {
         if (!this.running[i]) return;
         const ok = await poll(async () => {
-          const r = await call("GET", `${p.providerUrl}/v1/provider/get_commitment_info?block_number=${block}&limit=1000`);
+          const r = await call("GET", `${this.nodes.providers[i]!.url}/v1/provider/get_commitment_info?block_number=${block}&limit=1000`);
           if (r.status !== 200) return false;
           const groups = (r.json as { commitments: { commitments: { status: string; txnHashes: string[] }[] }[] }).commitments;
           const all = groups.flatMap((g) => g.commitments);
@@ -450,6 +474,7 @@ export class Simulation {
     await this.withdrawSettledWindows(block - 1n, step, true);
     for (const p of this.providers) await p.stop();
     for (const b of this.bidders) b.bot?.stop();
+    for (const b of this.bidders) b.client.close();
     this.log.add({ kind: "setup", actor: "runner", detail: `drained: ${drained} empty blocks mined after the last bid block` });
   }
 }

@@ -78,9 +78,9 @@ describe("scenario files", () => {
     expect(errorOf(`${BASE}faults:\n  - { block: 2, provider: p1, action: explode }\n`).field).toBe("faults[0].action");
   });
 
-  test("a bot needs the opt-in fraction, gRPC is refused until the nodes serve it", () => {
+  test("a bot needs the opt-in fraction; a transport is http or grpc", () => {
     expect(errorOf(BASE.replace("type: constant, perBlock: 1", "type: bot")).field).toBe("l1.optedIn");
-    expect(errorOf(BASE.replace("  - name: p1", "  - name: p1\n    transport: grpc")).message).toContain("providers[1].transport: gRPC is not served");
+    expect(errorOf(BASE.replace("  - name: p1", "  - name: p1\n    transport: websocket")).message).toContain("providers[1].transport: must be http or grpc");
   });
 
   test("a file that is not YAML says so", () => {

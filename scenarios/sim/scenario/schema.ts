@@ -9,7 +9,7 @@ export const MAX_PROVIDERS = 7;
 /** The most bids a bidder sends for one block (sizes the pool of L1 accounts that sign its transactions). */
 export const MAX_BIDS_PER_BLOCK = 32;
 
-export type Transport = "http";
+export type Transport = "http" | "grpc";
 
 export type DepositPlan = { type: "per-window"; amount: bigint } | { type: "auto"; amount: bigint };
 
@@ -97,9 +97,8 @@ export interface Scenario {
 
 function transport(f: Fields): Transport {
   const t = f.raw("transport") ?? "http";
-  if (t === "grpc") f.fail("transport", "gRPC is not served by the nodes yet; use http");
-  if (t !== "http") f.fail("transport", `must be http, got ${JSON.stringify(t)}`);
-  return "http";
+  if (t !== "http" && t !== "grpc") f.fail("transport", `must be http or grpc, got ${JSON.stringify(t)}`);
+  return t as Transport;
 }
 
 function builderOf(f: Fields, key: string): BuilderSpec {
