@@ -29,7 +29,11 @@ export class CommitmentStorer {
   /** Records the commitment durably now; the chain transaction follows in the background. */
   record(commitment: Commitment, bidder: Address): void {
     this.commitments.insert(toRecord(commitment, bidder, "pending"));
-    const p = this.store(commitment).finally(() => this.inflight.delete(p));
+    // A node killed while the transaction is in flight (sim-kill, a crash test) has closed its store: the outcome
+    // cannot be recorded, and the restart's reconciliation sends the transaction again. Nothing is left unhandled.
+    const p = this.store(commitment)
+      .catch((e) => this.log.warn("store outcome not recorded", { commitment: bytesToHex(commitment.digest), error: (e as Error).message }))
+      .finally(() => this.inflight.delete(p));
     this.inflight.add(p);
   }
 
