@@ -63,3 +63,20 @@ test("a nonce used by someone else is read again after the pipeline was idle", a
   const r = await c.txs.receipt(await c.txs.send({ to, value: 1n, gas: 21_000n }), 30_000);
   expect(r.status).toBe("success");
 }, 30_000);
+
+test("sends that arrive while the nonce is read again (after refusals) all get distinct nonces and are mined", async () => {
+  const c = clients(17);
+  const sends: Promise<PromiseSettledResult<Hex>>[] = [];
+  // 200 sends, arriving a few at a time, with a refused one (too much value) every 40: each refusal makes the
+  // pipeline read the nonce again while later sends are on their way.
+  for (let i = 0; i < 200; i++) {
+    sends.push(Promise.allSettled([c.txs.send({ to, value: i % 40 === 7 ? parseEther("1000000") : 1n, gas: 21_000n })]).then(([r]) => r!));
+    if (i % 5 === 4) await Bun.sleep(1);
+  }
+  const results = await Promise.all(sends);
+  expect(results.filter((r) => r.status === "rejected").length).toBe(5);
+  const accepted = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+  const receipts = await Promise.all(accepted.map((h) => c.txs.receipt(h, 30_000)));
+  expect(receipts.every((r) => r.status === "success")).toBe(true);
+  expect(new Set(receipts.map((r) => r.transactionHash)).size).toBe(195);
+}, 60_000);

@@ -39,9 +39,10 @@ const NONCE_TROUBLE = /nonce too (low|high)|already known|replacement transactio
  * and the receipts come from the chain's blocks, one read per block for all of them (ReceiptWatcher).
  *
  * The nonce is read from the chain when the pipeline starts, after a second without transactions (something else
- * may have used the account), and after the chain refused a transaction. A refused transaction leaves a hole in
- * the nonces the chain accepted after it; the pipeline fills each hole with a 0-value transfer to itself, so those
- * later transactions are not stuck behind it.
+ * may have used the account), and after the chain refused a transaction; no nonce is handed out while it is read,
+ * and a read never takes the nonce below what the chain already accepted from us (Anvil's `pending` count can lag
+ * while a block is being mined). A refused transaction leaves a hole in the nonces the chain accepted after it; the
+ * pipeline fills each such hole with a 0-value transfer to itself, so those later transactions are not stuck.
  */
 export class TxPipeline {
   readonly address: Address;
@@ -50,7 +51,12 @@ export class TxPipeline {
   private stale = true;
   private outstanding = 0;
   private lastSent = 0;
-  private readonly accepted = new Set<number>();
+  /** The highest nonce the chain accepted from this pipeline (-1: none, or forgotten). */
+  private highestAccepted = -1;
+  /** Nonces handed out since the last read whose transaction the chain refused. */
+  private readonly refused = new Set<number>();
+  /** The next read takes the chain's nonce as it is, even if lower (the chain was reverted under us). */
+  private trustChain = true;
   private readonly drainWaiters: (() => void)[] = [];
   private fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; at: number } | undefined;
   private feeRefresh: Promise<void> | undefined;
@@ -76,8 +82,11 @@ export class TxPipeline {
   }
 
   private async sendNow(req: TxRequest, life?: KillSwitch): Promise<Hex> {
-    if (this.stale || performance.now() - this.lastSent > IDLE_RESYNC_MS) await this.sync();
-    await this.ensureFees();
+    // A read of the nonce may have begun while this send waited for fees: hand out no nonce until it is done.
+    do {
+      if (this.syncing || this.stale || performance.now() - this.lastSent > IDLE_RESYNC_MS) await this.sync();
+      await this.ensureFees();
+    } while (this.syncing || this.stale);
     // Checked after the last wait and before the nonce is taken: a killed sender leaves no hole in the nonces.
     if (life?.killed) return new Promise<Hex>(() => {});
     this.lastSent = performance.now();
@@ -86,11 +95,16 @@ export class TxPipeline {
     this.outstanding++;
     try {
       const hash = (await this.rpc.request({ method: "eth_sendRawTransaction", params: [raw] })) as Hex;
-      this.accepted.add(nonce);
+      this.highestAccepted = Math.max(this.highestAccepted, nonce);
       return hash;
     } catch (e) {
+      this.refused.add(nonce);
       this.stale = true;
-      if (NONCE_TROUBLE.test(String((e as Error).message))) this.log.info("the chain refused our nonce; reading it again", { account: this.address, nonce, error: (e as Error).message.split("\n")[0] });
+      // Fill the hole now rather than at the next send: with no next send, the accepted transactions after it
+      // would wait forever.
+      this.sync().catch((err: Error) => this.log.warn("reading the nonce again failed; the next send tries again", { account: this.address, error: err.message.split("\n")[0] }));
+      const why = (e as { details?: string }).details || (e as Error).message.split("\n")[0];
+      this.log.info(NONCE_TROUBLE.test(String((e as Error).message)) ? "the chain refused our nonce; reading it again" : "the chain refused a transaction", { account: this.address, nonce, error: why });
       throw getTransactionError(e as never, { account: { address: this.address, type: "json-rpc" }, chain: this.chain, to: req.to, data: req.data, value: req.value, gas: req.gas } as never);
     } finally {
       this.lastSent = performance.now();
@@ -101,7 +115,9 @@ export class TxPipeline {
   /** The next transaction reads the account's nonce from the chain again (after a test reverted the chain). */
   forgetNonce(): void {
     this.stale = true;
-    this.accepted.clear();
+    this.trustChain = true;
+    this.highestAccepted = -1;
+    this.refused.clear();
   }
 
   /** Resolves with the transaction's receipt once a block includes it; rejects after `timeoutMs` (never once `life` is killed). */
@@ -138,14 +154,18 @@ export class TxPipeline {
         await this.receipts.init();
         await this.ensureFees();
         const pending = await this.rpc.getTransactionCount({ address: this.address, blockTag: "pending" });
-        const highest = Math.max(-1, ...this.accepted);
-        for (let n = pending; n <= highest; n++) {
-          if (this.accepted.has(n)) continue;
+        const highest = this.trustChain ? -1 : this.highestAccepted;
+        for (const n of [...this.refused].filter((n) => n < highest).sort((a, b) => a - b)) {
           this.log.warn("filling a nonce hole left by a refused transaction", { account: this.address, nonce: n });
-          await this.rpc.request({ method: "eth_sendRawTransaction", params: [this.sign({ to: this.address, value: 0n, gas: 21_000n, nonce: n })] });
+          const filler = this.sign({ to: this.address, value: 0n, gas: 21_000n, nonce: n });
+          await this.rpc.request({ method: "eth_sendRawTransaction", params: [filler] }).catch((e: Error) => {
+            // Taken after all (a send that reached the chain although its answer was an error): no hole there.
+            if (!NONCE_TROUBLE.test(e.message)) throw e;
+          });
         }
         this.next = Math.max(pending, highest + 1);
-        this.accepted.clear();
+        this.refused.clear();
+        this.trustChain = false;
         this.stale = false;
       } finally {
         this.syncing = undefined;
