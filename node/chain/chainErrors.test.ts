@@ -14,7 +14,7 @@ import { freePort } from "../util/ports.ts";
 
 const BIDDER = ROLES.bidder;
 let h: Harness;
-chainPerTestFile({ name: "chain-errors", port: 19471, chainId: 31337, providers: 0 }, (x) => (h = x));
+chainPerTestFile({ name: "chain-errors", chainId: 31337, providers: 0 }, (x) => (h = x));
 
 const registry = () => new BidderRegistryClient(chainClients(h.chain, key(BIDDER)), h.addresses);
 

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createPublicClient, encodeAbiParameters, encodeErrorResult, getAddress, http, parseEther, toFunctionSelector, type Hex } from "viem";
 import { ANVIL_DEFAULT_ACCOUNT_COUNT, devAccount, providerAccount, requiredAnvilAccounts, ROLES } from "./accounts.ts";
 import { startAnvil, type AnvilChain } from "./anvil.ts";
+import { freePort } from "../util/ports.ts";
 import { abiTsBlock, CONTRACT_NAMES, compileContracts, currentAbiTsBlock, DEFAULT_CACHE_DIR, formatHumanReadableAbi } from "./compile.ts";
 import { ABIS, ContractRevertError, decodeRevert, decodeRevertData, getContracts, preconfManagerAbi } from "./contracts.ts";
 import { builderKeyFor, deployContracts, registerProvider } from "./deploy.ts";
@@ -90,7 +91,7 @@ describe("deployContracts", () => {
   let anvil: AnvilChain;
   beforeAll(async () => {
     await compileContracts(); // warm the cache so the timing below is deployment only
-    anvil = await startAnvil({ name: "deploy", port: 19451, chainId: 31337, mining: "auto" });
+    anvil = await startAnvil({ name: "deploy", port: await freePort(), chainId: 31337, mining: "auto" });
   }, 60_000);
   afterAll(async () => {
     await anvil?.stop();

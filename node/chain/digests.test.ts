@@ -104,8 +104,8 @@ describe("§1.6 vectors in TS", () => {
 describe("§1.6 vectors on-chain (chain 31337)", () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await setupChain({ name: "digests", port: 19421, chainId: 31337, providers: 0 });
-  }, 60_000);
+    h = await setupChain({ name: "digests", chainId: 31337, providers: 0 });
+  }, 120_000);
   afterAll(async () => {
     await h?.stop();
   });

@@ -19,7 +19,7 @@ const OUTSIDER = 7;
 const ONE = 10n ** 18n;
 
 let h: Harness;
-chainPerTestFile({ name: "preconf", port: 19441, chainId: 31337, providers: 2 }, (x) => (h = x));
+chainPerTestFile({ name: "preconf", chainId: 31337, providers: 2 }, (x) => (h = x));
 
 /** A dispatch time (ms) inside the 500 ms window of the next block, whatever the chain's clock offset. */
 async function dispatchNow(): Promise<bigint> {

@@ -17,7 +17,7 @@ const P1 = ROLES.firstProvider + 1;
 const OUTSIDER = 8;
 
 let h: Harness;
-chainPerTestFile({ name: "registry", port: 19431, chainId: 31337, providers: 2 }, (x) => (h = x));
+chainPerTestFile({ name: "registry", chainId: 31337, providers: 2 }, (x) => (h = x));
 
 describe("deployment", () => {
   test("wiring and upstream default parameters", async () => {

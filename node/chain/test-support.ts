@@ -36,6 +36,7 @@ import { nonceManagerFor } from "./clients.ts";
 import { forgetNonces } from "./txPipeline.ts";
 import { devAccount, ROLES } from "./accounts.ts";
 import { startAnvil, type AnvilChain } from "./anvil.ts";
+import { freePort } from "../util/ports.ts";
 import { ABI_BY_KEY, ALL_ERRORS_ABI, decodeRevert, getContracts, type ContractAddresses, type ContractRevertError, type Contracts } from "./contracts.ts";
 import { builderKeyFor, deployContracts, registerProvider, type DeployParams } from "./deploy.ts";
 
@@ -330,7 +331,7 @@ export function chainPerTestFile(opts: Parameters<typeof setupChain>[0], use: (h
   beforeAll(async () => {
     h = await setupChain(opts);
     use(h);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await h?.stop();
   });
@@ -353,14 +354,15 @@ export const key = (i: number): Hex => devAccount(i).privateKey;
 /** Starts an automining Anvil, deploys the contracts and registers `providers` providers (10 ETH each). */
 export async function setupChain(opts: {
   name: string;
-  port: number;
+  /** Default: a free port (fixed ports collide when several checkouts run their tests at once). */
+  port?: number;
   chainId?: number;
   params?: Partial<DeployParams>;
   providers?: number;
   providerStake?: bigint;
 }): Promise<Harness> {
   const chainId = opts.chainId ?? 31337;
-  const anvil = await startAnvil({ name: opts.name, port: opts.port, chainId, mining: "auto" });
+  const anvil = await startAnvil({ name: opts.name, port: opts.port ?? (await freePort()), chainId, mining: "auto" });
   try {
     const rpcUrl = anvil.rpcUrl;
     const chain = defineChain({

@@ -56,7 +56,7 @@ beforeAll(async () => {
   await provider.start({ host: "127.0.0.1", httpPort: 0, rpcPort: 0 });
   agent = new ProviderAgent(provider.url, acceptAll());
   await agent.start();
-}, 90_000);
+}, 120_000);
 
 afterAll(async () => {
   await agent?.stop();

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setLogSink } from "../util/log.ts";
 import { freePort } from "../util/ports.ts";
+import { within } from "../util/deadline.ts";
 import { nonceManager } from "viem/accounts";
 import { devAccount } from "../chain/accounts.ts";
 import { DEFAULTS, type DevnetConfig } from "./config.ts";
@@ -46,7 +47,7 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
   return {
     devnet,
     async stop() {
-      await devnet.stop();
+      await within("the devnet to stop", 45_000, devnet.stop());
       rmSync(dataDir, { recursive: true, force: true });
       // viem's nonce manager is process-wide: the next devnet's fresh chains start every account at nonce 0 again.
       for (const chainId of [devnet.chains.l1.chainId, devnet.chains.settlement.chainId])

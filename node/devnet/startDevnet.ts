@@ -19,6 +19,7 @@ import { simApi, type DevnetStatus, type KilledNode, type SimControl } from "../
 import { SerialQueue } from "../util/serial.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { logger } from "../util/log.ts";
+import { shutdownStep } from "../util/deadline.ts";
 import { ConfigError, FOREIGN_MIN_BLOCK_INTERVAL_MS, FOREIGN_SETTLE_DELAY_MS, type DevnetConfig } from "./config.ts";
 import { DataDir } from "./dataDir.ts";
 import { startChains, type ChainEndpoint } from "./chains.ts";
@@ -39,6 +40,8 @@ import { agentLog, ProviderAgent } from "../../scenarios/agents/providerAgent.ts
 import { acceptAll } from "../../scenarios/agents/policies.ts";
 
 const log = logger("devnet");
+/** Deadline of each part of a stop (the process exits after 10 s in all: node/main.ts). */
+const STOP_STEP_MS = 5_000;
 
 /** The devnet was started with --no-nodes and has no node of its own to answer for. */
 export class NoNodesError extends FailedPreconditionError {
@@ -340,21 +343,25 @@ export class Devnet implements SimControl {
     this.beaconServed = serve(beaconApi(source), this.config.host, this.config.beaconPort, "beacon API");
   }
 
-  /** Stops everything this devnet started; safe to call more than once. */
+  /**
+   * Stops everything this devnet started; safe to call more than once. Bounded: a part that does not stop within
+   * its deadline is logged by name and left behind, so the chains are always stopped last and a stop never hangs.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      const step = (what: string, work: () => unknown) => shutdownStep(what, STOP_STEP_MS, work, (m) => log.warn(m));
       this.driver.stopInterval();
-      await this.driver.drain().catch(() => {});
-      await this.controlServed?.stop().catch(() => {});
-      await this.beaconServed?.stop().catch(() => {});
-      await Promise.allSettled(this.responders.map((r) => r.stop()));
-      await Promise.allSettled([...this.bidders.map((b) => b.stop()), ...this.providers.map((p) => p.stop())]);
-      await this.networks?.stop().catch(() => {});
+      await step("the L1 block driver", () => this.driver.drain());
+      await step("the control API", () => this.controlServed?.stop());
+      await step("the beacon API", () => this.beaconServed?.stop());
+      await step("the provider applications", () => Promise.allSettled(this.responders.map((r) => r.stop())));
+      await step("the nodes", () => Promise.allSettled([...this.bidders.map((b) => b.stop()), ...this.providers.map((p) => p.stop())]));
+      await step("the network between nodes", () => this.networks?.stop());
       this.directory.stop();
       this.oracleEvents.stop();
-      await this.settler.drain();
+      await step("the oracle's settlements", () => this.settler.drain());
       this.oracleStore.close();
-      await Promise.allSettled([this.chains.l1.stop(), this.chains.settlement.stop()]);
+      await step("the chains", () => Promise.allSettled([this.chains.l1.stop(), this.chains.settlement.stop()]));
       await stopAllAnvils();
     })();
     return this.stopping;

@@ -34,7 +34,7 @@ beforeAll(async () => {
   bidder = new GrpcClient(bidderPb.Bidder, local.devnet.bidder.rpcUrl);
   providers = local.devnet.providers.map((p) => new GrpcClient(providerPb.Provider, p.rpcUrl));
   opened.push(bidder, ...providers);
-}, 90_000);
+}, 120_000);
 
 afterAll(async () => {
   opened.forEach((c) => c.close());

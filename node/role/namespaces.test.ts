@@ -8,6 +8,7 @@ import { devAccount, ROLES } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
 import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
 import { call } from "../../scenarios/clients/http.ts";
+import { stopProcesses } from "../util/stopProcesses.ts";
 
 /**
  * Nodes on different hosts: network namespaces joined by a bridge (ip netns, veth), one host for the devnet
@@ -77,12 +78,13 @@ function tearDownHosts(): void {
   for (const h of [...(Object.keys(HOSTS) as Host[]), "hub" as const]) sh(["ip", "netns", "del", ns(h)]);
 }
 
-const children: Subprocess<"ignore", "pipe", "pipe">[] = [];
+const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string; group: true }[] = [];
 
 /** Runs `bun node/main.ts …` on a host; resolves once `ready` matches its output. */
-async function runOn(host: Host, args: string[], ready: RegExp, timeoutMs = 60_000): Promise<{ match: RegExpExecArray; out: () => string }> {
-  const child = spawn(["ip", "netns", "exec", ns(host), "bun", "node/main.ts", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  children.push(child);
+async function runOn(host: Host, args: string[], ready: RegExp, timeoutMs = 120_000): Promise<{ match: RegExpExecArray; out: () => string }> {
+  // Its own process group: a devnet that needs a SIGKILL takes its Anvils with it.
+  const child = spawn(["ip", "netns", "exec", ns(host), "bun", "node/main.ts", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", detached: true });
+  children.push({ proc: child, name: `node on ${host} (${args.slice(0, 2).join(" ")})`, group: true });
   let text = "";
   const dec = new TextDecoder();
   for (const s of [child.stdout, child.stderr]) void (async () => { for await (const c of s) text += dec.decode(c); })();
@@ -132,12 +134,13 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  for (const c of children) c.kill("SIGTERM");
-  await Promise.race([Promise.all(children.map((c) => c.exited)), Bun.sleep(15_000)]);
-  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
-  if (!skip) tearDownHosts();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+  try {
+    await stopProcesses(children);
+  } finally {
+    if (!skip) tearDownHosts();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}, 90_000);
 
 describe.skipIf(skip !== undefined)("nodes on different hosts (network namespaces)", () => {
   const role = (host: Host, r: "provider" | "bidder", key: `0x${string}`, extra: string[] = []) =>
@@ -149,7 +152,7 @@ describe.skipIf(skip !== undefined)("nodes on different hosts (network namespace
     let got: Address[] = [];
     for (let i = 0; i < 40 && got.join() !== want.join(); i++, await Bun.sleep(250)) got = await bid(target.bidderUrl, (await l1Block(target.l1RpcUrl)) + 2n, i + 1);
     expect(got).toEqual(want);
-  }, 90_000);
+  }, 180_000);
 
   test("a bidder node on a third host gets commitments from both providers", async () => {
     const b = await role("bid", "bidder", BIDDER.privateKey);
@@ -160,5 +163,5 @@ describe.skipIf(skip !== undefined)("nodes on different hosts (network namespace
     let got: Address[] = [];
     for (let i = 0; i < 40 && got.join() !== want.join(); i++, await Bun.sleep(250)) got = await bid(url, block, 100 + i);
     expect(got).toEqual(want);
-  }, 90_000);
+  }, 180_000);
 });

@@ -9,6 +9,8 @@ import { registerProvider } from "../chain/deploy.ts";
 import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
 import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
 import { call } from "../../scenarios/clients/http.ts";
+import { stopProcesses } from "../util/stopProcesses.ts";
+import { until } from "../util/deadline.ts";
 
 /**
  * Nodes in processes of their own (`npm run node -- --role …`) join a devnet whose nodes meet over libp2p: a staked
@@ -22,7 +24,7 @@ const UNSTAKED = devAccount(13);
 
 let dev: LocalDevnet;
 let dir: string;
-const children: Subprocess<"ignore", "pipe", "pipe">[] = [];
+const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string }[] = [];
 
 async function roleNode(role: "provider" | "bidder", key: `0x${string}`, extra: string[] = []): Promise<{ url: string; out: () => string }> {
   const boot = dev.devnet.networks!.bootnodeAddrs()[0]!;
@@ -31,7 +33,7 @@ async function roleNode(role: "provider" | "bidder", key: `0x${string}`, extra: 
       "--p2p-addr", "127.0.0.1", "--p2p-port", "0", "--http-port", "0", "--rpc-port", "0", "--data-dir", join(dir, `${role}-${key.slice(2, 8)}`), "--log-level", "debug", ...extra],
     { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
   );
-  children.push(child);
+  children.push({ proc: child, name: `${role} node ${key.slice(0, 10)}…` });
   let text = "";
   const dec = new TextDecoder();
   void (async () => {
@@ -40,18 +42,13 @@ async function roleNode(role: "provider" | "bidder", key: `0x${string}`, extra: 
   void (async () => {
     for await (const c of child.stderr) text += dec.decode(c);
   })();
-  for (let i = 0; i < 300; i++) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && child.exitCode === null; await Bun.sleep(100)) {
     const m = /API\s+(http:\/\/\S+)/.exec(text);
     if (m) return { url: m[1]!, out: () => text };
-    if (child.exitCode !== null) break;
-    await Bun.sleep(100);
   }
-  throw new Error(`${role} node did not start:\n${text}`);
+  throw new Error(`${role} node did not start (exit code ${child.exitCode}):\n${text}`);
 }
 
-async function waitUntil(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
-  for (const until = Date.now() + ms; !ok(); await Bun.sleep(50)) if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-}
 
 async function bid(bidderUrl: string, block: bigint, n: number): Promise<Address[]> {
   const now = Date.now();
@@ -72,11 +69,13 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of children) c.kill("SIGTERM");
-  await Promise.all(children.map((c) => c.exited));
-  await dev?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+  try {
+    await stopProcesses(children);
+  } finally {
+    await dev?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 90_000);
 
 describe("nodes in processes of their own", () => {
   const lower = (a: Address) => a.toLowerCase() as Address;
@@ -84,12 +83,12 @@ describe("nodes in processes of their own", () => {
   test("a staked provider process joins through the bootnode and commits to the devnet bidder's bids", async () => {
     await roleNode("provider", STAKED.privateKey, ["--auto-accept"]);
     const seen = () => dev.devnet.networks!.bidder.providers().map((p) => lower(p.address));
-    await waitUntil("the devnet bidder to see the provider process", () => seen().includes(lower(STAKED.address)));
+    await until("the devnet bidder to see the provider process", 30_000, () => seen().includes(lower(STAKED.address)));
     const block = (await dev.devnet.driver.blockNumber()) + 2n;
     const providers = await bid(dev.devnet.bidder.url, block, 1);
     expect(providers).toContain(lower(STAKED.address));
     expect(providers).toContain(lower(dev.devnet.providers[0]!.address));
-  }, 60_000);
+  }, 120_000);
 
   test("a bidder process gets commitments from the devnet's provider and the provider process", async () => {
     const bidder = await roleNode("bidder", BIDDER.privateKey);
@@ -97,18 +96,18 @@ describe("nodes in processes of their own", () => {
     const dep = await call("POST", `${bidder.url}/v1/bidder/deposit/${parseEther("1")}?block_number=${block}`);
     expect(dep.status).toBe(200);
     // Ready once its topology lists both providers (each took its AES key).
-    for (const until = Date.now() + 20_000; ; await Bun.sleep(100)) {
+    for (const deadline = Date.now() + 30_000; ; await Bun.sleep(100)) {
       const topo = (await call("GET", `${bidder.url}/v1/debug/topology`)).text.toLowerCase();
       if (topo.includes(lower(STAKED.address)) && topo.includes(lower(dev.devnet.providers[0]!.address))) break;
-      if (Date.now() > until) throw new Error(`bidder process topology: ${topo}`);
+      if (Date.now() > deadline) throw new Error(`bidder process topology after 30 s: ${topo}`);
     }
     const providers = await bid(bidder.url, block, 100);
     expect(providers).toEqual([lower(dev.devnet.providers[0]!.address), lower(STAKED.address)].sort());
-  }, 60_000);
+  }, 120_000);
 
   test("a provider process without stake is refused: nobody lists it", async () => {
     const p = await roleNode("provider", UNSTAKED.privateKey);
-    await waitUntil("the refusal", () => p.out().includes("handshake refused"));
+    await until("the refusal", 30_000, () => p.out().includes("handshake refused"));
     expect(dev.devnet.networks!.bidder.providers().map((x) => lower(x.address))).not.toContain(lower(UNSTAKED.address));
-  }, 60_000);
+  }, 120_000);
 });

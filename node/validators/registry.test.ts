@@ -10,13 +10,13 @@ import { validatorOptInRouterContract, validatorOptInRouterAbi } from "../chain/
 import { deployValidatorRegistry } from "../chain/deploy.ts";
 import { L1BlockDriver } from "../l1/blockDriver.ts";
 import { setLogSink } from "../util/log.ts";
+import { freePort } from "../util/ports.ts";
 import { BeaconSchedule } from "./beaconSchedule.ts";
 import { L1ValidatorChain, optInValidators, optOutValidators } from "./optInRegistry.ts";
 import { ValidatorService, type ValidatorTopic } from "./validatorService.ts";
 
 setLogSink(() => {});
 
-const PORT = 19501;
 const CHAIN_ID = 31337;
 const OPERATOR = devAccount(18); // the devnet's validator operator
 const STRANGER = devAccount(17);
@@ -29,12 +29,12 @@ const client = () => createPublicClient({ transport: http(anvil.rpcUrl), cacheTi
 const key = (i: number): Hex => `0x${i.toString(16).padStart(2, "0").repeat(48)}`;
 
 beforeAll(async () => {
-  anvil = await startAnvil({ name: "validators", port: PORT, chainId: CHAIN_ID, mining: "manual" });
+  anvil = await startAnvil({ name: "validators", port: await freePort(), chainId: CHAIN_ID, mining: "manual" });
   driver = new L1BlockDriver(anvil.rpcUrl, []);
   // Manual mining: submit the deployment, then mine it the way the devnet does (the driver's first block).
   registry = await deployValidatorRegistry({ rpcUrl: anvil.rpcUrl, chainId: CHAIN_ID, owner: OWNER.privateKey, wait: false });
   await driver.mine(1);
-}, 30_000);
+}, 120_000);
 
 afterAll(async () => {
   await driver?.drain();

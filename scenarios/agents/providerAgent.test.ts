@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { parseEther } from "viem";
 import { startLocalDevnet, type LocalDevnet } from "../../node/devnet/localDevnet.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
+import { until } from "../../node/util/deadline.ts";
 
 const LOG = "reports/provider-agent-test-devnet.log";
 let local: LocalDevnet;
@@ -24,7 +25,7 @@ beforeAll(async () => {
     },
     LOG,
   );
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await local?.stop();
@@ -46,6 +47,7 @@ async function commitmentsOfABid(): Promise<string[]> {
 }
 
 const logText = () => readFileSync(LOG, "utf8");
+const REFUSED = /WARN  \[responder-0\] cannot reattach to receive_bids; retrying .*retryInMs=500/;
 
 test("the built-in applications stay attached through 10 s of silence with a 1 s client idle timeout", async () => {
   await Bun.sleep(10_000);
@@ -59,20 +61,20 @@ test("a provider node that restarts: its application logs the lost stream, retri
   const httpPort = Number(new URL(p.url).port);
   const rpcPort = Number(new URL(p.rpcUrl).port);
   await p.stop();
-  await Bun.sleep(1_000); // refused tries: 250, 500 ms apart
+  // The node stays down until the application has been refused once and backed off (its next try 500 ms later).
+  await until("the application's refused try (retryInMs=500) in the log", 30_000, () => REFUSED.test(logText()));
   await p.start({ host: local.devnet.config.host, httpPort, rpcPort });
-  const deadline = Date.now() + 10_000;
-  while (agent.reattached === 0 && Date.now() < deadline) await Bun.sleep(20);
+  await until("the application to reattach", 30_000, () => agent.reattached > 0);
   expect(agent.reattached).toBe(1);
   // The restarted node also rejoins the network between nodes (libp2p discovery): bid until the bidder sees it again.
   let committed: string[] = [];
-  for (const until = Date.now() + 15_000; committed.length < 2 && Date.now() < until; await Bun.sleep(200)) committed = await commitmentsOfABid();
+  for (const deadline = Date.now() + 30_000; committed.length < 2 && Date.now() < deadline; await Bun.sleep(200)) committed = await commitmentsOfABid();
   expect(committed.length).toBe(2);
   const log = logText();
   expect(log).toMatch(/WARN  \[responder-0\] receive_bids stream ended; reattaching .*reason=/);
-  expect(log).toMatch(/WARN  \[responder-0\] cannot reattach to receive_bids; retrying .*retryInMs=500/);
+  expect(log).toMatch(REFUSED);
   expect(log).toContain("INFO  [responder-0] receive_bids stream reattached");
-}, 30_000);
+}, 120_000);
 
 test("a provider without an application refuses at once; the bidder's log says which one", async () => {
   const p = local.devnet.providers[1]!;

@@ -23,7 +23,7 @@ beforeAll(async () => {
   );
   bidderUrl = local.devnet.bidder.url;
   providerUrl = local.devnet.providers[0]!.url;
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await local?.stop();

@@ -16,7 +16,7 @@ beforeAll(async () => {
     { autoAccept: false, autodepositAmount: parseEther("10"), decisionTimeoutMs: 60_000, bidTimeoutMs: 60_000 },
     "reports/cancel-test-devnet.log",
   );
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await local?.stop();

@@ -20,7 +20,7 @@ const KEY = "0x" + "ab".repeat(48);
 const SIG = "0x" + "cd".repeat(96);
 
 let h: Harness;
-chainPerTestFile({ name: "stake", port: 19461, chainId: 31337, providers: 1, params: { withdrawalDelay: DELAY_MS } }, (x) => (h = x));
+chainPerTestFile({ name: "stake", chainId: 31337, providers: 1, params: { withdrawalDelay: DELAY_MS } }, (x) => (h = x));
 
 const service = (i: number) => new ProviderStakeService(chainClients(h.chain, key(i)), h.addresses);
 
