@@ -336,8 +336,11 @@ export interface RegisterProviderOptions {
   addresses: ContractAddresses;
   /** Provider's private key: sends registerAndStake. */
   providerKey: Hex;
-  /** Owner's private key: maps the builder key with overrideAddBLSKey. */
-  ownerKey: Hex;
+  /**
+   * Owner's private key: maps the builder key with overrideAddBLSKey. Leave it out against a running devnet, which
+   * maps a key for every provider that registers (its owner transactions and ours would race for the nonce).
+   */
+  ownerKey?: Hex;
   /** Stake in wei (must be at least minStake). */
   stake: bigint;
   /** 48-byte builder BLS key; default builderKeyFor(provider). */
@@ -346,12 +349,11 @@ export interface RegisterProviderOptions {
   chainId?: number;
 }
 
-/** Registers and stakes a provider and maps its builder key to it (owner override, no BLS proof). */
+/** Registers and stakes a provider and, given the owner's key, maps its builder key to it (owner override, no BLS proof). */
 export async function registerProvider(opts: RegisterProviderOptions): Promise<{ provider: Address; blsKey: Hex }> {
   const chainId = opts.chainId ?? (await createPublicClient({ transport: http(opts.rpcUrl) }).getChainId());
   const client = publicClientFor(opts.rpcUrl, chainId);
   const provider = privateKeyToAccount(opts.providerKey);
-  const owner = privateKeyToAccount(opts.ownerKey);
   const blsKey = opts.blsKey ?? builderKeyFor(provider.address);
   await Promise.all([
     sendAll(client, provider, chainId, [
@@ -363,14 +365,15 @@ export async function registerProvider(opts: RegisterProviderOptions): Promise<{
         gas: SETTER_GAS,
       },
     ]),
-    sendAll(client, owner, chainId, [
-      {
-        step: "ProviderRegistry.overrideAddBLSKey",
-        to: opts.addresses.providerRegistry,
-        data: encodeFunctionData({ abi: providerRegistryAbi, functionName: "overrideAddBLSKey", args: [provider.address, blsKey] }),
-        gas: SETTER_GAS + 100_000n,
-      },
-    ]),
+    opts.ownerKey &&
+      sendAll(client, privateKeyToAccount(opts.ownerKey), chainId, [
+        {
+          step: "ProviderRegistry.overrideAddBLSKey",
+          to: opts.addresses.providerRegistry,
+          data: encodeFunctionData({ abi: providerRegistryAbi, functionName: "overrideAddBLSKey", args: [provider.address, blsKey] }),
+          gas: SETTER_GAS + 100_000n,
+        },
+      ]),
   ]);
   return { provider: provider.address, blsKey };
 }

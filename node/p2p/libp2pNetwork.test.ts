@@ -11,6 +11,7 @@ import type { PeerEvent } from "../network/network.ts";
 import { setLogSink } from "../util/log.ts";
 import { Libp2pNetwork } from "./libp2pNetwork.ts";
 import { PeerStatusError } from "./wire/streamMsg.ts";
+import { until } from "../util/deadline.ts";
 
 /** Four nodes on loopback: a bootnode, a bidder, a staked provider and one without stake. */
 const KEYS = {
@@ -108,7 +109,7 @@ describe("libp2p network of our nodes", () => {
     // Straight to the bidder as well as through the bootnode: both check the stake and hang up.
     expect(await unstaked.connect(bidder.multiaddrs()[0]!).catch(() => undefined)).toBeUndefined();
     const refusedBy = (scope: string) => logs.some((l) => l.includes(`[p2p-${scope}] handshake refused`) && l.includes(`insufficient stake: provider ${unstaked.address}`));
-    for (let i = 0; i < 50 && !(refusedBy("bootnode") && refusedBy("bidder")); i++) await Bun.sleep(100);
+    await until("both refusals in the log", 20_000, () => refusedBy("bootnode") && refusedBy("bidder")).catch(() => {});
     expect(refusedBy("bootnode")).toBe(true);
     expect(refusedBy("bidder")).toBe(true);
     expect(unstaked.bidders()).toEqual([]);

@@ -4,11 +4,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, spawnSync, type Subprocess } from "bun";
 import { parseEther, type Address } from "viem";
-import { devAccount, ROLES } from "../chain/accounts.ts";
+import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
 import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
 import { call } from "../../scenarios/clients/http.ts";
 import { stopProcesses } from "../util/stopProcesses.ts";
+import { until } from "../util/deadline.ts";
 
 /**
  * Nodes on different hosts: network namespaces joined by a bridge (ip netns, veth), one host for the devnet
@@ -128,9 +129,10 @@ beforeAll(async () => {
   const dev = await runOn("dev", ["--host", ipOf("dev"), "--data-dir", join(dir, "devnet"), "--fresh", "--providers", "1", "--l1-block-time", "0"], /bootnode=(\S+)/);
   bootnode = dev.match[1]!;
   const file = join(dir, "devnet", "target.json");
-  for (let i = 0; i < 100 && !existsSync(file); i++) await Bun.sleep(100);
+  await until("the devnet's target file", 30_000, () => existsSync(file));
   target = JSON.parse(readFileSync(file, "utf8"));
-  await registerProvider({ rpcUrl: target.settlementRpcUrl, addresses: target.contracts, providerKey: STAKED.privateKey, ownerKey: devAccount(ROLES.deployer).privateKey, stake: parseEther("20") });
+  // Stake only: the devnet (another process) maps the provider's builder key with the owner's key itself.
+  await registerProvider({ rpcUrl: target.settlementRpcUrl, addresses: target.contracts, providerKey: STAKED.privateKey, stake: parseEther("20") });
 }, 180_000);
 
 afterAll(async () => {
@@ -150,7 +152,8 @@ describe.skipIf(skip !== undefined)("nodes on different hosts (network namespace
     await role("prov", "provider", STAKED.privateKey, ["--auto-accept"]);
     const want = [lower(target.providerAddresses[0]!), lower(STAKED.address)].sort();
     let got: Address[] = [];
-    for (let i = 0; i < 40 && got.join() !== want.join(); i++, await Bun.sleep(250)) got = await bid(target.bidderUrl, (await l1Block(target.l1RpcUrl)) + 2n, i + 1);
+    // Bid until the devnet's bidder has found the new provider (discovery through the bootnode); 60 s at most.
+    for (let i = 0, deadline = Date.now() + 60_000; got.join() !== want.join() && Date.now() < deadline; i++, await Bun.sleep(250)) got = await bid(target.bidderUrl, (await l1Block(target.l1RpcUrl)) + 2n, i + 1);
     expect(got).toEqual(want);
   }, 180_000);
 
@@ -161,7 +164,7 @@ describe.skipIf(skip !== undefined)("nodes on different hosts (network namespace
     expect((await call("POST", `${url}/v1/bidder/deposit/${parseEther("1")}?block_number=${block}`)).status).toBe(200);
     const want = [lower(target.providerAddresses[0]!), lower(STAKED.address)].sort();
     let got: Address[] = [];
-    for (let i = 0; i < 40 && got.join() !== want.join(); i++, await Bun.sleep(250)) got = await bid(url, block, 100 + i);
+    for (let i = 0, deadline = Date.now() + 60_000; got.join() !== want.join() && Date.now() < deadline; i++, await Bun.sleep(250)) got = await bid(url, block, 100 + i);
     expect(got).toEqual(want);
   }, 180_000);
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, type Subprocess } from "bun";
 import { parseEther, type Address } from "viem";
-import { devAccount, ROLES } from "../chain/accounts.ts";
+import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
 import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
 import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
@@ -65,7 +65,8 @@ async function bid(bidderUrl: string, block: bigint, n: number): Promise<Address
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "role-nodes-"));
   dev = await startLocalDevnet({ providers: 1 }, join(ROOT, "reports", "role-nodes.log"));
-  await registerProvider({ rpcUrl: dev.devnet.chains.settlement.rpcUrl, addresses: dev.devnet.contracts, providerKey: STAKED.privateKey, ownerKey: devAccount(ROLES.deployer).privateKey, stake: parseEther("20") });
+  // Stake only: the devnet maps the provider's builder key with the owner's key itself (two senders would race).
+  await registerProvider({ rpcUrl: dev.devnet.chains.settlement.rpcUrl, addresses: dev.devnet.contracts, providerKey: STAKED.privateKey, stake: parseEther("20") });
 }, 120_000);
 
 afterAll(async () => {
