@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setLogSink } from "../util/log.ts";
-import { freePort } from "../util/ports.ts";
+import { freePorts } from "../util/ports.ts";
 import { within } from "../util/deadline.ts";
 import { nonceManager } from "viem/accounts";
 import { devAccount } from "../chain/accounts.ts";
@@ -25,6 +25,7 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
   setLogSink((line) => appendFileSync(logFile, line + "\n"));
   const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-devnet-"));
   const providers = overrides.providers ?? DEFAULTS.providers;
+  const [l1Port, settlementPort] = await freePorts(2);
   const devnet = await startDevnet({
     ...DEFAULTS,
     dataDir,
@@ -38,8 +39,8 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
     providerRpcPorts: Array.from({ length: providers }, () => 0),
     controlPort: 0,
     beaconPort: 0,
-    l1Port: await freePort(),
-    settlementPort: await freePort(),
+    l1Port,
+    settlementPort,
     l1BlockTime: 0,
     logLevel: "debug",
     ...overrides,
