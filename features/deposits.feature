@@ -356,9 +356,10 @@ Feature: Bidder deposits into windows
 
   @upstream @auto-deposit
   Scenario: cancel with withdraw=true answers no windows at once and leaves open windows funded
+    Upstream answers auto_deposit once it has sent the deposit transaction, not once it is mined.
     Given fresh windows W to W+1 ahead
     And the bidder has started auto-deposit of 1 gwei per window from window W
     When the bidder is called with POST "/v1/bidder/cancel_auto_deposit?withdraw=true"
     Then the bidder answers exactly {"windowNumbers":[]}
     And the auto-deposit status is disabled
-    And BidderRegistry holds 1 gwei for the bidder in windows W and W+1
+    And BidderRegistry soon holds 1 gwei for the bidder in windows W and W+1
