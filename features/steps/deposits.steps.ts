@@ -225,12 +225,25 @@ async function fetchStatus(world: ConformanceWorld): Promise<AutoDepositStatus> 
   return body;
 }
 
-/** The status is live: every listed balance is what BidderRegistry holds now. */
-async function checkStatusIsLive(world: ConformanceWorld, body: AutoDepositStatus): Promise<void> {
+/**
+ * The status is live: every listed balance is what BidderRegistry holds. A deposit still in flight (upstream answers
+ * auto_deposit once it has sent its transaction) can be mined between the node's read and ours, so while they differ
+ * both are read again, up to the effect deadline. Returns the status that agreed.
+ */
+async function checkStatusIsLive(world: ConformanceWorld, first: AutoDepositStatus): Promise<AutoDepositStatus> {
   const c = chain(world);
-  for (const b of body.windowBalances) {
-    const w = BigInt(b.windowNumber);
-    expect(BigInt(b.depositedAmount), `window ${w}: the status says ${b.depositedAmount}, BidderRegistry holds`).toBe(await c.getDeposit(w));
+  const differences = async (body: AutoDepositStatus) => {
+    const held = await Promise.all(body.windowBalances.map((b) => c.getDeposit(BigInt(b.windowNumber))));
+    return body.windowBalances
+      .map((b, i) => (BigInt(b.depositedAmount) === held[i] ? "" : `window ${b.windowNumber}: the status says ${b.depositedAmount}, BidderRegistry holds ${held[i]}`))
+      .filter(Boolean);
+  };
+  const deadline = Date.now() + EFFECT_DEADLINE_MS;
+  for (let body = first; ; body = await fetchStatus(world)) {
+    const off = await differences(body);
+    if (off.length === 0) return body;
+    if (Date.now() > deadline) throw new Error(`the auto-deposit status still differs from BidderRegistry after ${EFFECT_DEADLINE_MS} ms: ${off.join("; ")}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -548,8 +561,7 @@ Then(/^the auto-deposit status is (enabled|disabled)$/, async function (this: Co
 });
 
 Then("the auto-deposit status lists:", async function (this: ConformanceWorld, table: DataTable) {
-  const s = await fetchStatus(this);
-  await checkStatusIsLive(this, s);
+  const s = await checkStatusIsLive(this, await fetchStatus(this));
   for (const row of table.hashes()) {
     const w = resolveWindow(this, row.window!);
     const { start, end } = windowRange(w);
