@@ -2,10 +2,9 @@
 /**
  * `npm test`: the unit and contract tests (bun test), then the conformance suite (features/cli/conformance.ts:
  * cucumber, the level summary and the JSON result) against a devnet the suite starts itself (or TARGET=file), then
- * a check of that JSON result against docs/conformance-result.schema.json, the bid, provider, deposit, query and
- * notification features again over gRPC (--transport grpc, reports under reports/grpc), the fuzz run and the k6 smoke
- * load run
- * (loadtest/run.ts: bidders and providers in k6). Prints one closing line with the
+ * a check of that JSON result against docs/conformance-result.schema.json, the whole suite again over gRPC
+ * (--transport grpc, reports under reports/grpc; HTTP-only scenarios are reported skipped), the fuzz run and the k6
+ * smoke load run (loadtest/run.ts: bidders and providers in k6). Prints one closing line with the
  * counts of all: `tests: N passed, N failed, N skipped`.
  */
 import { spawn } from "bun";
@@ -97,13 +96,11 @@ if (!only || only === "unit") results.push({ name: "unit and contract tests", ..
 if (!only || only === "features") {
   results.push({ name: "conformance features", ...(await runStep("conformance features", ["bun", "features/cli/conformance.ts"], parseConformance)) });
   results.push({ name: "conformance result", ...checkResult() });
-  // The bid, provider, deposit, query and notification features again over gRPC (upstream's services on the nodes'
-  // RPC ports; HTTP-only scenarios are skipped). Settlement, decay and crash safety add no gRPC call of their own:
-  // `npm run test:features -- --transport grpc` runs everything.
-  const grpcTags = "(@bids or @deposits or @queries or @notifications) and not @crash-safety";
+  // The whole suite again over gRPC (upstream's services on the nodes' RPC ports): every bid, deposit, query,
+  // subscription and provider decision of every feature goes over gRPC; HTTP-only scenarios are reported skipped.
   results.push({
     name: "conformance features over gRPC",
-    ...(await runStep("conformance features over gRPC", ["bun", "features/cli/conformance.ts", "--transport", "grpc", "--tags", grpcTags, "--reports", "reports/grpc"], parseConformance)),
+    ...(await runStep("conformance features over gRPC", ["bun", "features/cli/conformance.ts", "--transport", "grpc", "--reports", "reports/grpc"], parseConformance)),
   });
 }
 // OpenAPI fuzzing with a small budget (`npm run fuzz -- --examples 500` is the long run).

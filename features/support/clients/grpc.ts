@@ -102,6 +102,28 @@ function clientOf(svc: DescService, url: string): Client & Call {
   return c;
 }
 
+/**
+ * Drops the channels to a URL whose node did not answer: a node restarted on the same port is then reached on a
+ * fresh channel at once, where the old one would sit in grpc-js's reconnect back-off.
+ */
+function forgetChannels(url: string): void {
+  for (const [key, c] of clients) if (key.endsWith(` ${url}`)) (c.close(), clients.delete(key));
+}
+
+/**
+ * Runs a call; when nothing answered at the address (the request never reached a node), runs it once more on a fresh
+ * channel, so a node that was just restarted is not reported down because of the old channel's back-off.
+ */
+async function onFreshChannelIfUnreachable(url: string, run: () => Promise<Unary>): Promise<Unary> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!(e instanceof GrpcCallError) || !e.connectionFailed) throw e;
+    forgetChannels(url);
+    return run();
+  }
+}
+
 /** Closes every channel the run opened. */
 export function closeGrpcClients(): void {
   for (const c of clients.values()) c.close();
@@ -132,6 +154,10 @@ function unaryResult(what: string, value: JsonValue | undefined, error: StatusEr
 
 /** A unary call with a request in the JSON mapping; a status other than OK is the answer's error. */
 export function unary(svc: DescService, url: string, name: string, request: unknown, scope: ScenarioScope, timeoutMs = 60_000): Promise<Unary> {
+  return onFreshChannelIfUnreachable(url, () => unaryOnce(svc, url, name, request, scope, timeoutMs));
+}
+
+function unaryOnce(svc: DescService, url: string, name: string, request: unknown, scope: ScenarioScope, timeoutMs: number): Promise<Unary> {
   const m = method(svc, name);
   const req = scope.request();
   const what = `${svc.typeName}/${name}`;
@@ -161,6 +187,10 @@ export class GrpcCallError extends Error {
 
 /** A client stream: the messages (JSON mapping) are sent in order, then the call is half-closed for its answer. */
 export function clientStream(svc: DescService, url: string, name: string, requests: unknown[], scope: ScenarioScope, timeoutMs = 60_000): Promise<Unary> {
+  return onFreshChannelIfUnreachable(url, () => clientStreamOnce(svc, url, name, requests, scope, timeoutMs));
+}
+
+function clientStreamOnce(svc: DescService, url: string, name: string, requests: unknown[], scope: ScenarioScope, timeoutMs: number): Promise<Unary> {
   const m = method(svc, name);
   const messages = requests.map((r) => messageOf(m.input, r));
   const req = scope.request();
@@ -241,6 +271,7 @@ export class GrpcStream implements MessageStream {
         if (req.signal.aborted) return finish(`broken: ${String(req.signal.reason)}`);
         if (isUnreachable(e, this.gotHeaders)) {
           this.connectionFailed = true;
+          forgetChannels(url);
           return finish(`broken: ${e.details}`);
         }
         this.errorStatus = true;
