@@ -6,7 +6,7 @@ import { spawn, spawnSync, type Subprocess } from "bun";
 import { parseEther, type Address } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
-import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { bidProviders as bid } from "./bidProviders.ts";
 import { call } from "../../scenarios/clients/http.ts";
 import { stopProcesses } from "../util/stopProcesses.ts";
 import { until } from "../util/deadline.ts";
@@ -94,18 +94,6 @@ async function runOn(host: Host, args: string[], ready: RegExp, timeoutMs = 120_
     if (m) return { match: m, out: () => text };
   }
   throw new Error(`node on ${host} did not become ready (${ready}):\n${text.slice(-3000)}`);
-}
-
-async function bid(bidderUrl: string, block: bigint, n: number): Promise<Address[]> {
-  const now = Date.now();
-  const s = await NdjsonStream.open<{ providerAddress: string }>("POST", `${bidderUrl}/v1/bidder/bid`, {
-    txHashes: [n.toString(16).padStart(64, "0")],
-    amount: "1000",
-    blockNumber: block.toString(),
-    decayStartTimestamp: String(now),
-    decayEndTimestamp: String(now + 60_000),
-  });
-  return (await s.all()).flatMap((l) => ("result" in l ? [`0x${l.result.providerAddress}`.toLowerCase() as Address] : [])).sort();
 }
 
 async function l1Block(rpc: string): Promise<bigint> {

@@ -7,7 +7,7 @@ import { parseEther, type Address } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
 import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
-import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { bidProviders as bid } from "./bidProviders.ts";
 import { call } from "../../scenarios/clients/http.ts";
 import { stopProcesses } from "../util/stopProcesses.ts";
 import { until } from "../util/deadline.ts";
@@ -49,18 +49,6 @@ async function roleNode(role: "provider" | "bidder", key: `0x${string}`, extra: 
   throw new Error(`${role} node did not start (exit code ${child.exitCode}):\n${text}`);
 }
 
-
-async function bid(bidderUrl: string, block: bigint, n: number): Promise<Address[]> {
-  const now = Date.now();
-  const s = await NdjsonStream.open<{ providerAddress: string }>("POST", `${bidderUrl}/v1/bidder/bid`, {
-    txHashes: [n.toString(16).padStart(64, "0")],
-    amount: "1000",
-    blockNumber: block.toString(),
-    decayStartTimestamp: String(now),
-    decayEndTimestamp: String(now + 60_000),
-  });
-  return (await s.all()).flatMap((l) => ("result" in l ? [`0x${l.result.providerAddress}`.toLowerCase() as Address] : [])).sort();
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "role-nodes-"));
