@@ -23,6 +23,7 @@ import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { credentials, makeGenericClientConstructor, Metadata, status as grpcStatus, type Client, type ServiceError } from "@grpc/grpc-js";
 import type { MessageStream, StatusError, Unary } from "./api.ts";
 import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
+import { Wakeup } from "./wakeup.ts";
 
 const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(join(import.meta.dir, "..", "..", "gen", "api.binpb"))));
 
@@ -230,8 +231,8 @@ export class GrpcStream implements MessageStream {
   private gotHeaders = false;
   private errorStatus = false;
   private closedByUs = false;
-  private waiters: (() => void)[] = [];
-  private headWaiters: (() => void)[] = [];
+  private readonly changes = new Wakeup();
+  private readonly heads = new Wakeup();
   private readonly call: { cancel(): void; on(ev: string, f: (...a: never[]) => void): void };
 
   constructor(
@@ -291,31 +292,19 @@ export class GrpcStream implements MessageStream {
   }
 
   private wake(): void {
-    for (const w of this.waiters.splice(0)) w();
-    for (const w of this.headWaiters.splice(0)) w();
+    this.changes.wake();
+    this.heads.wake();
   }
 
   changed(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, Math.max(0, ms));
-      this.waiters.push(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+    return this.changes.wait(ms);
   }
 
   /** Waits for the stream's headers (the node sends them as it opens the stream): true when they came in time. */
   async head(ms: number): Promise<boolean> {
     if (this.gotHeaders) return true;
     if (this.ended) return false;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, Math.max(0, ms));
-      this.headWaiters.push(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+    await this.heads.wait(ms);
     return this.gotHeaders;
   }
 

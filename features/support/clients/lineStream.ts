@@ -8,6 +8,7 @@
  */
 import { describeFetchError, isConnectionFailure } from "./http.ts";
 import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
+import { Wakeup } from "./wakeup.ts";
 
 /** A non-blank line of a stream: parsed JSON, or `{ unparsable: text }`. */
 export type Line = unknown;
@@ -42,8 +43,8 @@ export class LineStream {
   private readonly req: ReturnType<ScenarioScope["request"]>;
   private closedByUs = false;
   private buffer = "";
-  private waiters: (() => void)[] = [];
-  private headWaiters: (() => void)[] = [];
+  private readonly changes = new Wakeup();
+  private readonly heads = new Wakeup();
 
   constructor(
     readonly method: string,
@@ -112,35 +113,23 @@ export class LineStream {
   }
 
   private wake(): void {
-    for (const w of this.waiters.splice(0)) w();
+    this.changes.wake();
   }
 
   private wakeHead(): void {
-    for (const w of this.headWaiters.splice(0)) w();
+    this.heads.wake();
   }
 
   /** Waits until something changes (a line, the end) or `ms` pass. */
   changed(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, Math.max(0, ms));
-      this.waiters.push(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+    return this.changes.wait(ms);
   }
 
   /** Waits until the response head came (true) or `ms` passed or the stream ended without one (false). */
   async head(ms: number): Promise<boolean> {
     if (this.status !== undefined) return true;
     if (this.ended) return false;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, Math.max(0, ms));
-      this.headWaiters.push(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+    await this.heads.wait(ms);
     return this.status !== undefined;
   }
 

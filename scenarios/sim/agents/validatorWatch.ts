@@ -6,6 +6,7 @@
  */
 import { NdjsonStream } from "../../clients/ndjson.ts";
 import { call } from "../../clients/http.ts";
+import { KeptStream, stderrLog, type AgentLog } from "../../clients/keptStream.ts";
 
 interface Notification {
   topic: string;
@@ -17,20 +18,39 @@ export class ValidatorWatchError extends Error {
 }
 
 export class ValidatorWatch {
-  private stream: NdjsonStream<Notification> | undefined;
+  private readonly kept: KeptStream<Notification>;
+  private opened = 0;
   private readonly optedIn = new Map<number, boolean>();
   private readonly announced = new Set<number>();
   private readonly waiters = new Set<() => void>();
 
-  constructor(readonly bidderUrl: string) {}
+  constructor(
+    readonly bidderUrl: string,
+    log: AgentLog = stderrLog("validator-watch"),
+  ) {
+    this.kept = new KeptStream(
+      () => this.open(),
+      (s) => this.read(s),
+      { name: "subscribe", fields: () => ({ bidder: this.bidderUrl }), log },
+    );
+  }
 
-  /** Subscribes to the announcements. */
-  async subscribe(): Promise<void> {
-    this.stream = await NdjsonStream.open<Notification>("POST", `${this.bidderUrl}/v1/subscribe`, {
+  /** Subscribes to the announcements, and subscribes again whenever the stream ends (see KeptStream). */
+  subscribe(): Promise<void> {
+    return this.kept.start();
+  }
+
+  private async open(): Promise<NdjsonStream<Notification>> {
+    const stream = await NdjsonStream.open<Notification>("POST", `${this.bidderUrl}/v1/subscribe`, {
       topics: ["validator_opted_in", "epoch_validators_opted_in"],
     });
-    if (this.stream.status !== 200) throw new ValidatorWatchError(`subscribe answered HTTP ${this.stream.status}`);
-    void this.read(this.stream);
+    if (stream.status !== 200) {
+      stream.close();
+      throw new ValidatorWatchError(`subscribe answered HTTP ${stream.status}`);
+    }
+    // Notifications sent while the stream was down are lost: the epochs' opt-in states are read again.
+    if (this.opened++ > 0) void this.readEpochs().catch(() => {});
+    return stream;
   }
 
   /** Reads the epoch in progress and the next (their epoch notifications went out before the bot started). */
@@ -51,9 +71,16 @@ export class ValidatorWatch {
     return Math.floor(Math.min(...slots) / 32);
   }
 
-  private async read(stream: NdjsonStream<Notification>): Promise<void> {
+  /** Reads notifications until the stream ends; answers how many arrived. */
+  private async read(stream: NdjsonStream<Notification>): Promise<number> {
+    let lines = 0;
     for (let line = await stream.next(); line !== undefined; line = await stream.next()) {
-      if ("error" in line) break;
+      if ("error" in line) {
+        stream.endReason = `error line: ${line.error.message}`;
+        stream.close();
+        break;
+      }
+      lines++;
       const { topic, value } = line.result;
       if (topic === "epoch_validators_opted_in") {
         for (const s of value.slots as { slot: number; opted_in: boolean }[]) this.optedIn.set(Number(s.slot), s.opted_in);
@@ -62,6 +89,7 @@ export class ValidatorWatch {
       }
       this.wake();
     }
+    return lines;
   }
 
   private wake(): void {
@@ -104,8 +132,8 @@ export class ValidatorWatch {
     return [...this.announced].filter((s) => s >= from && s <= to).length;
   }
 
-  stop(): void {
-    this.stream?.close();
+  async stop(): Promise<void> {
+    await this.kept.stop();
     this.wake();
   }
 }

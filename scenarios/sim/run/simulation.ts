@@ -473,7 +473,7 @@ export class Simulation {
     }
     await this.withdrawSettledWindows(block - 1n, step, true);
     for (const p of this.providers) await p.stop();
-    for (const b of this.bidders) b.bot?.stop();
+    for (const b of this.bidders) await b.bot?.stop();
     for (const b of this.bidders) b.client.close();
     this.log.add({ kind: "setup", actor: "runner", detail: `drained: ${drained} empty blocks mined after the last bid block` });
   }
