@@ -354,14 +354,18 @@ export class Libp2pNetwork implements Network {
 
   // ---- streams -------------------------------------------------------------------------------------------------
 
-  /** Opens a stream to a handshaken peer and exchanges the (empty) headers. */
+  /**
+   * Opens a stream to a handshaken peer and writes the (empty) header; the peer's header is read before its first
+   * message (MsgStream.expectHeader), so the first message follows the header without waiting a round trip.
+   * (multistream-select still costs one: libp2p 3.x declares `negotiateFully: false` but does not implement it.)
+   */
   private async open(peer: RemotePeer, spec: ProtocolSpec, signal: AbortSignal): Promise<MsgStream> {
     const host = this.requireHost();
     if (this.peers.get(peer.id.toString()) !== peer) throw new PeerNotConnectedError(peer.address);
     const s = new MsgStream(await host.dialProtocol(peer.id, protocolId(spec), { signal, maxOutboundStreams: STREAM_LIMITS.maxOutboundStreams }));
     try {
       await s.writeHeader(signal);
-      await s.readHeader(signal);
+      s.expectHeader();
       return s;
     } catch (e) {
       s.abort("header exchange failed");

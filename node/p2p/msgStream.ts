@@ -10,12 +10,15 @@ import { EMPTY_HEADER, decodeData, decodeHeader, encodeData, encodeError, throwI
 
 export class MsgStream {
   private readonly lp: LengthPrefixedStream<Stream>;
+  /** The peer's Header is still to be read before its first message (see `expectHeader`). */
+  private headerDue = false;
 
   constructor(readonly stream: Stream) {
     this.lp = lpStream(stream, { lengthEncoder: msgioLength, lengthDecoder: readMsgioLength, maxLengthLength: MSGIO_LENGTH_BYTES, maxDataLength: MSGIO_MAX_SIZE });
   }
 
   async readMsg<D extends DescMessage>(schema: D, signal?: AbortSignal): Promise<MessageShape<D>> {
+    await this.settleHeader(signal);
     return decodeData(schema, (await this.lp.read({ signal })).subarray());
   }
 
@@ -37,10 +40,26 @@ export class MsgStream {
   }
 
   /**
+   * The opener of a stream reads the peer's Header before the peer's first message instead of before writing its
+   * own: what it sends goes out without waiting a round trip (the peer reads the frames in order, so the wire is
+   * the same as upstream's, which waits).
+   */
+  expectHeader(): void {
+    this.headerDue = true;
+  }
+
+  private async settleHeader(signal?: AbortSignal): Promise<void> {
+    if (!this.headerDue) return;
+    this.headerDue = false;
+    await this.readHeader(signal);
+  }
+
+  /**
    * Waits until the peer ends the stream, the way a sender learns that upstream's handler is done with what it
    * wrote: a status the handler wrote surfaces as PeerStatusError; an end without one resolves.
    */
   async awaitEnd(signal?: AbortSignal): Promise<void> {
+    await this.settleHeader(signal);
     let frame;
     try {
       frame = await this.lp.read({ signal });

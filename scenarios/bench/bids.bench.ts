@@ -12,6 +12,8 @@
  * 2. latency: bids one at a time, with the nodes traced (node/util/bidTrace.ts): SendBid → first commitment and
  *    where its time went, step by step.
  * 3. throughput: N bids with C in flight; commitments/s and its ratio to the crypto floor.
+ * The client of phases 2 and 3 runs on a thread of its own (scenarios/bench/clientThread.ts; `--client in-process`
+ * puts it on the devnet's event loop, where it waits for the nodes' work before it reads a line).
  * 4. bid info (last network only; scenarios/bench/bidInfoPhase.ts): GET /v1/bidder/get_bid_info over R records.
  * With `--sustain S`, runs instead an open-loop run at `--rate` commitments/s for S seconds with the L1 mining on
  * an interval (scenarios/bench/sustained.ts).
@@ -30,7 +32,9 @@ import { freePort } from "../../node/util/ports.ts";
 import { setLogSink } from "../../node/util/log.ts";
 import { setBidTracing } from "../../node/util/bidTrace.ts";
 import { windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
-import { grpcBidSender, ms, waitUntil } from "./common.ts";
+import { grpcBidSender, ms, sendBid, waitUntil, type BidResult } from "./common.ts";
+import { threadBidSender } from "./clientThread.ts";
+import { startAppThread, type AppThread } from "./appThread.ts";
 import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
 import { bidInfoPhase } from "./bidInfoPhase.ts";
 import { measureCryptoFloor, type CryptoFloor } from "./cryptoFloor.ts";
@@ -46,6 +50,10 @@ const USAGE = `Usage: npm run bench:bids -- [options]
   --concurrency C          bids in flight in the throughput phase (default 32)
   --providers P            provider nodes, each with an accept-all application (default 2)
   --warmup W               untimed bids before the phases (default 20)
+  --client MODE            where the latency and throughput phases' client runs: thread (its own thread, like a
+                           separate program; default) or in-process (on the devnet's event loop, as before)
+  --apps MODE              where the accept-all provider applications run: thread (default) or in-process (the
+                           devnet's built-in --auto-accept responders, on the nodes' event loop)
   --settle-blocks K        settlement phase: L1 blocks (default 5; ≤ 20 on a fresh devnet)
   --settle-bids M          settlement phase: bids per block (default 20)
   --skip-settlement        no settlement phase
@@ -74,6 +82,8 @@ const { values: args } = parseArgs({
     sustain: { type: "string" },
     rate: { type: "string", default: "500" },
     "l1-block-time": { type: "string", default: "2" },
+    client: { type: "string", default: "thread" },
+    apps: { type: "string", default: "thread" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -113,6 +123,16 @@ const SETTLEMENT_BLOCK_TIME = args["settlement-block-time"] === undefined ? unde
 const SUSTAIN = args.sustain === undefined ? undefined : positive("sustain", args.sustain);
 const RATE = positive("rate", args.rate!);
 const L1_BLOCK_TIME = positive("l1-block-time", args["l1-block-time"]!);
+if (args.client !== "thread" && args.client !== "in-process") {
+  console.error(`--client takes thread or in-process, got "${args.client}"`);
+  process.exit(2);
+}
+const CLIENT_THREAD = args.client === "thread";
+if (args.apps !== "thread" && args.apps !== "in-process") {
+  console.error(`--apps takes thread or in-process, got "${args.apps}"`);
+  process.exit(2);
+}
+const APPS_THREAD = args.apps === "thread";
 
 const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 const print = (line: string) => console.log(line);
@@ -151,7 +171,7 @@ async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<De
       l1Port: await freePort(),
       settlementPort: await freePort(),
       l1BlockTime: 0,
-      autoAccept: true,
+      autoAccept: !APPS_THREAD,
       autodepositAmount: parseEther("1000"),
       logLevel: "info",
       network,
@@ -165,10 +185,23 @@ async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<De
     rmSync(dataDir, { recursive: true, force: true });
     throw new Error(`the devnet (${network}) did not start: ${(e as Error).message} (log: ${logFile})`);
   }
-  print(`\n=== ${network}: 1 bidder, ${P} providers with accept-all applications over the provider API; up in ${((performance.now() - t0) / 1000).toFixed(1)} s (log: ${logFile})`);
+  let apps: AppThread | undefined;
+  try {
+    if (APPS_THREAD) apps = await startAppThread(devnet.providers.map((p) => p.url), devnet.config.responderIdleTimeoutMs);
+  } catch (e) {
+    await devnet.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  print(
+    `\n=== ${network}: 1 bidder, ${P} providers with accept-all applications over the provider API (${APPS_THREAD ? "on a thread of their own" : "on the devnet's event loop"}); ` +
+      `up in ${((performance.now() - t0) / 1000).toFixed(1)} s (log: ${logFile})`,
+  );
   try {
     return await run(devnet);
   } finally {
+    const errors = (await apps?.stop()) ?? [];
+    if (errors.length) print(`provider applications: ${errors.length} errors; first: ${errors[0]}`);
     await devnet.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -202,6 +235,13 @@ function bidBodies(first: bigint, span: bigint): () => string {
   };
 }
 
+/** The SendBid client of the bid phases: on its own thread (`--client thread`) or on the devnet's event loop. */
+async function bidClient(devnet: Devnet, transport: "http" | "grpc"): Promise<{ send: (body: string) => Promise<BidResult>; close: () => void | Promise<void> }> {
+  const url = transport === "grpc" ? devnet.bidder.rpcUrl : devnet.target().bidderUrl!;
+  if (CLIENT_THREAD) return threadBidSender(transport, url);
+  return transport === "grpc" ? grpcBidSender(url) : { send: (b: string) => sendBid(url, b), close: () => {} };
+}
+
 interface NetworkResult {
   network: string;
   transport: string;
@@ -226,8 +266,8 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
     const body = bidBodies(blocks.first, blocks.span);
     const outs: NetworkResult[] = [];
     for (const transport of transports) {
-      const grpc = transport === "grpc" ? grpcBidSender(devnet.bidder.rpcUrl) : undefined;
-      const bidder = grpc ? grpc.send : devnet.target().bidderUrl!;
+      const client = await bidClient(devnet, transport as "http" | "grpc");
+      const bidder = client.send;
       print(`\n--- bids over ${transport === "grpc" ? `gRPC (${devnet.bidder.rpcUrl})` : `HTTP (${devnet.bidder.url})`}`);
       try {
         if (WARMUP > 0) {
@@ -241,6 +281,10 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
           out.latency = summarise(d, P);
           print(`\nlatency: ${LATENCY_BIDS} bids, one at a time; load average ${loadavg()}`);
           summaryLines(out.latency, P).forEach((l) => print(l));
+          print(
+            `latency floor:       ${ms(floor.firstCommitmentMs)} (the first commitment's crypto done serially, no I/O); ` +
+              `p50 / floor ${(out.latency.first.p50 / floor.firstCommitmentMs).toFixed(1)}, p99 / floor ${(out.latency.first.p99 / floor.firstCommitmentMs).toFixed(1)}`,
+          );
           breakdownLines(d.results).forEach((l) => print(l));
           setBidTracing(false);
         }
@@ -265,7 +309,7 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
         }
         outs.push(out);
       } finally {
-        grpc?.close();
+        await client.close();
       }
     }
     if (last && !args["skip-info"]) {
@@ -284,21 +328,27 @@ try {
   if (SUSTAIN !== undefined) {
     const network = networks[0] as "in-process" | "libp2p";
     // No past states on the settlement chain: each one kept is a copy of the whole state at every block (Anvil 1.7.1).
-    const ok = await withDevnet(network, { l1BlockTime: 0, settlementHistory: 0 }, (devnet) =>
-      sustainedRun(devnet, { seconds: SUSTAIN, commitmentsPerSec: RATE, providers: P, l1BlockTime: L1_BLOCK_TIME, floor, print }),
-    );
+    const ok = await withDevnet(network, { l1BlockTime: 0, settlementHistory: 0 }, async (devnet) => {
+      const client = await bidClient(devnet, "http");
+      try {
+        return await sustainedRun(devnet, { seconds: SUSTAIN, commitmentsPerSec: RATE, providers: P, l1BlockTime: L1_BLOCK_TIME, floor, print, bidder: client.send });
+      } finally {
+        await client.close();
+      }
+    });
     if (!ok) exitCode = 1;
   } else {
     const results: NetworkResult[] = [];
     for (const [i, n] of networks.entries()) results.push(...(await phases(n as "in-process" | "libp2p", i === 0, i === networks.length - 1)));
     if (results.every((r) => !(r.latency?.commitments || r.throughput?.commitments))) exitCode = 1;
-    print(`\n=== side by side (crypto floor ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores, first commitment's crypto ${ms(floor.firstCommitmentMs)})`);
+    print(`\n=== side by side (crypto floor ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores; latency floor ${ms(floor.firstCommitmentMs)}, the first commitment's crypto done serially)`);
     const col = (f: (r: NetworkResult) => string) => results.map((r) => f(r).padStart(16)).join("");
     print(`${"".padEnd(34)}${col((r) => r.network)}`);
     print(`${"bids over".padEnd(34)}${col((r) => (r.transport === "grpc" ? "gRPC" : "HTTP"))}`);
     print(`${`bids/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.bidsPerSec.toFixed(1) : "n/a"))}`);
     print(`${"first commitment p50, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p50 ?? NaN))}`);
     print(`${"first commitment p99, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p99 ?? NaN))}`);
+    print(`${"  p50 / latency floor".padEnd(34)}${col((r) => (r.latency ? (r.latency.first.p50 / floor.firstCommitmentMs).toFixed(1) : "n/a"))}`);
     print(`${`commitments/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.commitmentsPerSec.toFixed(0) : "n/a"))}`);
     print(`${"  ratio to the crypto floor".padEnd(34)}${col((r) => (r.throughput ? (r.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3) : "n/a"))}`);
     print(`${"  node process CPU per commitment".padEnd(34)}${col((r) => ms(r.cpuMs ?? NaN))}`);

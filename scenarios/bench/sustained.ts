@@ -10,7 +10,7 @@ import os from "node:os";
 import type { Devnet } from "../../node/devnet/startDevnet.ts";
 import { driveOpen, summarise, summaryLines } from "./bidPhase.ts";
 import type { CryptoFloor } from "./cryptoFloor.ts";
-import { ms, pct, waitUntil, type BidResult } from "./common.ts";
+import { ms, pct, waitUntil, type BidResult, type BidTarget } from "./common.ts";
 import { health, healthLine, mib, pendingCommitments, type Health } from "./health.ts";
 import { waitForDeposits } from "./settlementPhase.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
@@ -22,6 +22,8 @@ export interface SustainedOptions {
   l1BlockTime: number;
   floor: CryptoFloor;
   print: (line: string) => void;
+  /** Where the bids go (default: the devnet's HTTP bidder URL, from this thread). */
+  bidder?: BidTarget;
 }
 
 const REPORT_EVERY_S = 10;
@@ -35,7 +37,7 @@ const change = (a: number | undefined, b: number | undefined) => (a && b ? `${b 
 export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise<boolean> {
   const { print } = o;
   const bidsPerSec = o.commitmentsPerSec / o.providers;
-  const url = devnet.target().bidderUrl;
+  const target: BidTarget = o.bidder ?? devnet.target().bidderUrl!;
   const head0 = await devnet.driver.blockNumber();
   await waitForDeposits(devnet, [windowOfBlock(head0 + 1n), windowOfBlock(head0 + 1n) + 1n]);
   let head = head0;
@@ -85,7 +87,7 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
         `${errors} short; settled ${devnet.settler.settledCount}; ${healthLine(h)}; load ${loadavg().split(" ")[0]}`,
     );
   };
-  const run = await driveOpen(url, body, bidsPerSec, o.seconds, MAX_IN_FLIGHT, tick);
+  const run = await driveOpen(target, body, bidsPerSec, o.seconds, MAX_IN_FLIGHT, tick);
   devnet.driver.stopInterval();
   await devnet.driver.drain();
   const s = summarise(run, o.providers);
