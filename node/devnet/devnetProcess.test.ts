@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, type Subprocess } from "bun";
-import { freePort } from "../util/ports.ts";
+import { freePorts } from "../util/ports.ts";
 import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
 import { call } from "../../scenarios/clients/http.ts";
 import { ControlClient } from "../../scenarios/clients/control.ts";
@@ -36,10 +36,9 @@ interface Ports {
 }
 
 async function ports(): Promise<Ports> {
-  // Distinct: the OS may hand the same free port to two calls.
-  const set = new Set<number>();
-  while (set.size < 14) set.add(await freePort());
-  const [bidder, p0, p1, control, beacon, bootnode, bidderP2p, p0P2p, p1P2p, l1, settlement, bidderRpc, p0Rpc, p1Rpc] = [...set] as number[];
+  // Distinct, and outside the ephemeral range: the devnet's own dials (to its chains, between its nodes) take ports
+  // from that range before its last servers bind, on the first start and on the restart.
+  const [bidder, p0, p1, control, beacon, bootnode, bidderP2p, p0P2p, p1P2p, l1, settlement, bidderRpc, p0Rpc, p1Rpc] = await freePorts(14);
   return {
     bidder: bidder!,
     providers: [p0!, p1!],

@@ -1,33 +1,73 @@
-import { createServer } from "node:net";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 
-/** A TCP port that is free right now on the host (the OS picks it). */
-export function freePort(host = "127.0.0.1"): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports for something that will listen on them a little later (an Anvil child, a devnet process, its restart).
+ *
+ * They are picked below the OS's ephemeral range, never from it: the OS hands ephemeral ports to every outgoing
+ * connection on the machine, so a port that was free when picked there could be the local end of some connection
+ * (often the starting process's own, to its chains and peers) by the time its server binds it. Seen: a devnet
+ * that could not listen on its control port ("Is port … in use?") after its nodes had dialled each other.
+ */
+const PICK_FLOOR = 15_000;
+
+export class NoFreePortError extends Error {
+  constructor(
+    readonly wanted: number,
+    readonly found: number,
+    readonly range: [number, number],
+  ) {
+    super(`found ${found} of ${wanted} free TCP ports in ${range[0]}–${range[1]}`);
+    this.name = "NoFreePortError";
+  }
+}
+
+/** The first port of the OS's ephemeral range (Linux reads it from /proc; elsewhere the IANA range's start). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 1024) return low;
+  } catch {
+    // not Linux
+  }
+  return 49_152;
+}
+
+/** Ports this process handed out already: the first caller may not have bound its port yet. */
+const handedOut = new Set<number>();
+
+function listen(port: number, host: string): Promise<Server | undefined> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      srv.close(() => (addr && typeof addr === "object" ? resolve(addr.port) : reject(new Error("no port"))));
-    });
+    srv.once("error", () => resolve(undefined));
+    srv.listen({ port, host, exclusive: true }, () => resolve(srv));
   });
 }
 
-/** `n` distinct TCP ports that are free right now (all held open while picking, so no two are the same). */
+/** `n` distinct TCP ports, free right now on `host` and outside the ephemeral range (held open while picking). */
 export async function freePorts(n: number, host = "127.0.0.1"): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const srv = createServer();
-          srv.unref();
-          srv.on("error", reject);
-          srv.listen(0, host, () => resolve(srv));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
+  const top = ephemeralLow() - 1;
+  const span = top - PICK_FLOOR + 1;
+  const held: Server[] = [];
+  try {
+    for (let tries = 0; held.length < n; tries++) {
+      if (span < 1 || tries > 2_000) throw new NoFreePortError(n, held.length, [PICK_FLOOR, top]);
+      const port = PICK_FLOOR + Math.floor(Math.random() * span);
+      if (handedOut.has(port)) continue;
+      const srv = await listen(port, host);
+      if (!srv) continue;
+      held.push(srv);
+      handedOut.add(port);
+    }
+    return held.map((s) => (s.address() as { port: number }).port);
+  } finally {
+    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+  }
+}
+
+/** A TCP port that is free right now on the host, outside the ephemeral range. */
+export async function freePort(host = "127.0.0.1"): Promise<number> {
+  const [port] = await freePorts(1, host);
+  return port!;
 }
