@@ -8,7 +8,7 @@ import { tcp } from "@libp2p/tcp";
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
 import { identify, type Identify } from "@libp2p/identify";
-import type { PeerId } from "@libp2p/interface";
+import type { PeerId, Transport, Upgrader } from "@libp2p/interface";
 import { libp2pKeyOf } from "./wire/peerIdentity.ts";
 
 export type Host = Libp2p<{ identify: Identify }>;
@@ -43,7 +43,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
   return createLibp2p({
     privateKey: libp2pKeyOf(o.nodeKey),
     addresses: { listen: o.listen, appendAnnounce: o.announce ?? [] },
-    transports: [tcp()],
+    transports: [tcpDialSignalKeptFromSocket()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     services: { identify: identify() },
@@ -53,4 +53,29 @@ export async function createHost(o: HostOptions): Promise<Host> {
       denyOutboundEncryptedConnection: (peer) => o.blocklist.isBlocked(peer),
     },
   });
+}
+
+/**
+ * @libp2p/tcp, except that the dial's abort signal does not reach `net.connect`. @libp2p/tcp spreads its dial options
+ * into net.connect's, signal included, so an aborted dial (the host stopping, a dial timeout) makes the socket destroy
+ * itself with an AbortError after @libp2p/tcp's own abort handler has removed the socket's only 'error' listener:
+ * an uncaught AbortError in the process (seen after node/p2p/crashRecovery.test.ts). The dial still honours the
+ * signal: @libp2p/tcp's own handler destroys the socket, and the connection upgrade gets the signal as before.
+ */
+function tcpDialSignalKeptFromSocket(): ReturnType<typeof tcp> {
+  const make = tcp();
+  return (components) => {
+    const transport: Transport = make(components);
+    const dial = transport.dial.bind(transport);
+    transport.dial = (ma, options) => {
+      const { signal } = options;
+      const upgrader: Upgrader = Object.create(options.upgrader);
+      upgrader.upgradeOutbound = (maConn, o) => options.upgrader.upgradeOutbound(maConn, { ...o, signal });
+      const hidden = { ...options, upgrader };
+      // Not enumerable: @libp2p/tcp reads options.signal itself, but its spread into net.connect's options skips it.
+      Object.defineProperty(hidden, "signal", { value: signal, enumerable: false });
+      return dial(ma, hidden);
+    };
+    return transport;
+  };
 }

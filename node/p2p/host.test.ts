@@ -1,0 +1,45 @@
+/**
+ * A libp2p host whose dial is aborted at any point (its caller gives up, or the host stops mid-dial) leaves no
+ * uncaught error behind: an AbortError thrown by the dial's socket outside any promise would fail whichever test
+ * runs next (bun: "Unhandled error between tests") and crash a node.
+ */
+import { afterAll, expect, test } from "bun:test";
+import { Blocklist, createHost, type Host } from "./host.ts";
+
+const KEYS = ["0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9ad8cfee0ab8c", "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"] as const;
+const listen = ["/ip4/127.0.0.1/tcp/0"];
+let target: Host | undefined;
+
+afterAll(async () => {
+  await target?.stop();
+});
+
+test("aborting a dial at any moment, or stopping the host mid-dial, throws nothing outside the dial's promise", async () => {
+  const uncaught: unknown[] = [];
+  const onUncaught = (e: unknown) => uncaught.push(e);
+  process.on("uncaughtException", onUncaught);
+  try {
+    target = await createHost({ nodeKey: KEYS[0], listen, blocklist: new Blocklist() });
+    await target.start();
+    for (let i = 0; i < 24; i++) {
+      const dialer = await createHost({ nodeKey: KEYS[1], listen, blocklist: new Blocklist() });
+      await dialer.start();
+      const ctrl = new AbortController();
+      const dialed = dialer.dial(target.getMultiaddrs(), { signal: ctrl.signal }).then(
+        () => "connected",
+        (e: Error) => e.name,
+      );
+      // From before the socket exists to after it connected: a few turns of the event loop, a different count each time.
+      for (let k = 0; k < i % 8; k++) await new Promise((r) => setImmediate(r));
+      if (i % 2) ctrl.abort();
+      else await dialer.stop();
+      await dialed;
+      await dialer.stop();
+      await Bun.sleep(10);
+    }
+    await Bun.sleep(50);
+  } finally {
+    process.off("uncaughtException", onUncaught);
+  }
+  expect(uncaught.map((e) => String(e))).toEqual([]);
+}, 60_000);
