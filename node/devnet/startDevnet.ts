@@ -40,8 +40,13 @@ import { agentLog, ProviderAgent } from "../../scenarios/agents/providerAgent.ts
 import { acceptAll } from "../../scenarios/agents/policies.ts";
 
 const log = logger("devnet");
-/** Deadline of each part of a stop (the process exits after 10 s in all: node/main.ts). */
-const STOP_STEP_MS = 5_000;
+/**
+ * Deadlines of a stop. node/main.ts exits 10 s after Ctrl-C whatever happens, so the parts before the chains share
+ * 5 s (each at most what is left of it) and the chains get 4 s of their own: two slow parts on a loaded machine can
+ * no longer use up the 10 s and leave the Anvils running, their state unsaved.
+ */
+const STOP_BEFORE_CHAINS_MS = 5_000;
+const STOP_CHAINS_MS = 4_000;
 
 /** The devnet was started with --no-nodes and has no node of its own to answer for. */
 export class NoNodesError extends FailedPreconditionError {
@@ -349,7 +354,8 @@ export class Devnet implements SimControl {
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      const step = (what: string, work: () => unknown) => shutdownStep(what, STOP_STEP_MS, work, (m) => log.warn(m));
+      const end = Date.now() + STOP_BEFORE_CHAINS_MS;
+      const step = (what: string, work: () => unknown) => shutdownStep(what, Math.max(100, end - Date.now()), work, (m) => log.warn(m));
       this.driver.stopInterval();
       await step("the L1 block driver", () => this.driver.drain());
       await step("the control API", () => this.controlServed?.stop());
@@ -361,7 +367,8 @@ export class Devnet implements SimControl {
       this.oracleEvents.stop();
       await step("the oracle's settlements", () => this.settler.drain());
       this.oracleStore.close();
-      await step("the chains", () => Promise.allSettled([this.chains.l1.stop(), this.chains.settlement.stop()]));
+      const chains = () => Promise.allSettled([this.chains.l1.stop(), this.chains.settlement.stop()]);
+      await shutdownStep("the chains", STOP_CHAINS_MS, chains, (m) => log.warn(m));
       await stopAllAnvils();
     })();
     return this.stopping;
