@@ -1,7 +1,10 @@
 /**
  * Compiles the Solidity contracts in `node/chain/contracts/` with the pinned `solc` npm package (standard JSON,
  * optimizer on) and caches the result under `<repo>/.cache/contracts/<sha256>.json`, keyed by the sources, the
- * compiler version and the settings, so that a restart does not recompile.
+ * compiler version and the settings, so that a restart does not recompile. The compiled contracts are also committed
+ * (`compiled-contracts.json`, written by `bun node/chain/compile.ts --write-abi-ts`): a fresh clone whose sources
+ * match them runs no solc at all (a cold solc-js compile takes 19 to 111 s on a 2-core machine);
+ * contracts.test.ts fails when the sources changed and they were not written again.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -39,6 +42,8 @@ export class ContractCompileError extends Error {
 export const CONTRACTS_DIR = resolve(import.meta.dir, "contracts");
 const REPO_ROOT = resolve(import.meta.dir, "../..");
 export const DEFAULT_CACHE_DIR = join(REPO_ROOT, ".cache", "contracts");
+/** The committed compile of the current sources (see the file comment). */
+export const COMMITTED_CONTRACTS = resolve(import.meta.dir, "compiled-contracts.json");
 
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
@@ -92,6 +97,18 @@ function runSolc(sources: Record<string, { content: string }>): CompiledContract
   return out;
 }
 
+/** The cache key of the sources in `sourcesDir`: sha256 of the compiler version, the settings and the sources. */
+export function contractSourceHash(sourcesDir = CONTRACTS_DIR): string {
+  return hashInputs(solcPackageVersion(), readSources(sourcesDir));
+}
+
+/** The committed compile, if it is one of exactly these inputs. */
+function readCommitted(sourceHash: string): CompiledContracts | undefined {
+  if (!existsSync(COMMITTED_CONTRACTS)) return undefined;
+  const committed = JSON.parse(readFileSync(COMMITTED_CONTRACTS, "utf8")) as CompiledContracts;
+  return committed.sourceHash === sourceHash && CONTRACT_NAMES.every((n) => committed.contracts[n]?.bytecode) ? committed : undefined;
+}
+
 let memo: { key: string; value: CompiledContracts } | undefined;
 
 /**
@@ -119,6 +136,11 @@ export async function compileContracts(
     } catch {
       // unreadable cache entry: recompile and overwrite
     }
+  }
+  const committed = opts.force || opts.sourcesDir ? undefined : readCommitted(sourceHash);
+  if (committed) {
+    memo = { key, value: committed };
+    return committed;
   }
 
   const value: CompiledContracts = { solcVersion, sourceHash, contracts: runSolc(sources) };
@@ -193,8 +215,8 @@ export function currentAbiTsBlock(): string {
 
 /**
  * `bun node/chain/compile.ts` compiles (cached); `--force` recompiles; `--abi-ts` prints the typed ABI block of
- * contracts.ts; `--write-abi-ts` rewrites that block in place (run it after changing a contract;
- * `contracts.test.ts` fails until the block matches the sources).
+ * contracts.ts; `--write-abi-ts` rewrites that block in place and writes compiled-contracts.json (run it after
+ * changing a contract; `contracts.test.ts` fails until both match the sources).
  */
 if (import.meta.main) {
   const started = performance.now();
@@ -207,7 +229,8 @@ if (import.meta.main) {
     const b = src.indexOf(END);
     if (a < 0 || b < a) throw new Error(`generated ABI markers missing in ${CONTRACTS_TS}`);
     writeFileSync(CONTRACTS_TS, `${src.slice(0, a + BEGIN.length)}\n${abiTsBlock(compiled)}\n${src.slice(b)}`);
-    console.log(`updated ${CONTRACTS_TS}`);
+    writeFileSync(COMMITTED_CONTRACTS, JSON.stringify(compiled, null, 1) + "\n");
+    console.log(`updated ${CONTRACTS_TS} and ${COMMITTED_CONTRACTS}`);
   } else {
     console.log(`compiled ${CONTRACT_NAMES.length} contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`);
   }

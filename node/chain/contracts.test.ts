@@ -3,20 +3,20 @@
  * (including its duration on an automining Anvil), builder keys and revert rendering.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, encodeAbiParameters, encodeErrorResult, getAddress, http, parseEther, toFunctionSelector, type Hex } from "viem";
 import { ANVIL_DEFAULT_ACCOUNT_COUNT, devAccount, providerAccount, requiredAnvilAccounts, ROLES } from "./accounts.ts";
 import { startAnvil, type AnvilChain } from "./anvil.ts";
 import { freePort } from "../util/ports.ts";
-import { abiTsBlock, CONTRACT_NAMES, compileContracts, currentAbiTsBlock, DEFAULT_CACHE_DIR, formatHumanReadableAbi } from "./compile.ts";
+import { abiTsBlock, COMMITTED_CONTRACTS, CONTRACT_NAMES, compileContracts, contractSourceHash, currentAbiTsBlock, formatHumanReadableAbi, type CompiledContracts } from "./compile.ts";
 import { ABIS, ContractRevertError, decodeRevert, decodeRevertData, getContracts, preconfManagerAbi } from "./contracts.ts";
 import { builderKeyFor, deployContracts, registerProvider } from "./deploy.ts";
 
 describe("compileContracts", () => {
   test("caches by source hash: a second start reads the cache file instead of compiling", async () => {
-    const warm = await compileContracts(); // compiles at most once per source change (the repo cache)
+    const warm = await compileContracts(); // the committed compile (or the repo cache, or solc)
     const dir = mkdtempSync(join(tmpdir(), "contracts-cache-"));
     try {
       // A cache entry under the right key is used as is (marker survives), no solc run.
@@ -28,12 +28,17 @@ describe("compileContracts", () => {
       expect(cached.contracts.PreconfManager.bytecode).toBe(warm.contracts.PreconfManager.bytecode);
       expect(warm.solcVersion).toBe("0.8.37");
       expect(warm.sourceHash).toMatch(/^[0-9a-f]{64}$/);
-      expect(existsSync(join(DEFAULT_CACHE_DIR, `${warm.sourceHash}.json`))).toBe(true);
       for (const n of CONTRACT_NAMES) expect(warm.contracts[n].bytecode.length).toBeGreaterThan(1000);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  test("the committed compiled contracts are those of the sources (else run bun node/chain/compile.ts --write-abi-ts)", () => {
+    const committed = JSON.parse(readFileSync(COMMITTED_CONTRACTS, "utf8")) as CompiledContracts;
+    expect(committed.sourceHash).toBe(contractSourceHash());
+    for (const n of CONTRACT_NAMES) expect(committed.contracts[n].bytecode).toMatch(/^0x[0-9a-f]{2000,}$/);
+  });
 
   test("the typed ABIs in contracts.ts match the compiled contracts (else run --write-abi-ts)", async () => {
     const compiled = await compileContracts();
