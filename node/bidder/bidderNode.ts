@@ -9,6 +9,7 @@ import { DepositService } from "./deposits/depositService.ts";
 import { DepositStore } from "./deposits/depositStore.ts";
 import { BidderRegistryClient } from "./deposits/registry.ts";
 import { BidSender } from "./bids/bidSender.ts";
+import { processCrypto } from "../crypto/cryptoPool.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { protocolDomains } from "../protocol/digest.ts";
 import type { Network } from "../network/network.ts";
@@ -34,6 +35,8 @@ export interface BidderNodeOptions {
   validators: ValidatorsSource;
   /** How often an idle stream sends a blank line (ms, 0 = never); default 15 s. */
   streamKeepAliveMs?: number;
+  /** Worker threads for the bid-path crypto, shared with the process's other nodes (default 0: this thread). */
+  cryptoWorkers?: number;
 }
 
 /** The bidder node's composition root: its key, its store, its role code, the API services over them and their transports. */
@@ -73,6 +76,7 @@ export class BidderNode {
       network: options.network,
       commitments: this.commitments,
       timeoutMs: options.bidTimeoutMs,
+      crypto: processCrypto(options.cryptoWorkers ?? 0),
     });
     this.tracker = new CommitmentTracker({
       role: { role: "bidder" },

@@ -1,5 +1,5 @@
-import type { Abi, Address, Log, PublicClient } from "viem";
-import { decodeEventLog } from "viem";
+import type { Abi, AbiEvent, Address, Hex, Log, PublicClient } from "viem";
+import { decodeEventLog, toEventSelector } from "viem";
 import { logger } from "../util/log.ts";
 import type { NodeStore } from "../store/db.ts";
 
@@ -44,8 +44,15 @@ export class EventPoller {
   private running = false;
   private cursor: bigint;
   private readonly log = logger("events");
+  /** Per contract (lower-case address), each event's ABI by its topic 0: a log is decoded against its one event. */
+  private readonly events = new Map<string, Map<Hex, AbiEvent>>();
 
   constructor(private readonly o: EventPollerOptions) {
+    for (const c of o.contracts) {
+      const bySelector = new Map<Hex, AbiEvent>();
+      for (const item of c.abi) if (item.type === "event" && !item.anonymous) bySelector.set(toEventSelector(item), item);
+      this.events.set(c.address.toLowerCase(), bySelector);
+    }
     const saved = o.store && o.cursorKey ? o.store.getKv(o.cursorKey) : undefined;
     this.cursor = saved ? BigInt(saved) : -1n;
   }
@@ -123,13 +130,15 @@ export class EventPoller {
         const from = this.cursor + 1n;
         const to = head - from > 2000n ? from + 2000n : head;
         const logs = await this.o.client.getLogs({ address: this.o.contracts.map((c) => c.address), fromBlock: from, toBlock: to });
-        for (const l of logs) await this.dispatch(l);
-        this.cursor = to;
-        if (this.o.store && this.o.cursorKey) {
-          const hash = to === head ? latest.hash : (await this.o.client.getBlock({ blockNumber: to })).hash;
-          this.o.store.setKv(this.o.cursorKey, to.toString());
-          if (hash) this.o.store.setKv(`${this.o.cursorKey}.hash`, hash);
-        }
+        const hash = to === head ? latest.hash : (await this.o.client.getBlock({ blockNumber: to })).hash;
+        const events = logs.map((l) => this.decode(l)).filter((e) => e !== undefined);
+        await this.handle(events, () => {
+          this.cursor = to;
+          if (this.o.store && this.o.cursorKey) {
+            this.o.store.setKv(this.o.cursorKey, to.toString());
+            if (hash) this.o.store.setKv(`${this.o.cursorKey}.hash`, hash);
+          }
+        });
       }
     } catch (e) {
       // A follower stopped mid-poll (its node stopped or was killed, its store closed) retries nothing.
@@ -145,31 +154,61 @@ export class EventPoller {
     }
   }
 
-  private async dispatch(l: Log): Promise<void> {
-    const contract = this.o.contracts.find((c) => c.address.toLowerCase() === l.address.toLowerCase());
-    if (!contract) return;
+  private decode(l: Log): ChainEvent | undefined {
+    const item = l.topics[0] && this.events.get(l.address.toLowerCase())?.get(l.topics[0]);
+    // Not a protocol contract, an event we do not know, or one nobody follows: not decoded at all.
+    if (!item || !this.handlers.get(item.name)?.length) return undefined;
     let decoded;
     try {
-      decoded = decodeEventLog({ abi: contract.abi, data: l.data, topics: l.topics });
+      decoded = decodeEventLog({ abi: [item], data: l.data, topics: l.topics });
     } catch {
-      return; // an event we do not follow
+      return undefined; // a log that does not fit its event's ABI
     }
-    const handlers = this.handlers.get(decoded.eventName!);
-    if (!handlers?.length) return;
-    const event: ChainEvent = {
+    return {
       address: l.address,
-      eventName: decoded.eventName!,
+      eventName: item.name,
       args: (decoded.args ?? {}) as Record<string, unknown>,
       blockNumber: l.blockNumber!,
       logIndex: l.logIndex!,
       transactionHash: l.transactionHash!,
     };
-    for (const h of handlers) {
-      try {
-        await h(event);
-      } catch (e) {
-        this.log.error("event handler failed", { event: event.eventName, error: e });
-      }
+  }
+
+  /**
+   * Runs the handlers of `events` in order, then `done` (the cursor). The store's writes of handlers that return
+   * at once share one transaction (a block's hundreds of UnopenedCommitmentStored events: one commit, not
+   * hundreds); it is committed before any handler that returns a promise is awaited, so no other code's write
+   * (a commitment a bid path acknowledges next) ever lands in a transaction still open.
+   */
+  private async handle(events: ChainEvent[], done: () => void): Promise<void> {
+    const db = this.o.store?.db;
+    let open = false;
+    const commit = () => {
+      if (open) db!.exec("COMMIT");
+      open = false;
+    };
+    try {
+      for (const event of events)
+        for (const h of this.handlers.get(event.eventName) ?? []) {
+          if (db && !open && !db.inTransaction) {
+            db.exec("BEGIN");
+            open = true;
+          }
+          let result;
+          try {
+            result = h(event);
+          } catch (e) {
+            this.log.error("event handler failed", { event: event.eventName, error: e });
+          }
+          if (result instanceof Promise) {
+            commit();
+            await result.catch((e) => this.log.error("event handler failed", { event: event.eventName, error: e }));
+          }
+        }
+      done();
+      commit();
+    } finally {
+      if (open && db!.inTransaction) db!.exec("ROLLBACK");
     }
   }
 }

@@ -48,6 +48,11 @@ export interface DevnetConfig {
   settlementHistory: number;
   /** L1 blocks the oracle waits before recording a block's winner. */
   oracleLag: number;
+  /**
+   * Worker threads for the nodes' bid-path crypto (signing and verification), shared by the nodes of the devnet's
+   * process; 0 = on the event loop's thread (node/crypto/cryptoPool.ts, docs/performance.md).
+   */
+  cryptoWorkers: number;
   autoAccept: boolean;
   /** Wei per window; undefined = auto-deposit off at start. */
   autodepositAmount?: bigint;
@@ -120,6 +125,7 @@ export const DEFAULTS: DevnetConfig = {
   settlementBlockTimeMs: 200,
   settlementHistory: 16,
   oracleLag: 1,
+  cryptoWorkers: 0,
   autoAccept: true,
   autodepositAmount: parseEther("10"),
   bidTimeoutMs: 30_000,
@@ -175,6 +181,8 @@ Options:
   --settlement-history N      past states the settlement chain keeps, in blocks (default 16; 0 = none, for
                               sustained load: calls at past blocks then fail)
   --oracle-lag BLOCKS         blocks the oracle waits before recording a winner (default 1)
+  --crypto-workers N          worker threads for the nodes' bid signing and verification (default 0: on the
+                              event loop's thread)
   --auto-accept / --no-auto-accept
                               attach a built-in accept-all provider application (default on)
   --autodeposit-amount WEI    bidder auto-deposit per window at start (default 10 ETH)
@@ -251,6 +259,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "l1-genesis-number": { type: "string" },
         "settlement-block-time": { type: "string" },
         "settlement-history": { type: "string" },
+        "crypto-workers": { type: "string" },
         "oracle-lag": { type: "string" },
         "auto-accept": { type: "boolean" },
         "no-auto-accept": { type: "boolean" },
@@ -322,6 +331,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     l1BlockTime: int("l1-block-time", o["l1-block-time"], 0, 3600) ?? base.l1BlockTime,
     settlementBlockTimeMs: int("settlement-block-time", o["settlement-block-time"], 0, 3_600_000) ?? base.settlementBlockTimeMs,
     settlementHistory: int("settlement-history", o["settlement-history"], 0, 100_000) ?? base.settlementHistory,
+    cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64) ?? base.cryptoWorkers,
     oracleLag: int("oracle-lag", o["oracle-lag"], 0, 64) ?? base.oracleLag,
     autoAccept,
     autodepositAmount: o["no-autodeposit"] ? undefined : (wei("autodeposit-amount", o["autodeposit-amount"]) ?? base.autodepositAmount),

@@ -442,6 +442,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           network: networks!.bidder,
           validators,
           streamKeepAliveMs: cfg.streamKeepAliveMs,
+          cryptoWorkers: cfg.cryptoWorkers,
         });
     // Extra bidder nodes share the in-process network (over libp2p each node would need a peer of its own).
     if (cfg.bidders > 1 && (!bidder || cfg.network !== "in-process")) throw new ConfigError(`${cfg.bidders} bidder nodes need the nodes and the in-process network`);
@@ -457,6 +458,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           network: networks!.bidder,
           validators,
           streamKeepAliveMs: cfg.streamKeepAliveMs,
+          cryptoWorkers: cfg.cryptoWorkers,
         }),
     );
     const providers = providerAccounts.map(
@@ -471,6 +473,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           network: networks!.providers[index]!,
           validators,
           streamKeepAliveMs: cfg.streamKeepAliveMs,
+          cryptoWorkers: cfg.cryptoWorkers,
         }),
     );
 

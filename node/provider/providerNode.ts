@@ -10,6 +10,7 @@ import { NodeStore } from "../store/db.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { BidDispatcher } from "./bids/bidDispatcher.ts";
 import { BidIntake } from "./bids/bidIntake.ts";
+import { processCrypto } from "../crypto/cryptoPool.ts";
 import { CommitmentStorer } from "./bids/commitmentStorer.ts";
 import { DepositManager } from "./bids/depositManager.ts";
 import { nikeKeyFromNodeKey } from "./nikeKey.ts";
@@ -37,6 +38,8 @@ export interface ProviderNodeOptions {
   validators: ValidatorsSource;
   /** How often an idle stream sends a blank line (ms, 0 = never); default 15 s. */
   streamKeepAliveMs?: number;
+  /** Worker threads for the bid-path crypto, shared with the process's other nodes (default 0: this thread). */
+  cryptoWorkers?: number;
 }
 
 /** A provider node's composition root: its keys, its store, its role code, the API services over them and their transports. */
@@ -118,6 +121,7 @@ export class ProviderNode {
       deposits,
       dispatcher: this.dispatcher,
       decisionTimeoutMs: o.decisionTimeoutMs,
+      crypto: processCrypto(o.cryptoWorkers ?? 0),
       onCommitted: (commitment, bidder) => storer.record(commitment, bidder),
     });
     this.tracker = new CommitmentTracker({

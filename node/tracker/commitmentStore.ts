@@ -172,6 +172,19 @@ export class CommitmentStore {
     );
   }
 
+  /**
+   * Records a new commitment durably in the next group commit (NodeStore.write): the bid path awaits it before it
+   * acknowledges the commitment, and many commitments share one transaction.
+   */
+  record(r: CommitmentRecord): Promise<void> {
+    return this.store.write(() => this.insert(r));
+  }
+
+  /** `setStatus` in the next group commit (outcomes that arrive together, e.g. a block's receipts, share it). */
+  setStatusSoon(digest: string, status: CommitmentStatus, details?: string): Promise<void> {
+    return this.store.write(() => void this.setStatus(digest, status, details));
+  }
+
   get(digest: string): CommitmentRecord | undefined {
     const row = this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE digest = ?").get(digest);
     return row ? toRecord(row) : undefined;

@@ -60,6 +60,7 @@ const USAGE = `Usage: npm run bench:bids -- [options]
   --info-records R         bid info phase: synthetic commitments (default 100000)
   --skip-info              no bid info phase
   --settlement-block-time MS  the settlement chain's block interval (default: the devnet's)
+  --crypto-workers N       worker threads for the nodes' bid crypto (default: the devnet's, 0 = the event loop)
   --sustain S              instead of the phases above: an open-loop run of S seconds (see --rate)
   --rate R                 sustained run: commitments per second asked for (default 500)
   --l1-block-time S        sustained run: L1 block interval in seconds (default 2)`;
@@ -79,6 +80,7 @@ const { values: args } = parseArgs({
     "skip-settlement": { type: "boolean", default: false },
     "skip-info": { type: "boolean", default: false },
     "settlement-block-time": { type: "string" },
+    "crypto-workers": { type: "string" },
     sustain: { type: "string" },
     rate: { type: "string", default: "500" },
     "l1-block-time": { type: "string", default: "2" },
@@ -120,6 +122,7 @@ const SETTLE_BLOCKS = positive("settle-blocks", args["settle-blocks"]!);
 const SETTLE_BIDS = positive("settle-bids", args["settle-bids"]!);
 const INFO_RECORDS = positive("info-records", args["info-records"]!);
 const SETTLEMENT_BLOCK_TIME = args["settlement-block-time"] === undefined ? undefined : positive("settlement-block-time", args["settlement-block-time"], 0);
+const CRYPTO_WORKERS = args["crypto-workers"] === undefined ? undefined : positive("crypto-workers", args["crypto-workers"], 0);
 const SUSTAIN = args.sustain === undefined ? undefined : positive("sustain", args.sustain);
 const RATE = positive("rate", args.rate!);
 const L1_BLOCK_TIME = positive("l1-block-time", args["l1-block-time"]!);
@@ -179,6 +182,7 @@ async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<De
       bidderP2pPort: 0,
       providerP2pPorts: Array.from({ length: P }, () => 0),
       ...(SETTLEMENT_BLOCK_TIME === undefined ? {} : { settlementBlockTimeMs: SETTLEMENT_BLOCK_TIME }),
+      ...(CRYPTO_WORKERS === undefined ? {} : { cryptoWorkers: CRYPTO_WORKERS }),
       ...extra,
     } as DevnetConfig);
   } catch (e) {

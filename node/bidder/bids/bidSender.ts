@@ -1,6 +1,5 @@
 import type { Address, Hex } from "viem";
-import { signBid } from "../../protocol/bidSigning.ts";
-import { verifyCommitment } from "../../protocol/commitmentSigning.ts";
+import { inlineCrypto, type BidCrypto } from "../../crypto/bidCrypto.ts";
 import { commitmentIndex } from "../../protocol/digest.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
 import { InternalError } from "../../protocol/grpcCodes.ts";
@@ -18,6 +17,8 @@ export interface BidSenderOptions {
   network: Network;
   commitments: CommitmentStore;
   timeoutMs: number;
+  /** Where the bid is signed and commitments verified (default: this thread). */
+  crypto?: BidCrypto;
 }
 
 class BidTimeoutError extends Error {
@@ -44,8 +45,7 @@ export class BidSender {
   send(bid: Bid, signal: AbortSignal): AsyncIterable<Commitment> {
     const providers = this.o.network.providers();
     if (!providers.length) throw new InternalError("error sending bid: no providers available");
-    const { signedBid, nikeSecret } = signBid(bid, this.o.privateKey, this.o.domains.bid);
-    markBid(signedBid.digest, "bidder.signed");
+    const crypto = this.o.crypto ?? inlineCrypto;
     const ready: Commitment[] = [];
     let wake: (() => void) | undefined;
     let pending = providers.length;
@@ -53,13 +53,18 @@ export class BidSender {
       pending--;
       wake?.();
     };
-    for (const p of providers)
-      this.ask(p, signedBid, nikeSecret, signal)
-        .then((c) => {
-          if (c) ready.push(c);
-        })
-        .finally(settle);
+    const signed = crypto.signBid(bid, this.o.privateKey, this.o.domains.bid).then((s) => {
+      markBid(s.signedBid.digest, "bidder.signed");
+      for (const p of providers)
+        this.ask(p, s.signedBid, s.nikeSecret, signal, crypto)
+          .then((c) => {
+            if (c) ready.push(c);
+          })
+          .finally(settle);
+    });
+    signed.catch(() => {}); // the stream below rethrows it
     return (async function* () {
+      await signed;
       for (;;) {
         const c = ready.shift();
         if (c) {
@@ -73,7 +78,7 @@ export class BidSender {
     })();
   }
 
-  private async ask(p: ProviderPeer, signedBid: Commitment["signedBid"], nikeSecret: bigint, signal: AbortSignal): Promise<Commitment | undefined> {
+  private async ask(p: ProviderPeer, signedBid: Commitment["signedBid"], nikeSecret: bigint, signal: AbortSignal, crypto: BidCrypto): Promise<Commitment | undefined> {
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort();
     signal.addEventListener("abort", onAbort, { once: true });
@@ -89,7 +94,7 @@ export class BidSender {
         }),
       ]);
       markBid(signedBid.digest, "bidder.reply");
-      const verified = verifyCommitment({
+      const verified = await crypto.verifyCommitment({
         signedBid,
         bidderNikeSecret: nikeSecret,
         providerNikePublicKey: p.nikePublicKey,
@@ -108,7 +113,7 @@ export class BidSender {
         commitmentIndex: commitmentIndex(reply.digest, reply.signature),
       };
       // Recorded before it is streamed: nothing the client saw can be lost in a crash.
-      this.o.commitments.insert(toRecord(commitment, this.o.address, "pending"));
+      await this.o.commitments.record(toRecord(commitment, this.o.address, "pending"));
       markBid(signedBid.digest, "bidder.recorded");
       return commitment;
     } catch (e) {

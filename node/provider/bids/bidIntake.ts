@@ -1,8 +1,7 @@
 import type { Address } from "viem";
 import { bytesToHex } from "../../protocol/bytes.ts";
-import { signCommitment } from "../../protocol/commitmentSigning.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
-import { verifyBid } from "../../protocol/bidSigning.ts";
+import { inlineCrypto, type BidCrypto } from "../../crypto/bidCrypto.ts";
 import type { Commitment, ProtocolDomains, SignedBid } from "../../protocol/types.ts";
 import type { CommitmentReply } from "../../network/network.ts";
 import { logger } from "../../util/log.ts";
@@ -19,8 +18,10 @@ export interface BidIntakeOptions {
   deposits: DepositManager;
   dispatcher: BidDispatcher;
   decisionTimeoutMs: number;
-  /** Called with each commitment made, after the reply is built and before it is returned to the bidder. */
-  onCommitted: (c: Commitment, bidder: Address) => void;
+  /** Where bids are verified and commitments signed (default: this thread). */
+  crypto?: BidCrypto;
+  /** Called with each commitment made; the reply goes to the bidder once it resolves (the commitment is durable). */
+  onCommitted: (c: Commitment, bidder: Address) => Promise<void>;
 }
 
 /** A bid the provider node refused; the bidder node logs it and moves on (upstream drops it silently). */
@@ -40,9 +41,10 @@ export class BidIntake {
 
   async handle(bid: SignedBid, signal: AbortSignal): Promise<CommitmentReply> {
     markBid(bid.digest, "provider.received");
+    const crypto = this.o.crypto ?? inlineCrypto;
     let bidder: Address;
     try {
-      bidder = verifyBid(bid, this.o.domains.bid);
+      bidder = await crypto.verifyBid(bid, this.o.domains.bid);
     } catch (e) {
       throw new InvalidArgumentError(`verifying bid: ${(e as Error).message}`);
     }
@@ -53,7 +55,7 @@ export class BidIntake {
       const decision = await this.o.dispatcher.process(bid, this.o.decisionTimeoutMs, signal);
       markBid(bid.digest, "provider.decided");
       if (!decision.accepted) throw new FailedPreconditionError("bid rejected");
-      const commitment = signCommitment({
+      const commitment = await crypto.signCommitment({
         signedBid: bid,
         providerPrivateKey: this.o.privateKey,
         providerNikeSecret: this.o.nikeSecret,
@@ -62,7 +64,7 @@ export class BidIntake {
         providerAddress: this.o.address,
       });
       markBid(bid.digest, "provider.signed");
-      this.o.onCommitted(commitment, bidder);
+      await this.o.onCommitted(commitment, bidder);
       markBid(bid.digest, "provider.recorded");
       this.log.debug("committed", { bid: bytesToHex(bid.digest), commitment: bytesToHex(commitment.digest), bidder });
       return { digest: commitment.digest, signature: commitment.signature, dispatchTimestamp: commitment.dispatchTimestamp };

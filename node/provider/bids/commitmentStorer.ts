@@ -26,9 +26,9 @@ export class CommitmentStorer {
     private readonly commitments: CommitmentStore,
   ) {}
 
-  /** Records the commitment durably now; the chain transaction follows in the background. */
-  record(commitment: Commitment, bidder: Address): void {
-    this.commitments.insert(toRecord(commitment, bidder, "pending"));
+  /** Records the commitment durably (resolves once committed); the chain transaction follows in the background. */
+  async record(commitment: Commitment, bidder: Address): Promise<void> {
+    await this.commitments.record(toRecord(commitment, bidder, "pending"));
     // A node killed while the transaction is in flight (sim-kill, a crash test) has closed its store: the outcome
     // cannot be recorded, and the restart's reconciliation sends the transaction again. Nothing is left unhandled.
     // The transaction starts once the reply is on its way: a timer runs after the event loop has written the bytes
@@ -65,10 +65,10 @@ export class CommitmentStorer {
         },
         "storing commitment",
       );
-      this.commitments.setStatus(digest, "stored", "");
+      await this.commitments.setStatusSoon(digest, "stored", "");
     } catch (e) {
       const msg = (e as Error).message.replace(/^waiting for receipt: /, "");
-      this.commitments.setStatus(digest, "failed", `failed to store commitment: ${msg}`);
+      await this.commitments.setStatusSoon(digest, "failed", `failed to store commitment: ${msg}`);
       this.log.warn("store transaction failed", { commitment: digest, error: msg });
       this.onStoreFailed?.(digest, txnHash, msg);
     }

@@ -1,0 +1,27 @@
+/**
+ * The signing and verification of a bid's path as one small asynchronous interface, so the nodes can run it on
+ * their own thread (`inlineCrypto`) or on worker threads (`CryptoPool`, cryptoPool.ts) without knowing which:
+ * the bidder signs bids and verifies commitments, the provider verifies bids and signs commitments. Every
+ * operation is the pure function of node/protocol; only where it runs differs.
+ */
+import type { Address } from "viem";
+import { signBid, verifyBid, type SignedBidWithSecret } from "../protocol/bidSigning.ts";
+import { signCommitment, verifyCommitment, type SignCommitmentInput, type VerifiedCommitment, type VerifyCommitmentInput } from "../protocol/commitmentSigning.ts";
+import type { Bid, Commitment, SignedBid } from "../protocol/types.ts";
+
+export interface BidCrypto {
+  signBid(bid: Bid, bidderPrivateKey: string, bidDomain: Uint8Array): Promise<SignedBidWithSecret>;
+  /** The bidder's address; rejects with BidVerificationError. */
+  verifyBid(signedBid: SignedBid, bidDomain: Uint8Array): Promise<Address>;
+  signCommitment(input: SignCommitmentInput): Promise<Commitment>;
+  /** Rejects with CommitmentVerificationError. */
+  verifyCommitment(input: VerifyCommitmentInput): Promise<VerifiedCommitment>;
+}
+
+/** The crypto on the calling thread (tests, small devnets, and the workers of a pool themselves). */
+export const inlineCrypto: BidCrypto = {
+  signBid: async (bid, key, domain) => signBid(bid, key, domain),
+  verifyBid: async (signedBid, domain) => verifyBid(signedBid, domain),
+  signCommitment: async (input) => signCommitment(input),
+  verifyCommitment: async (input) => verifyCommitment(input),
+};

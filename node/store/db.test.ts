@@ -1,0 +1,56 @@
+import { afterEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { NodeStore } from "./db.ts";
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function freshStore(): NodeStore {
+  const dir = mkdtempSync(join(tmpdir(), "nodestore-"));
+  dirs.push(dir);
+  const store = new NodeStore(join(dir, "node.db"));
+  store.db.exec("CREATE TABLE t (v INTEGER PRIMARY KEY)");
+  return store;
+}
+
+test("writes queued in one turn share one transaction, and each resolves once it is committed", async () => {
+  const store = freshStore();
+  // A second connection sees only committed data: what a restarted process would read after a kill -9.
+  const other = new Database(store.path, { readonly: true });
+  const count = () => other.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM t").get()!.n;
+  const writes = Array.from({ length: 50 }, (_, i) => store.write(() => store.db.query("INSERT INTO t (v) VALUES (?)").run(i)));
+  expect(count()).toBe(0); // queued, not yet committed
+  let seenAtResolve = -1;
+  writes[0]!.then(() => (seenAtResolve = count()));
+  await Promise.all(writes);
+  expect(seenAtResolve).toBe(50); // the first write resolved after the whole batch was committed
+  other.close();
+  store.close();
+});
+
+test("a write that throws rejects alone; the others of its batch commit", async () => {
+  const store = freshStore();
+  const ok1 = store.write(() => store.db.query("INSERT INTO t (v) VALUES (1)").run());
+  const bad = store.write(() => store.db.query("INSERT INTO t (v) VALUES (1)").run()); // duplicate key
+  const ok2 = store.write(() => store.db.query("INSERT INTO t (v) VALUES (2)").run());
+  await expect(bad).rejects.toThrow(/UNIQUE/);
+  await ok1;
+  await ok2;
+  expect(store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM t").get()!.n).toBe(2);
+  store.close();
+});
+
+test("close commits what is queued; a write after close rejects", async () => {
+  const store = freshStore();
+  const queued = store.write(() => store.db.query("INSERT INTO t (v) VALUES (7)").run());
+  store.close();
+  await queued;
+  const again = new NodeStore(store.path);
+  expect(again.db.query<{ v: number }, []>("SELECT v FROM t").all()).toEqual([{ v: 7 }]);
+  again.close();
+  const late = store.write(() => store.db.query("INSERT INTO t (v) VALUES (8)").run());
+  await expect(late).rejects.toThrow();
+});
