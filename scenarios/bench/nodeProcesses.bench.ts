@@ -1,0 +1,160 @@
+/**
+ * Throughput with a process per node: `npm run bench:processes -- [--bids N] [--concurrency C]`.
+ *
+ * A devnet without nodes of its own (chains, contracts, oracle, L1 driver: `--no-nodes`) in this process, then a
+ * bootnode, two providers (staked, each with the built-in accept-all application over its API) and a bidder (with a
+ * deposit for the window of the bids' block), each a `--role` process of its own (node/role) meeting over libp2p, as separate machines would.
+ * N bids with C in flight go to the bidder process over HTTP; it prints commitments/s and the CPU each process
+ * used per commitment (from /proc), with the load average, to compare with `npm run bench:bids` (every node on one
+ * event loop). The benchmark's client runs in this process.
+ */
+import os from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { spawn, type Subprocess } from "bun";
+import { parseEther } from "viem";
+import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
+import { startDevnet } from "../../node/devnet/startDevnet.ts";
+import { devAccount } from "../../node/chain/accounts.ts";
+import { registerProvider } from "../../node/chain/deploy.ts";
+import { freePort } from "../../node/util/ports.ts";
+import { setLogLevel } from "../../node/util/log.ts";
+import { stopProcesses } from "../../node/util/stopProcesses.ts";
+import { until } from "../../node/util/deadline.ts";
+import { bidProviders } from "../../node/role/bidProviders.ts";
+import { driveClosed, summarise, summaryLines } from "./bidPhase.ts";
+import { measureCryptoFloor } from "./cryptoFloor.ts";
+import { cpuMsOf, rssOf, mib } from "./health.ts";
+import { ms } from "./common.ts";
+import { windowOfBlock } from "../../node/protocol/windows.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    bids: { type: "string", default: "2000" },
+    concurrency: { type: "string", default: "32" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (args.help) {
+  console.log("Usage: npm run bench:processes -- [--bids N (default 2000)] [--concurrency C (default 32)]");
+  process.exit(0);
+}
+const N = Number(args.bids);
+const C = Number(args.concurrency);
+if (!Number.isInteger(N) || N < 1 || !Number.isInteger(C) || C < 1) {
+  console.error("--bids and --concurrency take positive integers");
+  process.exit(2);
+}
+const ROOT = resolve(import.meta.dir, "../..");
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const print = (line: string) => console.log(line);
+setLogLevel("warn");
+
+print(`machine: ${os.cpus().length} cores; Bun ${Bun.version}; load average ${loadavg()} at start`);
+const floor = await measureCryptoFloor(2);
+print(`crypto floor (no I/O, same run): ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores; load average ${loadavg()}`);
+
+const dataDir = mkdtempSync(join(os.tmpdir(), "mev-commit-bench-processes-"));
+const devnet = await startDevnet({
+  ...DEFAULTS,
+  dataDir,
+  fresh: true,
+  nodes: false,
+  bidderPort: 0,
+  providerPorts: [0, 0],
+  bidderRpcPort: 0,
+  providerRpcPorts: [0, 0],
+  controlPort: 0,
+  beaconPort: 0,
+  l1Port: await freePort(),
+  settlementPort: await freePort(),
+  l1BlockTime: 0,
+  logLevel: "warn",
+  bootnodePort: 0,
+  bidderP2pPort: 0,
+  providerP2pPorts: [0, 0],
+} as DevnetConfig);
+
+const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string; out: () => string }[] = [];
+async function roleProcess(name: string, role: string, key: string, extra: string[], ready: RegExp): Promise<{ pid: number; match: RegExpExecArray }> {
+  const proc = spawn(
+    [process.execPath, "node/main.ts", "--role", role, "--key", key, "--contracts", devnet.dir.targetFile, "--p2p-addr", "127.0.0.1", "--p2p-port", "0",
+      "--http-port", "0", "--rpc-port", "0", "--data-dir", join(dataDir, name), "--log-level", process.env.ROLE_LOG_LEVEL ?? "warn", ...extra],
+    { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
+  );
+  let text = "";
+  children.push({ proc, name, out: () => text });
+  const dec = new TextDecoder();
+  void (async () => {
+    for await (const c of proc.stdout) text += dec.decode(c);
+  })();
+  void (async () => {
+    for await (const c of proc.stderr) text += dec.decode(c);
+  })();
+  let match: RegExpExecArray | null = null;
+  await until(`${name} to start`, 90_000, () => {
+    if (proc.exitCode !== null) throw new Error(`${name} exited (${proc.exitCode}):\n${text}`);
+    return (match = ready.exec(text)) !== null;
+  });
+  return { pid: proc.pid, match: match! };
+}
+
+try {
+  const providerKeys = [devAccount(11), devAccount(12)];
+  const bidderKey = devAccount(13);
+  for (const p of providerKeys)
+    await registerProvider({ rpcUrl: devnet.chains.settlement.rpcUrl, addresses: devnet.contracts, providerKey: p.privateKey, stake: parseEther("20") });
+  const boot = await roleProcess("bootnode", "bootnode", devAccount(14).privateKey, [], /libp2p\s+(\/ip4\/127\.0\.0\.1\/\S+)/);
+  const bootAddr = boot.match[1]!;
+  const providers = await Promise.all(
+    providerKeys.map((p, i) => roleProcess(`provider-${i}`, "provider", p.privateKey, ["--bootnodes", bootAddr, "--auto-accept"], /API\s+(http:\/\/\S+)/)),
+  );
+  const bidder = await roleProcess("bidder", "bidder", bidderKey.privateKey, ["--bootnodes", bootAddr], /API\s+(http:\/\/\S+)/);
+  const url = bidder.match[1]!;
+  const block = (await devnet.driver.blockNumber()) + 1n;
+  // Every bid goes for one block: a deposit into its window covers them all (L1 is not mined during the run).
+  const dep = await fetch(`${url}/v1/bidder/deposit/${parseEther("1000")}?window_number=${windowOfBlock(block)}`, { method: "POST" });
+  if (!dep.ok) throw new Error(`the bidder's deposit answered ${dep.status}: ${await dep.text()}`);
+  let probe = 0;
+  let last = "";
+  await until("the bidder process to get commitments from both provider processes", 120_000, async () => {
+    const got = await bidProviders(url, block, ++probe).catch((e) => String(e));
+    last = JSON.stringify(got);
+    return Array.isArray(got) && got.length === 2;
+  }, 500).catch((e) => {
+    throw new Error(`${(e as Error).message}; last answer: ${last}; processes said:\n${children.map((c) => `${c.name}:\n${c.out().slice(-1500)}`).join("\n")}`);
+  });
+
+  let seq = 0;
+  const body = () => {
+    const i = seq++;
+    const now = Date.now();
+    return JSON.stringify({
+      txHashes: [(BigInt(i) * 0x9e3779b97f4a7c15n + 0x7654321n).toString(16).padStart(64, "0").slice(-64)],
+      amount: String(1_000_000_000 + i),
+      blockNumber: String(block),
+      decayStartTimestamp: String(now),
+      decayEndTimestamp: String(now + 12_000),
+    });
+  };
+  await driveClosed(url, body, 50, 8); // warm-up
+  const pids = { bidder: bidder.pid, "provider 0": providers[0]!.pid, "provider 1": providers[1]!.pid, bootnode: boot.pid };
+  const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMsOf(pid) ?? 0]));
+  const self0 = process.cpuUsage();
+  print(`\nthroughput: ${N} bids, ${C} in flight, a process per node over libp2p; load average ${loadavg()}`);
+  const run = await driveClosed(url, body, N, C);
+  const s = summarise(run, 2);
+  summaryLines(s, 2).forEach((l) => print(l));
+  print(`ratio to the floor:  ${(s.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${s.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`);
+  const selfCpu = process.cpuUsage(self0);
+  const per = (msUsed: number) => `${(msUsed / Math.max(1, s.commitments)).toFixed(2)} ms`;
+  const lines = Object.entries(pids).map(([k, pid]) => `${k} ${per((cpuMsOf(pid) ?? 0) - cpu0[k]!)} (rss ${mib(rssOf(pid))})`);
+  lines.push(`devnet + client ${per((selfCpu.user + selfCpu.system) / 1000)}`);
+  print(`CPU per commitment:  ${lines.join(", ")}`);
+  print(`first commitment p50 ${ms(s.first.p50)}, p99 ${ms(s.first.p99)}; load average ${loadavg()} at the end`);
+} finally {
+  await stopProcesses(children);
+  await devnet.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
