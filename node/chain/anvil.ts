@@ -35,6 +35,8 @@ export interface AnvilOptions {
   baseFeePerGas?: bigint;
   /** Number of the genesis block (Anvil's `--number`); default 0. */
   genesisNumber?: bigint;
+  /** Gas limit of every block (Anvil's `--gas-limit`); default Anvil's 30,000,000. */
+  blockGasLimit?: bigint;
 }
 
 export interface AnvilChain {
@@ -144,6 +146,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     // Interval mining is ours (IntervalMiner says why), so the chain itself mines only on request.
     noMining: opts.mining !== "auto" ? true : undefined,
     blockBaseFeePerGas: opts.baseFeePerGas,
+    gasLimit: opts.blockGasLimit,
     // @viem/anvil passes unknown options on as flags: --number.
     ...(opts.genesisNumber ? ({ number: opts.genesisNumber } as object) : {}),
     state: opts.statePath,

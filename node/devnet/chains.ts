@@ -41,6 +41,12 @@ export const SETTLEMENT_BASE_FEE = 1_000_000n;
  */
 export const SETTLEMENT_STATE_INTERVAL_S = 5;
 
+/**
+ * The settlement chain's block gas limit. A store transaction takes ~250k gas, so Anvil's default 30M holds ~120 of
+ * them: at 300 commitments/s and a block every 200 ms the pool grew by ~100 a second (measured). 1G holds ~4,000.
+ */
+export const SETTLEMENT_BLOCK_GAS_LIMIT = 1_000_000_000n;
+
 export class ChainUnreachableError extends Error {
   override name = "ChainUnreachableError";
 }
@@ -89,6 +95,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           chainId: cfg.settlementChainId,
           mining: cfg.settlementBlockTimeMs > 0 ? { intervalMs: cfg.settlementBlockTimeMs } : "auto",
           emptyFork: { keepStates: cfg.settlementHistory },
+          blockGasLimit: SETTLEMENT_BLOCK_GAS_LIMIT,
           stateIntervalS: SETTLEMENT_STATE_INTERVAL_S,
           baseFeePerGas: SETTLEMENT_BASE_FEE,
           statePath: checkedState(dir, "settlement"),
