@@ -11,6 +11,7 @@
  * over gRPC (bidderapi.v1.Bidder/SendBid).
  * 2. latency: bids one at a time, with the nodes traced (node/util/bidTrace.ts): SendBid → first commitment and
  *    where its time went, step by step.
+ * 2b. paced (`--paced R`): bids sent at R per second for S seconds whatever the answers; first-commitment percentiles.
  * 3. throughput: N bids with C in flight; commitments/s and its ratio to the crypto floor.
  * The client of phases 2 and 3 runs on a thread of its own (scenarios/bench/clientThread.ts; `--client in-process`
  * puts it on the devnet's event loop, where it waits for the nodes' work before it reads a line).
@@ -38,7 +39,7 @@ import { startAppThread, type AppThread } from "./appThread.ts";
 import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
 import { bidInfoPhase } from "./bidInfoPhase.ts";
 import { measureCryptoFloor, type CryptoFloor } from "./cryptoFloor.ts";
-import { breakdownLines, driveClosed, summarise, summaryLines, type BidSummary } from "./bidPhase.ts";
+import { breakdownLines, driveClosed, driveOpen, summarise, summaryLines, type BidSummary } from "./bidPhase.ts";
 import { cpuPerCommitmentLine, pendingCommitments, health, healthLine, mib, type Health } from "./health.ts";
 import { sustainedRun } from "./sustained.ts";
 
@@ -48,6 +49,9 @@ const USAGE = `Usage: npm run bench:bids -- [options]
   --latency-bids N         bids sent one at a time, traced (default 200)
   --bids N                 bids of the throughput phase (default 1000)
   --concurrency C          bids in flight in the throughput phase (default 32)
+  --paced R                after the latency phase: bids sent at R per second, open loop (default 0: none;
+                           100 is the issue's sustained-latency case)
+  --paced-seconds S        how long the paced phase runs (default 10)
   --providers P            provider nodes, each with an accept-all application (default 2)
   --warmup W               untimed bids before the phases (default 20)
   --client MODE            where the latency and throughput phases' client runs: thread (its own thread, like a
@@ -71,6 +75,8 @@ const { values: args } = parseArgs({
     transports: { type: "string", default: "http,grpc" },
     "latency-bids": { type: "string", default: "200" },
     bids: { type: "string", default: "1000" },
+    paced: { type: "string", default: "0" },
+    "paced-seconds": { type: "string", default: "10" },
     concurrency: { type: "string", default: "32" },
     providers: { type: "string", default: "2" },
     warmup: { type: "string", default: "20" },
@@ -115,6 +121,8 @@ for (const t of transports)
   }
 const LATENCY_BIDS = positive("latency-bids", args["latency-bids"]!, 0);
 const N = positive("bids", args.bids!, 0);
+const PACED = positive("paced", args.paced!, 0);
+const PACED_SECONDS = positive("paced-seconds", args["paced-seconds"]!);
 const C = positive("concurrency", args.concurrency!);
 const P = positive("providers", args.providers!);
 const WARMUP = positive("warmup", args.warmup!, 0);
@@ -250,6 +258,7 @@ interface NetworkResult {
   network: string;
   transport: string;
   latency?: BidSummary;
+  paced?: BidSummary;
   throughput?: BidSummary;
   start: Health;
   end: Health;
@@ -291,6 +300,12 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
           );
           breakdownLines(d.results).forEach((l) => print(l));
           setBidTracing(false);
+        }
+        if (PACED > 0) {
+          const d = await driveOpen(bidder, body, PACED, PACED_SECONDS, 2_000);
+          out.paced = summarise(d, P);
+          print(`\npaced: ${PACED} bids/s for ${PACED_SECONDS} s (open loop, sent on schedule whatever the answers; ${d.skipped} not sent); load average ${loadavg()}`);
+          summaryLines(out.paced, P).forEach((l) => print(l));
         }
         const before = await health(devnet);
         if (N > 0) {
@@ -344,7 +359,7 @@ try {
   } else {
     const results: NetworkResult[] = [];
     for (const [i, n] of networks.entries()) results.push(...(await phases(n as "in-process" | "libp2p", i === 0, i === networks.length - 1)));
-    if (results.every((r) => !(r.latency?.commitments || r.throughput?.commitments))) exitCode = 1;
+    if (results.every((r) => !(r.latency?.commitments || r.paced?.commitments || r.throughput?.commitments))) exitCode = 1;
     print(`\n=== side by side (crypto floor ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores; latency floor ${ms(floor.firstCommitmentMs)}, the first commitment's crypto done serially)`);
     const col = (f: (r: NetworkResult) => string) => results.map((r) => f(r).padStart(16)).join("");
     print(`${"".padEnd(34)}${col((r) => r.network)}`);
@@ -353,12 +368,17 @@ try {
     print(`${"first commitment p50, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p50 ?? NaN))}`);
     print(`${"first commitment p99, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p99 ?? NaN))}`);
     print(`${"  p50 / latency floor".padEnd(34)}${col((r) => (r.latency ? (r.latency.first.p50 / floor.firstCommitmentMs).toFixed(1) : "n/a"))}`);
+    if (PACED > 0) {
+      print(`${`first commitment p50, ${PACED} bids/s`.padEnd(34)}${col((r) => ms(r.paced?.first.p50 ?? NaN))}`);
+      print(`${`first commitment p99, ${PACED} bids/s`.padEnd(34)}${col((r) => ms(r.paced?.first.p99 ?? NaN))}`);
+    }
     print(`${`commitments/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.commitmentsPerSec.toFixed(0) : "n/a"))}`);
     print(`${"  ratio to the crypto floor".padEnd(34)}${col((r) => (r.throughput ? (r.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3) : "n/a"))}`);
     print(`${"  node process CPU per commitment".padEnd(34)}${col((r) => ms(r.cpuMs ?? NaN))}`);
     print(`${`first commitment p50, ${C} in flight`.padEnd(34)}${col((r) => ms(r.throughput?.first.p50 ?? NaN))}`);
     print(`${`first commitment p99, ${C} in flight`.padEnd(34)}${col((r) => ms(r.throughput?.first.p99 ?? NaN))}`);
-    print(`${"errors / short bids".padEnd(34)}${col((r) => `${(r.latency?.errors ?? 0) + (r.throughput?.errors ?? 0)} / ${(r.latency?.short ?? 0) + (r.throughput?.short ?? 0)}`)}`);
+    const sum = (r: NetworkResult, f: (s: BidSummary) => number) => [r.latency, r.paced, r.throughput].reduce((n, s) => n + (s ? f(s) : 0), 0);
+    print(`${"errors / short bids".padEnd(34)}${col((r) => `${sum(r, (s) => s.errors)} / ${sum(r, (s) => s.short)}`)}`);
     print(`${"node process rss start → end".padEnd(34)}${col((r) => `${mib(r.start.rss)}→${mib(r.end.rss)}`)}`);
     print(`${"settlement head, pending at end".padEnd(34)}${col((r) => `${r.end.settlement.head}, ${r.end.settlement.pending}`)}`);
     print(`${"load average at end".padEnd(34)}${col((r) => r.loadEnd.split(" ")[0]!)}`);
