@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawn, spawnSync, type Subprocess } from "bun";
+import { spawn, type Subprocess } from "bun";
 import { parseEther, type Address } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
@@ -10,6 +10,7 @@ import { bidProviders as bid } from "./bidProviders.ts";
 import { call } from "../../scenarios/clients/http.ts";
 import { stopProcesses } from "../util/stopProcesses.ts";
 import { until } from "../util/deadline.ts";
+import { cannotMakeHosts, NetnsHosts } from "./netnsHosts.ts";
 
 /**
  * Nodes on different hosts: network namespaces joined by a bridge (ip netns, veth), one host for the devnet
@@ -18,73 +19,16 @@ import { until } from "../util/deadline.ts";
  * hosts, both ways. Needs root and iproute2; without them the tests are reported as skipped.
  */
 const ROOT = resolve(import.meta.dir, "../..");
-const id = Math.random().toString(36).slice(2, 7);
-const net = `10.${200 + Math.floor(Math.random() * 50)}.${Math.floor(Math.random() * 250)}`;
-const HOSTS = { dev: 1, prov: 2, bid: 3 } as const;
-type Host = keyof typeof HOSTS;
-const ns = (h: Host | "hub") => `mcp2p-${id}-${h}`;
-const ipOf = (h: Host) => `${net}.${HOSTS[h]}`;
-const ROOT_IP = `${net}.254`;
-const rootIf = `mcp${id}r`;
-
-function sh(args: string[]): { ok: boolean; out: string } {
-  const r = spawnSync(args, { stdout: "pipe", stderr: "pipe" });
-  return { ok: r.exitCode === 0, out: r.stdout.toString() + r.stderr.toString() };
-}
-
-function must(args: string[]): void {
-  const r = sh(args);
-  if (!r.ok) throw new Error(`${args.join(" ")}: ${r.out}`);
-}
-
-/** Why namespaces cannot be made here, or undefined when they can (checked once, before any test runs). */
-function cannotMakeHosts(): string | undefined {
-  if (process.getuid?.() !== 0) return "needs root (ip netns)";
-  if (!sh(["ip", "-V"]).ok) return "needs iproute2 (ip)";
-  const probe = `mcp2p-${id}-probe`;
-  if (!sh(["ip", "netns", "add", probe]).ok) return "cannot create network namespaces here";
-  sh(["ip", "netns", "del", probe]);
-  return undefined;
-}
-
-/** A hub namespace with a bridge; each host namespace and the test's own (root) namespace plug into it with a veth pair. */
-function setUpHosts(): void {
-  must(["ip", "netns", "add", ns("hub")]);
-  must(["ip", "-n", ns("hub"), "link", "add", "br0", "type", "bridge"]);
-  must(["ip", "-n", ns("hub"), "link", "set", "br0", "up"]);
-  const plug = (name: string, inNs: string | undefined, ip: string) => {
-    const a = `${name}a`;
-    must(["ip", "link", "add", a, "type", "veth", "peer", "name", `${name}b`]);
-    must(["ip", "link", "set", `${name}b`, "netns", ns("hub")]);
-    must(["ip", "-n", ns("hub"), "link", "set", `${name}b`, "master", "br0", "up"]);
-    if (inNs) {
-      must(["ip", "link", "set", a, "netns", inNs]);
-      must(["ip", "-n", inNs, "addr", "add", `${ip}/24`, "dev", a]);
-      must(["ip", "-n", inNs, "link", "set", a, "up"]);
-      must(["ip", "-n", inNs, "link", "set", "lo", "up"]);
-    } else {
-      must(["ip", "addr", "add", `${ip}/24`, "dev", a]);
-      must(["ip", "link", "set", a, "up"]);
-    }
-  };
-  for (const h of Object.keys(HOSTS) as Host[]) {
-    must(["ip", "netns", "add", ns(h)]);
-    plug(`mc${id}${h[0]}`, ns(h), ipOf(h));
-  }
-  plug(rootIf.slice(0, -1), undefined, ROOT_IP);
-}
-
-function tearDownHosts(): void {
-  sh(["ip", "link", "del", `${rootIf.slice(0, -1)}a`]);
-  for (const h of [...(Object.keys(HOSTS) as Host[]), "hub" as const]) sh(["ip", "netns", "del", ns(h)]);
-}
+type Host = "dev" | "prov" | "bid";
+const hosts = new NetnsHosts<Host>(["dev", "prov", "bid"]);
+const ipOf = (h: Host) => hosts.ipOf(h);
 
 const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string; group: true }[] = [];
 
 /** Runs `bun node/main.ts …` on a host; resolves once `ready` matches its output. */
 async function runOn(host: Host, args: string[], ready: RegExp, timeoutMs = 120_000): Promise<{ match: RegExpExecArray; out: () => string }> {
   // Its own process group: a devnet that needs a SIGKILL takes its Anvils with it.
-  const child = spawn(["ip", "netns", "exec", ns(host), "bun", "node/main.ts", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", detached: true });
+  const child = spawn(hosts.exec(host, ["bun", "node/main.ts", ...args]), { cwd: ROOT, stdout: "pipe", stderr: "pipe", detached: true });
   children.push({ proc: child, name: `node on ${host} (${args.slice(0, 2).join(" ")})`, group: true });
   let text = "";
   const dec = new TextDecoder();
@@ -112,7 +56,7 @@ const lower = (a: string) => a.toLowerCase() as Address;
 
 beforeAll(async () => {
   if (skip) return;
-  setUpHosts();
+  hosts.setUp();
   dir = mkdtempSync(join(tmpdir(), "p2p-hosts-"));
   const dev = await runOn("dev", ["--host", ipOf("dev"), "--data-dir", join(dir, "devnet"), "--fresh", "--providers", "1", "--l1-block-time", "0"], /bootnode=(\S+)/);
   bootnode = dev.match[1]!;
@@ -127,7 +71,7 @@ afterAll(async () => {
   try {
     await stopProcesses(children);
   } finally {
-    if (!skip) tearDownHosts();
+    hosts.tearDown();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }, 90_000);

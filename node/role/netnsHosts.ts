@@ -1,0 +1,117 @@
+/**
+ * Hosts on this machine made of Linux network namespaces (`ip netns`) joined by a bridge: each host gets its own
+ * namespace and address on one /24, and the calling (root) namespace gets an address on it too, so a process here
+ * reaches every host and every host reaches the others. Needs root and iproute2.
+ */
+import { spawnSync } from "bun";
+
+/** A host network could not be made or torn down (the `ip` command that failed and its output). */
+export class NetnsError extends Error {
+  override readonly name = "NetnsError";
+  constructor(readonly command: string[], readonly output: string) {
+    super(`${command.join(" ")} failed: ${output.trim()}`);
+  }
+}
+
+function sh(args: string[]): { ok: boolean; out: string } {
+  const r = spawnSync(args, { stdout: "pipe", stderr: "pipe" });
+  return { ok: r.exitCode === 0, out: r.stdout.toString() + r.stderr.toString() };
+}
+
+function must(args: string[]): void {
+  const r = sh(args);
+  if (!r.ok) throw new NetnsError(args, r.out);
+}
+
+/** Why namespaces cannot be made here (not root, no iproute2, no permission), or undefined when they can. */
+export function cannotMakeHosts(): string | undefined {
+  if (process.getuid?.() !== 0) return "needs root (ip netns)";
+  if (!sh(["ip", "-V"]).ok) return "needs iproute2 (ip)";
+  const probe = `mcns-${Math.random().toString(36).slice(2, 7)}-probe`;
+  if (!sh(["ip", "netns", "add", probe]).ok) return "cannot create network namespaces here";
+  sh(["ip", "netns", "del", probe]);
+  return undefined;
+}
+
+export class NetnsHosts<H extends string> {
+  /** A short random tag in every namespace and interface name: runs side by side do not collide. */
+  private readonly id = Math.random().toString(36).slice(2, 7);
+  /** 10.200–249.x.0/24: a random subnet, unlikely to meet the machine's own routes. */
+  private readonly subnet = `10.${200 + Math.floor(Math.random() * 50)}.${Math.floor(Math.random() * 250)}`;
+  private made = false;
+
+  /** `hosts` get addresses .1, .2, … in this order; the calling namespace gets .254. */
+  constructor(readonly hosts: readonly H[]) {
+    if (hosts.length < 1 || hosts.length > 250) throw new RangeError(`1 to 250 hosts, got ${hosts.length}`);
+  }
+
+  /** The namespace of a host (or of the bridge, "hub"). */
+  namespace(host: H | "hub"): string {
+    return `mcns-${this.id}-${host}`;
+  }
+
+  ipOf(host: H): string {
+    const i = this.hosts.indexOf(host);
+    if (i < 0) throw new RangeError(`no host ${host}: the hosts are ${this.hosts.join(", ")}`);
+    return `${this.subnet}.${i + 1}`;
+  }
+
+  /** The calling namespace's address on the hosts' network. */
+  get rootIp(): string {
+    return `${this.subnet}.254`;
+  }
+
+  /** A command line that runs `argv` on a host. */
+  exec(host: H, argv: string[]): string[] {
+    return ["ip", "netns", "exec", this.namespace(host), ...argv];
+  }
+
+  /** Interface names stay under Linux's 15 characters: "mc" + id + the host's number + "a"/"b". */
+  private ifName(i: number | "r"): string {
+    return `mc${this.id}${i}`;
+  }
+
+  /** A hub namespace with a bridge; each host's namespace and the calling one plug into it with a veth pair. */
+  setUp(): void {
+    if (this.made) return;
+    this.made = true;
+    try {
+      must(["ip", "netns", "add", this.namespace("hub")]);
+      must(["ip", "-n", this.namespace("hub"), "link", "add", "br0", "type", "bridge"]);
+      must(["ip", "-n", this.namespace("hub"), "link", "set", "br0", "up"]);
+      this.hosts.forEach((h, i) => {
+        must(["ip", "netns", "add", this.namespace(h)]);
+        this.plug(this.ifName(i), this.namespace(h), this.ipOf(h));
+      });
+      this.plug(this.ifName("r"), undefined, this.rootIp);
+    } catch (e) {
+      this.tearDown();
+      throw e;
+    }
+  }
+
+  private plug(name: string, inNs: string | undefined, ip: string): void {
+    const a = `${name}a`;
+    const hub = this.namespace("hub");
+    must(["ip", "link", "add", a, "type", "veth", "peer", "name", `${name}b`]);
+    must(["ip", "link", "set", `${name}b`, "netns", hub]);
+    must(["ip", "-n", hub, "link", "set", `${name}b`, "master", "br0", "up"]);
+    if (inNs) {
+      must(["ip", "link", "set", a, "netns", inNs]);
+      must(["ip", "-n", inNs, "addr", "add", `${ip}/24`, "dev", a]);
+      must(["ip", "-n", inNs, "link", "set", a, "up"]);
+      must(["ip", "-n", inNs, "link", "set", "lo", "up"]);
+    } else {
+      must(["ip", "addr", "add", `${ip}/24`, "dev", a]);
+      must(["ip", "link", "set", a, "up"]);
+    }
+  }
+
+  /** Removes everything setUp made (deleting a namespace deletes its veth ends); safe to call more than once. */
+  tearDown(): void {
+    if (!this.made) return;
+    this.made = false;
+    sh(["ip", "link", "del", `${this.ifName("r")}a`]);
+    for (const h of [...this.hosts, "hub" as const]) sh(["ip", "netns", "del", this.namespace(h)]);
+  }
+}
