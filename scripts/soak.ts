@@ -1,12 +1,13 @@
 #!/usr/bin/env bun
 /**
  * `npm run soak -- --minutes N`: a devnet in a process of its own (`bun node/main.ts`, L1 blocks every second) under a
- * steady load of bids, deposits and subscriptions; prints the devnet process's resident memory and open file
- * descriptors every sample and fails when either grew by more than 10 % from just after the warm-up (the first fifth
- * of the run) to the end: the median of the first tenth of the samples after the warm-up against the median of the
- * last tenth (at least one sample each). Each sample also has both chains' heads, their pending transactions and the
- * settlement Anvil's rss; a chain that produced no block between two samples, or a transaction that timed out
- * waiting to be mined, fails the run.
+ * steady load of bids, deposits and subscriptions; prints the resident memory and open file descriptors of the devnet
+ * process and of each Anvil it runs (L1, settlement, and the idle chain the settlement chain forks) every sample, and
+ * fails when any of them grew by more than 10 % from just after the warm-up (the first fifth of the run) to the end:
+ * the median of the first tenth of the samples after the warm-up against the median of the last tenth (at least one
+ * sample each). Each sample also has both chains' heads and their pending transactions; a chain that produced no
+ * block between two samples, or a transaction that timed out waiting to be mined, fails the run. A bid answered
+ * with fewer commitments than there are providers is listed with what its stream said instead.
  */
 import { parseArgs } from "node:util";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, mkdirSync } from "node:fs";
@@ -22,11 +23,12 @@ const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--samp
   --minutes N            how long the load runs (default 10)
   --bids-per-second R    SendBid rate (default 4); deposits go in once a window, a subscriber comes and goes every 2 s
   --sample-seconds S     how often rss and open fds are printed (default 60)
+  --port-base P          the devnet's 11 ports are P, P+1, … (default: free ports picked by the OS)
   -h, --help
   -- DEVNET FLAGS        passed on to the devnet (\`npm run node -- --help\`), e.g. -- --settlement-history 0
 
-Fails (exit 1) when the devnet process's rss or its open fds grew by more than 10 % after the warm-up (the first
-fifth of the run), when it died, when a chain produced no block between two samples, or when a transaction timed
+Fails (exit 1) when the rss or the open fds of the devnet process or of one of its Anvils grew by more than 10 %
+after the warm-up (the first fifth of the run), when the devnet died, when a chain produced no block between two samples, or when a transaction timed
 out waiting to be mined. The devnet's log: reports/soak-devnet.log.`;
 
 const { values: o, positionals: devnetFlags } = parseArgs({
@@ -35,6 +37,7 @@ const { values: o, positionals: devnetFlags } = parseArgs({
     minutes: { type: "string" },
     "bids-per-second": { type: "string" },
     "sample-seconds": { type: "string" },
+    "port-base": { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -53,6 +56,7 @@ const ROOT = join(import.meta.dir, "..");
 
 /** Distinct free ports (two calls of freePort may return the same port). */
 async function ports(n: number): Promise<number[]> {
+  if (o["port-base"]) return Array.from({ length: n }, (_, i) => Number(o["port-base"]) + i);
   const out = new Set<number>();
   while (out.size < n) out.add(await freePort());
   return [...out];
@@ -118,6 +122,10 @@ async function depositAhead(): Promise<void> {
   }
 }
 
+/** Providers of the soak's devnet: each bid should get one commitment from each. */
+const PROVIDERS = 2;
+/** Bids answered with fewer than PROVIDERS commitments: what their streams said instead. */
+const short: { block: bigint; status: number; at: string; lines: unknown[] }[] = [];
 let n = 0;
 async function oneBid(): Promise<void> {
   try {
@@ -132,10 +140,13 @@ async function oneBid(): Promise<void> {
     });
     const lines = await s.all();
     counts.bids++;
-    counts.commitments += lines.filter((l) => "result" in l).length;
+    const got = lines.filter((l) => "result" in l).length;
+    counts.commitments += got;
     if (s.status !== 200) counts.bidErrors++;
-  } catch {
+    if (got < PROVIDERS) short.push({ block, status: s.status, at: new Date(now).toISOString(), lines: lines.filter((l) => !("result" in l)) });
+  } catch (e) {
     counts.bidErrors++;
+    short.push({ block: 0n, status: 0, at: new Date().toISOString(), lines: [String((e as Error)?.message ?? e)] });
   }
 }
 
@@ -176,40 +187,53 @@ async function subscriptionLoop(): Promise<void> {
 }
 
 // ------------------------------------------------------------------------------------------------ samples
+/** Resident memory (MiB) and open descriptors of one process. */
+interface ProcSample {
+  rssMiB: number;
+  fds: number;
+}
 interface ChainSample {
   head: bigint;
   pending: number;
-  /** Resident memory of the chain's Anvil, MiB. */
-  rssMiB: number;
 }
 interface Sample {
   at: number;
-  rssMiB: number;
-  fds: number;
   l1: ChainSample;
   settlement: ChainSample;
+  /** The devnet process and each Anvil, by name. */
+  procs: Record<Proc, ProcSample>;
 }
+const PROCS = ["devnet", "l1", "settlement", "settlement-genesis"] as const;
+type Proc = (typeof PROCS)[number];
 async function rpc<T>(url: string, method: string): Promise<T> {
   const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }) });
   return ((await r.json()) as { result: T }).result;
 }
-function rssMiBOf(pid: number | string): number {
+class ProcessGoneError extends Error {
+  override name = "ProcessGoneError";
+}
+/** rss and open fds of a process; the devnet's own pid, or an Anvil's from its pid file in the data dir. */
+function procSample(name: Proc): ProcSample {
+  const pidFile = join(dataDir, "run", `anvil-${name}.pid`);
+  const pid = name === "devnet" ? String(child.pid) : existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : undefined;
   try {
-    return Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
+    if (!pid) throw new Error(`no pid file ${pidFile}`);
+    const rssKiB = Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+    return { rssMiB: rssKiB / 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
+  } catch (e) {
+    throw new ProcessGoneError(`cannot read the ${name} process (pid ${pid ?? "?"}): ${(e as Error).message}`);
   }
 }
-/** A chain's head, its pool's pending transactions and its Anvil's rss (pid file in the data dir). */
-async function chainSample(name: "l1" | "settlement", port: number): Promise<ChainSample> {
+/** A chain's head and its pool's pending transactions. */
+async function chainSample(port: number): Promise<ChainSample> {
   const url = `http://127.0.0.1:${port}`;
   const [head, pool] = await Promise.all([rpc<string>(url, "eth_blockNumber"), rpc<{ pending: string }>(url, "txpool_status")]);
-  const pidFile = join(dataDir, "run", `anvil-${name}.pid`);
-  return { head: BigInt(head), pending: Number(pool.pending), rssMiB: existsSync(pidFile) ? rssMiBOf(readFileSync(pidFile, "utf8").trim()) : 0 };
+  return { head: BigInt(head), pending: Number(pool.pending) };
 }
 async function sample(): Promise<Sample> {
-  const [l1Chain, settlementChain] = await Promise.all([chainSample("l1", l1!), chainSample("settlement", settlement!)]);
-  return { at: Date.now(), rssMiB: rssMiBOf(child.pid), fds: readdirSync(`/proc/${child.pid}/fd`).length, l1: l1Chain, settlement: settlementChain };
+  const [l1Chain, settlementChain] = await Promise.all([chainSample(l1!), chainSample(settlement!)]);
+  const procs = Object.fromEntries(PROCS.map((p) => [p, procSample(p)])) as Record<Proc, ProcSample>;
+  return { at: Date.now(), l1: l1Chain, settlement: settlementChain, procs };
 }
 /** Lines of the devnet's log that say a store, open or settlement transaction timed out. */
 const txTimeouts = () => (readFileSync(logPath, "utf8").match(/Timed out while waiting for transaction/g) ?? []).length;
@@ -222,8 +246,8 @@ console.log(
     `(log ${logPath}); load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`,
 );
 console.log(
-  "minute  rss MiB  open fds  bids  commitments  bid errors  deposits  subscriptions  notifications  " +
-    "L1 head  settlement head  pending  settlement rss MiB  load avg",
+  "minute  rss MiB  open fds  bids  commitments  short bids  bid errors  deposits  subscriptions  notifications  " +
+    "L1 head  settlement head  pending  Anvil rss MiB (L1/settlement/genesis)  Anvil fds  load avg",
 );
 const loops = [bidLoop(), depositLoop(), subscriptionLoop()];
 const samples: Sample[] = [];
@@ -236,17 +260,18 @@ while (Date.now() - t0 < total) {
   }
   const s = await sample().catch((e: Error) => e);
   if (s instanceof Error) {
-    failed = `a chain did not answer: ${s.message}`;
+    failed = s instanceof ProcessGoneError ? s.message : `a chain did not answer: ${s.message}`;
     break;
   }
   const prev = samples.at(-1);
   samples.push(s);
+  const anvils = PROCS.slice(1).map((p) => s.procs[p]);
   console.log(
-    `${((s.at - t0) / 60_000).toFixed(1).padStart(6)}  ${s.rssMiB.toFixed(1).padStart(7)}  ${String(s.fds).padStart(8)}  ` +
-      `${String(counts.bids).padStart(4)}  ${String(counts.commitments).padStart(11)}  ${String(counts.bidErrors).padStart(10)}  ` +
+    `${((s.at - t0) / 60_000).toFixed(1).padStart(6)}  ${s.procs.devnet.rssMiB.toFixed(1).padStart(7)}  ${String(s.procs.devnet.fds).padStart(8)}  ` +
+      `${String(counts.bids).padStart(4)}  ${String(counts.commitments).padStart(11)}  ${String(short.length).padStart(10)}  ${String(counts.bidErrors).padStart(10)}  ` +
       `${String(counts.deposits).padStart(8)}  ${String(counts.subscriptions).padStart(13)}  ${String(counts.notifications).padStart(13)}  ` +
       `${String(s.l1.head).padStart(7)}  ${String(s.settlement.head).padStart(15)}  ${String(s.settlement.pending + s.l1.pending).padStart(7)}  ` +
-      `${s.settlement.rssMiB.toFixed(1).padStart(18)}  ${loadavg()[0]!.toFixed(2)}`,
+      `${anvils.map((a) => a.rssMiB.toFixed(0)).join("/").padStart(36)}  ${anvils.map((a) => a.fds).join("/").padStart(9)}  ${loadavg()[0]!.toFixed(2)}`,
   );
   // The stall the first 30-minute soak met: a chain that stops producing blocks stops the whole market.
   if (prev && s.l1.head === prev.l1.head) failed = `the L1 produced no block in the last ${((s.at - prev.at) / 1000).toFixed(0)} s`;
@@ -258,6 +283,10 @@ await Promise.allSettled(loops);
 const timeouts = txTimeouts();
 await stopDevnet();
 
+if (short.length) {
+  console.log(`soak: ${short.length} bid(s) got fewer than ${PROVIDERS} commitments:`);
+  for (const b of short.slice(0, 20)) console.log(`  sent ${b.at} for L1 block ${b.block}, HTTP ${b.status}: ${JSON.stringify(b.lines)}`);
+}
 if (!failed) {
   // Medians of a few samples on each side: in-flight requests (connections to the chains) make single samples noisy.
   const window = Math.max(1, Math.round(samples.length / 10));
@@ -265,24 +294,28 @@ if (!failed) {
   const base = after.length ? after : samples.slice(-1);
   const end = samples.slice(-window);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const rss = [median(base.map((x) => x.rssMiB)), median(end.map((x) => x.rssMiB))] as const;
-  const fds = [median(base.map((x) => x.fds)), median(end.map((x) => x.fds))] as const;
   const growth = ([a, b]: readonly [number, number]) => (b - a) / a;
-  const chainRss = (c: "l1" | "settlement") => [median(base.map((x) => x[c].rssMiB)), median(end.map((x) => x[c].rssMiB))] as const;
   const first = samples[0]!;
   const last = samples.at(-1)!;
   console.log(
     `soak: L1 ${first.l1.head} → ${last.l1.head}, settlement ${first.settlement.head} → ${last.settlement.head} ` +
       `(${((1000 * Number(last.settlement.head - first.settlement.head)) / (last.at - first.at)).toFixed(1)} blocks/s); ` +
       `pending at the last sample ${last.l1.pending + last.settlement.pending}; transactions timed out ${timeouts}; ` +
-      `Anvil rss after the warm-up → end: L1 ${chainRss("l1").map((x) => x.toFixed(0)).join(" → ")} MiB, settlement ${chainRss("settlement").map((x) => x.toFixed(0)).join(" → ")} MiB`,
+      `bids ${counts.bids}, commitments ${counts.commitments}, short bids ${short.length}, bid errors ${counts.bidErrors}`,
   );
-  console.log(
-    `soak: median of ${base.length} sample(s) after the warm-up (${warmupSamples}) vs the last ${end.length}: ` +
-      `rss ${rss[0].toFixed(1)} → ${rss[1].toFixed(1)} MiB (${(growth(rss) * 100).toFixed(1)} %), open fds ${fds[0]} → ${fds[1]} (${(growth(fds) * 100).toFixed(1)} %)`,
-  );
-  if (growth(rss) > 0.1) failed = `rss grew ${(growth(rss) * 100).toFixed(1)} % after warm-up`;
-  else if (growth(fds) > 0.1) failed = `open fds grew ${(growth(fds) * 100).toFixed(1)} % after warm-up`;
+  console.log(`soak: median of ${base.length} sample(s) after the warm-up (${warmupSamples}) vs the last ${end.length}:`);
+  const grew: string[] = [];
+  for (const p of PROCS) {
+    const rss = [median(base.map((x) => x.procs[p].rssMiB)), median(end.map((x) => x.procs[p].rssMiB))] as const;
+    const fds = [median(base.map((x) => x.procs[p].fds)), median(end.map((x) => x.procs[p].fds))] as const;
+    console.log(
+      `  ${p.padEnd(18)} rss ${rss[0].toFixed(1)} → ${rss[1].toFixed(1)} MiB (${(growth(rss) * 100).toFixed(1)} %), ` +
+        `open fds ${fds[0]} → ${fds[1]} (${(growth(fds) * 100).toFixed(1)} %)`,
+    );
+    if (growth(rss) > 0.1) grew.push(`${p} rss grew ${(growth(rss) * 100).toFixed(1)} %`);
+    if (growth(fds) > 0.1) grew.push(`${p} open fds grew ${(growth(fds) * 100).toFixed(1)} %`);
+  }
+  if (grew.length) failed = `${grew.join(", ")} after warm-up`;
   else if (counts.commitments === 0) failed = "no bid got a commitment";
   else if (timeouts > 0) failed = `${timeouts} transaction(s) timed out waiting to be mined (see ${logPath})`;
 }

@@ -33,6 +33,17 @@ export class SettlementCheckError extends Error {
   override name = "SettlementCheckError";
 }
 
+/** What chains answer for a call at a block whose state they dropped (Anvil, then geth's wordings); any cause of `e`. */
+function pastStateGone(e: unknown): string | undefined {
+  const gone = /BlockOutOfRangeError|block height is \d+ but requested was|missing trie node|historical state|state (is )?not available/i;
+  for (let x: unknown = e, depth = 0; x && depth < 8; x = (x as { cause?: unknown }).cause, depth++) {
+    const { message, details } = x as { message?: unknown; details?: unknown };
+    const m = gone.exec(`${String(message ?? x)} ${String(details ?? "")}`);
+    if (m) return String(details ?? m[0]);
+  }
+  return undefined;
+}
+
 /** How long an asynchronous effect (store, open, settlement, a node's record catching up) may take. */
 export const SETTLE_WAIT_MS = Number(process.env.SETTLE_WAIT_MS ?? 20_000);
 /** How far ahead of now the provider applications date their dispatch (the store transaction needs ≥ about now). */
@@ -280,7 +291,16 @@ export class SettlementChain {
       ]);
       return { balance, providerAmount, stake, protocolAcc: protocol[1], penaltyAcc: penalty[1], slashedAmt };
     };
-    const [before, after] = await Promise.all([at(n - 1n), at(n)]);
+    // No fallback can isolate a settlement's amounts without the state of its block and the one before: a target
+    // whose settlement chain drops past states (Anvil's --prune-history, a geth node without an archive) says so.
+    const [before, after] = await Promise.all([at(n - 1n), at(n)]).catch((e: unknown) => {
+      const gone = pastStateGone(e);
+      if (!gone) throw e;
+      throw new SettlementCheckError(
+        `the settlement chain no longer holds the state of block ${n - 1n} or ${n} (${gone}); ` +
+          "the settlement checks need the state of a settlement's block and the one before: keep more past states on the target's settlement chain",
+      );
+    });
 
     const digestIs = (l: Log) => lower(l.args.commitmentDigest) === lower(c.digest);
     const rewarded = logs.filter((l) => l.eventName === "FundsRewarded" && digestIs(l));

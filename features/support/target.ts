@@ -119,7 +119,9 @@ export async function startTarget(file = process.env.TARGET): Promise<StartedTar
   const { startLocalDevnet } = await import("../../node/devnet/localDevnet.ts");
   const { devnet, stop } = await startLocalDevnet(
     // Three providers: the third is the one the unstake scenario may take out of the registry for good.
-    { autoAccept: false, autodepositAmount: undefined, providers: 3, ...OWN_DEVNET_TIMEOUTS },
+    // 64 past settlement states (the devnet keeps none by default): the settlement checks read the registries at
+    // a settlement's block and the one before (features/support/settlement.ts), some time after it was mined.
+    { autoAccept: false, autodepositAmount: undefined, providers: 3, settlementHistory: 64, ...OWN_DEVNET_TIMEOUTS },
     join("reports", "devnet.log"),
   );
   return { target: parseTarget(devnet.target(), "the reference devnet's target"), ownDevnet: true, stop };

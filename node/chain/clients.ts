@@ -2,6 +2,7 @@ import { createNonceManager, createPublicClient, createWalletClient, defineChain
 import { privateKeyToAccount } from "viem/accounts";
 import { jsonRpc } from "viem/nonce";
 import { killableTransport, type KillSwitch } from "../util/killSwitch.ts";
+import { isPastStateGone } from "./pastState.ts";
 import { txPipelineFor, type TxRequest } from "./txPipeline.ts";
 
 /** A viem chain description for a local chain known only by id and RPC URL. */
@@ -14,8 +15,6 @@ export function localChain(id: number, rpcUrl: string, name = `chain-${id}`): Ch
   });
 }
 
-/** Anvil's answer to a call at `latest` that raced the next block on a chain that keeps no past states. */
-const RACED_BLOCK = /BlockOutOfRangeError|block height is \d+ but requested was/;
 
 /**
  * viem's HTTP transport for a local chain, which also retries a call that raced a new block on a chain keeping no
@@ -30,7 +29,7 @@ export function localHttp(url: string, config: HttpTransportConfig = { retryCoun
         try {
           return await (t.request as (r: unknown, o: unknown) => Promise<unknown>)(req, opts);
         } catch (e) {
-          if (attempt >= 3 || !RACED_BLOCK.test(String((e as Error)?.message))) throw e;
+          if (attempt >= 3 || !isPastStateGone(e)) throw e;
         }
       }
     }) as typeof t.request;

@@ -123,7 +123,7 @@ export const DEFAULTS: DevnetConfig = {
   settlementChainId: 17864,
   l1BlockTime: 2,
   settlementBlockTimeMs: 200,
-  settlementHistory: 16,
+  settlementHistory: 0,
   oracleLag: 1,
   cryptoWorkers: 0,
   autoAccept: true,
@@ -178,8 +178,8 @@ Options:
                               keep their width: upstream's node orders blocks as text)
   --l1-block-time SECONDS     L1 block interval; 0 = mine only through the control API (default 2)
   --settlement-block-time MS  settlement chain block interval (default 200; 0 = a block per transaction)
-  --settlement-history N      past states the settlement chain keeps, in blocks (default 16; 0 = none, for
-                              sustained load: calls at past blocks then fail)
+  --settlement-history N      past states the settlement chain keeps, in blocks (default 0: memory stays flat;
+                              calls at older blocks fail, the devnet's own readers fall back to latest)
   --oracle-lag BLOCKS         blocks the oracle waits before recording a winner (default 1)
   --crypto-workers N          worker threads for the nodes' bid signing and verification (default 0: on the
                               event loop's thread)

@@ -1,6 +1,7 @@
 import { getAddress, type Address, type PublicClient } from "viem";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { providerRegistryAbi } from "../chain/contracts.ts";
+import { atBlockOrLatest } from "../chain/pastState.ts";
 import type { Network } from "../network/network.ts";
 import type { Notifier } from "./notifier.ts";
 
@@ -39,9 +40,14 @@ export function publishRegistryEvents(notifier: Notifier, events: EventPoller, c
     }),
     events.on("FundsSlashed", async (e) => {
       const p = getAddress(e.args.provider as string);
+      // At the slash's block; on a chain that no longer holds that state (the devnet's settlement chain keeps none),
+      // at `latest`, which is what upstream reads (stakemanager.go: GetProviderStake with no block): the same
+      // answer unless the provider's stake or minStake changed since the slash, and then the newer one.
       const [stake, minStake] = await Promise.all([
-        client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p], blockNumber: e.blockNumber }),
-        client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "minStake", blockNumber: e.blockNumber }),
+        atBlockOrLatest(e.blockNumber, (blockNumber) =>
+          client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p], blockNumber }),
+        ),
+        atBlockOrLatest(e.blockNumber, (blockNumber) => client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "minStake", blockNumber })),
       ]);
       notifier.publish("provider_slashed", { provider: p, amount: (e.args.amount as bigint).toString(), hasEnoughStake: stake >= minStake });
     }),

@@ -5,6 +5,7 @@
  */
 import { decodeFunctionData, type Address, type Hex, type PublicClient } from "viem";
 import { bidderRegistryAbi, providerRegistryAbi } from "../../../node/chain/contracts.ts";
+import { isPastStateGone } from "../../../node/chain/pastState.ts";
 
 export interface ChainContracts {
   bidderRegistry: Address;
@@ -37,17 +38,43 @@ export interface ChainLedger {
 const lower = (a: string) => a.toLowerCase();
 const strip = (h: string) => h.replace(/^0x/, "").toLowerCase();
 
+export class SnapshotError extends Error {
+  override name = "SnapshotError";
+}
+
+/**
+ * Each provider's stake and rewards at one settlement block (the ledger's events are counted from that block on).
+ * At the head just read; on a chain that no longer holds that block's state (the devnet's settlement chain keeps
+ * none, and mines a block every 200 ms), the values are read at `latest` between two reads of the head, and kept
+ * only when the head did not move: then `latest` was that block all along, so the snapshot is still of one block.
+ */
 export async function snapshot(client: PublicClient, c: ChainContracts, providers: string[]): Promise<ChainSnapshot> {
-  const settlementBlock = await client.getBlockNumber({ cacheTime: 0 });
-  const out: ChainSnapshot["providers"] = {};
-  for (const p of providers) {
-    const [stake, rewards] = await Promise.all([
-      client.readContract({ address: c.providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p as Address], blockNumber: settlementBlock }),
-      client.readContract({ address: c.bidderRegistry, abi: bidderRegistryAbi, functionName: "providerAmount", args: [p as Address], blockNumber: settlementBlock }),
-    ]);
-    out[lower(p)] = { stake, rewards };
+  const readAll = async (blockNumber: bigint | undefined) => {
+    const out: ChainSnapshot["providers"] = {};
+    for (const p of providers) {
+      const [stake, rewards] = await Promise.all([
+        client.readContract({ address: c.providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p as Address], blockNumber }),
+        client.readContract({ address: c.bidderRegistry, abi: bidderRegistryAbi, functionName: "providerAmount", args: [p as Address], blockNumber }),
+      ]);
+      out[lower(p)] = { stake, rewards };
+    }
+    return out;
+  };
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const settlementBlock = await client.getBlockNumber({ cacheTime: 0 });
+    try {
+      return { settlementBlock, providers: await readAll(settlementBlock) };
+    } catch (e) {
+      if (!isPastStateGone(e)) throw e;
+    }
+    try {
+      const providersNow = await readAll(undefined);
+      if ((await client.getBlockNumber({ cacheTime: 0 })) === settlementBlock) return { settlementBlock, providers: providersNow };
+    } catch (e) {
+      if (!isPastStateGone(e)) throw e; // `latest` raced the next block: try again
+    }
   }
-  return { settlementBlock, providers: out };
+  throw new SnapshotError("could not read the providers' stakes and rewards within one settlement block in 50 tries");
 }
 
 /** ETH each window of a deposit transaction received (depositForWindows: even split, remainder to the last). */

@@ -1,0 +1,31 @@
+/** Reads at a past block on a real Anvil that keeps no past states (the devnet's settlement chain by default). */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createPublicClient } from "viem";
+import { startAnvil, type AnvilChain } from "./anvil.ts";
+import { localChain, localHttp } from "./clients.ts";
+import { devAccount } from "./accounts.ts";
+import { atBlockOrLatest, isPastStateGone } from "./pastState.ts";
+import { freePort } from "../util/ports.ts";
+
+let chain: AnvilChain;
+beforeAll(async () => {
+  chain = await startAnvil({ name: "past-state", port: await freePort(), chainId: 31_901, mining: "manual", emptyFork: { keepStates: 0 } });
+});
+afterAll(() => chain?.stop());
+
+test("a call at a block whose state is gone falls back to latest; the error is recognised", async () => {
+  const client = createPublicClient({ chain: localChain(31_901, chain.rpcUrl), transport: localHttp(chain.rpcUrl) });
+  const rpc = (method: string) => fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }) });
+  for (let i = 0; i < 3; i++) await rpc("evm_mine");
+  const address = devAccount(0).address;
+  const gone = await client.getBalance({ address, blockNumber: 1n }).catch((e: unknown) => e);
+  expect(gone).toBeInstanceOf(Error);
+  expect(isPastStateGone(gone)).toBe(true);
+  const seen: (bigint | undefined)[] = [];
+  const balance = await atBlockOrLatest(1n, (blockNumber) => (seen.push(blockNumber), client.getBalance({ address, blockNumber })));
+  expect(seen).toEqual([1n, undefined]);
+  expect(balance).toBe(await client.getBalance({ address }));
+  // Other errors are not taken for a missing state.
+  expect(isPastStateGone(new Error("execution reverted"))).toBe(false);
+  await expect(atBlockOrLatest(1n, () => Promise.reject(new Error("execution reverted")))).rejects.toThrow("execution reverted");
+});
