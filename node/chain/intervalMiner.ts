@@ -1,7 +1,11 @@
 import { logger } from "../util/log.ts";
+import type { MinerCommand, MinerReport } from "./intervalMinerWorker.ts";
 
 /**
- * Mines a block on a local chain every `intervalMs` (evm_mine), start to start, one request at a time.
+ * Mines a block on a local chain every `intervalMs` (evm_mine), start to start, one request at a time, from a
+ * thread of its own (intervalMinerWorker.ts): the chain's clock must not wait on the event loop of the process that
+ * started it, which under load is busy with every node's bids (a timer and an HTTP answer there can each wait
+ * behind hundreds of bids' work).
  *
  * Why not Anvil's own `--block-time`: Anvil 1.7.1 raises the number of past states it keeps in memory to 1,500 when
  * the block time is under 2 s, whatever `--prune-history N` says, and each kept state is a copy of the whole state:
@@ -9,9 +13,7 @@ import { logger } from "../util/log.ts";
  * chain keeps exactly the states `--prune-history` asks for.
  */
 export class IntervalMiner {
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private running = false;
-  private failures = 0;
+  private worker: Worker | undefined;
   private readonly log = logger("miner");
 
   constructor(
@@ -21,39 +23,22 @@ export class IntervalMiner {
   ) {}
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.schedule(this.intervalMs);
+    if (this.worker) return;
+    const w = new Worker(new URL("./intervalMinerWorker.ts", import.meta.url).href);
+    w.onmessage = (e: MessageEvent<MinerReport>) => {
+      if ("failed" in e.data) this.log.warn("mining a block failed; retrying every interval", { chain: this.name, error: e.data.failed });
+      else this.log.info("mining again", { chain: this.name, after: e.data.recovered });
+    };
+    w.unref();
+    w.postMessage({ start: { rpcUrl: this.rpcUrl, intervalMs: this.intervalMs } } satisfies MinerCommand);
+    this.worker = w;
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  private schedule(ms: number): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => void this.tick(), ms);
-  }
-
-  private async tick(): Promise<void> {
-    const started = performance.now();
-    try {
-      const r = await fetch(this.rpcUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      const body = (await r.json()) as { error?: { message: string } };
-      if (body.error) throw new Error(body.error.message);
-      if (this.failures) this.log.info("mining again", { chain: this.name, after: this.failures });
-      this.failures = 0;
-    } catch (e) {
-      // The chain is stopping, or stalled for a moment: try again at the next tick; say so once.
-      if (this.running && this.failures++ === 0) this.log.warn("mining a block failed; retrying every interval", { chain: this.name, error: (e as Error).message });
-    }
-    this.schedule(Math.max(0, this.intervalMs - (performance.now() - started)));
+    const w = this.worker;
+    this.worker = undefined;
+    if (!w) return;
+    w.postMessage({ stop: true } satisfies MinerCommand);
+    w.terminate();
   }
 }

@@ -209,13 +209,20 @@ export function forgetNonces(rpcUrl: string): void {
  * The pipeline of one account on the chain at the chain's RPC URL: one per account and URL in a process, so every
  * part of a node (and of a devnet in one process) that sends from the same account shares its nonces.
  */
+/**
+ * Requests per JSON-RPC batch. Anvil answered "JSON is not a valid request object" (most likely its request body
+ * limit) when a tick opened ~2,000 commitments at once: the batch was refused whole, nonce reads with it, and every
+ * one of those commitments was slashed. Batches of 100 were never refused.
+ */
+const SEND_BATCH = 100;
+
 export function txPipelineFor(chain: Chain, privateKey: Hex): TxPipeline {
   const url = chain.rpcUrls.default.http[0]!;
   const key = `${url}|${privateKeyToAddress(privateKey).toLowerCase()}`;
   let p = pipelines.get(key);
   if (!p) {
     let rpc = senders.get(url);
-    if (!rpc) senders.set(url, (rpc = createPublicClient({ chain, transport: localHttp(url, { retryCount: 0, batch: { batchSize: 1_000, wait: 0 } }), cacheTime: 0 })));
+    if (!rpc) senders.set(url, (rpc = createPublicClient({ chain, transport: localHttp(url, { retryCount: 0, batch: { batchSize: SEND_BATCH, wait: 0 } }), cacheTime: 0 })));
     let w = watchers.get(url);
     if (!w) watchers.set(url, (w = new ReceiptWatcher(createPublicClient({ chain, transport: localHttp(url), cacheTime: 0 }))));
     pipelines.set(key, (p = new TxPipeline(chain, privateKey, rpc, w)));

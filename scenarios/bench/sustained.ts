@@ -28,7 +28,7 @@ export interface SustainedOptions {
 
 const REPORT_EVERY_S = 10;
 /** Bids in flight beyond which the driver counts a bid as not sent (the devnet is not keeping up). */
-const MAX_IN_FLIGHT = 2_000;
+const MAX_IN_FLIGHT = 256;
 
 const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 const change = (a: number | undefined, b: number | undefined) => (a && b ? `${b >= a ? "+" : ""}${((100 * (b - a)) / a).toFixed(0)} %` : "n/a");

@@ -1,0 +1,45 @@
+/**
+ * The loop of an IntervalMiner (intervalMiner.ts) on a thread of its own: evm_mine every `intervalMs`, start to
+ * start, one request at a time. It tells the miner when mining fails and when it works again (the miner logs it).
+ */
+declare const self: Worker;
+
+export type MinerCommand = { start: { rpcUrl: string; intervalMs: number } } | { stop: true };
+export type MinerReport = { failed: string } | { recovered: number };
+
+let running = false;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+async function loop(rpcUrl: string, intervalMs: number): Promise<void> {
+  let failures = 0;
+  while (running) {
+    const started = performance.now();
+    try {
+      const r = await fetch(rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const body = (await r.json()) as { error?: { message: string } };
+      if (body.error) throw new Error(body.error.message);
+      if (failures) self.postMessage({ recovered: failures } satisfies MinerReport);
+      failures = 0;
+    } catch (e) {
+      // The chain is stopping, or stalled for a moment: try again at the next tick; say so once.
+      if (running && failures++ === 0) self.postMessage({ failed: (e as Error).message } satisfies MinerReport);
+    }
+    await new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, intervalMs - (performance.now() - started)))));
+  }
+}
+
+self.onmessage = (e: MessageEvent<MinerCommand>) => {
+  if ("start" in e.data) {
+    if (running) return;
+    running = true;
+    void loop(e.data.start.rpcUrl, e.data.start.intervalMs);
+  } else {
+    running = false;
+    clearTimeout(timer);
+  }
+};
