@@ -9,6 +9,7 @@ import { startAnvil, type AnvilChain } from "./anvil.ts";
 import { chainClients, localChain } from "./clients.ts";
 import { devAccount } from "./accounts.ts";
 import { freePort } from "../util/ports.ts";
+import { txPipelineFor } from "./txPipeline.ts";
 
 let chain: AnvilChain;
 
@@ -79,4 +80,28 @@ test("sends that arrive while the nonce is read again (after refusals) all get d
   const receipts = await Promise.all(accepted.map((h) => c.txs.receipt(h, 30_000)));
   expect(receipts.every((r) => r.status === "success")).toBe(true);
   expect(new Set(receipts.map((r) => r.transactionHash)).size).toBe(195);
+}, 60_000);
+
+test("a transaction the chain dropped from its pool is sent again, and the ones queued behind it are mined", async () => {
+  // A chain of its own that mines only when told, so the pool can be changed between blocks.
+  const manual = await startAnvil({ name: "txs-drop", port: await freePort(), chainId: 31997, mining: "manual" });
+  try {
+    const c = chainClients(localChain(manual.chainId, manual.rpcUrl), devAccount(18).privateKey as Hex);
+    txPipelineFor(c.chain, devAccount(18).privateKey as Hex).stuckAfterMs = 300;
+    const mine = () => c.publicClient.request({ method: "evm_mine", params: [] } as never);
+    const hashes: Hex[] = [];
+    for (let i = 0; i < 3; i++) hashes.push(await c.txs.send({ to, value: 1n, gas: 21_000n }));
+    // The first leaves the pool (as a restart from an older dump or an eviction would do): the other two wait behind its nonce.
+    await c.publicClient.request({ method: "anvil_dropTransaction", params: [hashes[0]] } as never);
+    expect(await c.publicClient.request({ method: "eth_getTransactionByHash", params: [hashes[0]!] })).toBeNull();
+    await mine();
+    expect(await c.publicClient.getTransactionCount({ address: c.account.address, blockTag: "latest" })).toBe(0);
+    const receipts = Promise.all(hashes.map((h) => c.txs.receipt(h, 30_000)));
+    let done = false;
+    void receipts.finally(() => (done = true));
+    for (const deadline = Date.now() + 30_000; !done && Date.now() < deadline; await Bun.sleep(100)) await mine();
+    expect((await receipts).every((r) => r.status === "success")).toBe(true);
+  } finally {
+    await manual.stop();
+  }
 }, 60_000);

@@ -29,6 +29,8 @@ export interface TxRequest {
 const IDLE_RESYNC_MS = 1_000;
 /** Fees are read again at most this often. */
 const FEE_REFRESH_MS = 2_000;
+/** A transaction the chain has not mined after this long is looked into (StuckWatch below). */
+const STUCK_AFTER_MS = 10_000;
 /** The chain's answers that mean our idea of the account's nonce is wrong. */
 const NONCE_TROUBLE = /nonce too (low|high)|already known|replacement transaction underpriced|nonce.*(lower|higher) than/i;
 
@@ -61,6 +63,12 @@ export class TxPipeline {
   private fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; at: number } | undefined;
   private feeRefresh: Promise<void> | undefined;
   private readonly log = logger("txs");
+  /** Transactions the chain accepted and has not mined yet, by nonce (what the stuck watch resends). */
+  private readonly unmined = new Map<number, { hash: Hex; raw: Hex; sentAt: number }>();
+  private stuckTimer: ReturnType<typeof setTimeout> | undefined;
+  private stuckCheckFailures = 0;
+  /** How long an accepted transaction may wait for a block before it is looked into; tests shorten it. */
+  stuckAfterMs = STUCK_AFTER_MS;
 
   constructor(
     private readonly chain: Chain,
@@ -96,6 +104,8 @@ export class TxPipeline {
     try {
       const hash = (await this.rpc.request({ method: "eth_sendRawTransaction", params: [raw] })) as Hex;
       this.highestAccepted = Math.max(this.highestAccepted, nonce);
+      this.unmined.set(nonce, { hash, raw, sentAt: performance.now() });
+      this.watchStuck();
       return hash;
     } catch (e) {
       this.refused.add(nonce);
@@ -114,10 +124,80 @@ export class TxPipeline {
 
   /** The next transaction reads the account's nonce from the chain again (after a test reverted the chain). */
   forgetNonce(): void {
+    this.unmined.clear();
     this.stale = true;
     this.trustChain = true;
     this.highestAccepted = -1;
     this.refused.clear();
+  }
+
+  private watchStuck(): void {
+    if (this.stuckTimer || !this.unmined.size) return;
+    this.stuckTimer = setTimeout(() => {
+      this.checkStuck()
+        .then(() => (this.stuckCheckFailures = 0))
+        .catch((e: Error) => {
+          // A chain that stopped answering (a devnet that was shut down) is not watched for ever: its next send
+          // reads the nonce again anyway.
+          if (++this.stuckCheckFailures >= 5) this.unmined.clear();
+          this.log.debug("looking into unmined transactions failed", { account: this.address, error: e.message.split("\n")[0], failures: this.stuckCheckFailures });
+        })
+        .finally(() => {
+          this.stuckTimer = undefined;
+          this.watchStuck();
+        });
+    }, Math.min(this.stuckAfterMs, 2_000));
+    this.stuckTimer.unref?.();
+  }
+
+  /**
+   * Accepted is not mined: a chain may drop a transaction from its pool (a restart from a state dump, a pool
+   * eviction, anvil_dropTransaction), and every later nonce of the account then waits behind the hole forever, which
+   * no receipt timeout repairs. So the oldest unmined transaction, once it has waited `stuckAfterMs` while it is the
+   * next nonce the chain expects, is looked up with those after it: unknown to the chain → sent again as they were (in
+ * nonce order); still pending → logged
+   * with its fees against the block's base fee. A hole with nothing of ours to resend (a refused transaction whose
+   * filler was lost) gets a filler.
+   */
+  private async checkStuck(): Promise<void> {
+    if (!this.unmined.size || this.syncing) return;
+    const mined = await this.rpc.getTransactionCount({ address: this.address, blockTag: "latest" });
+    for (const n of this.unmined.keys()) if (n < mined) this.unmined.delete(n);
+    const oldest = Math.min(...this.unmined.keys());
+    const tx = this.unmined.get(oldest);
+    if (!tx || performance.now() - tx.sentAt < this.stuckAfterMs) return;
+    tx.sentAt = performance.now(); // looked into once per stuckAfterMs
+    if (oldest > mined) {
+      this.log.warn("a nonce hole holds our transactions back; filling it", { account: this.address, from: mined, to: oldest - 1 });
+      for (let n = mined; n < oldest; n++) await this.sendRaw(this.sign({ to: this.address, value: 0n, gas: 21_000n, nonce: n }));
+      return;
+    }
+    // A pool that drops a transaction drops the ones queued behind it too (Anvil does): look them all up at once.
+    const queue = [...this.unmined].sort(([a], [b]) => a - b);
+    const known = await Promise.all(queue.map(([, t]) => this.rpc.request({ method: "eth_getTransactionByHash", params: [t.hash] })));
+    const lost = queue.filter((_, i) => known[i] === null);
+    if (lost.length) {
+      this.log.warn("the chain dropped transactions it had accepted; sending them again", { account: this.address, nonces: lost.map(([n]) => n).join(","), first: lost[0]![1].hash });
+      for (const [, t] of lost) await this.sendRaw(t.raw);
+      return;
+    }
+    const block = await this.rpc.getBlock({ blockTag: "latest" });
+    this.log.warn("a transaction waits for a block", {
+      account: this.address,
+      nonce: oldest,
+      hash: tx.hash,
+      waitedMs: Math.round(this.stuckAfterMs),
+      maxFeePerGas: (known[0] as { maxFeePerGas?: string }).maxFeePerGas,
+      baseFeePerGas: block.baseFeePerGas?.toString(),
+      head: block.number?.toString(),
+    });
+  }
+
+  /** Sends a signed transaction; an answer that the nonce is taken means it is there already. */
+  private async sendRaw(raw: Hex): Promise<void> {
+    await this.rpc.request({ method: "eth_sendRawTransaction", params: [raw] }).catch((e: Error) => {
+      if (!NONCE_TROUBLE.test(e.message)) throw e;
+    });
   }
 
   /** Resolves with the transaction's receipt once a block includes it; rejects after `timeoutMs` (never once `life` is killed). */
@@ -157,11 +237,8 @@ export class TxPipeline {
         const highest = this.trustChain ? -1 : this.highestAccepted;
         for (const n of [...this.refused].filter((n) => n < highest).sort((a, b) => a - b)) {
           this.log.warn("filling a nonce hole left by a refused transaction", { account: this.address, nonce: n });
-          const filler = this.sign({ to: this.address, value: 0n, gas: 21_000n, nonce: n });
-          await this.rpc.request({ method: "eth_sendRawTransaction", params: [filler] }).catch((e: Error) => {
-            // Taken after all (a send that reached the chain although its answer was an error): no hole there.
-            if (!NONCE_TROUBLE.test(e.message)) throw e;
-          });
+          // A nonce taken after all (a send that reached the chain although its answer was an error) is no hole.
+          await this.sendRaw(this.sign({ to: this.address, value: 0n, gas: 21_000n, nonce: n }));
         }
         this.next = Math.max(pending, highest + 1);
         this.refused.clear();
