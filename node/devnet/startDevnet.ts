@@ -1,7 +1,7 @@
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { bidderAccountIndex, devAccount, ROLES } from "../chain/accounts.ts";
 import type { ContractAddresses } from "../chain/deploy.ts";
-import { chainClients, localChain, nonceManagerFor } from "../chain/clients.ts";
+import { chainClients, localChain, localHttp, nonceManagerFor } from "../chain/clients.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { blockTrackerAbi } from "../chain/contracts.ts";
@@ -407,7 +407,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         bidderPort: cfg.bidderP2pPort,
         providerKeys: providerAccounts.map((a) => a.privateKey),
         providerPorts: cfg.providerP2pPorts,
-        isStaked: providerStakeCheck(createPublicClient({ transport: http(chains.settlement.rpcUrl) }), addresses.providerRegistry),
+        isStaked: providerStakeCheck(createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) }), addresses.providerRegistry),
       });
     const registry = await ensureValidatorRegistry(
       chains.l1,
