@@ -3,8 +3,8 @@
  * docs/conformance-result.schema.json: one against a reference devnet (passes), one against a target that is not
  * there (one clear failure, every other scenario "not run", exit status 1).
  */
-import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,8 +24,19 @@ async function freePort(): Promise<number> {
   });
 }
 
+// Every temporary folder this file makes, removed when it ends (they held reports and target files only).
+const tempDirs: string[] = [];
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 async function runCli(args: string[], env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "conformance-cli-"));
+  const dir = tempDir("conformance-cli-");
   const json = join(dir, "result.json");
   const p = Bun.spawn(["bun", join(ROOT, "features", "cli", "conformance.ts"), "--reports", dir, "--json", json, ...args], {
     cwd: ROOT,
@@ -80,7 +91,7 @@ describe("options", () => {
   });
 
   test("a target file that lacks fields exits 2 and says which", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "conformance-target-"));
+    const dir = tempDir("conformance-target-");
     writeFileSync(join(dir, "t.json"), JSON.stringify({ bidderUrl: "http://127.0.0.1:1" }));
     const r = await runCli(["--target", join(dir, "t.json")]);
     expect(r.code).toBe(2);
@@ -131,7 +142,7 @@ describe("runs", () => {
 
 /** A target file whose nodes and chains are a port where nothing listens. */
 async function deadTarget() {
-  const dir = mkdtempSync(join(tmpdir(), "conformance-target-"));
+  const dir = tempDir("conformance-target-");
   const dead = `http://127.0.0.1:${await freePort()}`;
   const target = {
     name: "nothing there",
