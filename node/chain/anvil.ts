@@ -37,6 +37,8 @@ export interface AnvilOptions {
   genesisNumber?: bigint;
   /** Gas limit of every block (Anvil's `--gas-limit`); default Anvil's 30,000,000. */
   blockGasLimit?: bigint;
+  /** Blocks whose transactions and receipts Anvil keeps (`--transaction-block-keeper`); default all. */
+  keepTxBlocks?: number;
 }
 
 export interface AnvilChain {
@@ -149,6 +151,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     gasLimit: opts.blockGasLimit,
     // @viem/anvil passes unknown options on as flags: --number.
     ...(opts.genesisNumber ? ({ number: opts.genesisNumber } as object) : {}),
+    ...(opts.keepTxBlocks !== undefined ? ({ transactionBlockKeeper: opts.keepTxBlocks } as object) : {}),
     state: opts.statePath,
     stateInterval: opts.statePath ? (opts.stateIntervalS ?? 1) : undefined,
     forkUrl: genesis?.rpcUrl,

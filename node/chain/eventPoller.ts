@@ -19,6 +19,23 @@ export interface ChainEvent {
   transactionHash: string;
 }
 
+/** Most blocks one eth_getLogs asks for. */
+const MAX_SPAN = 2000n;
+/** Answers in a row after which a range shrunk by failures is doubled again. */
+const GROW_AFTER = 16;
+
+/** An eth_getLogs that failed; the follower asks again for fewer blocks (already logged where it was caught). */
+export class GetLogsError extends Error {
+  override name = "GetLogsError";
+  constructor(
+    readonly from: bigint,
+    readonly to: bigint,
+    cause: unknown,
+  ) {
+    super(`eth_getLogs for blocks ${from}–${to} failed: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}`, { cause });
+  }
+}
+
 export type EventHandler = (e: ChainEvent) => void | Promise<void>;
 
 export interface EventPollerOptions {
@@ -44,6 +61,13 @@ export class EventPoller {
   private running = false;
   private cursor: bigint;
   private readonly log = logger("events");
+  /**
+   * Blocks per eth_getLogs. Halved whenever a query fails: an answer too large for the client or the server (tens of
+   * MB under sustained load; public RPC servers refuse more than N results) would otherwise fail on the same range
+   * for ever, and the follower would never move on. Grows back after GROW_AFTER answers in a row.
+   */
+  private span = MAX_SPAN;
+  private answersInRow = 0;
   /** Per contract (lower-case address), each event's ABI by its topic 0: a log is decoded against its one event. */
   private readonly events = new Map<string, Map<Hex, AbiEvent>>();
 
@@ -107,8 +131,11 @@ export class EventPoller {
   async sync(): Promise<void> {
     const head = await this.o.client.getBlockNumber({ cacheTime: 0 });
     while (this.cursor < head) {
+      const before = this.cursor;
       if (this.busy) await new Promise<void>((r) => this.waiters.add(r));
       else await this.tick();
+      // A poll that failed: wait as the follower does, instead of asking the chain again at once, in a tight loop.
+      if (this.cursor === before) await Bun.sleep(this.o.intervalMs ?? 100);
     }
   }
 
@@ -128,8 +155,19 @@ export class EventPoller {
       const head = latest.number!;
       if (head > this.cursor) {
         const from = this.cursor + 1n;
-        const to = head - from > 2000n ? from + 2000n : head;
-        const logs = await this.o.client.getLogs({ address: this.o.contracts.map((c) => c.address), fromBlock: from, toBlock: to });
+        const to = head - from >= this.span ? from + this.span - 1n : head;
+        const logs = await this.o.client.getLogs({ address: this.o.contracts.map((c) => c.address), fromBlock: from, toBlock: to }).catch((e: unknown) => {
+          this.answersInRow = 0;
+          if (this.span > 1n) {
+            this.span /= 2n;
+          }
+          this.log.warn("eth_getLogs failed; asking again for fewer blocks at a time", { from, to, blocks: this.span, error: e });
+          throw new GetLogsError(from, to, e);
+        });
+        if (++this.answersInRow >= GROW_AFTER && this.span < MAX_SPAN) {
+          this.span = this.span * 2n > MAX_SPAN ? MAX_SPAN : this.span * 2n;
+          this.answersInRow = 0;
+        }
         const hash = to === head ? latest.hash : (await this.o.client.getBlock({ blockNumber: to })).hash;
         const events = logs.map((l) => this.decode(l)).filter((e) => e !== undefined);
         await this.handle(events, () => {
@@ -142,7 +180,9 @@ export class EventPoller {
       }
     } catch (e) {
       // A follower stopped mid-poll (its node stopped or was killed, its store closed) retries nothing.
-      if (this.running) this.log.warn("event poll failed; retrying", { error: e });
+      if (e instanceof GetLogsError) {
+        // logged where it failed
+      } else if (this.running) this.log.warn("event poll failed; retrying", { error: e });
       else this.log.debug("event poll ended by the stop", { error: e });
     } finally {
       this.busy = false;

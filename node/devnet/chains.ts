@@ -95,6 +95,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           chainId: cfg.settlementChainId,
           mining: cfg.settlementBlockTimeMs > 0 ? { intervalMs: cfg.settlementBlockTimeMs } : "auto",
           emptyFork: { keepStates: cfg.settlementHistory },
+          keepTxBlocks: cfg.settlementKeepBlocks || undefined,
           blockGasLimit: SETTLEMENT_BLOCK_GAS_LIMIT,
           stateIntervalS: SETTLEMENT_STATE_INTERVAL_S,
           baseFeePerGas: SETTLEMENT_BASE_FEE,

@@ -46,6 +46,11 @@ export interface DevnetConfig {
    * copy of the chain's whole state made at every block (Anvil 1.7.1), so sustained load wants few; 0 = none.
    */
   settlementHistory: number;
+  /**
+   * Blocks whose transactions, receipts and logs the settlement chain keeps (Anvil's --transaction-block-keeper);
+   * 0 = all. Every transaction costs the chain ~10 KB of memory and state file for good otherwise (docs/performance.md).
+   */
+  settlementKeepBlocks: number;
   /** L1 blocks the oracle waits before recording a block's winner. */
   oracleLag: number;
   /**
@@ -124,6 +129,7 @@ export const DEFAULTS: DevnetConfig = {
   l1BlockTime: 2,
   settlementBlockTimeMs: 200,
   settlementHistory: 0,
+  settlementKeepBlocks: 1024,
   oracleLag: 1,
   cryptoWorkers: 0,
   autoAccept: true,
@@ -180,6 +186,8 @@ Options:
   --settlement-block-time MS  settlement chain block interval (default 200; 0 = a block per transaction)
   --settlement-history N      past states the settlement chain keeps, in blocks (default 0: memory stays flat;
                               calls at older blocks fail, the devnet's own readers fall back to latest)
+  --settlement-keep-blocks N  blocks whose transactions, receipts and logs the settlement chain keeps (default
+                              1024, 3.4 min at 200 ms blocks: memory stays flat; 0 = all: logs from the start)
   --oracle-lag BLOCKS         blocks the oracle waits before recording a winner (default 1)
   --crypto-workers N          worker threads for the nodes' bid signing and verification (default 0: on the
                               event loop's thread)
@@ -259,6 +267,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "l1-genesis-number": { type: "string" },
         "settlement-block-time": { type: "string" },
         "settlement-history": { type: "string" },
+        "settlement-keep-blocks": { type: "string" },
         "crypto-workers": { type: "string" },
         "oracle-lag": { type: "string" },
         "auto-accept": { type: "boolean" },
@@ -331,6 +340,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     l1BlockTime: int("l1-block-time", o["l1-block-time"], 0, 3600) ?? base.l1BlockTime,
     settlementBlockTimeMs: int("settlement-block-time", o["settlement-block-time"], 0, 3_600_000) ?? base.settlementBlockTimeMs,
     settlementHistory: int("settlement-history", o["settlement-history"], 0, 100_000) ?? base.settlementHistory,
+    settlementKeepBlocks: int("settlement-keep-blocks", o["settlement-keep-blocks"], 0, 100_000_000) ?? base.settlementKeepBlocks,
     cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64) ?? base.cryptoWorkers,
     oracleLag: int("oracle-lag", o["oracle-lag"], 0, 64) ?? base.oracleLag,
     autoAccept,

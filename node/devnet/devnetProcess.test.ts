@@ -75,6 +75,8 @@ async function startDevnet(p: Ports, fresh: boolean): Promise<Subprocess> {
     "--l1-port", String(p.l1),
     "--settlement-port", String(p.settlement),
     "--autodeposit-amount", "100000000000000000000",
+    // Few kept blocks, so the restart meets a settlement chain that no longer holds the registrations' logs.
+    "--settlement-keep-blocks", "32",
     "--log-level", "debug",
     ...(fresh ? ["--fresh"] : []),
   ];
@@ -186,6 +188,11 @@ describe("crash safety", () => {
     async () => {
       const p = await ports();
       proc = await startDevnet(p, true);
+      // Push the providers' registrations out of the settlement chain's kept blocks: the devnet that starts again
+      // must still know them (ProviderDirectory keeps them in its store), or no winner is recorded after the crash.
+      const settlementRpc = `http://127.0.0.1:${p.settlement}`;
+      const mined = await fetch(settlementRpc, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_mine", params: ["0x40"] }) });
+      expect(mined.status).toBe(200);
       const bidderUrl = `http://127.0.0.1:${p.bidder}`;
       const control = new ControlClient(`http://127.0.0.1:${p.control}`);
       const received: Commitment[] = [];

@@ -485,6 +485,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       owner: chainClients(settlementChain, owner.privateKey),
       providerRegistry: addresses.providerRegistry,
       events: oracleEvents,
+      store: oracleStore,
       onChange: (list) => driver.schedule.setProviders(list),
     });
     const oracle = new WinnerRecorder({

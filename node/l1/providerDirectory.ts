@@ -3,6 +3,7 @@ import { builderKeyFor } from "../chain/deploy.ts";
 import { providerRegistryAbi } from "../chain/contracts.ts";
 import type { ChainClients } from "../chain/clients.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
+import type { NodeStore } from "../store/db.ts";
 import { transact } from "../chain/transact.ts";
 import { logger } from "../util/log.ts";
 import { SerialQueue } from "../util/serial.ts";
@@ -13,6 +14,12 @@ export interface ProviderDirectoryOptions {
   providerRegistry: Address;
   /** The devnet's follower of the protocol contracts' events. */
   events: EventPoller;
+  /**
+   * Where the directory keeps the providers it knows, in order, for its next start: the settlement chain may no longer
+   * hold old registrations' logs by then (the devnet's Anvil keeps the transactions of its last blocks only,
+   * `--settlement-keep-blocks`).
+   */
+  store?: NodeStore;
   /** Called with the providers, in registration order, whenever one joins. */
   onChange?: (providers: Address[]) => void;
 }
@@ -33,6 +40,7 @@ export class ProviderDirectory {
   private readonly queue = new SerialQueue();
   private off: (() => void) | undefined;
   private readonly log = logger("providers");
+  private static readonly KEPT = "providers.directory";
 
   constructor(private readonly o: ProviderDirectoryOptions) {}
 
@@ -50,13 +58,19 @@ export class ProviderDirectory {
     return this.keys.get(coinbase.toLowerCase());
   }
 
-  /** Reads every registration so far, then follows new ones through the event follower. */
+  /**
+   * Takes the providers known at the last stop, reads every registration the chain still holds, then follows new
+   * ones through the event follower. A registration cannot fall between the two: the devnet mines the chain, and
+   * it mines nothing while it is stopped.
+   */
   async start(): Promise<void> {
     const offs = [
       this.o.events.on("ProviderRegistered", (e) => this.add(e.args.provider as Address)),
       this.o.events.on("BLSKeyAdded", (e) => this.keyAdded(e.args.provider as Address, e.args.blsPublicKey as Hex)),
     ];
     this.off = () => offs.forEach((f) => f());
+    const kept = this.o.store?.getKv(ProviderDirectory.KEPT);
+    for (const provider of kept ? (JSON.parse(kept) as Address[]) : []) await this.add(provider);
     const { publicClient } = this.o.owner;
     const logs = await publicClient.getLogs({
       address: this.o.providerRegistry,
@@ -87,6 +101,7 @@ export class ProviderDirectory {
       });
       this.keys.set(provider.toLowerCase(), key);
       this.order.push(provider);
+      this.o.store?.setKv(ProviderDirectory.KEPT, JSON.stringify(this.order));
       this.log.info("provider takes part in the winner schedule", { provider, builderKey: key });
       this.o.onChange?.(this.list());
     });

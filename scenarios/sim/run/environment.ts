@@ -48,7 +48,7 @@ export function controlNeeds(s: Scenario): string[] {
 export async function referenceDevnet(s: Scenario, logFile: string): Promise<SimEnvironment> {
   const { startLocalDevnet } = await import("../../../node/devnet/localDevnet.ts");
   const local = await startLocalDevnet(
-    { providers: s.providers.length, bidders: s.bidders.length, network: "in-process", autoAccept: false, autodepositAmount: undefined, l1BlockTime: 0, logLevel: "info" },
+    { providers: s.providers.length, bidders: s.bidders.length, network: "in-process", autoAccept: false, autodepositAmount: undefined, l1BlockTime: 0, logLevel: "info", settlementKeepBlocks: 0 },
     logFile,
   );
   const target = local.devnet.target();
