@@ -14,8 +14,16 @@ export class NodeStore {
   readonly db: Database;
   /** Writes waiting for the next group commit (`write`). */
   private queued: { fn: () => void; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  /** When the last group commit ran (performance.now()); `write` commits at once when it is older than `idleMs`. */
+  private lastCommitAt = -Infinity;
+  private readonly idleMs: number;
 
-  constructor(readonly path: string) {
+  /** `idleMs`: how long after a commit a new write still waits for the next group commit (default 1 ms; `write`). */
+  constructor(
+    readonly path: string,
+    opts: { idleMs?: number } = {},
+  ) {
+    this.idleMs = opts.idleMs ?? 1;
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { create: true, strict: true });
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
@@ -50,11 +58,18 @@ export class NodeStore {
    * Group commit: `fn`'s statements run in one transaction with every other write queued in the same turn of the
    * event loop, and the promise resolves once that transaction is committed (in the WAL file, like a single
    * statement). Under load this turns hundreds of commits per second (each a WAL append with its locking) into a
-   * few; with one write in flight it costs one turn of the loop. A write that throws rejects alone; the others
-   * commit.
+   * few. When the store is idle (nothing queued, the last commit more than `idleMs` ago, no transaction open on
+   * the connection) `fn` is committed at once in a transaction of its own: a lone write (one bid in flight) then
+   * does not wait a turn of the loop behind whatever else the loop holds. A write that throws rejects alone; the
+   * others commit.
    */
   write(fn: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
+      if (!this.queued.length && !this.db.inTransaction && performance.now() - this.lastCommitAt > this.idleMs) {
+        this.queued.push({ fn, resolve, reject });
+        this.flush();
+        return;
+      }
       if (!this.queued.length) setImmediate(() => this.flush());
       this.queued.push({ fn, resolve, reject });
     });
@@ -78,6 +93,8 @@ export class NodeStore {
     } catch (e) {
       for (const w of batch) w.reject(e);
       return;
+    } finally {
+      this.lastCommitAt = performance.now();
     }
     for (const w of batch) (failed.has(w) ? w.reject(failed.get(w)) : w.resolve());
   }
