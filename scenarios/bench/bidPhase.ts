@@ -30,7 +30,7 @@ export async function driveClosed(bidder: BidTarget, body: () => string, count: 
 
 /**
  * Bids sent at `perSecond` for `seconds` whatever the answers (open loop), at most `maxInFlight` at once (a bid
- * that would exceed it is counted as not sent). `tick` runs about every second with the results so far.
+ * that would exceed it is counted as not sent): floor(seconds × perSecond) bids sent or not sent in all. `tick` runs about every second with the results so far.
  */
 export async function driveOpen(
   bidder: BidTarget,
@@ -47,10 +47,11 @@ export async function driveOpen(
   let sent = 0;
   const t0 = performance.now();
   let nextTick = 1;
+  const total = Math.floor(seconds * perSecond);
   for (;;) {
     const elapsed = (performance.now() - t0) / 1000;
-    if (elapsed >= seconds) break;
-    const due = Math.floor(elapsed * perSecond);
+    // Every bid due by `seconds` is sent (or counted as not sent), even when this turn came late.
+    const due = Math.min(total, Math.floor(elapsed * perSecond));
     while (sent < due) {
       sent++;
       if (inFlight.size >= maxInFlight) {
@@ -67,6 +68,7 @@ export async function driveOpen(
       nextTick = Math.floor(elapsed) + 1;
       await tick(results, elapsed);
     }
+    if (elapsed >= seconds) break;
     await Bun.sleep(Math.max(1, Math.min(20, ((sent + 1) / perSecond - elapsed) * 1000)));
   }
   await Promise.all(inFlight);

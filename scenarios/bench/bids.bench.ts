@@ -33,7 +33,7 @@ import { freePort } from "../../node/util/ports.ts";
 import { setLogSink } from "../../node/util/log.ts";
 import { setBidTracing } from "../../node/util/bidTrace.ts";
 import { windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
-import { grpcBidSender, ms, sendBid, waitUntil, type BidResult } from "./common.ts";
+import { bidBodies as makeBodies, grpcBidSender, ms, sendBid, waitUntil, type BidResult } from "./common.ts";
 import { threadBidSender } from "./clientThread.ts";
 import { startAppThread, type AppThread } from "./appThread.ts";
 import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
@@ -231,20 +231,10 @@ async function bidBlocks(devnet: Devnet): Promise<{ first: bigint; span: bigint 
   return { first: head + 1n, span };
 }
 
-let seq = 0;
+const bidCounter = { next: 0 };
+/** Bids for blocks first … first + span - 1 in turn; one hash sequence across every phase of the run. */
 function bidBodies(first: bigint, span: bigint): () => string {
-  return () => {
-    const i = seq++;
-    const now = Date.now();
-    const hash = (BigInt(i) * 0x9e3779b97f4a7c15n + 0x1234567n).toString(16).padStart(64, "0").slice(-64);
-    return JSON.stringify({
-      txHashes: [hash],
-      amount: String(1_000_000_000 + i),
-      blockNumber: String(first + (BigInt(i) % span)),
-      decayStartTimestamp: String(now),
-      decayEndTimestamp: String(now + 12_000),
-    });
-  };
+  return makeBodies({ seed: 0x1234567n, counter: bidCounter, block: (i) => first + (BigInt(i) % span) });
 }
 
 /** The SendBid client of the bid phases: on its own thread (`--client thread`) or on the devnet's event loop. */

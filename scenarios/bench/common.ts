@@ -56,6 +56,27 @@ export async function sendBid(bidderUrl: string, body: string): Promise<BidResul
   }
 }
 
+/**
+ * Bid bodies for POST /v1/bidder/bid (and the gRPC sender), one per call: the i-th has a distinct transaction hash
+ * (from `seed`, so two drivers of one run never send the same hash), the block `block(i)`, the amount `amount(i)`
+ * wei and a 12 s decay from now. `counter` lets several makers share one sequence (default: their own).
+ */
+export function bidBodies(o: { seed: bigint; block: (i: number) => bigint; amount?: (i: number) => number; counter?: { next: number } }): () => string {
+  const counter = o.counter ?? { next: 0 };
+  const amount = o.amount ?? ((i: number) => 1_000_000_000 + i);
+  return () => {
+    const n = counter.next++;
+    const now = Date.now();
+    return JSON.stringify({
+      txHashes: [(BigInt(n) * 0x9e3779b97f4a7c15n + o.seed).toString(16).padStart(64, "0").slice(-64)],
+      amount: String(amount(n)),
+      blockNumber: String(o.block(n)),
+      decayStartTimestamp: String(now),
+      decayEndTimestamp: String(now + 12_000),
+    });
+  };
+}
+
 /** Where bids go: the bidder's HTTP base URL, or a function that sends one bid body (e.g. over gRPC). */
 export type BidTarget = string | ((body: string) => Promise<BidResult>);
 

@@ -37,8 +37,17 @@ export function rssOf(pid: number): number | undefined {
 
 /** CPU time (user + system) a process used so far, from /proc (Linux), ms. */
 export function cpuMsOf(pid: number): number | undefined {
+  return cpuMsOfStat(`/proc/${pid}/stat`);
+}
+
+/** CPU time (user + system) of this process's main thread so far, from /proc (Linux), ms. */
+export function mainThreadCpuMs(): number | undefined {
+  return cpuMsOfStat(`/proc/self/task/${process.pid}/stat`);
+}
+
+function cpuMsOfStat(path: string): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const fields = readFileSync(path, "utf8").split(") ")[1]!.split(" ");
     // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {

@@ -26,7 +26,7 @@ import { bidProviders } from "../../node/role/bidProviders.ts";
 import { driveClosed, summarise, summaryLines } from "./bidPhase.ts";
 import { measureCryptoFloor } from "./cryptoFloor.ts";
 import { cpuMsOf, rssOf, mib } from "./health.ts";
-import { ms } from "./common.ts";
+import { bidBodies, ms } from "./common.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
 
 const { values: args } = parseArgs({
@@ -126,18 +126,8 @@ try {
     throw new Error(`${(e as Error).message}; last answer: ${last}; processes said:\n${children.map((c) => `${c.name}:\n${c.out().slice(-1500)}`).join("\n")}`);
   });
 
-  let seq = 0;
-  const body = () => {
-    const i = seq++;
-    const now = Date.now();
-    return JSON.stringify({
-      txHashes: [(BigInt(i) * 0x9e3779b97f4a7c15n + 0x7654321n).toString(16).padStart(64, "0").slice(-64)],
-      amount: String(1_000_000_000 + i),
-      blockNumber: String(block),
-      decayStartTimestamp: String(now),
-      decayEndTimestamp: String(now + 12_000),
-    });
-  };
+  const body = bidBodies({ seed: 0x7654321n, block: () => block });
+
   await driveClosed(url, body, 50, 8); // warm-up
   const pids = { bidder: bidder.pid, "provider 0": providers[0]!.pid, "provider 1": providers[1]!.pid, bootnode: boot.pid };
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMsOf(pid) ?? 0]));

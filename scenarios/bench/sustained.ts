@@ -10,7 +10,7 @@ import os from "node:os";
 import type { Devnet } from "../../node/devnet/startDevnet.ts";
 import { driveOpen, summarise, summaryLines } from "./bidPhase.ts";
 import type { CryptoFloor } from "./cryptoFloor.ts";
-import { ms, pct, waitUntil, type BidResult, type BidTarget } from "./common.ts";
+import { bidBodies, ms, pct, waitUntil, type BidResult, type BidTarget } from "./common.ts";
 import { health, healthLine, mib, pendingCommitments, type Health } from "./health.ts";
 import { waitForDeposits } from "./settlementPhase.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
@@ -46,18 +46,8 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
     head = n;
     winners.set(Number(n), winner.toLowerCase().slice(2));
   });
-  let seq = 0;
-  const body = () => {
-    const i = seq++;
-    const now = Date.now();
-    return JSON.stringify({
-      txHashes: [(BigInt(i) * 0x9e3779b97f4a7c15n + 0xabcdefn).toString(16).padStart(64, "0").slice(-64)],
-      amount: String(1_000_000_000 + (i % 1000)),
-      blockNumber: String(head + 2n),
-      decayStartTimestamp: String(now),
-      decayEndTimestamp: String(now + 12_000),
-    });
-  };
+  const body = bidBodies({ seed: 0xabcdefn, block: () => head + 2n, amount: (i) => 1_000_000_000 + (i % 1000) });
+
 
   const start = await health(devnet);
   print(
