@@ -96,7 +96,7 @@ try {
     // Our own summary, not schemathesis's: its closing "=== N warnings in Xs ===" line reads like a pytest run that
     // executed no test to anything that scans CI output. The whole output is kept in the log, and printed on failure.
     const cases = /^\s*(\d+ generated.*)$/m.exec(out)?.[1]?.trim() ?? "no test case count in the output";
-    const warnings = [...out.matchAll(/^\s*⚠️\s*(.+)$/gm)].map((m) => m[1].trim());
+    const warnings = [...out.matchAll(/^\s*⚠️\s*(.+)$/gm)].map((m) => (m[1] ?? "").trim());
     if (code === 0) {
       console.log(`  test cases: ${cases}`);
       for (const w of warnings) console.log(`  warning: ${w}`);
