@@ -12,8 +12,12 @@ export interface AnvilOptions {
   port: number;
   chainId: number;
   host?: string;
-  /** "auto": every transaction is mined at once; "manual": blocks are mined only on request; or a block every `intervalMs` (mined from this process: IntervalMiner). */
-  mining: "auto" | "manual" | { intervalMs: number };
+  /**
+   * "auto": every transaction is mined at once; "manual": blocks are mined only on request; or a block every
+   * `intervalMs` (mined from this process: IntervalMiner), and with `idleIntervalMs`, no block at an interval with no
+   * pending transaction unless the last one is that old.
+   */
+  mining: "auto" | "manual" | { intervalMs: number; idleIntervalMs?: number };
   /** File Anvil loads at start and dumps to every `stateIntervalS` seconds; survives SIGKILL minus that much. */
   statePath?: string;
   /** Seconds between state dumps (default 1). */
@@ -175,7 +179,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     if (pid) writeFileSync(file, String(pid));
   }
   const rpcUrl = `http://${host}:${opts.port}`;
-  const miner = typeof opts.mining === "object" ? new IntervalMiner(rpcUrl, opts.mining.intervalMs, opts.name) : undefined;
+  const miner = typeof opts.mining === "object" ? new IntervalMiner(rpcUrl, opts.mining.intervalMs, opts.name, opts.mining.idleIntervalMs) : undefined;
   miner?.start();
   const chain: AnvilChain = {
     name: opts.name,

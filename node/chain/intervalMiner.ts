@@ -11,6 +11,10 @@ import type { MinerCommand, MinerReport } from "./intervalMinerWorker.ts";
  * the block time is under 2 s, whatever `--prune-history N` says, and each kept state is a copy of the whole state:
  * under load its memory grew by ~0.8 MB a block and kept growing (docs/performance.md). Mined from outside, the
  * chain keeps exactly the states `--prune-history` asks for.
+ *
+ * With `idleIntervalMs`, an interval with no pending transaction mines nothing unless the last block is that old: an
+ * in-memory Anvil keeps every block (~4 KiB each, `npm run bench:anvil-memory`), so a devnet left idle at a block
+ * every 200 ms would grow by ~70 MiB an hour for empty blocks alone.
  */
 export class IntervalMiner {
   private worker: Worker | undefined;
@@ -20,6 +24,7 @@ export class IntervalMiner {
     private readonly rpcUrl: string,
     private readonly intervalMs: number,
     private readonly name: string,
+    private readonly idleIntervalMs?: number,
   ) {}
 
   start(): void {
@@ -30,7 +35,7 @@ export class IntervalMiner {
       else this.log.info("mining again", { chain: this.name, after: e.data.recovered });
     };
     w.unref();
-    w.postMessage({ start: { rpcUrl: this.rpcUrl, intervalMs: this.intervalMs } } satisfies MinerCommand);
+    w.postMessage({ start: { rpcUrl: this.rpcUrl, intervalMs: this.intervalMs, idleIntervalMs: this.idleIntervalMs } } satisfies MinerCommand);
     this.worker = w;
   }
 

@@ -1,28 +1,39 @@
 /**
  * The loop of an IntervalMiner (intervalMiner.ts) on a thread of its own: evm_mine every `intervalMs`, start to
- * start, one request at a time. It tells the miner when mining fails and when it works again (the miner logs it).
+ * start, one request at a time; with `idleIntervalMs`, a tick that finds no pending transaction mines only when the
+ * last block is that old. It tells the miner when mining fails and when it works again (the miner logs it).
  */
 declare const self: Worker;
 
-export type MinerCommand = { start: { rpcUrl: string; intervalMs: number } } | { stop: true };
+export type MinerCommand = { start: { rpcUrl: string; intervalMs: number; idleIntervalMs?: number } } | { stop: true };
 export type MinerReport = { failed: string } | { recovered: number };
 
 let running = false;
 let timer: ReturnType<typeof setTimeout> | undefined;
 
-async function loop(rpcUrl: string, intervalMs: number): Promise<void> {
+async function call<T>(rpcUrl: string, method: string): Promise<T> {
+  const r = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await r.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(body.error.message);
+  return body.result as T;
+}
+
+async function loop(rpcUrl: string, intervalMs: number, idleIntervalMs: number | undefined): Promise<void> {
   let failures = 0;
+  let lastMined = performance.now();
   while (running) {
     const started = performance.now();
     try {
-      const r = await fetch(rpcUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      const body = (await r.json()) as { error?: { message: string } };
-      if (body.error) throw new Error(body.error.message);
+      const idle = idleIntervalMs !== undefined && started - lastMined < idleIntervalMs && Number((await call<{ pending: string }>(rpcUrl, "txpool_status")).pending) === 0;
+      if (!idle) {
+        await call(rpcUrl, "evm_mine");
+        lastMined = started;
+      }
       if (failures) self.postMessage({ recovered: failures } satisfies MinerReport);
       failures = 0;
     } catch (e) {
@@ -37,7 +48,7 @@ self.onmessage = (e: MessageEvent<MinerCommand>) => {
   if ("start" in e.data) {
     if (running) return;
     running = true;
-    void loop(e.data.start.rpcUrl, e.data.start.intervalMs);
+    void loop(e.data.start.rpcUrl, e.data.start.intervalMs, e.data.start.idleIntervalMs);
   } else {
     running = false;
     clearTimeout(timer);

@@ -33,6 +33,22 @@ test("the chain mines a block every interval with no transaction sent (IntervalM
   expect(await c.publicClient.getBlockNumber({ cacheTime: 0 })).toBeGreaterThanOrEqual(from + 3n);
 }, 30_000);
 
+test("with an idle interval, no block while nothing is pending, and a transaction is still mined at the next interval", async () => {
+  const idle = await startAnvil({ name: "txs-idle", port: await freePort(), chainId: 31996, mining: { intervalMs: 200, idleIntervalMs: 600_000 } });
+  try {
+    const c = chainClients(localChain(idle.chainId, idle.rpcUrl), devAccount(14).privateKey as Hex);
+    const from = await c.publicClient.getBlockNumber({ cacheTime: 0 });
+    // Five intervals with nothing pending: a miner that ignored the idle interval would have mined about five blocks.
+    await Bun.sleep(1_000);
+    expect(await c.publicClient.getBlockNumber({ cacheTime: 0 })).toBe(from);
+    const receipt = await c.txs.receipt(await c.txs.send({ to, value: 1n, gas: 21_000n }), 20_000);
+    expect(receipt.status).toBe("success");
+    expect(receipt.blockNumber).toBe(from + 1n);
+  } finally {
+    await idle.stop();
+  }
+}, 60_000);
+
 test("a burst of 60 transactions shares blocks and every one is mined", async () => {
   const c = clients(14);
   const before = await c.publicClient.getTransactionCount({ address: c.account.address });

@@ -40,6 +40,12 @@ export const SETTLEMENT_BASE_FEE = 1_000_000n;
  * whole state, which grows with every commitment: once a second it would take a core under sustained load.
  */
 export const SETTLEMENT_STATE_INTERVAL_S = 5;
+/**
+ * With no transaction pending, the settlement chain mines a block only when its last one is this old (not every
+ * --settlement-block-time): blocks cost an in-memory Anvil memory for good (IntervalMiner says how much), and a
+ * second keeps block timestamps, which the contracts read, as fresh as Anvil's one-second resolution.
+ */
+export const SETTLEMENT_IDLE_BLOCK_MS = 1_000;
 
 /**
  * The settlement chain's block gas limit. A store transaction takes ~250k gas, so Anvil's default 30M holds ~120 of
@@ -93,7 +99,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           host: cfg.host,
           port: cfg.settlementPort,
           chainId: cfg.settlementChainId,
-          mining: cfg.settlementBlockTimeMs > 0 ? { intervalMs: cfg.settlementBlockTimeMs } : "auto",
+          mining: cfg.settlementBlockTimeMs > 0 ? { intervalMs: cfg.settlementBlockTimeMs, idleIntervalMs: SETTLEMENT_IDLE_BLOCK_MS } : "auto",
           emptyFork: { keepStates: cfg.settlementHistory },
           keepTxBlocks: cfg.settlementKeepBlocks || undefined,
           blockGasLimit: SETTLEMENT_BLOCK_GAS_LIMIT,
