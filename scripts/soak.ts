@@ -2,12 +2,18 @@
 /**
  * `npm run soak -- --minutes N`: a devnet in a process of its own (`bun node/main.ts`, L1 blocks every second) under a
  * steady load of bids, deposits and subscriptions; prints the resident memory and open file descriptors of the devnet
- * process and of each Anvil it runs (L1, settlement, and the idle chain the settlement chain forks) every sample, and
- * fails when any of them grew by more than 10 % from just after the warm-up (the first fifth of the run) to the end:
- * the median of the first tenth of the samples after the warm-up against the median of the last tenth (at least one
- * sample each). Each sample also has both chains' heads and their pending transactions; a chain that produced no
- * block between two samples, or a transaction that timed out waiting to be mined, fails the run. A bid answered
- * with fewer commitments than there are providers is listed with what its stream said instead.
+ * process and of each Anvil it runs (L1, settlement, and the idle chain the settlement chain forks) every sample.
+ * Growth is judged from just after the warm-up (the first fifth of the run, and until the settlement chain has mined
+ * more blocks than it keeps the transactions of) to the end: the median of the first tenth of the samples after the
+ * warm-up against the median of the last tenth (at least one sample each). The devnet process's rss and every
+ * process's open fds fail the run when they grew by more than 10 % (fds: and by more than FD_NOISE). An Anvil holds
+ * its chain in memory, so its rss grows with every block, transaction and storage slot the load adds, by design; it
+ * fails the run when it grew by more than 10 % beyond what that chain data costs a bare Anvil started the same way,
+ * measured by the soak before the devnet starts (scenarios/bench/anvilMemory.ts); the L1 Anvil, whose rss rises and
+ * falls with the past states it keeps, against its highest rss before the end. Each sample also has both chains'
+ * heads and their pending transactions; a chain that produced no block between two samples, or a transaction that
+ * timed out waiting to be mined, fails the run. A bid answered with fewer commitments than there are providers is
+ * listed with what its stream said instead.
  */
 import { parseArgs } from "node:util";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, mkdirSync } from "node:fs";
@@ -17,19 +23,25 @@ import { spawn } from "bun";
 import { freePort } from "../node/util/ports.ts";
 import { NdjsonStream } from "../scenarios/clients/ndjson.ts";
 import { TOPICS } from "../node/notify/topics.ts";
+import { parseDevnetArgs } from "../node/devnet/config.ts";
+import { explainedBytes, formatCosts, measureAnvilCosts, readChainData, type AnvilCosts, type ChainData } from "../scenarios/bench/anvilMemory.ts";
 
 const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S] [-- DEVNET FLAGS]
 
-  --minutes N            how long the load runs (default 10)
+  --minutes N            how long the load runs (default 30)
   --bids-per-second R    SendBid rate (default 4); deposits go in once a window, a subscriber comes and goes every 2 s
   --sample-seconds S     how often rss and open fds are printed (default 60)
   --port-base P          the devnet's 11 ports are P, P+1, … (default: free ports picked by the OS)
   -h, --help
   -- DEVNET FLAGS        passed on to the devnet (\`npm run node -- --help\`), e.g. -- --settlement-history 0
 
-Fails (exit 1) when the rss or the open fds of the devnet process or of one of its Anvils grew by more than 10 %
-after the warm-up (the first fifth of the run), when the devnet died, when a chain produced no block between two samples, or when a transaction timed
-out waiting to be mined. The devnet's log: reports/soak-devnet.log.`;
+Fails (exit 1) when, after the warm-up (the first fifth of the run, and until the settlement chain has mined more
+blocks than it keeps transactions of), the rss of the devnet process or the open fds of any process grew by more
+than 10 % (fds: and by more than 3), or an Anvil's rss grew by more than 10 % beyond what the chain data it gained
+(blocks, transactions, storage slots) costs a bare Anvil started the same way (measured first, about a minute; the
+L1, whose rss rises and falls with the past states it keeps: beyond its highest rss before the end); when
+the devnet died, when a chain produced no block between two samples, or when a transaction timed out waiting to be
+mined. The devnet's log: reports/soak-devnet.log.`;
 
 const { values: o, positionals: devnetFlags } = parseArgs({
   allowPositionals: true,
@@ -45,7 +57,7 @@ if (o.help) {
   console.log(HELP);
   process.exit(0);
 }
-const minutes = Number(o.minutes ?? 10);
+const minutes = Number(o.minutes ?? 30);
 const rate = Number(o["bids-per-second"] ?? 4);
 const sampleMs = Number(o["sample-seconds"] ?? 60) * 1000;
 if (!(minutes > 0) || !(rate > 0) || !(sampleMs > 0)) {
@@ -53,6 +65,16 @@ if (!(minutes > 0) || !(rate > 0) || !(sampleMs > 0)) {
   process.exit(2);
 }
 const ROOT = join(import.meta.dir, "..");
+const devnetConfig = parseDevnetArgs(devnetFlags);
+if (devnetConfig === "help") {
+  console.log(HELP);
+  process.exit(0);
+}
+
+// What chain data costs an Anvil, measured before the devnet starts so that nothing else runs beside it.
+console.log(`soak: measuring what a block, a transaction and a storage slot cost a bare settlement-like Anvil (about a minute) …`);
+const anvilCosts: AnvilCosts = await measureAnvilCosts(devnetConfig.settlementKeepBlocks || undefined);
+console.log(`soak: a bare Anvil keeping ${devnetConfig.settlementKeepBlocks || "all"} blocks' transactions costs ${formatCosts(anvilCosts)}`);
 
 /** Distinct free ports (two calls of freePort may return the same port). */
 async function ports(n: number): Promise<number[]> {
@@ -202,6 +224,8 @@ interface Sample {
   settlement: ChainSample;
   /** The devnet process and each Anvil, by name. */
   procs: Record<Proc, ProcSample>;
+  /** Chain data each Anvil holds, from its state file (none for the settlement chain's idle genesis). */
+  data: Record<Proc, ChainData | undefined>;
 }
 const PROCS = ["devnet", "l1", "settlement", "settlement-genesis"] as const;
 type Proc = (typeof PROCS)[number];
@@ -230,17 +254,25 @@ async function chainSample(port: number): Promise<ChainSample> {
   const [head, pool] = await Promise.all([rpc<string>(url, "eth_blockNumber"), rpc<{ pending: string }>(url, "txpool_status")]);
   return { head: BigInt(head), pending: Number(pool.pending) };
 }
-async function sample(): Promise<Sample> {
+/** Chain data in a chain's state file; a dump being written is read again a moment later, else the last sample's. */
+async function chainData(name: "l1" | "settlement", prev: ChainData | undefined): Promise<ChainData | undefined> {
+  const file = join(dataDir, "chain", `${name}-state.json`);
+  return readChainData(file) ?? (await Bun.sleep(500), readChainData(file)) ?? prev;
+}
+async function sample(prev: Sample | undefined): Promise<Sample> {
   const [l1Chain, settlementChain] = await Promise.all([chainSample(l1!), chainSample(settlement!)]);
   const procs = Object.fromEntries(PROCS.map((p) => [p, procSample(p)])) as Record<Proc, ProcSample>;
-  return { at: Date.now(), l1: l1Chain, settlement: settlementChain, procs };
+  const data = { devnet: undefined, "settlement-genesis": undefined, l1: await chainData("l1", prev?.data.l1), settlement: await chainData("settlement", prev?.data.settlement) };
+  return { at: Date.now(), l1: l1Chain, settlement: settlementChain, procs, data };
 }
 /** Lines of the devnet's log that say a store, open or settlement transaction timed out. */
 const txTimeouts = () => (readFileSync(logPath, "utf8").match(/Timed out while waiting for transaction/g) ?? []).length;
 
 const t0 = Date.now();
 const total = minutes * 60_000;
-const warmupSamples = Math.max(1, Math.floor(total / sampleMs / 5));
+const fifth = Math.max(1, Math.floor(total / sampleMs / 5));
+/** Open descriptors that may come and go between two samples (connections in flight) without counting as growth. */
+const FD_NOISE = 3;
 console.log(
   `soak: ${minutes} min, ${rate} bids/s, a deposit per window, subscribers coming and going; devnet pid ${child.pid} ` +
     `(log ${logPath}); load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`,
@@ -261,7 +293,7 @@ while (Date.now() - t0 < total) {
     failed = `the devnet exited (code ${child.exitCode}); see ${logPath}`;
     break;
   }
-  const s = await sample().catch((e: Error) => e);
+  const s = await sample(samples.at(-1)).catch((e: Error) => e);
   if (s instanceof Error) {
     failed = s instanceof ProcessGoneError ? s.message : `a chain did not answer: ${s.message}`;
     break;
@@ -293,6 +325,15 @@ if (short.length) {
 if (!failed) {
   // Medians of a few samples on each side: in-flight requests (connections to the chains) make single samples noisy.
   const window = Math.max(1, Math.round(samples.length / 10));
+  // The warm-up lasts at least until the settlement chain has mined more blocks than it keeps the transactions of:
+  // until then each of its transactions stays in memory whole, after that Anvil drops old ones as new ones come.
+  const keep = devnetConfig.settlementKeepBlocks;
+  const filled = samples.findIndex((x) => x.settlement.head > BigInt(keep));
+  const warmupSamples = Math.max(fifth, filled + 1);
+  if (filled < 0 || warmupSamples >= samples.length - window)
+    failed =
+      `the run is too short to judge memory: the warm-up (the first fifth of the run, and until the settlement chain has mined more than ` +
+      `--settlement-keep-blocks ${keep} blocks) leaves too few samples; run longer`;
   const after = samples.slice(warmupSamples, warmupSamples + window);
   const base = after.length ? after : samples.slice(-1);
   const end = samples.slice(-window);
@@ -308,19 +349,38 @@ if (!failed) {
   );
   console.log(`soak: median of ${base.length} sample(s) after the warm-up (${warmupSamples}) vs the last ${end.length}:`);
   const grew: string[] = [];
+  const mid = (xs: Sample[]) => xs[Math.floor(xs.length / 2)]!;
   for (const p of PROCS) {
     const rss = [median(base.map((x) => x.procs[p].rssMiB)), median(end.map((x) => x.procs[p].rssMiB))] as const;
     const fds = [median(base.map((x) => x.procs[p].fds)), median(end.map((x) => x.procs[p].fds))] as const;
+    // An Anvil's rss is judged net of the chain data it gained between the two windows' middle samples.
+    const [from, to] = [mid(base).data[p], mid(end).data[p]];
+    const explainedMiB = from && to ? explainedBytes(anvilCosts, from, to) / 2 ** 20 : 0;
+    // The L1 Anvil keeps the states of past blocks: those of its last 500 blocks in memory, then it moves older ones to
+    // disk, one more at each block, until 10 remain; its rss rises and falls by tens of MiB (28 → 75 → 35 over half an
+    // hour). A sawtooth is judged against its highest point before the end: a leak sets new highs.
+    const peak = p === "l1" ? Math.max(...samples.slice(0, samples.length - end.length).map((x) => x.procs[p].rssMiB)) : rss[0];
+    const unexplained = (rss[1] - peak - explainedMiB) / peak;
     console.log(
       `  ${p.padEnd(18)} rss ${rss[0].toFixed(1)} → ${rss[1].toFixed(1)} MiB (${(growth(rss) * 100).toFixed(1)} %), ` +
-        `open fds ${fds[0]} → ${fds[1]} (${(growth(fds) * 100).toFixed(1)} %)`,
+        `open fds ${fds[0]} → ${fds[1]} (${(growth(fds) * 100).toFixed(1)} %)` +
+        (from && to
+          ? `; chain data gained: ${to.blocks - from.blocks} blocks, ${to.txs - from.txs} transactions, ${to.slots - from.slots} storage slots, ` +
+            `${explainedMiB.toFixed(1)} MiB at a bare Anvil's costs; beyond that ${(unexplained * 100).toFixed(1)} %` +
+            (p === "l1" ? ` of its highest rss before the end, ${peak.toFixed(1)} MiB` : "")
+          : ""),
     );
-    if (growth(rss) > 0.1) grew.push(`${p} rss grew ${(growth(rss) * 100).toFixed(1)} %`);
-    if (growth(fds) > 0.1) grew.push(`${p} open fds grew ${(growth(fds) * 100).toFixed(1)} %`);
+    if (unexplained > 0.1) grew.push(`${p} rss grew ${(growth(rss) * 100).toFixed(1)} %${from && to ? ` (${(unexplained * 100).toFixed(1)} % beyond its chain data)` : ""}`);
+    // A few descriptors are connections in flight at the moment of the sample: 19 → 21 is no leak.
+    if (growth(fds) > 0.1 && fds[1] - fds[0] > FD_NOISE) grew.push(`${p} open fds grew ${(growth(fds) * 100).toFixed(1)} %`);
   }
-  if (grew.length) failed = `${grew.join(", ")} after warm-up`;
-  else if (counts.commitments === 0) failed = "no bid got a commitment";
-  else if (timeouts > 0) failed = `${timeouts} transaction(s) timed out waiting to be mined (see ${logPath})`;
+  failed ??= grew.length
+    ? `${grew.join(", ")} after warm-up`
+    : counts.commitments === 0
+      ? "no bid got a commitment"
+      : timeouts > 0
+        ? `${timeouts} transaction(s) timed out waiting to be mined (see ${logPath})`
+        : undefined;
 }
-console.log(failed ? `soak: FAILED: ${failed}` : "soak: passed (memory and descriptors flat)");
+console.log(failed ? `soak: FAILED: ${failed}` : "soak: passed (memory and descriptors flat; each Anvil's growth within its chain data)");
 process.exit(failed ? 1 : 0);
