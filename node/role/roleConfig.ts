@@ -35,6 +35,8 @@ export interface RoleConfig {
   /** Bidder: auto-deposit this much per window at start. */
   autodepositAmount?: bigint;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** Serve the admin API (node/role/adminApi.ts) on this port of --http-addr (0: any free port); off when undefined. */
+  adminPort?: number;
 }
 
 export const ROLE_HELP = `Usage: npm run node -- --role bidder|provider|bootnode [options]
@@ -68,6 +70,9 @@ Options:
   --auto-accept               provider: attach a built-in accept-all provider application
   --autodeposit-amount WEI    bidder: auto-deposit this much per window from the start
   --log-level LEVEL           debug | info | warn | error (default info)
+  --admin-port PORT           serve the admin API a devnet of node processes drives (status, faults, bundles) on
+                              this port of --http-addr (0: any free port); not for production: it arms failing
+                              transactions
   -h, --help                  this text
 `;
 
@@ -147,6 +152,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "auto-accept": { type: "boolean" },
         "autodeposit-amount": { type: "string" },
         "log-level": { type: "string" },
+        "admin-port": { type: "string" },
       },
     });
   } catch (e) {
@@ -186,5 +192,6 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     autoAccept: o["auto-accept"] ?? false,
     autodepositAmount: amount === undefined ? undefined : BigInt(amount),
     logLevel: level as RoleConfig["logLevel"],
+    adminPort: o["admin-port"] === undefined ? undefined : int("admin-port", o["admin-port"], 0, 65535, 0),
   };
 }
