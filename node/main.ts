@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     devnet = await startDevnet(cfg);
   } catch (e) {
     if (e instanceof ConfigError) console.error(`error: ${e.message}`);
-    log.error(`devnet failed to start: ${(e as Error).message}`);
+    else log.error(`devnet failed to start: ${(e as Error).message}`);
     await shutdown("start failed", e instanceof ConfigError ? 2 : 1);
     return;
   }

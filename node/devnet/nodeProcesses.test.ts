@@ -44,7 +44,7 @@ describe(`a devnet of node processes (--network ${network})`, () => {
     const all = providers.map((p) => p.address.toLowerCase()).sort();
     const block = (await d.driver.blockNumber()) + 3n;
     expect((await call("POST", `${bidder.url}/v1/bidder/deposit/${parseEther("5")}?window_number=${windowOfBlock(block)}`)).status).toBe(200);
-    expect(await bidProviders(bidder.url, block, 1)).toEqual(all);
+    expect((await bidProviders(bidder.url, block, 1)) as string[]).toEqual(all);
 
     const oldPid = d.procs!.providers[0]!.pid;
     const killed = await control("/nodes/provider-0/kill");
@@ -53,7 +53,7 @@ describe(`a devnet of node processes (--network ${network})`, () => {
     expect(d.procs!.providers[0]!.pid).not.toBe(oldPid);
     // Its accept-all application (--auto-accept) starts with the new process; bid until it answers again.
     let got: string[] = [];
-    for (let i = 2, until = Date.now() + 30_000; got.join() !== all.join() && Date.now() < until; i++, await Bun.sleep(200)) got = await bidProviders(bidder.url, block, i);
+    for (let i = 2, until = Date.now() + 30_000; got.join() !== all.join() && Date.now() < until; i++, await Bun.sleep(200)) got = (await bidProviders(bidder.url, block, i)) as string[];
     expect(got).toEqual(all);
   }, 90_000);
 
