@@ -87,6 +87,15 @@ async function mainRole(argv: string[]): Promise<void> {
   };
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig, 0));
   process.on("unhandledRejection", (e) => log.error("unhandled rejection", { error: e }));
+  const parent = cfg.parentPid;
+  if (parent !== undefined)
+    setInterval(() => {
+      try {
+        process.kill(parent, 0);
+      } catch {
+        void shutdown(`parent process ${parent} is gone`, 0);
+      }
+    }, 1_000).unref();
   try {
     node = await startRoleNode(cfg);
   } catch (e) {

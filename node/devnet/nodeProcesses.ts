@@ -89,7 +89,7 @@ export class NodeProcess {
       process.execPath, "node/main.ts", "--role", s.role, "--key", s.key, "--contracts", s.contractsFile,
       "--bootnodes", s.bootnodes.join(","), "--p2p-addr", s.bindAddr, "--p2p-port", String(this.ports.p2p),
       "--http-addr", s.bindAddr, "--http-port", String(this.ports.http), "--rpc-port", String(this.ports.rpc),
-      "--admin-port", String(this.ports.admin), "--data-dir", s.dataDir, ...s.args,
+      "--admin-port", String(this.ports.admin), "--data-dir", s.dataDir, "--parent-pid", String(process.pid), ...s.args,
     ];
     const proc = spawn(s.netns ? s.netns.hosts.exec(s.netns.host, argv) : argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
     this.proc = proc;

@@ -37,6 +37,8 @@ export interface RoleConfig {
   logLevel: "debug" | "info" | "warn" | "error";
   /** Serve the admin API (node/role/adminApi.ts) on this port of --http-addr (0: any free port); off when undefined. */
   adminPort?: number;
+  /** Stop when this process is gone (a devnet of node processes passes its own pid: a SIGKILLed devnet leaves no nodes). */
+  parentPid?: number;
 }
 
 export const ROLE_HELP = `Usage: npm run node -- --role bidder|provider|bootnode [options]
@@ -73,6 +75,7 @@ Options:
   --admin-port PORT           serve the admin API a devnet of node processes drives (status, faults, bundles) on
                               this port of --http-addr (0: any free port); not for production: it arms failing
                               transactions
+  --parent-pid PID            stop when process PID is gone (a devnet that runs its nodes as processes passes its own)
   -h, --help                  this text
 `;
 
@@ -153,6 +156,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "autodeposit-amount": { type: "string" },
         "log-level": { type: "string" },
         "admin-port": { type: "string" },
+        "parent-pid": { type: "string" },
       },
     });
   } catch (e) {
@@ -193,5 +197,6 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     autodepositAmount: amount === undefined ? undefined : BigInt(amount),
     logLevel: level as RoleConfig["logLevel"],
     adminPort: o["admin-port"] === undefined ? undefined : int("admin-port", o["admin-port"], 0, 65535, 0),
+    parentPid: o["parent-pid"] === undefined ? undefined : int("parent-pid", o["parent-pid"], 1, 2 ** 22, 1),
   };
 }
