@@ -82,7 +82,7 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
   const settlementChain = localChain(chainId, cfg.settlementRpcUrl, "settlement");
   const store = join(dataDir, "node.sqlite");
   if (cfg.role === "bidder") {
-    const node = new BidderNode({ privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, bidTimeoutMs: cfg.bidTimeoutMs, network, validators });
+    const node = new BidderNode({ privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, bidTimeoutMs: cfg.bidTimeoutMs, network, validators, streamKeepAliveMs: cfg.streamKeepAliveMs, cryptoWorkers: cfg.cryptoWorkers });
     notifiers.push(node.notifier);
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
     if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running) await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
@@ -100,7 +100,7 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
       },
     };
   }
-  const node = new ProviderNode({ index: 0, privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, decisionTimeoutMs: cfg.decisionTimeoutMs, network, validators });
+  const node = new ProviderNode({ index: 0, privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, decisionTimeoutMs: cfg.decisionTimeoutMs, network, validators, streamKeepAliveMs: cfg.streamKeepAliveMs, cryptoWorkers: cfg.cryptoWorkers });
   notifiers.push(node.notifier);
   const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
   let agent: ProviderAgent | undefined;
