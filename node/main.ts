@@ -50,8 +50,9 @@ async function main(): Promise<void> {
   try {
     devnet = await startDevnet(cfg);
   } catch (e) {
-    log.error(`devnet failed to start: ${(e as Error).message}`);
-    await shutdown("start failed", 1);
+    if (e instanceof ConfigError) console.error(`error: ${e.message}`);
+    else log.error(`devnet failed to start: ${(e as Error).message}`);
+    await shutdown("start failed", e instanceof ConfigError ? 2 : 1);
     return;
   }
   process.stdout.write(banner(devnet) + "\n");
@@ -86,6 +87,15 @@ async function mainRole(argv: string[]): Promise<void> {
   };
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig, 0));
   process.on("unhandledRejection", (e) => log.error("unhandled rejection", { error: e }));
+  const parent = cfg.parentPid;
+  if (parent !== undefined)
+    setInterval(() => {
+      try {
+        process.kill(parent, 0);
+      } catch {
+        void shutdown(`parent process ${parent} is gone`, 0);
+      }
+    }, 1_000).unref();
   try {
     node = await startRoleNode(cfg);
   } catch (e) {
@@ -95,6 +105,8 @@ async function mainRole(argv: string[]): Promise<void> {
   }
   const lines = [`${cfg.role} node ${node.network.address} (peer ${node.network.peerId.toString()})`];
   if (node.url) lines.push(`  API        ${node.url}`);
+  if (node.rpcUrl) lines.push(`  gRPC       ${node.rpcUrl}`);
+  if (node.adminUrl) lines.push(`  admin      ${node.adminUrl}`);
   for (const a of node.network.multiaddrs()) lines.push(`  libp2p     ${a}`);
   if (cfg.bootnodes.length) lines.push(`  bootnodes  ${cfg.bootnodes.join(" ")}`);
   process.stdout.write(lines.join("\n") + "\n");

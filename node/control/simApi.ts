@@ -14,7 +14,7 @@ export interface SimControl {
   /** `every` k > 1: the mode applies to every k-th bundle of that provider, the others are built honestly. */
   setBuilderMode(provider: Address, mode: BuilderMode, every?: number): Promise<void>;
   postBundle(bundle: PostedBundle): Promise<void>;
-  injectFault(node: string, fault: "store" | "open" | "none"): void;
+  injectFault(node: string, fault: "store" | "open" | "none"): void | Promise<void>;
   stopProvider(index: number): Promise<void>;
   startProvider(index: number): Promise<void>;
   /** Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`). */
@@ -159,10 +159,10 @@ export function simApi(control: SimControl) {
     })
     .post(
       "/sim/v1/faults",
-      ({ body }) => {
+      async ({ body }) => {
         if (body.fail !== "store" && body.fail !== "open" && body.fail !== "none")
           throw new InvalidArgumentError(`fail must be store, open or none, got ${body.fail}`);
-        control.injectFault(body.node, body.fail);
+        await control.injectFault(body.node, body.fail);
         return { node: body.node, fail: body.fail };
       },
       {

@@ -38,8 +38,11 @@ export function banner(d: Devnet): string {
     ...nodes,
     `    control      ${t.controlUrl}/sim/v1/status`,
     `    beacon       ${t.beaconUrl}/eth/v1/beacon/genesis   (simulated beacon schedule: slot N is L1 block N)`,
-    ...(d.networks?.bootnodeAddrs().length
-      ? [`    bootnode     ${d.networks.bootnodeAddrs()[0]}   (nodes meet over libp2p; more join with npm run node -- --role …)`]
+    ...(d.bootnodeAddrs().length
+      ? [`    bootnode     ${d.bootnodeAddrs()[0]}   (nodes meet over libp2p; more join with npm run node -- --role …)`]
+      : []),
+    ...(d.procs
+      ? [`    processes    one per node (${d.config.network === "netns" ? "each on a network namespace of its own" : "on this host"}): ${[d.procs.bidder, ...d.procs.providers].map((p) => `${p.name} pid ${p.pid}`).join(", ")}; logs in ${d.dir.root}/nodes/`]
       : []),
     "",
     "  Chains",

@@ -82,8 +82,12 @@ export interface DevnetConfig {
   settleDelayMs?: number;
   /** Provider stake at start, wei. */
   providerStake: bigint;
-  /** How the nodes meet: over libp2p on loopback (upstream's wire, a bootnode of the devnet's own), or in-process calls. */
-  network: "libp2p" | "in-process";
+  /**
+   * How the nodes meet: over libp2p on loopback (upstream's wire, a bootnode of the devnet's own), or in-process
+   * calls; `processes`: over libp2p, each bidder and provider node a `--role` process of its own; `netns`: those
+   * processes each on a network namespace host of its own (ip netns, veth; needs root).
+   */
+  network: "libp2p" | "in-process" | "processes" | "netns";
   /** libp2p listen ports of the bootnode, the bidder node and each provider node (0 = any free port). */
   bootnodePort: number;
   bidderP2pPort: number;
@@ -204,8 +208,13 @@ Options:
   --settle-delay MS           how long the oracle waits after an opening before settling it (default 0;
                               ${FOREIGN_SETTLE_DELAY_MS} with --no-nodes: upstream's nodes must see the opening before the settlement)
   --dispatch-window MS        PreconfManager commitment dispatch window at deployment (default 60000; upstream 500)
-  --network libp2p|in-process how nodes meet: libp2p on loopback, upstream's wire, with a bootnode of the devnet's
-                              own (default), or direct calls inside this process
+  --network libp2p|in-process|processes|netns
+                              how nodes meet: libp2p on loopback, upstream's wire, with a bootnode of the devnet's
+                              own (default), or direct calls inside this process; processes: libp2p, each bidder
+                              and provider node a process of its own (npm run node -- --role …, driven through its
+                              admin API); netns: those processes each on a network namespace of its own, joined by
+                              a bridge (ip netns, veth; needs root and iproute2; every listener binds the bridge)
+  --netns                     the same as --network netns
   --bootnode-port PORT        libp2p port of the devnet's bootnode (default 13510)
   --bidder-p2p-port PORT      libp2p port of the bidder node (default 13520)
   --provider-p2p-ports P1,…   libp2p ports of the provider nodes (default 13620, 13720, … one per provider)
@@ -284,6 +293,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "responder-idle-timeout": { type: "string" },
         "log-level": { type: "string" },
         network: { type: "string" },
+        netns: { type: "boolean" },
         "bootnode-port": { type: "string" },
         "bidder-p2p-port": { type: "string" },
         "provider-p2p-ports": { type: "string" },
@@ -306,8 +316,13 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     return ports;
   };
   const providerPorts = portList("provider-ports", o["provider-ports"], base.providerPorts, 13623);
-  const network = o.network ?? base.network;
-  if (network !== "libp2p" && network !== "in-process") throw new ConfigError(`--network must be libp2p or in-process, got "${network}"`);
+  if (o.netns && o.network !== undefined && o.network !== "netns") throw new ConfigError(`--netns and --network ${o.network} contradict each other`);
+  const network = o.netns ? "netns" : (o.network ?? base.network);
+  if (network !== "libp2p" && network !== "in-process" && network !== "processes" && network !== "netns")
+    throw new ConfigError(`--network must be libp2p, in-process, processes or netns, got "${network}"`);
+  if ((network === "processes" || network === "netns") && (o["rpc-tls"] || o["rpc-tls-cert"] !== undefined))
+    throw new ConfigError(`--network ${network} serves gRPC without TLS (a --role node has no --rpc-tls yet)`);
+  if ((network === "processes" || network === "netns") && o["no-nodes"]) throw new ConfigError(`--network ${network} runs nodes; it and --no-nodes contradict each other`);
   const bidders = int("bidders", o.bidders, 1, 9) ?? base.bidders;
   if (bidders > 1 && network !== "in-process") throw new ConfigError(`--bidders ${bidders} needs --network in-process (over libp2p the devnet runs one bidder node)`);
   const providerRpcPorts = portList("provider-rpc-ports", o["provider-rpc-ports"], base.providerRpcPorts, 13624);

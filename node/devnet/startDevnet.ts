@@ -38,6 +38,13 @@ import { devnetNetworks, type DevnetNetworks } from "../network/devnetNetworks.t
 import { providerStakeCheck } from "../p2p/stakeCheck.ts";
 import { agentLog, ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
 import { acceptAll } from "../../scenarios/agents/policies.ts";
+import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
+import { MeshTimeoutError } from "../network/devnetNetworks.ts";
+import { cannotMakeHosts, NetnsHosts } from "../role/netnsHosts.ts";
+import { armBidderFault, armProviderFault, meshSettled, nodeCounts, type Fault } from "./nodeOps.ts";
+import { NodeProcess } from "./nodeProcesses.ts";
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
 
 const log = logger("devnet");
 /**
@@ -54,6 +61,40 @@ export class NoNodesError extends FailedPreconditionError {
   constructor(what: string) {
     super(`${what}: the devnet runs no nodes of its own (--no-nodes)`);
   }
+}
+
+/** `--network netns` on a machine where network namespaces cannot be made (not root, no iproute2, …). */
+export class NetnsUnavailableError extends ConfigError {
+  override name = "NetnsUnavailableError";
+  constructor(why: string) {
+    super(`--network netns cannot run here: ${why}. Use --network processes for one process per node on this host's own network`);
+  }
+}
+
+/** A devnet whose nodes run as processes has no node objects in its own process to hand out. */
+export class NodesInProcessesError extends FailedPreconditionError {
+  override name = "NodesInProcessesError";
+  constructor(what: string) {
+    super(`${what}: the devnet's nodes run in processes of their own (--network processes|netns); reach them through their URLs`);
+  }
+}
+
+/** The nodes of a devnet started with `--network processes|netns`, each a `--role` process, and their bootnode. */
+export interface NodeProcesses {
+  bidder: NodeProcess;
+  providers: NodeProcess[];
+  bootnode: Libp2pNetwork;
+  /** With netns: the hosts the nodes run on (torn down when the devnet stops). */
+  hosts?: NetnsHosts<string>;
+  isStaked: (provider: Address) => Promise<boolean>;
+}
+
+/** Where the suite and the banner find a node: the same for in-process nodes and node processes. */
+export interface NodeEndpoint {
+  name: string;
+  url: string;
+  rpcUrl: string;
+  address: Address;
 }
 
 /** A running devnet: chains, contracts, nodes, L1 driver, oracle and control API. */
@@ -90,15 +131,50 @@ export class Devnet implements SimControl {
     this.settlementClient = createPublicClient({ transport: http(chains.settlement.rpcUrl) });
   }
 
+  /** The node processes (`--network processes|netns`); undefined when the nodes live in this process. */
+  procs: NodeProcesses | undefined;
+
   /** false with --no-nodes: chains, contracts, driver, oracle, beacon and control API only. */
   get hasNodes(): boolean {
-    return this.bidderNode !== undefined;
+    return this.bidderNode !== undefined || this.procs !== undefined;
   }
 
-  /** The devnet's bidder node (NoNodesError with --no-nodes). */
+  /** The devnet's bidder node (NoNodesError with --no-nodes, NodesInProcessesError with node processes). */
   get bidder(): BidderNode {
+    if (this.procs) throw new NodesInProcessesError("no bidder node object");
     if (!this.bidderNode) throw new NoNodesError("no bidder node");
     return this.bidderNode;
+  }
+
+  /** The bidder's and each provider's URLs and address, wherever the nodes run (the target file's fields). */
+  nodeEndpoints(): { bidder: NodeEndpoint; providers: NodeEndpoint[] } {
+    const of = (n: { name: string; url: string | null; rpcUrl: string | null; address: Address }): NodeEndpoint => ({ name: n.name, url: n.url!, rpcUrl: n.rpcUrl!, address: n.address });
+    if (this.procs) return { bidder: of(this.procs.bidder), providers: this.procs.providers.map(of) };
+    return { bidder: { name: "bidder", url: this.bidder.url, rpcUrl: this.bidder.rpcUrl, address: this.bidder.address }, providers: this.providers.map(of) };
+  }
+
+  /** The devnet's bootnode multiaddrs (none in-process). */
+  bootnodeAddrs(): string[] {
+    return this.procs ? this.procs.bootnode.multiaddrs() : (this.networks?.bootnodeAddrs() ?? []);
+  }
+
+  /** Resolves once the running nodes see each other and nobody sees a stopped provider (devnetNetworks' settle). */
+  async settle(timeoutMs = 60_000): Promise<void> {
+    const procs = this.procs;
+    if (!procs) return this.networks?.settle(this.providers.map((x) => x.listening), timeoutMs);
+    const until = Date.now() + timeoutMs;
+    const expected = await Promise.all(procs.providers.map(async (p) => p.running && (await procs.isStaked(p.address))));
+    for (;;) {
+      const views = await Promise.all([procs.bidder, ...procs.providers].map((p) => (p.running ? p.status().then((s) => s.mesh, () => undefined) : undefined)));
+      const bidder = views[0];
+      if (bidder && meshSettled(bidder, procs.providers.map((p, i) => ({ address: p.address, expected: expected[i]!, running: p.running, view: views[i + 1] })))) return;
+      if (Date.now() > until) throw new MeshTimeoutError(`the node processes did not find each other over libp2p within ${timeoutMs} ms`);
+      await Bun.sleep(50);
+    }
+  }
+
+  private processNamed(name: string): NodeProcess | undefined {
+    return this.procs && [this.procs.bidder, ...this.procs.providers].find((p) => p.name === name);
   }
 
   /** Bidder nodes after the first (`--bidders N`). */
@@ -154,6 +230,12 @@ export class Devnet implements SimControl {
 
   /** Stops a provider node (it leaves the network: peer_disconnected); its state stays in its store. */
   async stopProvider(index: number): Promise<void> {
+    if (this.procs) {
+      const p = this.providerProcessAt(index);
+      if (!p.running) throw new FailedPreconditionError(`provider ${index} is not running`);
+      await p.stop();
+      return this.settle();
+    }
     const p = this.providerAt(index);
     if (!p.listening) throw new FailedPreconditionError(`provider ${index} is not running`);
     this.providerPorts.set(index, { http: Number(new URL(p.url).port), rpc: Number(new URL(p.rpcUrl).port) });
@@ -165,11 +247,23 @@ export class Devnet implements SimControl {
 
   /** Starts a stopped provider node again on its port (it joins the network: peer_connected). */
   async startProvider(index: number): Promise<void> {
+    if (this.procs) {
+      const p = this.providerProcessAt(index);
+      if (p.running) throw new FailedPreconditionError(`provider ${index} is already running`);
+      await p.start();
+      return this.settle();
+    }
     const p = this.providerAt(index);
     if (p.listening) throw new FailedPreconditionError(`provider ${index} is already running`);
     await p.start(this.providerListen(index));
     await this.networks?.settle(this.providers.map((x) => x.listening));
     if (this.config.autoAccept) await this.attachResponder(p);
+  }
+
+  private providerProcessAt(index: number): NodeProcess {
+    const p = this.procs!.providers[index];
+    if (!p) throw new InvalidArgumentError(`no provider ${index}: the devnet has providers 0 to ${this.procs!.providers.length - 1}`);
+    return p;
   }
 
   private providerAt(index: number): ProviderNode {
@@ -191,6 +285,7 @@ export class Devnet implements SimControl {
   killNode(name: string): Promise<KilledNode> {
     return this.kills.run(async () => {
       if (!this.hasNodes) throw new NoNodesError(`no node ${name}`);
+      if (this.procs) return this.killProcess(name);
       const t0 = performance.now();
       const bidderAt = name === "bidder" ? 0 : /^bidder-([1-9]\d*)$/.exec(name) ? Number(name.slice(7)) : undefined;
       const providerAt = /^provider-(\d+)$/.exec(name) ? Number(name.slice(9)) : undefined;
@@ -229,6 +324,24 @@ export class Devnet implements SimControl {
     });
   }
 
+  /** A real SIGKILL of the node's process, then the same node started again on its store, key and ports. */
+  private async killProcess(name: string): Promise<KilledNode> {
+    const p = this.processNamed(name);
+    if (!p) {
+      const names = [this.procs!.bidder, ...this.procs!.providers].map((x) => x.name);
+      throw new InvalidArgumentError(`no node named ${JSON.stringify(name)}: the devnet's nodes are ${names.join(", ")}`);
+    }
+    if (!p.running) throw new FailedPreconditionError(`${name} is not running (start it first: POST /sim/v1/providers/${name.slice(9)}/start)`);
+    const t0 = performance.now();
+    await p.kill();
+    const down = performance.now() - t0;
+    const url = await p.start();
+    await this.settle();
+    const killed = { name, url, downMs: Math.round(down), restartMs: Math.round(performance.now() - t0 - down) };
+    log.info("node process killed (SIGKILL) and restarted on its store", killed);
+    return killed;
+  }
+
   private replaceAudience(old: { notifier: Notifier }, fresh: { notifier: Notifier }): void {
     const i = this.validatorAudience.indexOf(old);
     if (i >= 0) this.validatorAudience[i] = fresh;
@@ -240,16 +353,15 @@ export class Devnet implements SimControl {
   }
 
   /** Arms (`store`, `open`) or disarms (`none`) a node's next failing transaction. */
-  injectFault(node: string, fault: "store" | "open" | "none"): void {
-    if (node === "bidder") {
-      if (fault === "store") throw new InvalidArgumentError("the bidder node sends no store transactions; fault must be open or none");
-      this.bidder.tracker.failNextOpen = fault === "open";
-      return;
+  async injectFault(node: string, fault: Fault): Promise<void> {
+    if (this.procs) {
+      const p = node === "bidder" ? this.procs.bidder : this.procs.providers.find((x) => x.address.toLowerCase() === node.toLowerCase());
+      if (!p) throw new InvalidArgumentError(`no provider node with address ${node}`);
+      if (!p.running) throw new FailedPreconditionError(`provider ${node} is not running`);
+      return p.fault(fault);
     }
-    const p = this.providerByAddress(node as Address);
-    if (!p.storer || !p.tracker) throw new FailedPreconditionError(`provider ${node} is not running`);
-    p.storer.failNext = fault === "store" || (fault !== "none" && p.storer.failNext);
-    p.tracker.failNextOpen = fault === "open" || (fault !== "none" && p.tracker.failNextOpen);
+    if (node === "bidder") return armBidderFault(this.bidder, fault);
+    armProviderFault(this.providerByAddress(node as Address), fault, node);
   }
 
   private providerByAddress(address: Address): ProviderNode {
@@ -278,10 +390,10 @@ export class Devnet implements SimControl {
         address,
         builderKey: this.directory.builderKeyOf(address)!,
         builder: this.builder.modeOf(address),
-        node: this.providers.find((p) => p.address.toLowerCase() === address.toLowerCase())?.name ?? null,
+        node: [...this.providers, ...(this.procs?.providers ?? [])].find((p) => p.address.toLowerCase() === address.toLowerCase())?.name ?? null,
       })),
       postedBundles: this.bundles.size,
-      nodes: [
+      nodes: this.procs ? await this.processStatus(this.procs) : [
         ...this.bidders.map((b, i) => ({
           name: i === 0 ? "bidder" : `bidder-${i}`,
           role: "bidder" as const,
@@ -289,7 +401,7 @@ export class Devnet implements SimControl {
           rpcUrl: b.rpcUrl,
           address: b.address,
           running: true,
-          subscribers: b.notifier.subscriberCount,
+          ...nodeCounts(b),
         })),
         ...this.providers.map((p) => ({
           name: p.name,
@@ -300,11 +412,30 @@ export class Devnet implements SimControl {
           running: p.listening,
           builder: this.builder.modeOf(p.address),
           builderEvery: this.builder.everyOf(p.address),
-          subscribers: p.notifier.subscriberCount,
-          receivers: p.dispatcher.activeReceivers,
+          ...nodeCounts(p),
         })),
       ],
     };
+  }
+
+  /** /sim/v1/status's nodes when they are processes: the counts come from each running node's admin API. */
+  private processStatus(procs: NodeProcesses): Promise<DevnetStatus["nodes"]> {
+    return Promise.all(
+      [procs.bidder, ...procs.providers].map(async (p) => {
+        const counts = p.running ? await p.status() : undefined;
+        return {
+          name: p.name,
+          role: p.role,
+          url: p.running ? p.url : null,
+          rpcUrl: p.running ? p.rpcUrl : null,
+          address: p.address,
+          running: p.running,
+          ...(p.role === "provider" ? { builder: this.builder.modeOf(p.address), builderEvery: this.builder.everyOf(p.address) } : {}),
+          subscribers: counts?.subscribers ?? 0,
+          ...(p.role === "provider" ? { receivers: counts?.receivers ?? 0 } : {}),
+        };
+      }),
+    );
   }
 
   private readonly responders: ProviderAgent[] = [];
@@ -362,7 +493,8 @@ export class Devnet implements SimControl {
       await step("the beacon API", () => this.beaconServed?.stop());
       await step("the provider applications", () => Promise.allSettled(this.responders.map((r) => r.stop())));
       await step("the nodes", () => Promise.allSettled([...this.bidders.map((b) => b.stop()), ...this.providers.map((p) => p.stop())]));
-      await step("the network between nodes", () => this.networks?.stop());
+      await step("the node processes", () => Promise.allSettled([this.procs?.bidder, ...(this.procs?.providers ?? [])].map((p) => p?.stop(4_000))));
+      await step("the network between nodes", () => Promise.all([this.networks?.stop(), this.procs?.bootnode.stop()]));
       this.directory.stop();
       this.oracleEvents.stop();
       await step("the oracle's settlements", () => this.settler.drain());
@@ -370,6 +502,8 @@ export class Devnet implements SimControl {
       const chains = () => Promise.allSettled([this.chains.l1.stop(), this.chains.settlement.stop()]);
       await shutdownStep("the chains", STOP_CHAINS_MS, chains, (m) => log.warn(m));
       await stopAllAnvils();
+      for (const p of [this.procs?.bidder, ...(this.procs?.providers ?? [])]) p?.close();
+      this.procs?.hosts?.tearDown();
     })();
     return this.stopping;
   }
@@ -381,6 +515,19 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
   if (cfg.fresh) dir.wipe();
   dir.ensure();
   const t0 = performance.now();
+  const asProcesses = cfg.network === "processes" || cfg.network === "netns";
+  let hosts: NetnsHosts<string> | undefined;
+  let bootnode: Libp2pNetwork | undefined;
+  const spawned: NodeProcess[] = [];
+  if (cfg.network === "netns") {
+    const why = cannotMakeHosts();
+    if (why) throw new NetnsUnavailableError(why);
+    hosts = new NetnsHosts(["bidder", ...Array.from({ length: cfg.providers }, (_, i) => `provider-${i}`)]);
+    hosts.setUp();
+    // The chains, the control and beacon APIs and the bootnode listen on this namespace's side of the bridge.
+    cfg = { ...cfg, host: hosts.rootIp };
+    log.info("network namespaces made", { hosts: hosts.hosts.map((h) => `${h} ${hosts!.ipOf(h)} (${hosts!.namespace(h)})`).join(", "), devnet: hosts.rootIp });
+  }
   try {
     const chains = await startChains(cfg, dir);
     log.info("chains up", { l1: chains.l1.rpcUrl, settlement: chains.settlement.rpcUrl, ms: Math.round(performance.now() - t0) });
@@ -395,11 +542,16 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     await ensureProvidersRegistered(chains.settlement, addresses, owner.privateKey, providerAccounts, cfg.providerStake);
 
     await initCrypto();
-    // With --no-nodes the user's nodes bring their own network (and bootnode).
-    const networks = !cfg.nodes
+    // With --no-nodes the user's nodes bring their own network (and bootnode); node processes have their own peers.
+    const isStaked = providerStakeCheck(createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) }), addresses.providerRegistry);
+    if (asProcesses) {
+      bootnode = new Libp2pNetwork({ nodeKey: devAccount(ROLES.bootnode).privateKey, peerType: "bootnode", listen: [`/ip4/${cfg.host}/tcp/${cfg.bootnodePort}`], isStaked });
+      await bootnode.start();
+    }
+    const networks = !cfg.nodes || asProcesses
       ? undefined
       : await devnetNetworks({
-        kind: cfg.network,
+        kind: cfg.network === "in-process" ? "in-process" : "libp2p",
         host: cfg.host,
         bootnodeKey: devAccount(ROLES.bootnode).privateKey,
         bootnodePort: cfg.bootnodePort,
@@ -407,7 +559,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         bidderPort: cfg.bidderP2pPort,
         providerKeys: providerAccounts.map((a) => a.privateKey),
         providerPorts: cfg.providerP2pPorts,
-        isStaked: providerStakeCheck(createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) }), addresses.providerRegistry),
+        isStaked,
       });
     const registry = await ensureValidatorRegistry(
       chains.l1,
@@ -431,7 +583,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         wait: false,
       });
     const settlementChain = localChain(chains.settlement.chainId, chains.settlement.rpcUrl, "settlement");
-    const bidder = !cfg.nodes
+    const bidder = !cfg.nodes || asProcesses
       ? undefined
       : new BidderNode({
       privateKey: devAccount(ROLES.bidder).privateKey,
@@ -461,7 +613,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           cryptoWorkers: cfg.cryptoWorkers,
         }),
     );
-    const providers = providerAccounts.map(
+    const providers = (asProcesses ? [] : providerAccounts).map(
       (acc, index) =>
         new ProviderNode({
           index,
@@ -514,7 +666,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const builder = new Builder(
       createPublicClient({ transport: http(chains.l1.rpcUrl) }),
       chains.l1.rpcUrl,
-      () => [...providers.filter((p) => p.listening), ...bundles.sources()],
+      () => [...providers.filter((p) => p.listening), ...spawned.filter((p) => p.role === "provider" && p.running), ...bundles.sources()],
       devAccount(ROLES.l1Filler).privateKey,
     );
     driver.onBeforeMine(builder.beforeMine);
@@ -537,6 +689,11 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     }
     for (const [i, p] of providers.entries()) await p.start(devnet.providerListen(i));
     await networks?.settle(providers.map(() => true));
+    if (asProcesses) {
+      devnet.procs = await startNodeProcesses(cfg, dir, { contracts: addresses, l1RpcUrl: chains.l1.rpcUrl, settlementRpcUrl: chains.settlement.rpcUrl, router: registry.address }, bootnode!, providerAccounts.map((a) => a.privateKey), hosts, isStaked, spawned);
+      await devnet.settle();
+      log.info("node processes meet over libp2p", { bootnode: bootnode!.multiaddrs().join(","), nodes: spawned.map((p) => `${p.name} pid ${p.pid} ${p.url}`).join(", ") });
+    }
     if (networks && cfg.network === "libp2p") log.info("nodes meet over libp2p", { bootnode: networks.bootnodeAddrs().join(",") });
     await devnet.listenControl();
     devnet.listenBeacon(validators);
@@ -552,7 +709,63 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     log.info("devnet ready", { ms: Math.round(performance.now() - t0) });
     return devnet;
   } catch (e) {
+    await Promise.allSettled(spawned.map((p) => p.stop(4_000)));
+    await bootnode?.stop().catch(() => {});
     await stopAllAnvils();
+    hosts?.tearDown();
     throw e;
   }
+}
+
+/**
+ * Spawns the bidder and provider nodes as `--role` processes (on their namespace hosts with netns), pushing each
+ * into `spawned` as it starts (so that a failed start stops the others), and resolves once all of them serve.
+ */
+async function startNodeProcesses(
+  cfg: DevnetConfig,
+  dir: DataDir,
+  chains: { contracts: ContractAddresses; l1RpcUrl: string; settlementRpcUrl: string; router: Address },
+  bootnode: Libp2pNetwork,
+  providerKeys: `0x${string}`[],
+  hosts: NetnsHosts<string> | undefined,
+  isStaked: (provider: Address) => Promise<boolean>,
+  spawned: NodeProcess[],
+): Promise<NodeProcesses> {
+  const root = join(dir.root, "nodes");
+  // What a --role node reads with --contracts: the addresses, the RPC URLs and the validator opt-in router.
+  const contractsFile = join(root, "contracts.json");
+  mkdirSync(root, { recursive: true });
+  dir.writeJson(contractsFile, { ...chains.contracts, settlementRpcUrl: chains.settlementRpcUrl, l1RpcUrl: chains.l1RpcUrl, validatorOptInRouter: chains.router });
+  /** The admin API sits two ports above the HTTP API (13525, 13625, …), or on any free port. */
+  const admin = (http: number) => (http === 0 ? 0 : http + 2);
+  const common = ["--log-level", cfg.logLevel, "--stream-keepalive", String(cfg.streamKeepAliveMs), "--crypto-workers", String(cfg.cryptoWorkers)];
+  const make = (name: string, role: "bidder" | "provider", key: `0x${string}`, ports: { http: number; rpc: number; p2p: number }, args: string[]) =>
+    new NodeProcess({
+      name,
+      role,
+      key,
+      bindAddr: hosts ? hosts.ipOf(name) : cfg.host,
+      ports: { ...ports, admin: admin(ports.http) },
+      contractsFile,
+      bootnodes: bootnode.multiaddrs(),
+      dataDir: join(root, name),
+      args: [...common, ...args],
+      netns: hosts && { hosts, host: name },
+      logFile: join(root, `${name}.log`),
+    });
+  const bidder = make("bidder", "bidder", devAccount(ROLES.bidder).privateKey, { http: cfg.bidderPort, rpc: cfg.bidderRpcPort, p2p: cfg.bidderP2pPort }, [
+    "--bid-timeout",
+    String(cfg.bidTimeoutMs),
+    ...(cfg.autodepositAmount !== undefined ? ["--autodeposit-amount", cfg.autodepositAmount.toString()] : []),
+  ]);
+  const providers = providerKeys.map((key, i) =>
+    make(`provider-${i}`, "provider", key, { http: cfg.providerPorts[i] ?? 0, rpc: cfg.providerRpcPorts[i] ?? 0, p2p: cfg.providerP2pPorts[i] ?? 0 }, [
+      "--decision-timeout",
+      String(cfg.decisionTimeoutMs),
+      ...(cfg.autoAccept ? ["--auto-accept"] : []),
+    ]),
+  );
+  spawned.push(bidder, ...providers);
+  await Promise.all(spawned.map((p) => p.start()));
+  return { bidder, providers, bootnode, hosts, isStaked };
 }

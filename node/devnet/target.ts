@@ -55,12 +55,13 @@ export type DevnetTarget = Omit<Target, NodeField> & Partial<Pick<Target, NodeFi
  * `sim-kill` (kill a node and restart it on its store) and `openapi`. With --no-nodes the user adds their nodes' fields and capabilities.
  */
 export function targetOf(d: Devnet): DevnetTarget {
-  const nodes = d.hasNodes
+  const n = d.hasNodes ? d.nodeEndpoints() : undefined;
+  const nodes = n
     ? {
-        bidderUrl: d.bidder.url,
-        providerUrls: d.providers.map((p) => p.url),
-        bidderRpcUrl: d.bidder.rpcUrl,
-        providerRpcUrls: d.providers.map((p) => p.rpcUrl),
+        bidderUrl: n.bidder.url,
+        providerUrls: n.providers.map((p) => p.url),
+        bidderRpcUrl: n.bidder.rpcUrl,
+        providerRpcUrls: n.providers.map((p) => p.rpcUrl),
       }
     : {};
   return {
@@ -74,10 +75,10 @@ export function targetOf(d: Devnet): DevnetTarget {
     settlementChainId: d.chains.settlement.chainId,
     contracts: { ...d.contracts },
     validatorOptInRouter: d.validatorRegistry,
-    ...(d.hasNodes
+    ...(n
       ? {
-          bidderAddress: d.bidder.address,
-          providerAddresses: d.providers.map((p) => p.address),
+          bidderAddress: n.bidder.address,
+          providerAddresses: n.providers.map((p) => p.address),
           bidTimeoutMs: d.config.bidTimeoutMs,
           decisionTimeoutMs: d.config.decisionTimeoutMs,
           version: REFERENCE_VERSION,

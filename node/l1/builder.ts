@@ -21,7 +21,8 @@ export const BUILDER_MODES: readonly BuilderMode[] = ["honest", "omit", "reverse
  */
 export interface BundleSource {
   address: Address;
-  bundlesFor(block: bigint): string[][];
+  /** A node in a process of its own answers over its admin API. */
+  bundlesFor(block: bigint): string[][] | Promise<string[][]>;
 }
 
 /**
@@ -60,7 +61,8 @@ export class Builder {
     const sources = this.sources().filter((s) => s.address.toLowerCase() === winner.toLowerCase());
     if (!sources.length) return;
     const setting = this.modes.get(winner.toLowerCase()) ?? { mode: "honest" as BuilderMode, every: 1, seen: 0 };
-    for (const bundle of sources.flatMap((s) => s.bundlesFor(block))) {
+    const bundles = (await Promise.all(sources.map((s) => s.bundlesFor(block)))).flat();
+    for (const bundle of bundles) {
       setting.seen++;
       const mode = setting.seen % setting.every === 0 ? setting.mode : "honest";
       if (mode === "omit") continue;

@@ -35,6 +35,14 @@ export interface RoleConfig {
   /** Bidder: auto-deposit this much per window at start. */
   autodepositAmount?: bigint;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** Serve the admin API (node/role/adminApi.ts) on this port of --http-addr (0: any free port); off when undefined. */
+  adminPort?: number;
+  /** Stop when this process is gone (a devnet of node processes passes its own pid: a SIGKILLed devnet leaves no nodes). */
+  parentPid?: number;
+  /** How often idle streams send a blank line, ms (0 = never); the node's default when undefined. */
+  streamKeepAliveMs?: number;
+  /** Worker threads for bid signing and verification (0: on the main thread). */
+  cryptoWorkers: number;
 }
 
 export const ROLE_HELP = `Usage: npm run node -- --role bidder|provider|bootnode [options]
@@ -68,6 +76,12 @@ Options:
   --auto-accept               provider: attach a built-in accept-all provider application
   --autodeposit-amount WEI    bidder: auto-deposit this much per window from the start
   --log-level LEVEL           debug | info | warn | error (default info)
+  --admin-port PORT           serve the admin API a devnet of node processes drives (status, faults, bundles) on
+                              this port of --http-addr (0: any free port); not for production: it arms failing
+                              transactions
+  --stream-keepalive MS       idle streams send a blank line this often (default 15000; 0 = never)
+  --crypto-workers N          worker threads for bid signing and verification (default 0: the main thread)
+  --parent-pid PID            stop when process PID is gone (a devnet that runs its nodes as processes passes its own)
   -h, --help                  this text
 `;
 
@@ -147,6 +161,10 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "auto-accept": { type: "boolean" },
         "autodeposit-amount": { type: "string" },
         "log-level": { type: "string" },
+        "admin-port": { type: "string" },
+        "parent-pid": { type: "string" },
+        "stream-keepalive": { type: "string" },
+        "crypto-workers": { type: "string" },
       },
     });
   } catch (e) {
@@ -186,5 +204,9 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     autoAccept: o["auto-accept"] ?? false,
     autodepositAmount: amount === undefined ? undefined : BigInt(amount),
     logLevel: level as RoleConfig["logLevel"],
+    adminPort: o["admin-port"] === undefined ? undefined : int("admin-port", o["admin-port"], 0, 65535, 0),
+    streamKeepAliveMs: o["stream-keepalive"] === undefined ? undefined : int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000, 0),
+    cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64, 0),
+    parentPid: o["parent-pid"] === undefined ? undefined : int("parent-pid", o["parent-pid"], 1, 2 ** 22, 1),
   };
 }

@@ -19,6 +19,8 @@ import { logger } from "../util/log.ts";
 import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
 import { acceptAll } from "../../scenarios/agents/policies.ts";
 import type { RoleConfig } from "./roleConfig.ts";
+import { adminApi } from "./adminApi.ts";
+import { serve, type Served } from "../api/serve.ts";
 
 const log = logger("role");
 
@@ -27,6 +29,10 @@ export interface RoleNode {
   readonly network: Libp2pNetwork;
   /** The node's HTTP API (bidder and provider). */
   readonly url?: string;
+  /** The node's gRPC API (bidder and provider). */
+  readonly rpcUrl?: string;
+  /** The admin API (--admin-port). */
+  readonly adminUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -76,21 +82,25 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
   const settlementChain = localChain(chainId, cfg.settlementRpcUrl, "settlement");
   const store = join(dataDir, "node.sqlite");
   if (cfg.role === "bidder") {
-    const node = new BidderNode({ privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, bidTimeoutMs: cfg.bidTimeoutMs, network, validators });
+    const node = new BidderNode({ privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, bidTimeoutMs: cfg.bidTimeoutMs, network, validators, streamKeepAliveMs: cfg.streamKeepAliveMs, cryptoWorkers: cfg.cryptoWorkers });
     notifiers.push(node.notifier);
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
     if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running) await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
+    const admin = cfg.adminPort === undefined ? undefined : serve(adminApi({ role: "bidder", node }, network), cfg.httpAddr, cfg.adminPort, "admin API");
     return {
       role: cfg.role,
       network,
       url,
+      rpcUrl: node.rpcUrl,
+      adminUrl: admin?.url,
       async stop() {
         unwatch();
+        await admin?.stop();
         await node.stop();
       },
     };
   }
-  const node = new ProviderNode({ index: 0, privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, decisionTimeoutMs: cfg.decisionTimeoutMs, network, validators });
+  const node = new ProviderNode({ index: 0, privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, decisionTimeoutMs: cfg.decisionTimeoutMs, network, validators, streamKeepAliveMs: cfg.streamKeepAliveMs, cryptoWorkers: cfg.cryptoWorkers });
   notifiers.push(node.notifier);
   const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
   let agent: ProviderAgent | undefined;
@@ -99,12 +109,16 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
     await agent.start();
     log.info("accept-all provider application attached");
   }
+  const admin: Served | undefined = cfg.adminPort === undefined ? undefined : serve(adminApi({ role: "provider", node }, network), cfg.httpAddr, cfg.adminPort, "admin API");
   return {
     role: cfg.role,
     network,
     url,
+    rpcUrl: node.rpcUrl,
+    adminUrl: admin?.url,
     async stop() {
       unwatch();
+      await admin?.stop();
       await agent?.stop();
       await node.stop();
     },
