@@ -64,6 +64,20 @@ test("a write that throws rejects alone; the others of its batch commit", async 
   store.close();
 });
 
+test("a write that throws half-way leaves none of its statements; the rest of its batch commits", async () => {
+  const store = freshStore();
+  await store.write(() => store.db.query("INSERT INTO t (v) VALUES (0)").run());
+  const ok = store.write(() => store.db.query("INSERT INTO t (v) VALUES (1)").run());
+  const half = store.write(() => {
+    store.db.query("INSERT INTO t (v) VALUES (10)").run(); // runs, then the write fails
+    throw new Error("failed after its first statement");
+  });
+  await expect(half).rejects.toThrow(/first statement/);
+  await ok;
+  expect(store.db.query<{ v: number }, []>("SELECT v FROM t ORDER BY v").all().map((r) => r.v)).toEqual([0, 1]);
+  store.close();
+});
+
 test("close commits what is queued; a write after close rejects", async () => {
   const store = freshStore();
   await store.write(() => store.db.query("INSERT INTO t (v) VALUES (6)").run());

@@ -17,6 +17,8 @@ export class NodeStore {
   /** When the last group commit ran (performance.now()); `write` commits at once when it is older than `idleMs`. */
   private lastCommitAt = -Infinity;
   private readonly idleMs: number;
+  /** Runs one write of a group commit in a savepoint of its own (bun:sqlite nests a transaction as a savepoint). */
+  private readonly inSavepoint: (fn: () => void) => void;
 
   /** `idleMs`: how long after a commit a new write still waits for the next group commit (default 1 ms; `write`). */
   constructor(
@@ -29,6 +31,7 @@ export class NodeStore {
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
     this.db.exec("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)");
     this.db.exec("CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    this.inSavepoint = this.db.transaction((fn: () => void) => fn());
   }
 
   /** Runs `sql` once per store file, identified by `name`. */
@@ -60,8 +63,8 @@ export class NodeStore {
    * statement). Under load this turns hundreds of commits per second (each a WAL append with its locking) into a
    * few. When the store is idle (nothing queued, the last commit more than `idleMs` ago, no transaction open on
    * the connection) `fn` is committed at once in a transaction of its own: a lone write (one bid in flight) then
-   * does not wait a turn of the loop behind whatever else the loop holds. A write that throws rejects alone; the
-   * others commit.
+   * does not wait a turn of the loop behind whatever else the loop holds. A write that throws rejects alone and
+   * leaves none of its statements (each write runs in a savepoint); the others commit.
    */
   write(fn: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -85,7 +88,7 @@ export class NodeStore {
       this.db.transaction(() => {
         for (const w of batch)
           try {
-            w.fn();
+            this.inSavepoint(w.fn);
           } catch (e) {
             failed.set(w, e);
           }
