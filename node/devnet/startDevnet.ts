@@ -738,7 +738,10 @@ async function startNodeProcesses(
   dir.writeJson(contractsFile, { ...chains.contracts, settlementRpcUrl: chains.settlementRpcUrl, l1RpcUrl: chains.l1RpcUrl, validatorOptInRouter: chains.router });
   /** The admin API sits two ports above the HTTP API (13525, 13625, …), or on any free port. */
   const admin = (http: number) => (http === 0 ? 0 : http + 2);
-  const common = ["--log-level", cfg.logLevel, "--stream-keepalive", String(cfg.streamKeepAliveMs), "--crypto-workers", String(cfg.cryptoWorkers)];
+  const common = [
+    "--log-level", cfg.logLevel, "--stream-keepalive", String(cfg.streamKeepAliveMs), "--crypto-workers", String(cfg.cryptoWorkers),
+    ...(cfg.responderIdleTimeoutMs === undefined ? [] : ["--responder-idle-timeout", String(cfg.responderIdleTimeoutMs)]),
+  ];
   const make = (name: string, role: "bidder" | "provider", key: `0x${string}`, ports: { http: number; rpc: number; p2p: number }, args: string[]) =>
     new NodeProcess({
       name,

@@ -41,6 +41,8 @@ export interface RoleConfig {
   parentPid?: number;
   /** How often idle streams send a blank line, ms (0 = never); the node's default when undefined. */
   streamKeepAliveMs?: number;
+  /** Idle timeout of the `--auto-accept` application's streams (ms); undefined: Bun's default. */
+  responderIdleTimeoutMs?: number;
   /** Worker threads for bid signing and verification (0: on the main thread). */
   cryptoWorkers: number;
 }
@@ -80,6 +82,7 @@ Options:
                               this port of --http-addr (0: any free port); not for production: it arms failing
                               transactions
   --stream-keepalive MS       idle streams send a blank line this often (default 15000; 0 = never)
+  --responder-idle-timeout MS idle timeout of the --auto-accept application's streams (default 300000, Bun's)
   --crypto-workers N          worker threads for bid signing and verification (default 0: the main thread)
   --parent-pid PID            stop when process PID is gone (a devnet that runs its nodes as processes passes its own)
   -h, --help                  this text
@@ -164,6 +167,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "admin-port": { type: "string" },
         "parent-pid": { type: "string" },
         "stream-keepalive": { type: "string" },
+        "responder-idle-timeout": { type: "string" },
         "crypto-workers": { type: "string" },
       },
     });
@@ -206,6 +210,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     logLevel: level as RoleConfig["logLevel"],
     adminPort: o["admin-port"] === undefined ? undefined : int("admin-port", o["admin-port"], 0, 65535, 0),
     streamKeepAliveMs: o["stream-keepalive"] === undefined ? undefined : int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000, 0),
+    responderIdleTimeoutMs: o["responder-idle-timeout"] === undefined ? undefined : int("responder-idle-timeout", o["responder-idle-timeout"], 1, 3_600_000, 1),
     cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64, 0),
     parentPid: o["parent-pid"] === undefined ? undefined : int("parent-pid", o["parent-pid"], 1, 2 ** 22, 1),
   };

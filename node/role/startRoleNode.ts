@@ -16,7 +16,7 @@ import { L1ValidatorChain } from "../validators/optInRegistry.ts";
 import type { ValidatorsSource } from "../services/validatorApiService.ts";
 import type { Notifier } from "../notify/notifier.ts";
 import { logger } from "../util/log.ts";
-import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
+import { agentLog, ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
 import { acceptAll } from "../../scenarios/agents/policies.ts";
 import type { RoleConfig } from "./roleConfig.ts";
 import { adminApi } from "./adminApi.ts";
@@ -105,7 +105,7 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
   const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
   let agent: ProviderAgent | undefined;
   if (cfg.autoAccept) {
-    agent = new ProviderAgent(url, acceptAll());
+    agent = new ProviderAgent(url, acceptAll(), { idleTimeoutMs: cfg.responderIdleTimeoutMs, log: agentLog(logger("responder")) });
     await agent.start();
     log.info("accept-all provider application attached");
   }
