@@ -141,7 +141,7 @@ async function main(argv: string[]): Promise<number> {
   // The world reads the transport from the environment (also under plain cucumber-js).
   process.env.TRANSPORT = o.transport;
   const started = new Date();
-  if (!hasRun()) setRun(await startTarget(o.target));
+  if (!hasRun()) setRun(await startTarget(o.target, o.reports));
   const t = run().target;
   console.log(`Target: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`);
   if (o.transport === "grpc") {

@@ -111,9 +111,10 @@ export const OWN_DEVNET_TIMEOUTS = { bidTimeoutMs: 5_000, decisionTimeoutMs: 3_0
 
 /**
  * The target of this run: the file named by `file` (or TARGET), or a reference devnet the suite starts itself
- * (manual L1 mining, no auto-accept, no auto-deposit, every port picked free, state in a temp dir, log in reports/).
+ * (manual L1 mining, no auto-accept, no auto-deposit, every port picked free, state in a temp dir, its log
+ * `devnet.log` in `reportsDir`).
  */
-export async function startTarget(file = process.env.TARGET): Promise<StartedTarget> {
+export async function startTarget(file = process.env.TARGET, reportsDir = "reports"): Promise<StartedTarget> {
   if (file) return { target: loadTargetFile(resolve(file)), ownDevnet: false, stop: async () => {} };
   // The only way into node/: the launcher of the reference devnet, loaded only when there is no target file.
   const { startLocalDevnet } = await import("../../node/devnet/localDevnet.ts");
@@ -122,7 +123,7 @@ export async function startTarget(file = process.env.TARGET): Promise<StartedTar
     // 64 past settlement states (the devnet keeps none by default): the settlement checks read the registries at
     // a settlement's block and the one before (features/support/settlement.ts), some time after it was mined.
     { autoAccept: false, autodepositAmount: undefined, providers: 3, settlementHistory: 64, ...OWN_DEVNET_TIMEOUTS },
-    join("reports", "devnet.log"),
+    join(reportsDir, "devnet.log"),
   );
   return { target: parseTarget(devnet.target(), "the reference devnet's target"), ownDevnet: true, stop };
 }
