@@ -25,6 +25,8 @@ import { NdjsonStream } from "../scenarios/clients/ndjson.ts";
 import { TOPICS } from "../node/notify/topics.ts";
 import { parseDevnetArgs } from "../node/devnet/config.ts";
 import { explainedBytes, formatCosts, measureAnvilCosts, readChainData, type AnvilCosts, type ChainData } from "../scenarios/bench/anvilMemory.ts";
+import { rssOf } from "../scenarios/bench/health.ts";
+import { jsonRpc as rpc } from "../node/chain/jsonRpc.ts";
 
 const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S] [-- DEVNET FLAGS]
 
@@ -125,8 +127,7 @@ const counts = { bids: 0, commitments: 0, bidErrors: 0, deposits: 0, depositErro
 let running = true;
 
 async function l1Block(): Promise<bigint> {
-  const r = await fetch(l1Url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber" }) });
-  return BigInt(((await r.json()) as { result: string }).result);
+  return BigInt(await rpc<string>(l1Url, "eth_blockNumber"));
 }
 const windowOf = (block: bigint) => (block - 1n) / 10n + 1n;
 
@@ -229,21 +230,18 @@ interface Sample {
 }
 const PROCS = ["devnet", "l1", "settlement", "settlement-genesis"] as const;
 type Proc = (typeof PROCS)[number];
-async function rpc<T>(url: string, method: string): Promise<T> {
-  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }) });
-  return ((await r.json()) as { result: T }).result;
-}
 class ProcessGoneError extends Error {
   override name = "ProcessGoneError";
 }
 /** rss and open fds of a process; the devnet's own pid, or an Anvil's from its pid file in the data dir. */
 function procSample(name: Proc): ProcSample {
   const pidFile = join(dataDir, "run", `anvil-${name}.pid`);
-  const pid = name === "devnet" ? String(child.pid) : existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : undefined;
+  const pid = name === "devnet" ? child.pid : existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
   try {
     if (!pid) throw new Error(`no pid file ${pidFile}`);
-    const rssKiB = Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
-    return { rssMiB: rssKiB / 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
+    const rss = rssOf(pid);
+    if (rss === undefined) throw new Error("no /proc status");
+    return { rssMiB: rss / 2 ** 20, fds: readdirSync(`/proc/${pid}/fd`).length };
   } catch (e) {
     throw new ProcessGoneError(`cannot read the ${name} process (pid ${pid ?? "?"}): ${(e as Error).message}`);
   }

@@ -3,6 +3,8 @@
  * start, one request at a time; with `idleIntervalMs`, a tick that finds no pending transaction mines only when the
  * last block is that old. It tells the miner when mining fails and when it works again (the miner logs it).
  */
+import { jsonRpc } from "./jsonRpc.ts";
+
 declare const self: Worker;
 
 export type MinerCommand = { start: { rpcUrl: string; intervalMs: number; idleIntervalMs?: number } } | { stop: true };
@@ -11,17 +13,7 @@ export type MinerReport = { failed: string } | { recovered: number };
 let running = false;
 let timer: ReturnType<typeof setTimeout> | undefined;
 
-async function call<T>(rpcUrl: string, method: string): Promise<T> {
-  const r = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const body = (await r.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(body.error.message);
-  return body.result as T;
-}
+const call = <T>(rpcUrl: string, method: string) => jsonRpc<T>(rpcUrl, method, [], 10_000);
 
 async function loop(rpcUrl: string, intervalMs: number, idleIntervalMs: number | undefined): Promise<void> {
   let failures = 0;

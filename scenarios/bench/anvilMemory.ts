@@ -14,6 +14,8 @@ import { join } from "node:path";
 import { startAnvil, type AnvilChain } from "../../node/chain/anvil.ts";
 import { freePort } from "../../node/util/ports.ts";
 import { SETTLEMENT_BLOCK_GAS_LIMIT, SETTLEMENT_STATE_INTERVAL_S } from "../../node/devnet/chains.ts";
+import { jsonRpc as rpc } from "../../node/chain/jsonRpc.ts";
+import { rssOf } from "./health.ts";
 
 /** Bytes of resident memory per unit of chain data. */
 export interface AnvilCosts {
@@ -22,26 +24,15 @@ export interface AnvilCosts {
   perSlot: number;
 }
 
-export class AnvilRpcError extends Error {
-  override name = "AnvilRpcError";
-  constructor(
-    readonly method: string,
-    detail: string,
-  ) {
-    super(`${method}: ${detail}`);
-  }
+/** A measurement that cannot be trusted: the chain lost the writes it measures, or its process is gone. */
+export class AnvilMemoryError extends Error {
+  override name = "AnvilMemoryError";
 }
 
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  const j = (await r.json()) as { result?: T; error?: { message: string } };
-  if (j.error) throw new AnvilRpcError(method, j.error.message);
-  return j.result as T;
-}
-
-/** Resident memory of a process, in bytes (Linux). */
-export function rssBytes(pid: number | string): number {
-  return 1024 * Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+function rssBytes(pid: number): number {
+  const rss = rssOf(pid);
+  if (rss === undefined) throw new AnvilMemoryError(`cannot read the rss of the Anvil process ${pid}`);
+  return rss;
 }
 
 /** Runtime code that stores 1 in slots k … k+slots-1, k being the first word of the calldata. */
@@ -57,7 +48,7 @@ function slotWriter(slots: number): string {
 const FROM = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"; // dev account 0, unlocked on Anvil
 
 /** A settlement-like chain in a scratch dir, and its pid. */
-async function settlementLike(dir: string, keepTxBlocks: number | undefined): Promise<{ chain: AnvilChain; pid: string; url: string }> {
+async function settlementLike(dir: string, keepTxBlocks: number | undefined): Promise<{ chain: AnvilChain; pid: number; url: string }> {
   const chain = await startAnvil({
     name: "growth",
     port: await freePort(),
@@ -70,7 +61,7 @@ async function settlementLike(dir: string, keepTxBlocks: number | undefined): Pr
     stateIntervalS: SETTLEMENT_STATE_INTERVAL_S,
     pidDir: dir,
   });
-  return { chain, pid: readFileSync(join(dir, "anvil-growth.pid"), "utf8").trim(), url: chain.rpcUrl };
+  return { chain, pid: Number(readFileSync(join(dir, "anvil-growth.pid"), "utf8").trim()), url: chain.rpcUrl };
 }
 
 /**
@@ -104,7 +95,7 @@ async function phase(keepTxBlocks: number | undefined, warm: number, blocks: num
     // The last transaction's last slot is written, or the phase measured reverted transactions.
     if (txsPerBlock) {
       const last = "0x" + (BigInt(n - 1) * 256n + BigInt(slotsPerTx - 1)).toString(16);
-      if (BigInt(await rpc<string>(url, "eth_getStorageAt", [many, last, "latest"])) !== 1n) throw new AnvilRpcError("eth_getStorageAt", "the slot writes did not land");
+      if (BigInt(await rpc<string>(url, "eth_getStorageAt", [many, last, "latest"])) !== 1n) throw new AnvilMemoryError("the slot writes did not land (eth_getStorageAt read 0)");
     }
     return rssBytes(pid) - before;
   } finally {

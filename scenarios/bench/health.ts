@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Devnet } from "../../node/devnet/startDevnet.ts";
+import { jsonRpc } from "../../node/chain/jsonRpc.ts";
 
 export interface ChainHealth {
   head: bigint;
@@ -60,15 +61,9 @@ function anvilPid(devnet: Devnet, name: "l1" | "settlement"): number | undefined
   return existsSync(file) ? Number(readFileSync(file, "utf8").trim()) : undefined;
 }
 
-async function rpc<T>(url: string, method: string): Promise<T> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }) });
-  const body = (await res.json()) as { result: T };
-  return body.result;
-}
-
 async function chainHealth(devnet: Devnet, name: "l1" | "settlement"): Promise<ChainHealth> {
   const url = devnet.chains[name].rpcUrl;
-  const [head, pool] = await Promise.all([rpc<string>(url, "eth_blockNumber"), rpc<{ pending: string; queued: string }>(url, "txpool_status").catch(() => ({ pending: "0x0", queued: "0x0" }))]);
+  const [head, pool] = await Promise.all([jsonRpc<string>(url, "eth_blockNumber"), jsonRpc<{ pending: string; queued: string }>(url, "txpool_status").catch(() => ({ pending: "0x0", queued: "0x0" }))]);
   const pid = anvilPid(devnet, name);
   return { head: BigInt(head), pending: Number(pool.pending), queued: Number(pool.queued), rss: pid ? rssOf(pid) : undefined, cpuMs: pid ? cpuMsOf(pid) : undefined };
 }
