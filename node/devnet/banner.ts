@@ -47,7 +47,7 @@ export function banner(d: Devnet): string {
     "",
     "  Chains",
     `    L1           ${t.l1RpcUrl}   chain id ${t.l1ChainId}   ${c.l1BlockTime > 0 ? `a block every ${c.l1BlockTime} s` : "mined through the control API"}`,
-    `    settlement   ${t.settlementRpcUrl}   chain id ${t.settlementChainId}   ${c.settlementBlockTimeMs > 0 ? `a block every ${c.settlementBlockTimeMs} ms` : "a block per transaction"}`,
+    `    settlement   ${t.settlementRpcUrl}   chain id ${t.settlementChainId}   ${c.settlementBlockTimeMs > 0 ? `a block every ${c.settlementBlockTimeMs} ms while transactions are pending` : "a block per transaction"}`,
     "",
     "  Contracts (settlement chain)",
     ...Object.entries(t.contracts).map(([k, v]) => `    ${k.padEnd(18)} ${v}`),

@@ -187,7 +187,8 @@ Options:
   --l1-genesis-number N       number of the L1's genesis block (default 0; ${FOREIGN_L1_GENESIS_NUMBER} with --no-nodes, so block numbers
                               keep their width: upstream's node orders blocks as text)
   --l1-block-time SECONDS     L1 block interval; 0 = mine only through the control API (default 2)
-  --settlement-block-time MS  settlement chain block interval (default 200; 0 = a block per transaction)
+  --settlement-block-time MS  settlement chain block interval while transactions are pending (default 200; one a
+                              second while idle; 0 = a block per transaction)
   --settlement-history N      past states the settlement chain keeps, in blocks (default 0: memory stays flat;
                               calls at older blocks fail, the devnet's own readers fall back to latest)
   --settlement-keep-blocks N  blocks whose transactions, receipts and logs the settlement chain keeps (default
