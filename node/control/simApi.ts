@@ -6,6 +6,7 @@ import { routingError } from "../api/wire/routing.ts";
 import { swagger } from "@elysiajs/swagger";
 import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
 import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
+import { parseFault } from "../devnet/nodeOps.ts";
 
 /** What the control API can do to a running devnet (implemented by the Devnet). */
 export interface SimControl {
@@ -160,10 +161,9 @@ export function simApi(control: SimControl) {
     .post(
       "/sim/v1/faults",
       async ({ body }) => {
-        if (body.fail !== "store" && body.fail !== "open" && body.fail !== "none")
-          throw new InvalidArgumentError(`fail must be store, open or none, got ${body.fail}`);
-        await control.injectFault(body.node, body.fail);
-        return { node: body.node, fail: body.fail };
+        const fail = parseFault(body.fail);
+        await control.injectFault(body.node, fail);
+        return { node: body.node, fail };
       },
       {
         body: t.Object({

@@ -9,6 +9,12 @@ import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcC
 
 export type Fault = "store" | "open" | "none";
 
+/** A fault named in a request (`{"fail": …}`), or InvalidArgument. */
+export function parseFault(fail: string): Fault {
+  if (fail !== "store" && fail !== "open" && fail !== "none") throw new InvalidArgumentError(`fail must be store, open or none, got ${fail}`);
+  return fail;
+}
+
 /** Arms (`store`, `open`) or disarms (`none`) the bidder's next failing open transaction. */
 export function armBidderFault(b: BidderNode, fault: Fault): void {
   if (fault === "store") throw new InvalidArgumentError("the bidder node sends no store transactions; fault must be open or none");
@@ -32,6 +38,11 @@ export interface MeshView {
   address: Address;
   providers: Address[];
   bidders: Address[];
+}
+
+/** What a node's network sees (a Libp2pNetwork: its own address, the providers it reaches, the bidders it has keys from). */
+export function meshViewOf(n: { address: Address; providers(): { address: Address }[]; bidders(): Address[] }): MeshView {
+  return { address: n.address, providers: n.providers().map((p) => p.address), bidders: n.bidders() };
 }
 
 const has = (list: Address[], a: Address) => list.some((x) => x.toLowerCase() === a.toLowerCase());

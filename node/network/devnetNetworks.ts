@@ -5,7 +5,7 @@
 import type { Address } from "viem";
 import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { InProcessNetwork, type Network } from "./network.ts";
-import { meshSettled, type MeshView } from "../devnet/nodeOps.ts";
+import { meshSettled, meshViewOf } from "../devnet/nodeOps.ts";
 
 export interface DevnetNetworkOptions {
   kind: "libp2p" | "in-process";
@@ -55,10 +55,9 @@ export async function devnetNetworks(o: DevnetNetworkOptions): Promise<DevnetNet
   const node = (nodeKey: `0x${string}`, peerType: "bidder" | "provider", port: number) => new Libp2pNetwork({ nodeKey, peerType, listen: listen(port), bootnodes, isStaked: o.isStaked, bootstrapIntervalMs: 1000 });
   let bidder = node(o.bidderKey, "bidder", o.bidderPort);
   const providers = o.providerKeys.map((k, i) => node(k, "provider", o.providerPorts[i] ?? 0));
-  const view = (n: Libp2pNetwork): MeshView => ({ address: n.address, providers: n.providers().map((p) => p.address), bidders: n.bidders() });
   /** `expected`: running providers the others must see; stopped ones nobody may see (the rest: no requirement). */
   const meshed = (expected: boolean[], running: boolean[]): boolean =>
-    meshSettled(view(bidder), providers.map((p, i) => ({ address: p.address, expected: expected[i] === true, running: running[i] === true, view: view(p) })));
+    meshSettled(meshViewOf(bidder), providers.map((p, i) => ({ address: p.address, expected: expected[i] === true, running: running[i] === true, view: meshViewOf(p) })));
   return {
     get bidder() {
       return bidder;

@@ -10,7 +10,7 @@ import type { ProviderNode } from "../provider/providerNode.ts";
 import type { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
-import { armBidderFault, armProviderFault, nodeCounts, type Fault, type MeshView } from "../devnet/nodeOps.ts";
+import { armBidderFault, armProviderFault, meshViewOf, nodeCounts, parseFault, type MeshView } from "../devnet/nodeOps.ts";
 
 /** GET /admin/v1/status: the node's URLs, its stream counts and who it sees on the network. */
 export interface AdminStatus {
@@ -36,14 +36,13 @@ export function adminApi(node: { role: "bidder"; node: BidderNode } | { role: "p
         url: node.node.url,
         rpcUrl: node.node.rpcUrl,
         ...nodeCounts(node.node),
-        mesh: { address: network.address, providers: network.providers().map((p) => p.address), bidders: network.bidders() },
+        mesh: meshViewOf(network),
       }),
     )
     .post(
       "/admin/v1/faults",
       ({ body }) => {
-        const fail = body.fail as Fault;
-        if (fail !== "store" && fail !== "open" && fail !== "none") throw new InvalidArgumentError(`fail must be store, open or none, got ${body.fail}`);
+        const fail = parseFault(body.fail);
         if (node.role === "bidder") armBidderFault(node.node, fail);
         else armProviderFault(node.node, fail);
         return { fail };
