@@ -8,6 +8,7 @@ import type { Address } from "viem";
 import { signBid, verifyBid, type SignedBidWithSecret } from "../protocol/bidSigning.ts";
 import { signCommitment, verifyCommitment, type SignCommitmentInput, type VerifiedCommitment, type VerifyCommitmentInput } from "../protocol/commitmentSigning.ts";
 import type { Bid, Commitment, SignedBid } from "../protocol/types.ts";
+import { queuedWritesSent } from "../util/queuedWrites.ts";
 
 export interface BidCrypto {
   signBid(bid: Bid, bidderPrivateKey: string, bidDomain: Uint8Array): Promise<SignedBidWithSecret>;
@@ -18,10 +19,26 @@ export interface BidCrypto {
   verifyCommitment(input: VerifyCommitmentInput): Promise<VerifiedCommitment>;
 }
 
-/** The crypto on the calling thread (tests, small devnets, and the workers of a pool themselves). */
+/**
+ * The crypto on the calling thread (tests, small devnets, and the workers of a pool themselves). Each operation
+ * first lets the streamed lines already queued go out, so that one bid's crypto does not hold back another's
+ * commitment line (node/util/queuedWrites.ts).
+ */
 export const inlineCrypto: BidCrypto = {
-  signBid: async (bid, key, domain) => signBid(bid, key, domain),
-  verifyBid: async (signedBid, domain) => verifyBid(signedBid, domain),
-  signCommitment: async (input) => signCommitment(input),
-  verifyCommitment: async (input) => verifyCommitment(input),
+  signBid: async (bid, key, domain) => {
+    await queuedWritesSent();
+    return signBid(bid, key, domain);
+  },
+  verifyBid: async (signedBid, domain) => {
+    await queuedWritesSent();
+    return verifyBid(signedBid, domain);
+  },
+  signCommitment: async (input) => {
+    await queuedWritesSent();
+    return signCommitment(input);
+  },
+  verifyCommitment: async (input) => {
+    await queuedWritesSent();
+    return verifyCommitment(input);
+  },
 };

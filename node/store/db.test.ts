@@ -90,3 +90,18 @@ test("close commits what is queued; a write after close rejects", async () => {
   const late = store.write(() => store.db.query("INSERT INTO t (v) VALUES (8)").run());
   await expect(late).rejects.toThrow();
 });
+
+test("WAL checkpoints run on the checkpointer's thread, not in a node's commits", async () => {
+  const store = freshStore(0);
+  const fileBytes = () => Bun.file(store.path).size;
+  const before = fileBytes();
+  const blob = "x".repeat(3_000);
+  // ~1,500 pages of WAL: past SQLite's default of 1,000, where the committing connection would checkpoint itself.
+  for (let i = 0; i < 2_000; i++) store.db.query("INSERT INTO t (v) VALUES (?)").run(i), store.setKv(`k${i}`, blob);
+  expect(fileBytes()).toBe(before); // no commit copied the WAL into the database file
+  const deadline = Date.now() + 4_000;
+  while (fileBytes() < 2_000 * 3_000 && Date.now() < deadline) await Bun.sleep(50);
+  expect(fileBytes()).toBeGreaterThan(2_000 * 3_000); // the checkpointer did
+  expect(store.getKv("k1999")).toBe(blob);
+  store.close();
+});

@@ -1,13 +1,15 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { checkpointInBackground, SAFETY_AUTOCHECKPOINT_PAGES, stopCheckpointing } from "./walCheckpointer.ts";
 
 /**
  * A node's durable store: one SQLite file in WAL mode with synchronous=NORMAL. A statement returns once its
  * transaction is written to the WAL file, so whatever a node acknowledged survives a SIGKILL of the node (the
  * write is in the operating system's hands); only a crash of the operating system or a power cut can lose the
  * last transactions, which were not yet fsynced (synchronous=FULL fsyncs every commit: ~5 ms each on the 2-core
- * machine, more than all the rest of a bid; docs/performance.md). Each concern (deposits, commitments, …) creates
+ * machine, more than all the rest of a bid; docs/performance.md). WAL checkpoints run on a thread of their own
+ * (walCheckpointer.ts). Each concern (deposits, commitments, …) creates
  * its own tables through `migrate`.
  */
 export class NodeStore {
@@ -19,6 +21,7 @@ export class NodeStore {
   private readonly idleMs: number;
   /** Runs one write of a group commit in a savepoint of its own (bun:sqlite nests a transaction as a savepoint). */
   private readonly inSavepoint: (fn: () => void) => void;
+  private closed = false;
 
   /** `idleMs`: how long after a commit a new write still waits for the next group commit (default 1 ms; `write`). */
   constructor(
@@ -29,6 +32,11 @@ export class NodeStore {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { create: true, strict: true });
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
+    if (path !== ":memory:") {
+      // Checkpoints run on a thread of their own (walCheckpointer.ts), not in the commit that crosses 1,000 pages.
+      this.db.exec(`PRAGMA wal_autocheckpoint = ${SAFETY_AUTOCHECKPOINT_PAGES}`);
+      checkpointInBackground(path);
+    }
     this.db.exec("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)");
     this.db.exec("CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     this.inSavepoint = this.db.transaction((fn: () => void) => fn());
@@ -107,6 +115,8 @@ export class NodeStore {
       this.flush();
     } finally {
       this.db.close();
+      if (!this.closed && this.path !== ":memory:") stopCheckpointing(this.path);
+      this.closed = true;
     }
   }
 }

@@ -1,5 +1,6 @@
 import { toRpcError } from "../../protocol/grpcCodes.ts";
 import { logger } from "../../util/log.ts";
+import { noteQueuedWrite } from "../../util/queuedWrites.ts";
 
 const log = logger("stream");
 const enc = new TextEncoder();
@@ -38,6 +39,7 @@ export function ndjsonResponse(source: AsyncIterable<unknown>, onClose?: () => v
   const write = (c: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array) => {
     lastWrite = performance.now();
     c.enqueue(bytes);
+    noteQueuedWrite();
   };
   const arm = (intervalMs: number) => {
     clearInterval(keepAlive);
