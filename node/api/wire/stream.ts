@@ -39,7 +39,6 @@ export function ndjsonResponse(source: AsyncIterable<unknown>, onClose?: () => v
   const write = (c: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array) => {
     lastWrite = performance.now();
     c.enqueue(bytes);
-    noteQueuedWrite();
   };
   const arm = (intervalMs: number) => {
     clearInterval(keepAlive);
@@ -67,6 +66,8 @@ export function ndjsonResponse(source: AsyncIterable<unknown>, onClose?: () => v
           return;
         }
         write(controller, enc.encode(JSON.stringify({ result: value }) + "\n"));
+        // A message (not a keep-alive or the opening newline): let it out before the next bid's crypto.
+        noteQueuedWrite();
       } catch (err) {
         if (closed) return;
         finish();
