@@ -20,7 +20,7 @@ const initCode = `0x602680600b6000396000f3${runtime}` as Hex;
 
 let chain: AnvilChain;
 let proxy: ReturnType<typeof Bun.serve>;
-const asked: { from: bigint; to: bigint; refused: boolean }[] = [];
+const asked: { from: bigint; to: bigint; refused: boolean; topics: unknown }[] = [];
 
 beforeAll(async () => {
   chain = await startAnvil({ name: "events", port: await freePort(), chainId: 31997, mining: "auto" });
@@ -28,12 +28,12 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req) {
-      const body = (await req.json()) as { id: number; method: string; params: { fromBlock: Hex; toBlock: Hex }[] };
+      const body = (await req.json()) as { id: number; method: string; params: { fromBlock: Hex; toBlock: Hex; topics?: unknown }[] };
       if (body.method === "eth_getLogs") {
         const from = BigInt(body.params[0]!.fromBlock);
         const to = BigInt(body.params[0]!.toBlock);
         const refused = to - from + 1n > MAX_RANGE;
-        asked.push({ from, to, refused });
+        asked.push({ from, to, refused, topics: body.params[0]!.topics });
         if (refused) return Response.json({ jsonrpc: "2.0", id: body.id, error: { code: -32005, message: `query exceeds max block range ${MAX_RANGE}` } });
       }
       return fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -69,4 +69,8 @@ test("a refused eth_getLogs range is split until the server answers; every event
   expect(seen).toEqual(pings);
   expect(asked.some((a) => a.refused)).toBe(true);
   expect(asked.filter((a) => !a.refused).every((a) => a.to - a.from + 1n <= MAX_RANGE)).toBe(true);
+  // Each refusal halves the range asked (~140 blocks at first), not the 2,000-block maximum: 4 refusals, not 8.
+  expect(asked.filter((a) => a.refused).length).toBeLessThanOrEqual(5);
+  // Only the followed events' logs are asked for (topic 0 among theirs).
+  expect(asked.every((a) => JSON.stringify(a.topics) === JSON.stringify([[keccak256(toHex("Ping()"))]]))).toBe(true);
 }, 60_000);
