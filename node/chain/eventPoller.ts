@@ -21,6 +21,8 @@ export interface ChainEvent {
 
 /** Most blocks one eth_getLogs asks for. */
 const MAX_SPAN = 2000n;
+/** How long an event handler may run before the follower warns that it holds every later event back. */
+const SLOW_HANDLER_MS = 10_000;
 /** Answers in a row after which a range shrunk by failures is doubled again. */
 const GROW_AFTER = 16;
 
@@ -258,7 +260,12 @@ export class EventPoller {
           }
           if (result instanceof Promise) {
             commit();
-            await result.catch((e) => this.log.error("event handler failed", { event: event.eventName, error: e }));
+            // Every later event waits for this handler: one that never returns stops the node's view of the chain.
+            const slow = setTimeout(
+              () => this.log.warn("event handler still running; later events wait for it", { event: event.eventName, block: event.blockNumber, seconds: SLOW_HANDLER_MS / 1000 }),
+              SLOW_HANDLER_MS,
+            );
+            await result.catch((e) => this.log.error("event handler failed", { event: event.eventName, error: e })).finally(() => clearTimeout(slow));
           }
         }
       done();

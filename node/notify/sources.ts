@@ -22,6 +22,28 @@ export function publishPeerEvents(notifier: Notifier, network: Network, self: Ad
  * strings (upstream never delivers the last two; docs/divergences.md).
  */
 export function publishRegistryEvents(notifier: Notifier, events: EventPoller, client: PublicClient, providerRegistry: Address): () => void {
+  // A provider's stake and the minimum at a block, read once for all its slashes in that block: the event follower
+  // awaits each read, and a block can hold hundreds of slashes (every commitment of a missed block).
+  const stakes = new Map<string, Promise<{ stake: bigint; minStake: bigint }>>();
+  const stakeAt = (p: Address, block: bigint) => {
+    const key = `${p}:${block}`;
+    let read = stakes.get(key);
+    if (!read) {
+      // At the slash's block; on a chain that no longer holds that state (the devnet's settlement chain keeps none),
+      // at `latest`, which is what upstream reads (stakemanager.go: GetProviderStake with no block): the same
+      // answer unless the provider's stake or minStake changed since the slash, and then the newer one.
+      read = Promise.all([
+        atBlockOrLatest(block, (blockNumber) =>
+          client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p], blockNumber }),
+        ),
+        atBlockOrLatest(block, (blockNumber) => client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "minStake", blockNumber })),
+      ]).then(([stake, minStake]) => ({ stake, minStake }));
+      read.catch(() => stakes.delete(key));
+      stakes.set(key, read);
+      if (stakes.size > 64) stakes.delete(stakes.keys().next().value!);
+    }
+    return read;
+  };
   const registered = new Set<string>();
   const deregistered = new Set<string>();
   const off = [
@@ -40,15 +62,7 @@ export function publishRegistryEvents(notifier: Notifier, events: EventPoller, c
     }),
     events.on("FundsSlashed", async (e) => {
       const p = getAddress(e.args.provider as string);
-      // At the slash's block; on a chain that no longer holds that state (the devnet's settlement chain keeps none),
-      // at `latest`, which is what upstream reads (stakemanager.go: GetProviderStake with no block): the same
-      // answer unless the provider's stake or minStake changed since the slash, and then the newer one.
-      const [stake, minStake] = await Promise.all([
-        atBlockOrLatest(e.blockNumber, (blockNumber) =>
-          client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p], blockNumber }),
-        ),
-        atBlockOrLatest(e.blockNumber, (blockNumber) => client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "minStake", blockNumber })),
-      ]);
+      const { stake, minStake } = await stakeAt(p, e.blockNumber);
       notifier.publish("provider_slashed", { provider: p, amount: (e.args.amount as bigint).toString(), hasEnoughStake: stake >= minStake });
     }),
     events.on("FundsDeposited", (e) => {

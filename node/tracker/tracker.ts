@@ -36,6 +36,8 @@ export interface TrackerOptions {
 export class CommitmentTracker {
   private readonly log: ReturnType<typeof logger>;
   private readonly openQueue = new SerialQueue();
+  /** The pass of `openDue` queued and not started yet, which every new request joins. */
+  private nextOpens: Promise<void> | undefined;
   private readonly winners = new Map<bigint, string>();
   private readonly openedHere = new Set<string>();
   private newest = 0n;
@@ -59,7 +61,7 @@ export class CommitmentTracker {
 
   /** Retries opens every `ms` (a store transaction may be mined after its block's winner was recorded). */
   start(ms = 500): void {
-    this.timer = setInterval(() => void this.openQueue.run(() => this.openDue()), ms);
+    this.timer = setInterval(() => void this.requestOpens(), ms);
   }
 
   close(): void {
@@ -92,12 +94,28 @@ export class CommitmentTracker {
     this.o.commitments.setPayment(hex(ev.args.commitmentDigest), "", (ev.args.amount as bigint).toString());
   }
 
-  private onNewL1Block(ev: ChainEvent): Promise<void> {
+  private onNewL1Block(ev: ChainEvent): void {
     const block = ev.args.blockNumber as bigint;
     this.winners.set(block, (ev.args.winner as string).toLowerCase());
     if (block > this.newest) this.newest = block;
     for (const b of this.winners.keys()) if (b + OPEN_HORIZON < this.newest) this.winners.delete(b);
-    return this.openQueue.run(() => this.openDue());
+    // Not awaited: the open transactions' receipts would hold back every later event of this node (NewWindow, its
+    // deposits, payments) for as long as the settlement chain takes. After a crash the winners are read again
+    // from BlockTracker (`reconcile`), so what this pass did not open is opened then.
+    void this.requestOpens();
+  }
+
+  /**
+   * One more pass of `openDue` after the one running. Requests that arrive while a pass is waiting to start join it:
+   * the retry timer fires every 500 ms, and a pass under load (hundreds of open transactions and their receipts)
+   * takes longer, so one pass queued per request piled up without end, and whatever awaited one waited for all.
+   */
+  private requestOpens(): Promise<void> {
+    this.nextOpens ??= this.openQueue.run(() => {
+      this.nextOpens = undefined;
+      return this.openDue();
+    });
+    return this.nextOpens;
   }
 
   /** Opens every stored commitment whose block is recorded with its provider as the winner and whose turn it is. */
