@@ -49,7 +49,8 @@ export class ProviderNode {
   readonly address: Address;
   readonly nikePublicKey: G1Point;
   private store: NodeStore | undefined;
-  private events: EventPoller | undefined;
+  /** The follower of the settlement chain's events (undefined until start). */
+  events: EventPoller | undefined;
   readonly dispatcher = new BidDispatcher();
   storer: CommitmentStorer | undefined;
   tracker: CommitmentTracker | undefined;
