@@ -6,10 +6,12 @@
 import { createLibp2p, type Libp2p } from "libp2p";
 import { tcp } from "@libp2p/tcp";
 import { noise } from "@chainsafe/libp2p-noise";
+import { asCrypto, defaultCrypto } from "@chainsafe/libp2p-noise/crypto";
 import { yamux } from "@chainsafe/libp2p-yamux";
 import { identify, type Identify } from "@libp2p/identify";
 import type { PeerId, Transport, Upgrader } from "@libp2p/interface";
 import { libp2pKeyOf } from "./wire/peerIdentity.ts";
+import { lazySelect } from "./lazySelect.ts";
 
 export type Host = Libp2p<{ identify: Identify }>;
 
@@ -37,15 +39,28 @@ export interface HostOptions {
   /** Addresses to announce besides the listen ones (upstream --nat-addr). */
   announce?: string[];
   blocklist: Blocklist;
+  /** Protocols this host proposes without waiting for the peer's answer on the streams it opens (lazySelect.ts). */
+  lazyProtocols?: string[];
 }
+
+/**
+ * Noise's crypto with ChaCha20-Poly1305 always from its WebAssembly implementation. The default hands messages of
+ * 1,200 bytes and more to node:crypto's "chacha20-poly1305", which Bun does not have ("Unknown cipher"): every
+ * such message (a bid with many transactions, frames batched under load) broke its connection.
+ */
+const bunNoiseCrypto = {
+  ...defaultCrypto,
+  chaCha20Poly1305Encrypt: asCrypto.chaCha20Poly1305Encrypt,
+  chaCha20Poly1305Decrypt: asCrypto.chaCha20Poly1305Decrypt,
+};
 
 export async function createHost(o: HostOptions): Promise<Host> {
   return createLibp2p({
     privateKey: libp2pKeyOf(o.nodeKey),
     addresses: { listen: o.listen, appendAnnounce: o.announce ?? [] },
     transports: [tcpDialSignalKeptFromSocket()],
-    connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
+    connectionEncrypters: [noise({ crypto: bunNoiseCrypto })],
+    streamMuxers: [lazySelect(yamux(), o.lazyProtocols ?? [])],
     services: { identify: identify() },
     connectionGater: {
       denyDialPeer: (peer) => o.blocklist.isBlocked(peer),
