@@ -35,12 +35,6 @@ export interface ChainEndpoint {
 export const SETTLEMENT_BASE_FEE = 1_000_000n;
 
 /**
- * Seconds between the settlement chain's state dumps: what a kill -9 of the devnet can lose of it (the nodes send
- * again the store and open transactions it lost, within PreconfManager's 60 s dispatch window). A dump writes the
- * whole state, which grows with every commitment: once a second it would take a core under sustained load.
- */
-export const SETTLEMENT_STATE_INTERVAL_S = 5;
-/**
  * With no transaction pending, the settlement chain mines a block only when its last one is this old (not every
  * --settlement-block-time): blocks cost an in-memory Anvil memory for good (IntervalMiner says how much), and a
  * second keeps block timestamps, which the contracts read, as fresh as Anvil's one-second resolution.
@@ -75,7 +69,7 @@ function owned(c: AnvilChain, name: "l1" | "settlement"): ChainEndpoint {
  * settlement chain (interval mining, a block every --settlement-block-time ms as upstream's: the nodes' store, open
  * and settlement transactions share blocks; 0 = automine, a block per transaction; run as a fork of an empty chain,
  * node/chain/anvil.ts says why). Each is an Anvil we start, with its state dumped to the data dir (the L1 every
- * second, the settlement chain every SETTLEMENT_STATE_INTERVAL_S; a torn dump gives way to the last good copy:
+ * second, the settlement chain every --settlement-state-interval seconds; a torn dump gives way to the last good copy:
  * chainStateFile.ts), or an existing chain named by --l1-rpc-url / --settlement-rpc-url.
  */
 export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1: ChainEndpoint; settlement: ChainEndpoint }> {
@@ -103,7 +97,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           emptyFork: { keepStates: cfg.settlementHistory },
           keepTxBlocks: cfg.settlementKeepBlocks || undefined,
           blockGasLimit: SETTLEMENT_BLOCK_GAS_LIMIT,
-          stateIntervalS: SETTLEMENT_STATE_INTERVAL_S,
+          stateIntervalS: cfg.settlementStateIntervalS,
           baseFeePerGas: SETTLEMENT_BASE_FEE,
           statePath: checkedState(dir, "settlement"),
           pidDir: dir.pidDir,

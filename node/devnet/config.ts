@@ -1,6 +1,14 @@
 import { parseArgs } from "node:util";
 import { parseEther } from "viem";
 
+/**
+ * Default seconds between the settlement chain's state dumps (`--settlement-state-interval`): what a kill -9 of the
+ * devnet can lose of it (the nodes send again the store and open transactions it lost, within PreconfManager's 60 s
+ * dispatch window). A dump writes the whole state, which grows with every commitment: once a second it would take a
+ * core under sustained load, and at 300 MB (60,000 commitments) each dump stalls the chain for seconds.
+ */
+export const SETTLEMENT_STATE_INTERVAL_S = 5;
+
 /** Everything `bun run node` can be told. Defaults are the devnet a user gets with no flags. */
 export interface DevnetConfig {
   host: string;
@@ -51,6 +59,11 @@ export interface DevnetConfig {
    * 0 = all. Every transaction costs the chain ~10 KB of memory and state file for good otherwise (docs/performance.md).
    */
   settlementKeepBlocks: number;
+  /**
+   * Seconds between the settlement chain's state dumps: what a kill -9 of the devnet can lose of it. A dump writes
+   * the whole state (hundreds of MB after tens of thousands of commitments) and Anvil answers nothing meanwhile.
+   */
+  settlementStateIntervalS: number;
   /** L1 blocks the oracle waits before recording a block's winner. */
   oracleLag: number;
   /**
@@ -134,6 +147,7 @@ export const DEFAULTS: DevnetConfig = {
   settlementBlockTimeMs: 200,
   settlementHistory: 0,
   settlementKeepBlocks: 1024,
+  settlementStateIntervalS: SETTLEMENT_STATE_INTERVAL_S,
   oracleLag: 1,
   cryptoWorkers: 0,
   autoAccept: true,
@@ -193,6 +207,8 @@ Options:
                               calls at older blocks fail, the devnet's own readers fall back to latest)
   --settlement-keep-blocks N  blocks whose transactions, receipts and logs the settlement chain keeps (default
                               1024, 3.4 min at 200 ms blocks: memory stays flat; 0 = all: logs from the start)
+  --settlement-state-interval S  seconds between the settlement chain's state dumps, what a kill -9 can lose of it
+                              (default 5; a dump of a large state stalls the chain, so long runs under load want more)
   --oracle-lag BLOCKS         blocks the oracle waits before recording a winner (default 1)
   --crypto-workers N          worker threads for the nodes' bid signing and verification (default 0: on the
                               event loop's thread)
@@ -278,6 +294,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "settlement-block-time": { type: "string" },
         "settlement-history": { type: "string" },
         "settlement-keep-blocks": { type: "string" },
+        "settlement-state-interval": { type: "string" },
         "crypto-workers": { type: "string" },
         "oracle-lag": { type: "string" },
         "auto-accept": { type: "boolean" },
@@ -357,6 +374,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     settlementBlockTimeMs: int("settlement-block-time", o["settlement-block-time"], 0, 3_600_000) ?? base.settlementBlockTimeMs,
     settlementHistory: int("settlement-history", o["settlement-history"], 0, 100_000) ?? base.settlementHistory,
     settlementKeepBlocks: int("settlement-keep-blocks", o["settlement-keep-blocks"], 0, 100_000_000) ?? base.settlementKeepBlocks,
+    settlementStateIntervalS: int("settlement-state-interval", o["settlement-state-interval"], 1, 86_400) ?? base.settlementStateIntervalS,
     cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64) ?? base.cryptoWorkers,
     oracleLag: int("oracle-lag", o["oracle-lag"], 0, 64) ?? base.oracleLag,
     autoAccept,

@@ -9,7 +9,14 @@ import type { NodeStore } from "../store/db.ts";
 import { logger } from "../util/log.ts";
 import { isHonoured, type TxOutcome } from "./inclusion.ts";
 
-const MAX_IN_FLIGHT = 32;
+/**
+ * Settlements in flight at once. Each waits for its receipt (a settlement block, 200 ms or more under load), so this
+ * bounds the oracle's rate: 32 gave ~65 settlements/s while 100 winner commitments/s arrived, and the oracle's event
+ * follower (held while this many are in flight) fell minutes behind.
+ */
+const MAX_IN_FLIGHT = 256;
+/** How long a read of BlockTracker's current window is reused (it changes once per 10 L1 blocks). */
+const WINDOW_READ_MS = 500;
 
 export interface SettlerOptions {
   settlement: ChainClients;
@@ -38,6 +45,9 @@ export class Settler {
   private readonly blocks = new Map<bigint, Map<string, TxOutcome>>();
   settledCount = 0;
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Each L1 block's recorded winner (lower case), once recorded: it never changes. */
+  private readonly winners = new Map<bigint, string>();
+  private currentWindow: { at: number; read: Promise<bigint> } | undefined;
 
   constructor(private readonly o: SettlerOptions) {
     o.store.migrate("settlements-1", "CREATE TABLE settlements (commitment_index TEXT PRIMARY KEY, is_slash INTEGER NOT NULL, residual TEXT NOT NULL)");
@@ -88,14 +98,12 @@ export class Settler {
     const pc = this.o.settlement.publicClient;
     const onChain = await pc.readContract({ address: this.o.preconfManager, abi: preconfManagerAbi, functionName: "getCommitment", args: [index] });
     if (onChain.isSettled) return;
-    const winner = (
-      await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] })
-    ).toLowerCase();
+    const winner = await this.winnerOf(block);
     if (winner === "0x0000000000000000000000000000000000000000") {
       this.log.warn("no winner recorded for the block; not settling", { block, commitment: index });
       return;
     }
-    const current = await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getCurrentWindow" });
+    const current = await this.window();
     if (current > 2n && windowOfBlock(block) < current - 2n) {
       this.log.warn("commitment too old to settle", { block, commitment: index });
       return;
@@ -119,6 +127,27 @@ export class Settler {
       .run(index, isSlash ? 1 : 0, residual.toString());
     this.settledCount++;
     this.log.info(isSlash ? "slashed" : "rewarded", { block, commitment: index, residual });
+  }
+
+  private async winnerOf(block: bigint): Promise<string> {
+    const known = this.winners.get(block);
+    if (known) return known;
+    const pc = this.o.settlement.publicClient;
+    const winner = (await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] })).toLowerCase();
+    if (winner !== "0x0000000000000000000000000000000000000000") {
+      this.winners.set(block, winner);
+      if (this.winners.size > 1024) this.winners.delete(this.winners.keys().next().value!);
+    }
+    return winner;
+  }
+
+  private window(): Promise<bigint> {
+    if (!this.currentWindow || performance.now() - this.currentWindow.at > WINDOW_READ_MS) {
+      const read = this.o.settlement.publicClient.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getCurrentWindow" });
+      read.catch(() => (this.currentWindow = undefined));
+      this.currentWindow = { at: performance.now(), read };
+    }
+    return this.currentWindow.read;
   }
 
   /** L1 block contents: lower-case hash without 0x → position and success (cached; blocks are final here). */

@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAnvil, type AnvilChain } from "../../node/chain/anvil.ts";
 import { freePort } from "../../node/util/ports.ts";
-import { SETTLEMENT_BLOCK_GAS_LIMIT, SETTLEMENT_STATE_INTERVAL_S } from "../../node/devnet/chains.ts";
+import { SETTLEMENT_BLOCK_GAS_LIMIT } from "../../node/devnet/chains.ts";
+import { SETTLEMENT_STATE_INTERVAL_S } from "../../node/devnet/config.ts";
 import { jsonRpc as rpc } from "../../node/chain/jsonRpc.ts";
 import { rssOf } from "./health.ts";
 

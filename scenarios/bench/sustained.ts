@@ -68,7 +68,8 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   const start = { ...(await health(devnet)), data: await chainData() };
   print(
     `sustained: ${o.commitmentsPerSec} commitments/s (${bidsPerSec.toFixed(0)} bids/s × ${o.providers} providers) for ${o.seconds} s, an L1 block every ${o.l1BlockTime} s, ` +
-      `each bid for the block after the next; settlement chain: a block every ${devnet.config.settlementBlockTimeMs} ms, ${devnet.config.settlementHistory} past states kept`,
+      `each bid for the block after the next; settlement chain: a block every ${devnet.config.settlementBlockTimeMs} ms, ${devnet.config.settlementHistory} past states kept, ` +
+      `its state dumped every ${devnet.config.settlementStateIntervalS} s`,
   );
   print(`crypto floor:        ${o.floor.commitmentsPerSec.toFixed(0)} commitments/s on ${o.floor.cores} cores; asked for ${((100 * o.commitmentsPerSec) / o.floor.commitmentsPerSec).toFixed(0)} % of it`);
   print(`start:               ${healthLine(start)}; load average ${loadavg()}`);
