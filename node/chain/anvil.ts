@@ -18,7 +18,7 @@ export interface AnvilOptions {
    * pending transaction unless the last one is that old.
    */
   mining: "auto" | "manual" | { intervalMs: number; idleIntervalMs?: number };
-  /** File Anvil loads at start and dumps to every `stateIntervalS` seconds; survives SIGKILL minus that much. */
+  /** File Anvil loads at start and dumps to every `stateIntervalS` seconds (0: only at a clean stop); survives SIGKILL minus that much. */
   statePath?: string;
   /** Seconds between state dumps (default 1). */
   stateIntervalS?: number;
@@ -157,7 +157,8 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     ...(opts.genesisNumber ? ({ number: opts.genesisNumber } as object) : {}),
     ...(opts.keepTxBlocks !== undefined ? ({ transactionBlockKeeper: opts.keepTxBlocks } as object) : {}),
     state: opts.statePath,
-    stateInterval: opts.statePath ? (opts.stateIntervalS ?? 1) : undefined,
+    // 0: only when Anvil stops.
+    stateInterval: opts.statePath && opts.stateIntervalS !== 0 ? (opts.stateIntervalS ?? 1) : undefined,
     forkUrl: genesis?.rpcUrl,
     forkBlockNumber: genesis ? 0 : undefined,
     pruneHistory: opts.emptyFork ? opts.emptyFork.keepStates || true : undefined,

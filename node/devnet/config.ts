@@ -208,7 +208,7 @@ Options:
   --settlement-keep-blocks N  blocks whose transactions, receipts and logs the settlement chain keeps (default
                               1024, 3.4 min at 200 ms blocks: memory stays flat; 0 = all: logs from the start)
   --settlement-state-interval S  seconds between the settlement chain's state dumps, what a kill -9 can lose of it
-                              (default 5; a dump of a large state stalls the chain, so long runs under load want more)
+                              (default 5; 0 = only at a clean stop; a dump of a large state stalls the chain)
   --oracle-lag BLOCKS         blocks the oracle waits before recording a winner (default 1)
   --crypto-workers N          worker threads for the nodes' bid signing and verification (default 0: on the
                               event loop's thread)
@@ -374,7 +374,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     settlementBlockTimeMs: int("settlement-block-time", o["settlement-block-time"], 0, 3_600_000) ?? base.settlementBlockTimeMs,
     settlementHistory: int("settlement-history", o["settlement-history"], 0, 100_000) ?? base.settlementHistory,
     settlementKeepBlocks: int("settlement-keep-blocks", o["settlement-keep-blocks"], 0, 100_000_000) ?? base.settlementKeepBlocks,
-    settlementStateIntervalS: int("settlement-state-interval", o["settlement-state-interval"], 1, 86_400) ?? base.settlementStateIntervalS,
+    settlementStateIntervalS: int("settlement-state-interval", o["settlement-state-interval"], 0, 86_400) ?? base.settlementStateIntervalS,
     cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64) ?? base.cryptoWorkers,
     oracleLag: int("oracle-lag", o["oracle-lag"], 0, 64) ?? base.oracleLag,
     autoAccept,
