@@ -4,6 +4,7 @@
  * runs next (bun: "Unhandled error between tests") and crash a node.
  */
 import { afterAll, expect, test } from "bun:test";
+import { lpStream } from "@libp2p/utils";
 import { Blocklist, createHost, type Host } from "./host.ts";
 
 const KEYS = ["0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9ad8cfee0ab8c", "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"] as const;
@@ -43,3 +44,24 @@ test("aborting a dial at any moment, or stopping the host mid-dial, throws nothi
   }
   expect(uncaught.map((e) => String(e))).toEqual([]);
 }, 60_000);
+
+test("a message of 5,000 bytes crosses a connection (Noise's path for messages of 1,200 bytes and more)", async () => {
+  const a = await createHost({ nodeKey: KEYS[0], listen, blocklist: new Blocklist() });
+  const b = await createHost({ nodeKey: KEYS[1], listen, blocklist: new Blocklist() });
+  await a.start();
+  await b.start();
+  try {
+    const PROTOCOL = "/mev-commit-test/echo/1.0.0";
+    await a.handle(PROTOCOL, async (stream) => {
+      const lp = lpStream(stream);
+      await lp.write((await lp.read()).subarray());
+    });
+    const lp = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
+    const big = new Uint8Array(5_000).fill(7);
+    await lp.write(big);
+    expect((await lp.read()).subarray()).toEqual(big);
+  } finally {
+    await b.stop();
+    await a.stop();
+  }
+});

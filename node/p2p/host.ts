@@ -11,7 +11,6 @@ import { yamux } from "@chainsafe/libp2p-yamux";
 import { identify, type Identify } from "@libp2p/identify";
 import type { PeerId, Transport, Upgrader } from "@libp2p/interface";
 import { libp2pKeyOf } from "./wire/peerIdentity.ts";
-import { lazySelect } from "./lazySelect.ts";
 
 export type Host = Libp2p<{ identify: Identify }>;
 
@@ -39,8 +38,6 @@ export interface HostOptions {
   /** Addresses to announce besides the listen ones (upstream --nat-addr). */
   announce?: string[];
   blocklist: Blocklist;
-  /** Protocols this host proposes without waiting for the peer's answer on the streams it opens (lazySelect.ts). */
-  lazyProtocols?: string[];
 }
 
 /**
@@ -60,7 +57,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     addresses: { listen: o.listen, appendAnnounce: o.announce ?? [] },
     transports: [tcpDialSignalKeptFromSocket()],
     connectionEncrypters: [noise({ crypto: bunNoiseCrypto })],
-    streamMuxers: [lazySelect(yamux(), o.lazyProtocols ?? [])],
+    streamMuxers: [yamux()],
     services: { identify: identify() },
     connectionGater: {
       denyDialPeer: (peer) => o.blocklist.isBlocked(peer),

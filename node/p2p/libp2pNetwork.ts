@@ -166,8 +166,7 @@ export class Libp2pNetwork implements Network {
       request: handshakeRequest({ privateKey: o.nodeKey, peerType: o.peerType, token: o.token, keys }),
       isStaked: o.isStaked,
     };
-    // A stream per bid: its protocol is proposed without waiting for the provider's answer (one round trip less).
-    const host = await createHost({ nodeKey: o.nodeKey, listen: o.listen, announce: o.announce, blocklist: this.blocklist, lazyProtocols: [protocolId(PRECONFIRMATION)] });
+    const host = await createHost({ nodeKey: o.nodeKey, listen: o.listen, announce: o.announce, blocklist: this.blocklist });
     this.host = host;
     await host.handle(protocolId(HANDSHAKE), (stream, conn) => void this.handshake(conn, stream), STREAM_LIMITS);
     await host.handle(protocolId(DISCOVERY), this.serve((peer, s, signal) => this.onPeerList(peer, s, signal)), STREAM_LIMITS);
@@ -358,7 +357,8 @@ export class Libp2pNetwork implements Network {
   /**
    * Opens a stream to a handshaken peer and writes the (empty) header; the peer's header is read before its first
    * message (MsgStream.expectHeader), so the first message follows the header without waiting a round trip.
-   * (multistream-select's round trip is skipped too for the bid protocol: lazySelect.ts.)
+   * (multistream-select still costs one: libp2p 3.x declares `negotiateFully: false` but does not implement it; a
+   * lazy select of our own was measured and not kept, docs/performance.md "Session 7".)
    */
   private async open(peer: RemotePeer, spec: ProtocolSpec, signal: AbortSignal): Promise<MsgStream> {
     const host = this.requireHost();
