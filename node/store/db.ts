@@ -31,7 +31,8 @@ export class NodeStore {
     this.idleMs = opts.idleMs ?? 1;
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { create: true, strict: true });
-    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
+    // The busy timeout first: the checkpointer thread (walCheckpointer.ts) may hold the database for a moment.
+    this.db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
     if (path !== ":memory:") {
       // Checkpoints run on a thread of their own (walCheckpointer.ts), not in the commit that crosses 1,000 pages.
       this.db.exec(`PRAGMA wal_autocheckpoint = ${SAFETY_AUTOCHECKPOINT_PAGES}`);
