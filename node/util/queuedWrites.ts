@@ -6,8 +6,8 @@
  * providers' decisions arriving in one turn, the first commitment's line waited for the whole of the second
  * provider's path (sign, record, the bidder's check: ~1.5 ms) before it left (docs/performance.md). Stream writers
  * call `noteQueuedWrite`; the bid-path crypto awaits `queuedWritesSent()` first, which resolves once the loop has
- * written them out. `Bun.sleep(0)` resolves right after that write (~0.15 ms on an idle loop; `setTimeout(0)` is
- * clamped to 1 ms), measured in docs/performance.md.
+ * written them out: after two `Bun.sleep(0)` (~0.15 ms each on an idle loop; from an I/O callback the first one
+ * still runs before the write), where `setTimeout(0)` is clamped to 1 ms. Measured in docs/performance.md "Session 7".
  */
 let sent: Promise<void> | undefined;
 
