@@ -111,10 +111,13 @@ export class CommitmentTracker {
    * takes longer, so one pass queued per request piled up without end, and whatever awaited one waited for all.
    */
   private requestOpens(): Promise<void> {
-    this.nextOpens ??= this.openQueue.run(() => {
-      this.nextOpens = undefined;
-      return this.openDue();
-    });
+    this.nextOpens ??= this.openQueue
+      .run(() => {
+        this.nextOpens = undefined;
+        return this.openDue();
+      })
+      // Nobody awaits a pass (a failed open is recorded in `open`): what escapes is logged, e.g. a store closed mid-pass.
+      .catch((e) => this.log.warn("a pass of opens failed", { error: e }));
     return this.nextOpens;
   }
 
