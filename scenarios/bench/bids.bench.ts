@@ -11,7 +11,8 @@
  * over gRPC (bidderapi.v1.Bidder/SendBid).
  * 2. latency: bids one at a time, with the nodes traced (node/util/bidTrace.ts): SendBid → first commitment and
  *    where its time went, step by step.
- * 2b. paced (`--paced R`): bids sent at R per second for S seconds whatever the answers; first-commitment percentiles.
+ * 2b. paced (`--paced R`): bids sent at R per second for S seconds whatever the answers; first-commitment percentiles
+ *     and the same step-by-step breakdown.
  * 3. throughput: N bids with C in flight; commitments/s and its ratio to the crypto floor.
  * The client of phases 2 and 3 runs on a thread of its own (scenarios/bench/clientThread.ts; `--client in-process`
  * puts it on the devnet's event loop, where it waits for the nodes' work before it reads a line).
@@ -292,10 +293,13 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
           setBidTracing(false);
         }
         if (PACED > 0) {
+          setBidTracing(true);
           const d = await driveOpen(bidder, body, PACED, PACED_SECONDS, 2_000);
           out.paced = summarise(d, P);
           print(`\npaced: ${PACED} bids/s for ${PACED_SECONDS} s (open loop, sent on schedule whatever the answers; ${d.skipped} not sent); load average ${loadavg()}`);
           summaryLines(out.paced, P).forEach((l) => print(l));
+          breakdownLines(d.results).forEach((l) => print(l));
+          setBidTracing(false);
         }
         const before = await health(devnet);
         if (N > 0) {
