@@ -25,20 +25,16 @@ export interface BidCrypto {
  * commitment line (node/util/queuedWrites.ts).
  */
 export const inlineCrypto: BidCrypto = {
-  signBid: async (bid, key, domain) => {
-    await queuedWritesSent();
-    return signBid(bid, key, domain);
-  },
-  verifyBid: async (signedBid, domain) => {
-    await queuedWritesSent();
-    return verifyBid(signedBid, domain);
-  },
-  signCommitment: async (input) => {
-    await queuedWritesSent();
-    return signCommitment(input);
-  },
-  verifyCommitment: async (input) => {
-    await queuedWritesSent();
-    return verifyCommitment(input);
-  },
+  signBid: afterQueuedWrites(signBid),
+  verifyBid: afterQueuedWrites(verifyBid),
+  signCommitment: afterQueuedWrites(signCommitment),
+  verifyCommitment: afterQueuedWrites(verifyCommitment),
 };
+
+/** `fn`, run once the streamed lines already queued have gone out. */
+function afterQueuedWrites<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => Promise<R> {
+  return async (...args) => {
+    await queuedWritesSent();
+    return fn(...args);
+  };
+}

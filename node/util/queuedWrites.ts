@@ -11,14 +11,13 @@
  */
 let sent: Promise<void> | undefined;
 
-const afterWrites: () => Promise<unknown> =
-  typeof Bun !== "undefined" ? () => Bun.sleep(0).then(() => Bun.sleep(0)) : () => new Promise((r) => setTimeout(r, 0));
-
 /** Bytes were enqueued on a streamed response in this turn of the event loop. */
 export function noteQueuedWrite(): void {
-  sent ??= afterWrites().then(() => {
-    sent = undefined;
-  });
+  sent ??= Bun.sleep(0)
+    .then(() => Bun.sleep(0))
+    .then(() => {
+      sent = undefined;
+    });
 }
 
 /** Resolves once the writes noted so far are out (at once when there are none). */
