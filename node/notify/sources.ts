@@ -2,6 +2,7 @@ import { getAddress, type Address, type PublicClient } from "viem";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { providerRegistryAbi } from "../chain/contracts.ts";
 import { atBlockOrLatest } from "../chain/pastState.ts";
+import { BoundedMap } from "../util/boundedMap.ts";
 import type { Network } from "../network/network.ts";
 import type { Notifier } from "./notifier.ts";
 
@@ -24,7 +25,7 @@ export function publishPeerEvents(notifier: Notifier, network: Network, self: Ad
 export function publishRegistryEvents(notifier: Notifier, events: EventPoller, client: PublicClient, providerRegistry: Address): () => void {
   // A provider's stake and the minimum at a block, read once for all its slashes in that block: the event follower
   // awaits each read, and a block can hold hundreds of slashes (every commitment of a missed block).
-  const stakes = new Map<string, Promise<{ stake: bigint; minStake: bigint }>>();
+  const stakes = new BoundedMap<string, Promise<{ stake: bigint; minStake: bigint }>>(64);
   const stakeAt = (p: Address, block: bigint) => {
     const key = `${p}:${block}`;
     let read = stakes.get(key);
@@ -40,7 +41,6 @@ export function publishRegistryEvents(notifier: Notifier, events: EventPoller, c
       ]).then(([stake, minStake]) => ({ stake, minStake }));
       read.catch(() => stakes.delete(key));
       stakes.set(key, read);
-      if (stakes.size > 64) stakes.delete(stakes.keys().next().value!);
     }
     return read;
   };

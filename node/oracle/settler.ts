@@ -7,6 +7,7 @@ import { residualAfterDecay } from "../protocol/decay.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import type { NodeStore } from "../store/db.ts";
 import { logger } from "../util/log.ts";
+import { BoundedMap } from "../util/boundedMap.ts";
 import { isHonoured, type TxOutcome } from "./inclusion.ts";
 
 /**
@@ -42,11 +43,11 @@ export interface SettlerOptions {
  */
 export class Settler {
   private readonly log = logger("oracle-settle");
-  private readonly blocks = new Map<bigint, Map<string, TxOutcome>>();
+  private readonly blocks = new BoundedMap<bigint, Map<string, TxOutcome>>(1024);
   settledCount = 0;
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Each L1 block's recorded winner (lower case), once recorded: it never changes. */
-  private readonly winners = new Map<bigint, string>();
+  private readonly winners = new BoundedMap<bigint, string>(1024);
   private currentWindow: { at: number; read: Promise<bigint> } | undefined;
 
   constructor(private readonly o: SettlerOptions) {
@@ -134,10 +135,7 @@ export class Settler {
     if (known) return known;
     const pc = this.o.settlement.publicClient;
     const winner = (await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] })).toLowerCase();
-    if (winner !== "0x0000000000000000000000000000000000000000") {
-      this.winners.set(block, winner);
-      if (this.winners.size > 1024) this.winners.delete(this.winners.keys().next().value!);
-    }
+    if (winner !== "0x0000000000000000000000000000000000000000") this.winners.set(block, winner);
     return winner;
   }
 
@@ -159,7 +157,6 @@ export class Settler {
     const out = new Map<string, TxOutcome>();
     receipts.forEach((r, i) => out.set(r.transactionHash.slice(2).toLowerCase(), { position: i, success: r.status === "success" }));
     this.blocks.set(block, out);
-    if (this.blocks.size > 1024) this.blocks.delete(this.blocks.keys().next().value!);
     return out;
   }
 }
