@@ -24,7 +24,8 @@ import { freePort } from "../node/util/ports.ts";
 import { NdjsonStream } from "../scenarios/clients/ndjson.ts";
 import { TOPICS } from "../node/notify/topics.ts";
 import { parseDevnetArgs } from "../node/devnet/config.ts";
-import { explainedBytes, formatCosts, measureAnvilCosts, readChainData, type AnvilCosts, type ChainData } from "../scenarios/bench/anvilMemory.ts";
+import { DataDir } from "../node/devnet/dataDir.ts";
+import { explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon, type AnvilCosts, type ChainData } from "../scenarios/bench/anvilMemory.ts";
 import { rssOf } from "../scenarios/bench/health.ts";
 import { jsonRpc as rpc } from "../node/chain/jsonRpc.ts";
 
@@ -254,8 +255,7 @@ async function chainSample(port: number): Promise<ChainSample> {
 }
 /** Chain data in a chain's state file; a dump being written is read again a moment later, else the last sample's. */
 async function chainData(name: "l1" | "settlement", prev: ChainData | undefined): Promise<ChainData | undefined> {
-  const file = join(dataDir, "chain", `${name}-state.json`);
-  return readChainData(file) ?? (await Bun.sleep(500), readChainData(file)) ?? prev;
+  return (await readChainDataSoon(new DataDir(dataDir).chainState(name))) ?? prev;
 }
 async function sample(prev: Sample | undefined): Promise<Sample> {
   const [l1Chain, settlementChain] = await Promise.all([chainSample(l1!), chainSample(settlement!)]);

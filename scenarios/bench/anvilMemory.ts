@@ -153,6 +153,11 @@ export function readChainData(stateFile: string): ChainData | undefined {
   }
 }
 
+/** `readChainData`, read once more half a second later when Anvil was rewriting the file. */
+export async function readChainDataSoon(stateFile: string): Promise<ChainData | undefined> {
+  return readChainData(stateFile) ?? (await Bun.sleep(500), readChainData(stateFile));
+}
+
 /** Bytes of rss that `from` → `to` of chain data costs an Anvil, at `costs`. */
 export const explainedBytes = (costs: AnvilCosts, from: ChainData, to: ChainData) =>
   Math.max(0, to.blocks - from.blocks) * costs.perBlock + Math.max(0, to.txs - from.txs) * costs.perTx + Math.max(0, to.slots - from.slots) * costs.perSlot;

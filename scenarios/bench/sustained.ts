@@ -14,10 +14,9 @@ import { bidBodies, ms, pct, waitUntil, type BidResult, type BidTarget } from ".
 import { health, healthLine, mib, pendingCommitments, type Health } from "./health.ts";
 import { waitForDeposits } from "./settlementPhase.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
-import { join } from "node:path";
 import { createPublicClient, http } from "viem";
 import { devAccount } from "../../node/chain/accounts.ts";
-import { explainedBytes, formatCosts, measureAnvilCosts, readChainData, type ChainData } from "./anvilMemory.ts";
+import { explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon, type ChainData } from "./anvilMemory.ts";
 
 export interface SustainedOptions {
   seconds: number;
@@ -64,12 +63,12 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   print(`anvil costs:         measuring a bare settlement-like Anvil (about a minute)…`);
   const costs = await measureAnvilCosts(devnet.config.settlementKeepBlocks || undefined);
   print(`anvil costs:         ${formatCosts(costs)}`);
-  const stateFile = join(devnet.config.dataDir, "chain", "settlement-state.json");
+  const stateFile = devnet.dir.chainState("settlement");
   // Without periodic dumps the state file is not there to count: blocks from the head and transactions from the dev
   // accounts' nonces (every sender of the devnet), storage slots not counted (the check is then stricter).
   const settlementRpc = createPublicClient({ transport: http(devnet.chains.settlement.rpcUrl) });
   const chainData = async (): Promise<ChainData | undefined> => {
-    if (devnet.config.settlementStateIntervalS) return readChainData(stateFile) ?? (await Bun.sleep(500), readChainData(stateFile));
+    if (devnet.config.settlementStateIntervalS) return readChainDataSoon(stateFile);
     try {
       const blocks = Number(await settlementRpc.getBlockNumber({ cacheTime: 0 }));
       const nonces = await Promise.all(Array.from({ length: 30 }, (_, i) => settlementRpc.getTransactionCount({ address: devAccount(i).address })));
