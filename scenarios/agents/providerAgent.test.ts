@@ -1,13 +1,16 @@
 /**
  * Long-lived provider application streams on a real devnet: the built-in applications survive idle periods with
  * their client idle timeout shortened to 1 s (the nodes send keep-alive blank lines), reattach with back-off when
- * their provider node restarts, and a provider left without an application is named in the bidder's log.
+ * their provider node restarts, a provider left without an application is named in the bidder's log, and an
+ * application may stream its decisions as the lines of one POST.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parseEther } from "viem";
 import { startLocalDevnet, type LocalDevnet } from "../../node/devnet/localDevnet.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
+import { ProviderAgent } from "./providerAgent.ts";
+import { acceptAll } from "./policies.ts";
 import { until } from "../../node/util/deadline.ts";
 
 const LOG = "reports/provider-agent-test-devnet.log";
@@ -86,4 +89,18 @@ test("a provider without an application refuses at once; the bidder's log says w
   expect(committed).toEqual([local.devnet.providers[0]!.address.toLowerCase().slice(2)]);
   expect(performance.now() - t0).toBeLessThan(10_000); // not the bid timeout: the provider without receivers answered at once
   expect(logText()).toContain(`[bidder-bids] provider has no provider application attached (no active receivers): its bids get no commitment provider=${p.address}`);
+}, 30_000);
+
+test("an application that streams its decisions over one SendProcessedBids POST gets its commitments", async () => {
+  const p = local.devnet.providers[1]!; // without an application since the test above
+  const agent = new ProviderAgent(p.url, acceptAll(), { decisions: "stream", log: () => undefined });
+  await agent.start();
+  try {
+    for (let i = 0; i < 3; i++) expect((await commitmentsOfABid()).length).toBe(2);
+    expect(agent.decided.length).toBe(3);
+    expect(agent.decisionUploads).toBe(1);
+  } finally {
+    await agent.stop();
+  }
+  expect(agent.errors).toEqual([]);
 }, 30_000);

@@ -1,5 +1,6 @@
 import { NdjsonStream } from "../clients/ndjson.ts";
 import { call } from "../clients/http.ts";
+import { NdjsonUpload } from "../clients/ndjsonUpload.ts";
 import type { ProviderPolicy, ReceivedBid } from "./policies.ts";
 import { KeptStream, stderrLog, type AgentLog } from "../clients/keptStream.ts";
 
@@ -16,6 +17,11 @@ export interface ProviderAgentOptions {
   backoffMs?: number;
   /** Default 5 s. */
   maxBackoffMs?: number;
+  /**
+   * How decisions reach SendProcessedBids: `request`, one POST each and its answer checked (default); or `stream`,
+   * the lines of one long POST kept open (opened again when it ends), as a production application would stream them.
+   */
+  decisions?: "request" | "stream";
   log?: AgentLog;
 }
 
@@ -30,6 +36,10 @@ export interface ProviderAgentOptions {
 export class ProviderAgent {
   private readonly kept: KeptStream<ReceivedBid>;
   private readonly pending = new Set<Promise<void>>();
+  private upload: NdjsonUpload | undefined;
+  /** SendProcessedBids uploads opened (`decisions: "stream"`). */
+  decisionUploads = 0;
+  private readonly log: AgentLog;
   readonly seen: ReceivedBid[] = [];
   readonly decided: { bidDigest: string; accepted: boolean }[] = [];
   errors: string[] = [];
@@ -39,6 +49,7 @@ export class ProviderAgent {
     public policy: ProviderPolicy,
     private readonly options: ProviderAgentOptions = {},
   ) {
+    this.log = options.log ?? stderrLog("provider-agent");
     this.kept = new KeptStream(
       () => this.open(),
       (s) => this.consume(s),
@@ -47,7 +58,7 @@ export class ProviderAgent {
         fields: () => ({ provider: this.providerUrl, policy: this.policy.name }),
         backoffMs: options.backoffMs,
         maxBackoffMs: options.maxBackoffMs,
-        log: options.log ?? stderrLog("provider-agent"),
+        log: this.log,
       },
     );
   }
@@ -104,13 +115,36 @@ export class ProviderAgent {
     const body = d.accept
       ? { bidDigest: bid.bidDigest, status: "STATUS_ACCEPTED", dispatchTimestamp: d.dispatchTimestamp.toString() }
       : { bidDigest: bid.bidDigest, status: "STATUS_REJECTED" };
-    const r = await call("POST", `${this.providerUrl}/v1/provider/send_processed_bids`, { body });
-    if (r.status !== 200) this.errors.push(`send_processed_bids answered HTTP ${r.status}: ${r.text}`);
+    if (this.options.decisions === "stream") {
+      this.decisionUpload().write(body);
+    } else {
+      const r = await call("POST", `${this.providerUrl}/v1/provider/send_processed_bids`, { body });
+      if (r.status !== 200) this.errors.push(`send_processed_bids answered HTTP ${r.status}: ${r.text}`);
+    }
     this.decided.push({ bidDigest: bid.bidDigest, accepted: d.accept });
+  }
+
+  /** The open SendProcessedBids upload, a new one when there is none or the last one ended. */
+  private decisionUpload(): NdjsonUpload {
+    if (this.upload && !this.upload.closed) return this.upload;
+    const upload = new NdjsonUpload(`${this.providerUrl}/v1/provider/send_processed_bids`);
+    upload.result.then(
+      (r) => {
+        if (r.status !== 200) this.errors.push(`send_processed_bids (streamed) answered HTTP ${r.status}: ${r.text}`);
+        else if (this.upload === upload) this.log("warn", "send_processed_bids stream ended early; the next decision opens another", { provider: this.providerUrl, decisions: upload.written });
+      },
+      (e: unknown) => this.errors.push(`send_processed_bids stream failed after ${upload.written} decision(s): ${(e as Error).message}`),
+    );
+    this.upload = upload;
+    this.decisionUploads++;
+    return upload;
   }
 
   async stop(): Promise<void> {
     await this.kept.stop();
     await Promise.allSettled([...this.pending]);
+    const upload = this.upload;
+    this.upload = undefined;
+    await upload?.close().catch(() => undefined); // a failure is in `errors` already
   }
 }

@@ -14,7 +14,8 @@ export interface AppThread {
   stop: () => Promise<string[]>;
 }
 
-export async function startAppThread(urls: string[], idleTimeoutMs?: number): Promise<AppThread> {
+/** `decisions`: how the applications send SendProcessedBids (see ProviderAgentOptions.decisions). */
+export async function startAppThread(urls: string[], decisions: "request" | "stream", idleTimeoutMs?: number): Promise<AppThread> {
   const log = logger("bench-apps");
   const w = new Worker(new URL("./appWorker.ts", import.meta.url).href);
   let settle: ((m: { started?: true; failed?: string; stopped?: string[] }) => void) | undefined;
@@ -26,7 +27,7 @@ export async function startAppThread(urls: string[], idleTimeoutMs?: number): Pr
   w.onerror = (e) => settle?.({ failed: e.message });
   const next = () => new Promise<{ started?: true; failed?: string; stopped?: string[] }>((r) => (settle = r));
   let answer = next();
-  w.postMessage({ start: { urls, idleTimeoutMs } });
+  w.postMessage({ start: { urls, idleTimeoutMs, decisions } });
   const started = await answer;
   if (!started.started) {
     w.terminate();

@@ -10,7 +10,7 @@ declare const self: Worker;
 
 let agents: ProviderAgent[] = [];
 
-self.onmessage = async (e: MessageEvent<{ start: { urls: string[]; idleTimeoutMs?: number } } | { stop: true }>) => {
+self.onmessage = async (e: MessageEvent<{ start: { urls: string[]; idleTimeoutMs?: number; decisions: "request" | "stream" } } | { stop: true }>) => {
   const m = e.data;
   if ("start" in m) {
     try {
@@ -18,6 +18,7 @@ self.onmessage = async (e: MessageEvent<{ start: { urls: string[]; idleTimeoutMs
         (url, i) =>
           new ProviderAgent(url, acceptAll(), {
             idleTimeoutMs: m.start.idleTimeoutMs,
+            decisions: m.start.decisions,
             log: (level, message, fields) => self.postMessage({ log: { level, message, fields: { ...fields, app: i } } }),
           }),
       );

@@ -59,6 +59,8 @@ const USAGE = `Usage: npm run bench:bids -- [options]
                            separate program; default) or in-process (on the devnet's event loop, as before)
   --apps MODE              where the accept-all provider applications run: thread (default) or in-process (the
                            devnet's built-in --auto-accept responders, on the nodes' event loop)
+  --decisions MODE         how the applications on their thread send SendProcessedBids: stream (default: the lines
+                           of one long POST, as the provider API allows) or request (one POST per decision)
   --settle-blocks K        settlement phase: L1 blocks (default 5; ≤ 20 on a fresh devnet)
   --settle-bids M          settlement phase: bids per block (default 20)
   --skip-settlement        no settlement phase
@@ -93,6 +95,7 @@ const { values: args } = parseArgs({
     "l1-block-time": { type: "string", default: "2" },
     client: { type: "string", default: "thread" },
     apps: { type: "string", default: "thread" },
+    decisions: { type: "string", default: "stream" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -145,6 +148,11 @@ if (args.apps !== "thread" && args.apps !== "in-process") {
   process.exit(2);
 }
 const APPS_THREAD = args.apps === "thread";
+if (args.decisions !== "stream" && args.decisions !== "request") {
+  console.error(`--decisions takes stream or request, got "${args.decisions}"`);
+  process.exit(2);
+}
+const DECISIONS = args.decisions;
 
 const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 const print = (line: string) => console.log(line);
@@ -200,14 +208,14 @@ async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<De
   }
   let apps: AppThread | undefined;
   try {
-    if (APPS_THREAD) apps = await startAppThread(devnet.providers.map((p) => p.url), devnet.config.responderIdleTimeoutMs);
+    if (APPS_THREAD) apps = await startAppThread(devnet.providers.map((p) => p.url), DECISIONS, devnet.config.responderIdleTimeoutMs);
   } catch (e) {
     await devnet.stop();
     rmSync(dataDir, { recursive: true, force: true });
     throw e;
   }
   print(
-    `\n=== ${network}: 1 bidder, ${P} providers with accept-all applications over the provider API (${APPS_THREAD ? "on a thread of their own" : "on the devnet's event loop"}); ` +
+    `\n=== ${network}: 1 bidder, ${P} providers with accept-all applications over the provider API (${APPS_THREAD ? `on a thread of their own, decisions by ${DECISIONS === "stream" ? "one streamed POST" : "a POST each"}` : "on the devnet's event loop"}); ` +
       `up in ${((performance.now() - t0) / 1000).toFixed(1)} s (log: ${logFile})`,
   );
   try {
