@@ -52,8 +52,20 @@ describe('BN254 backend (mcl-wasm) against @noble/curves', () => {
     expect(g1Mul(p, BN254_CURVE_ORDER + 2n)).toEqual(g1Mul(p, 2n));
   });
 
+  test('fixed-base tables (the generator, and a point multiplied again and again) agree with noble', () => {
+    const edges = [0n, 1n, 2n, 255n, 256n, 257n, (1n << 248n) - 1n, 1n << 248n, 1n << 253n, BN254_CURVE_ORDER - 1n, BN254_CURVE_ORDER, BN254_CURVE_ORDER + 5n, (1n << 256n) - 1n];
+    const randoms = Array.from({ length: 20 }, () => randomKeyPair().secret);
+    for (const k of [...edges, ...randoms]) {
+      expect(g1Mul({ x: 1n, y: 2n }, k)).toEqual(k % BN254_CURVE_ORDER === 0n ? G1_INFINITY : nobleMul({ x: 1n, y: 2n }, k));
+    }
+    const provider = randomKeyPair().publicKey; // a table from its 8th use on
+    for (const k of [...randoms, ...edges]) {
+      expect(g1Mul(provider, k)).toEqual(k % BN254_CURVE_ORDER === 0n ? G1_INFINITY : nobleMul(provider, k));
+    }
+  });
+
   test('points off the curve are rejected', () => {
-    expect(() => g1Mul({ x: 1n, y: 3n }, 2n)).toThrow(InvalidPointError);
+    for (let i = 0; i < 10; i++) expect(() => g1Mul({ x: 1n, y: 3n }, 2n)).toThrow(InvalidPointError); // also past the table threshold
     expect(() => sharedPoint(3n, G1_INFINITY)).toThrow(InvalidPointError);
   });
 

@@ -6,12 +6,17 @@
  * Backend: mcl-wasm (BN_SNARK1 = the Ethereum alt_bn128 curve), ~5x faster than @noble/curves
  * for a variable-base multiplication (see bench/crypto.bench.ts). It needs an asynchronous
  * WebAssembly initialisation: await `initBn254()` (or `initCrypto()`) once at start; calling any
- * group operation before that throws CryptoNotInitializedError. This is the only module that
- * talks to a BN254 library; swap it here.
+ * group operation before that throws CryptoNotInitializedError. This module and its fixed-base tables
+ * (bn254FixedBase.ts) are the only ones that talk to a BN254 library; swap them here.
+ *
+ * Multiples of the generator, and of any point multiplied at least TABLE_AFTER_USES times (a provider's NIKE
+ * key at its bidders), come from a precomputed table, ~3x faster than a variable-base multiplication.
  */
 import * as mcl from 'mcl-wasm';
 import type { G1Point } from './types.ts';
 import { bigIntToBytes, bytesToBigInt } from './bytes.ts';
+import { FixedBaseTable } from './bn254FixedBase.ts';
+import { BoundedMap } from '../util/boundedMap.ts';
 
 /** Base field modulus p. */
 export const BN254_FIELD_MODULUS = 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47n;
@@ -43,11 +48,35 @@ export class InvalidScalarError extends Error {
 
 let ready = false;
 let initializing: Promise<void> | undefined;
+let generatorTable: FixedBaseTable | undefined;
+
+/** A point gets a table at its TABLE_AFTER_USES-th multiplication (not the opening proof's two uses of a key). */
+const TABLE_AFTER_USES = 8;
+/** ~2 MB each. */
+const tables = new BoundedMap<string, FixedBaseTable>(16);
+const uses = new BoundedMap<string, number>(1024);
+
+function tableFor(p: G1Point): FixedBaseTable | undefined {
+  if (p.x === 1n && p.y === 2n) return generatorTable;
+  const key = `${p.x.toString(16)}:${p.y.toString(16)}`;
+  const table = tables.get(key);
+  if (table) return table;
+  const n = (uses.get(key) ?? 0) + 1;
+  if (n < TABLE_AFTER_USES) {
+    uses.set(key, n);
+    return undefined;
+  }
+  uses.delete(key);
+  const built = new FixedBaseTable(toMclG1(p)); // checks the point is on the curve
+  tables.set(key, built);
+  return built;
+}
 
 /** Initialises the WebAssembly backend. Idempotent; concurrent callers share one initialisation. */
 export function initBn254(): Promise<void> {
   if (ready) return Promise.resolve();
   initializing ??= mcl.init(mcl.BN_SNARK1).then(() => {
+    generatorTable = new FixedBaseTable(toMclG1(G1_GENERATOR));
     ready = true;
   });
   return initializing;
@@ -101,6 +130,9 @@ function toMclFr(scalar: bigint): mcl.Fr {
 /** scalar · p (any scalar ≥ 0, reduced mod r, as the ecMul precompile does). */
 export function g1Mul(p: G1Point, scalar: bigint): G1Point {
   requireReady('g1Mul');
+  if (scalar < 0n) throw new InvalidScalarError(scalar, 'negative');
+  const table = isInfinity(p) ? undefined : tableFor(p);
+  if (table) return fromMclG1(table.mul(scalar % BN254_CURVE_ORDER));
   return fromMclG1(mcl.mul(toMclG1(p), toMclFr(scalar)));
 }
 
