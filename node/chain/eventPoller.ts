@@ -1,5 +1,6 @@
 import type { Abi, AbiEvent, Address, Hex, Log, PublicClient, RpcLog } from "viem";
-import { decodeEventLog, formatLog, toEventSelector, toHex } from "viem";
+import { formatLog, toEventSelector, toHex } from "viem";
+import { eventDecoder, type EventArgs } from "./eventDecoder.ts";
 import { logger } from "../util/log.ts";
 import type { NodeStore } from "../store/db.ts";
 
@@ -72,6 +73,7 @@ export class EventPoller {
   private answersInRow = 0;
   /** Per contract (lower-case address), each event's ABI by its topic 0: a log is decoded against its one event. */
   private readonly events = new Map<string, Map<Hex, AbiEvent>>();
+  private readonly decoders = new Map<AbiEvent, (log: { topics: readonly Hex[]; data: Hex }) => EventArgs>();
 
   constructor(private readonly o: EventPollerOptions) {
     for (const c of o.contracts) {
@@ -216,16 +218,18 @@ export class EventPoller {
     const item = l.topics[0] && this.events.get(l.address.toLowerCase())?.get(l.topics[0]);
     // Not a protocol contract, an event we do not know, or one nobody follows: not decoded at all.
     if (!item || !this.handlers.get(item.name)?.length) return undefined;
-    let decoded;
+    let decode = this.decoders.get(item);
+    if (!decode) this.decoders.set(item, (decode = eventDecoder(item)));
+    let args;
     try {
-      decoded = decodeEventLog({ abi: [item], data: l.data, topics: l.topics });
+      args = decode(l);
     } catch {
       return undefined; // a log that does not fit its event's ABI
     }
     return {
       address: l.address,
       eventName: item.name,
-      args: (decoded.args ?? {}) as Record<string, unknown>,
+      args: args as Record<string, unknown>,
       blockNumber: l.blockNumber!,
       logIndex: l.logIndex!,
       transactionHash: l.transactionHash!,
