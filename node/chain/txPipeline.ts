@@ -1,17 +1,14 @@
 import {
   createPublicClient,
-  keccak256,
-  serializeTransaction,
   type Address,
   type Chain,
   type Hex,
   type PublicClient,
   type TransactionReceipt,
-  type TransactionSerializableEIP1559,
 } from "viem";
 import { getTransactionError } from "viem/utils";
-import { privateKeyToAddress, signDigest } from "../protocol/secp256k1.ts";
-import { bytesToHex } from "../protocol/bytes.ts";
+import { privateKeyToAddress } from "../protocol/secp256k1.ts";
+import { signEip1559 } from "./signTransaction.ts";
 import { logger } from "../util/log.ts";
 import { ReceiptWatcher } from "./receiptWatcher.ts";
 import { localHttp } from "./clients.ts";
@@ -206,25 +203,9 @@ export class TxPipeline {
   }
 
   private sign(tx: TxRequest & { nonce: number }): Hex {
-    const unsigned: TransactionSerializableEIP1559 = {
-      type: "eip1559",
-      chainId: this.chain.id,
-      nonce: tx.nonce,
-      to: tx.to,
-      data: tx.data,
-      value: tx.value,
-      gas: tx.gas,
-      maxFeePerGas: this.fees!.maxFeePerGas,
-      maxPriorityFeePerGas: this.fees!.maxPriorityFeePerGas,
-    };
-    const digest = keccak256(serializeTransaction(unsigned), "bytes");
-    const sig = signDigest(this.privateKey, digest);
-    return serializeTransaction(unsigned, {
-      r: `0x${bytesToHex(sig.subarray(0, 32))}`,
-      s: `0x${bytesToHex(sig.subarray(32, 64))}`,
-      yParity: sig[64]! - 27,
-    });
+    return signEip1559({ chainId: this.chain.id, ...tx, maxFeePerGas: this.fees!.maxFeePerGas, maxPriorityFeePerGas: this.fees!.maxPriorityFeePerGas }, this.privateKey);
   }
+
 
   /** Reads the nonce again once nothing is being sent, and fills the holes a refused transaction left. */
   private sync(): Promise<void> {
