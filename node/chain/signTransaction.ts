@@ -1,5 +1,5 @@
 import { numberToHex, toRlp, type Address, type Hex } from "viem";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 } from "../protocol/keccak.ts";
 import { signDigest } from "../protocol/secp256k1.ts";
 import { bytesToHex } from "../protocol/bytes.ts";
 
@@ -38,7 +38,7 @@ export function signEip1559(tx: Eip1559Fields, privateKey: Hex): Hex {
   const payload = new Uint8Array(unsigned.length + 1);
   payload[0] = 0x02;
   payload.set(unsigned, 1);
-  const sig = signDigest(privateKey, keccak_256(payload));
+  const sig = signDigest(privateKey, keccak256(payload));
   const r = BigInt(`0x${bytesToHex(sig.subarray(0, 32))}`);
   const s = BigInt(`0x${bytesToHex(sig.subarray(32, 64))}`);
   // yParity 0 is the empty string in RLP, as are r and s with leading zeros dropped (viem's trim).

@@ -5,7 +5,7 @@
  * strings (offset word + length + padded bytes) instead of being hashed, so viem's hashTypedData
  * gives a different (wrong) digest. Both are hand-rolled here with keccak256 over fixed words.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.ts';
 import type { Address } from 'viem';
 import type { G1Point, ProtocolDomains } from './types.ts';
 import { bigIntToBytes, concatBytes, hexToBytes, strip0x, utf8 } from './bytes.ts';
@@ -19,9 +19,9 @@ export const BID_TYPE =
   'PreConfBid(string txnHash,string revertingTxHashes,uint256 bidAmt,uint64 blockNumber,uint64 decayStartTimeStamp,uint64 decayEndTimeStamp,uint256 slashAmt,uint256 bidderPKx,uint256 bidderPKy)';
 export const COMMITMENT_TYPE = 'OpenedCommitment(bytes32 bidHash,string signature,uint256 sharedKeyX,uint256 sharedKeyY)';
 
-export const EIP712_DOMAIN_TYPEHASH = keccak_256(utf8(EIP712_DOMAIN_TYPE));
-export const BID_TYPEHASH = keccak_256(utf8(BID_TYPE));
-export const COMMITMENT_TYPEHASH = keccak_256(utf8(COMMITMENT_TYPE));
+export const EIP712_DOMAIN_TYPEHASH = keccak256(utf8(EIP712_DOMAIN_TYPE));
+export const BID_TYPEHASH = keccak256(utf8(BID_TYPE));
+export const COMMITMENT_TYPEHASH = keccak256(utf8(COMMITMENT_TYPE));
 
 const UINT64_MAX = (1n << 64n) - 1n;
 const UINT256_MAX = (1n << 256n) - 1n;
@@ -62,7 +62,7 @@ export function domainSeparator(name: string, chainId: bigint, verifyingContract
     uintWord('chainId', chainId, UINT256_MAX),
     concatBytes(new Uint8Array(12), contract),
   );
-  return keccak_256(concatBytes(head, nameTail, versionTail));
+  return keccak256(concatBytes(head, nameTail, versionTail));
 }
 
 /** Both separators of a deployment: settlement chain id and the PreconfManager address. */
@@ -80,7 +80,7 @@ function typedDataHash(domain: Uint8Array, structHash: Uint8Array): Uint8Array {
   pre[1] = 0x01;
   pre.set(domain, 2);
   pre.set(structHash, 34);
-  return keccak_256(pre);
+  return keccak256(pre);
 }
 
 /** The digest's view of a bid: the p2p `Bid` fields that are signed. */
@@ -102,8 +102,8 @@ export interface BidDigestFields {
 export function bidDigest(fields: BidDigestFields, bidDomain: Uint8Array): Uint8Array {
   const struct = concatBytes(
     BID_TYPEHASH,
-    keccak_256(utf8(fields.txnHash)),
-    keccak_256(utf8(fields.revertingTxHashes)),
+    keccak256(utf8(fields.txnHash)),
+    keccak256(utf8(fields.revertingTxHashes)),
     uintWord('bidAmt', fields.bidAmt, UINT256_MAX),
     uintWord('blockNumber', fields.blockNumber, UINT64_MAX),
     uintWord('decayStart', fields.decayStart, UINT64_MAX),
@@ -112,7 +112,7 @@ export function bidDigest(fields: BidDigestFields, bidDomain: Uint8Array): Uint8
     uintWord('bidderPK.x', fields.bidderPK.x, UINT256_MAX),
     uintWord('bidderPK.y', fields.bidderPK.y, UINT256_MAX),
   );
-  return typedDataHash(bidDomain, keccak_256(struct));
+  return typedDataHash(bidDomain, keccak256(struct));
 }
 
 /**
@@ -129,16 +129,16 @@ export function commitmentDigest(
   const struct = concatBytes(
     COMMITMENT_TYPEHASH,
     bidDigestBytes,
-    keccak_256(bidSignature),
+    keccak256(bidSignature),
     uintWord('sharedKey.x', sharedKey.x, UINT256_MAX),
     uintWord('sharedKey.y', sharedKey.y, UINT256_MAX),
   );
-  return typedDataHash(commitmentDomain, keccak_256(struct));
+  return typedDataHash(commitmentDomain, keccak256(struct));
 }
 
 /** keccak256(digest ‖ signature): the index of both the unopened and the opened commitment. */
 export function commitmentIndex(digest: Uint8Array, signature: Uint8Array): Uint8Array {
-  return keccak_256(concatBytes(digest, signature));
+  return keccak256(concatBytes(digest, signature));
 }
 
 /**
@@ -161,7 +161,7 @@ export function splitTxHashes(joined: string): string[] {
 export function txnHashReplayKey(txnHash: string, bidder: Address | string, blockNumber: bigint): Uint8Array {
   const bidderBytes = hexToBytes(bidder);
   if (bidderBytes.length !== 20) throw new DigestInputError('bidder', 'must be 20 bytes');
-  return keccak_256(
+  return keccak256(
     concatBytes(
       bigIntToBytes(96n, 32),
       concatBytes(new Uint8Array(12), bidderBytes),

@@ -5,7 +5,7 @@
  * for the common cases and fall back to viem's wording otherwise (docs/protocol.md).
  */
 import { parseTransaction, serializeTransaction, type Hex, type TransactionSerializable } from 'viem';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.ts';
 import { bytesToHex, hexToBytes, InvalidHexError } from './bytes.ts';
 
 /** Go `encoding/hex` failure (after the API's regex this is only ever an odd length). */
@@ -67,9 +67,9 @@ export function transactionHashOf(bytes: Uint8Array, raw = ''): string {
       s: s!,
       ...(yParity !== undefined ? { yParity } : { v: v! }),
     });
-    return bytesToHex(keccak_256(hexToBytes(canonical)));
+    return bytesToHex(keccak256(hexToBytes(canonical)));
   }
-  return bytesToHex(keccak_256(bytes));
+  return bytesToHex(keccak256(bytes));
 }
 
 /** Hash of one raw transaction string as the bidder API receives it. */

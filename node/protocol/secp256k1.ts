@@ -10,7 +10,7 @@
  */
 import secp from 'secp256k1';
 import type { Address } from 'viem';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.ts';
 import { bytesToBigInt, bytesToHex, toBytes } from './bytes.ts';
 import { BoundedMap } from '../util/boundedMap.ts';
 
@@ -68,7 +68,7 @@ export function signDigest(privateKey: Uint8Array | string, digest: Uint8Array):
 /** EIP-55 checksum of 20 address bytes. */
 export function checksumAddress(addressBytes: Uint8Array): Address {
   const lower = bytesToHex(addressBytes);
-  const hash = keccak_256(new TextEncoder().encode(lower));
+  const hash = keccak256(new TextEncoder().encode(lower));
   let out = '0x';
   for (let i = 0; i < 40; i++) {
     const c = lower[i]!;
@@ -81,7 +81,7 @@ export function checksumAddress(addressBytes: Uint8Array): Address {
 /** Address of an uncompressed public key (65 bytes, 0x04 prefix) or raw 64-byte X‖Y. */
 export function publicKeyToAddress(publicKey: Uint8Array): Address {
   const xy = publicKey.length === 65 ? publicKey.subarray(1) : publicKey;
-  return checksumAddress(keccak_256(xy).subarray(12));
+  return checksumAddress(keccak256(xy).subarray(12));
 }
 
 export function privateKeyToAddress(privateKey: Uint8Array | string): Address {

@@ -11,7 +11,7 @@
  * The zkProof array passed to `openCommitment` is
  * [providerPkX, providerPkY, bidderPkX, bidderPkY, sharedX, sharedY, c, z].
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.ts';
 import type { G1Point } from './types.ts';
 import { ZK_PROOF_INDEX } from './types.ts';
 import { bigIntToBytes, bytesToBigInt, utf8 } from './bytes.ts';
@@ -29,7 +29,7 @@ export class InvalidZkProofArrayError extends Error {
 
 /** keccak256("mev-commit opening " + chainId), the proof's domain separation. */
 export function zkContextHash(chainId: bigint): Uint8Array {
-  return keccak_256(utf8(`mev-commit opening ${chainId.toString(10)}`));
+  return keccak256(utf8(`mev-commit opening ${chainId.toString(10)}`));
 }
 
 function challenge(ctx: Uint8Array, points: readonly G1Point[]): bigint {
@@ -39,7 +39,7 @@ function challenge(ctx: Uint8Array, points: readonly G1Point[]): bigint {
     pre.set(bigIntToBytes(p.x), 32 + i * 64);
     pre.set(bigIntToBytes(p.y), 64 + i * 64);
   });
-  return bytesToBigInt(keccak_256(pre)) & BN254_MASK_253;
+  return bytesToBigInt(keccak256(pre)) & BN254_MASK_253;
 }
 
 export interface OpeningProof {

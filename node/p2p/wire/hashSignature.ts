@@ -3,7 +3,7 @@
  * crypto.Sign over a keccak256 hash, r ‖ s ‖ v with v = 0/1 (unlike bids and commitments, which carry 27/28), and
  * its signer.Verify, which recovers the signer and refuses high-S signatures.
  */
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 } from "../../protocol/keccak.ts";
 import type { Address } from "viem";
 import { recoverAddress, signDigest } from "../../protocol/secp256k1.ts";
 
@@ -16,7 +16,7 @@ export class SignatureVerificationError extends Error {
 
 /** Signs keccak256(message); v = 0/1. */
 export function signMessageHash(privateKey: Uint8Array | string, message: Uint8Array): Uint8Array {
-  const sig = signDigest(privateKey, keccak_256(message));
+  const sig = signDigest(privateKey, keccak256(message));
   sig[64] = sig[64]! - 27;
   return sig;
 }
@@ -29,7 +29,7 @@ export function recoverMessageSigner(message: Uint8Array, signature: Uint8Array)
   const sig = signature.slice();
   sig[64] = v + 27;
   try {
-    return recoverAddress(keccak_256(message), sig);
+    return recoverAddress(keccak256(message), sig);
   } catch (e) {
     throw new SignatureVerificationError((e as Error).message);
   }
