@@ -2,6 +2,7 @@ import type { Abi, AbiEvent, Address, Hex, Log, PublicClient, RpcLog } from "vie
 import { formatLog, toEventSelector, toHex } from "viem";
 import { eventDecoder, type EventArgs } from "./eventDecoder.ts";
 import { logger } from "../util/log.ts";
+import { BoundedMap } from "../util/boundedMap.ts";
 import type { NodeStore } from "../store/db.ts";
 
 /**
@@ -50,6 +51,13 @@ export interface EventPollerOptions {
   cursorKey?: string;
   intervalMs?: number;
 }
+
+/**
+ * Arguments of the logs decoded lately, shared by the followers of one process: the nodes of an in-process devnet
+ * (bidder, providers, oracle) each read the same commitment events, and decoding is most of a follower's work.
+ * Keyed by block hash and log index (a log of a block that was replaced is another key); handlers only read args.
+ */
+const decodedLogs = new BoundedMap<string, EventArgs>(8192);
 
 /**
  * Follows the settlement chain's contract logs in block order and hands each decoded event to the handlers
@@ -218,13 +226,17 @@ export class EventPoller {
     const item = l.topics[0] && this.events.get(l.address.toLowerCase())?.get(l.topics[0]);
     // Not a protocol contract, an event we do not know, or one nobody follows: not decoded at all.
     if (!item || !this.handlers.get(item.name)?.length) return undefined;
-    let decode = this.decoders.get(item);
-    if (!decode) this.decoders.set(item, (decode = eventDecoder(item)));
-    let args;
-    try {
-      args = decode(l);
-    } catch {
-      return undefined; // a log that does not fit its event's ABI
+    const key = `${l.blockHash}:${l.logIndex}:${item.name}`;
+    let args = decodedLogs.get(key);
+    if (args === undefined) {
+      let decode = this.decoders.get(item);
+      if (!decode) this.decoders.set(item, (decode = eventDecoder(item)));
+      try {
+        args = decode(l);
+      } catch {
+        return undefined; // a log that does not fit its event's ABI
+      }
+      if (l.blockHash) decodedLogs.set(key, args);
     }
     return {
       address: l.address,

@@ -79,6 +79,20 @@ test("a write that throws half-way leaves none of its statements; the rest of it
   store.close();
 });
 
+test("a lone write that throws half-way leaves none of its statements", async () => {
+  const store = freshStore();
+  await Bun.sleep(5); // idle: the next write commits at once, alone in its transaction
+  const half = store.write(() => {
+    store.db.query("INSERT INTO t (v) VALUES (20)").run();
+    throw new Error("failed after its first statement");
+  });
+  await expect(half).rejects.toThrow(/first statement/);
+  expect(store.db.inTransaction).toBe(false);
+  await store.write(() => store.db.query("INSERT INTO t (v) VALUES (21)").run());
+  expect(store.db.query<{ v: number }, []>("SELECT v FROM t ORDER BY v").all().map((r) => r.v)).toEqual([21]);
+  store.close();
+});
+
 test("close commits what is queued; a write after close rejects", async () => {
   const store = freshStore();
   await store.write(() => store.db.query("INSERT INTO t (v) VALUES (6)").run());

@@ -92,6 +92,20 @@ export class NodeStore {
     const batch = this.queued;
     if (!batch.length) return;
     this.queued = [];
+    if (batch.length === 1) {
+      // Alone in its transaction, a write needs no savepoint: a throw rolls back just its statements.
+      const w = batch[0]!;
+      try {
+        this.db.transaction(w.fn)();
+      } catch (e) {
+        w.reject(e);
+        return;
+      } finally {
+        this.lastCommitAt = performance.now();
+      }
+      w.resolve();
+      return;
+    }
     const failed = new Map<(typeof batch)[number], unknown>();
     try {
       this.db.transaction(() => {
