@@ -4,6 +4,7 @@
  * stage keeps its first time (with two providers, the earlier of the two), from `performance.now()`.
  */
 export type BidStage =
+  | "bidder.received"
   | "bidder.signed"
   | "provider.received"
   | "provider.verified"
@@ -29,13 +30,13 @@ export function bidTracing(): boolean {
   return enabled;
 }
 
-/** Records when a bid reached `stage` (no-op unless tracing is on). */
-export function markBid(digest: Uint8Array | string, stage: BidStage): void {
+/** Records when a bid reached `stage` (no-op unless tracing is on); `at` for a time taken before the digest was known. */
+export function markBid(digest: Uint8Array | string, stage: BidStage, at = performance.now()): void {
   if (!enabled) return;
   const key = typeof digest === "string" ? digest : Buffer.from(digest).toString("hex");
   let m = marks.get(key);
   if (!m) marks.set(key, (m = {}));
-  m[stage] ??= performance.now();
+  m[stage] ??= at;
 }
 
 /** The stages a bid reached, removed from the trace. */

@@ -124,7 +124,8 @@ export function summaryLines(s: BidSummary, providers: number): string[] {
 /** The path of a first commitment, stage by stage (node/util/bidTrace.ts), with what each step covers. */
 const STAGES: [BidStage | "client.sent" | "client.line", string][] = [
   ["client.sent", ""],
-  ["bidder.signed", "client → bidder HTTP, parse, validate, sign the bid (BN254 key pair + secp256k1)"],
+  ["bidder.received", "client → bidder HTTP: request sent, read, parsed and validated"],
+  ["bidder.signed", "bidder: sign the bid (BN254 key pair + digest + secp256k1)"],
   ["provider.received", "bidder → provider over the network"],
   ["provider.verified", "provider: verify the bid (digest + recover)"],
   ["provider.reserved", "provider: check and reserve the deposit allowance"],

@@ -8,7 +8,7 @@ import { isNoActiveReceivers, type Network, type ProviderPeer } from "../../netw
 import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { logger } from "../../util/log.ts";
-import { markBid } from "../../util/bidTrace.ts";
+import { bidTracing, markBid } from "../../util/bidTrace.ts";
 
 export interface BidSenderOptions {
   privateKey: Hex;
@@ -43,6 +43,7 @@ export class BidSender {
 
   /** Fails at once (before any commitment) when no provider is connected. */
   send(bid: Bid, signal: AbortSignal): AsyncIterable<Commitment> {
+    const receivedAt = bidTracing() ? performance.now() : 0; // the request read, parsed and validated
     const providers = this.o.network.providers();
     if (!providers.length) throw new InternalError("error sending bid: no providers available");
     const crypto = this.o.crypto ?? inlineCrypto;
@@ -54,6 +55,7 @@ export class BidSender {
       wake?.();
     };
     const signed = crypto.signBid(bid, this.o.privateKey, this.o.domains.bid).then((s) => {
+      markBid(s.signedBid.digest, "bidder.received", receivedAt);
       markBid(s.signedBid.digest, "bidder.signed");
       for (const p of providers)
         this.ask(p, s.signedBid, s.nikeSecret, signal, crypto)
