@@ -19,8 +19,8 @@ export function msgioLength(length: number): Uint8Array {
 }
 
 /**
- * Reads a length prefix from the first bytes of `data`. Throws RangeError while fewer than 4 bytes are there (the
- * contract of a length decoder fed one byte at a time), MsgioFrameError for a length above the limit.
+ * Reads a length prefix from the first bytes of `data`. Throws RangeError while fewer than 4 bytes are there,
+ * MsgioFrameError for a length above the limit.
  */
 export function readMsgioLength(data: { byteLength: number; subarray(start?: number, end?: number): Uint8Array }): number {
   if (data.byteLength < MSGIO_LENGTH_BYTES) throw new RangeError("incomplete msgio length");
