@@ -59,8 +59,12 @@ export function profileAreas(p: Profile): { area: string; ms: number }[] {
     memo.set(id, area);
     return area;
   };
+  // Bun records no idle samples: the time since the previous sample includes any idle gap before this one, so each
+  // sample is charged the sampling interval (the median gap), not its own gap.
+  const gaps = [...p.timeDeltas].sort((a, b) => a - b);
+  const intervalMs = (gaps[Math.floor(gaps.length / 2)] ?? 0) / 1000;
   const totals = new Map<string, number>();
-  p.samples.forEach((id, i) => totals.set(areaOf(id), (totals.get(areaOf(id)) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000));
+  for (const id of p.samples) totals.set(areaOf(id), (totals.get(areaOf(id)) ?? 0) + intervalMs);
   return [...totals].map(([area, ms]) => ({ area, ms })).sort((a, b) => b.ms - a.ms);
 }
 
