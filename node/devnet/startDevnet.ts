@@ -448,6 +448,7 @@ export class Devnet implements SimControl {
   private async attachResponder(p: ProviderNode): Promise<void> {
     const agent = new ProviderAgent(p.url, acceptAll(), {
       idleTimeoutMs: this.config.responderIdleTimeoutMs,
+      decisions: "stream",
       log: agentLog(logger(`responder-${p.options.index}`)),
     });
     await agent.start();

@@ -105,7 +105,7 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
   const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
   let agent: ProviderAgent | undefined;
   if (cfg.autoAccept) {
-    agent = new ProviderAgent(url, acceptAll(), { idleTimeoutMs: cfg.responderIdleTimeoutMs, log: agentLog(logger("responder")) });
+    agent = new ProviderAgent(url, acceptAll(), { idleTimeoutMs: cfg.responderIdleTimeoutMs, decisions: "stream", log: agentLog(logger("responder")) });
     await agent.start();
     log.info("accept-all provider application attached");
   }

@@ -19,7 +19,8 @@ export interface ProviderAgentOptions {
   maxBackoffMs?: number;
   /**
    * How decisions reach SendProcessedBids: `request`, one POST each and its answer checked (default); or `stream`,
-   * the lines of one long POST kept open (opened again when it ends), as a production application would stream them.
+   * the lines of one long POST per ReceiveBids attachment (a new one when the stream reattaches or the POST ended),
+   * as a production application would stream them: the node handles one request instead of one per decision.
    */
   decisions?: "request" | "stream";
   log?: AgentLog;
@@ -74,6 +75,11 @@ export class ProviderAgent {
       stream.close();
       throw new ProviderAgentError(`receive_bids answered HTTP ${stream.status}`);
     }
+    // A new attachment (the node may have restarted): decisions go on a new upload too, never on one to a node that
+    // is gone but whose end has not been noticed yet.
+    const old = this.upload;
+    this.upload = undefined;
+    void old?.close().catch(() => undefined);
     return stream;
   }
 
@@ -133,7 +139,11 @@ export class ProviderAgent {
         if (r.status !== 200) this.errors.push(`send_processed_bids (streamed) answered HTTP ${r.status}: ${r.text}`);
         else if (this.upload === upload) this.log("warn", "send_processed_bids stream ended early; the next decision opens another", { provider: this.providerUrl, decisions: upload.written });
       },
-      (e: unknown) => this.errors.push(`send_processed_bids stream failed after ${upload.written} decision(s): ${(e as Error).message}`),
+      (e: unknown) => {
+        const message = `send_processed_bids stream failed after ${upload.written} decision(s): ${(e as Error).message}`;
+        this.errors.push(message);
+        this.log("warn", "send_processed_bids stream failed; decisions not yet read by the node are lost", { provider: this.providerUrl, error: message });
+      },
     );
     this.upload = upload;
     this.decisionUploads++;

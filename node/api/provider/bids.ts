@@ -11,8 +11,10 @@ import { messageJson } from "../wire/message.ts";
 import { unaryResponse } from "../wire/errors.ts";
 import { jsonBody, streamResponses, unaryResponses } from "../openapi.ts";
 import { ProcessedBid, ReceivedBid } from "./schemas.ts";
+import { logger } from "../../util/log.ts";
 
 const tags = ["Provider"];
+const log = logger("provider-api");
 
 /**
  * Reads a SendProcessedBids body as a stream of JSON objects and yields each decision's fields as soon as the
@@ -65,7 +67,14 @@ export function providerBidRoutes(provider: ProviderService) {
     .post(
       "/v1/provider/send_processed_bids",
       async ({ request }) => {
-        await provider.sendProcessedBids(decisionsOf(request));
+        try {
+          await provider.sendProcessedBids(decisionsOf(request));
+        } catch (e) {
+          // A streaming application that leaves (or a node that stops) mid-body ends its stream: the decisions read
+          // so far are applied, nobody is left to answer, and nothing crashed.
+          if (!request.signal.aborted) throw e;
+          log.debug("send_processed_bids stream ended by its client", { error: (e as Error).message });
+        }
         return unaryResponse({});
       },
       {
