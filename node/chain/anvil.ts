@@ -31,6 +31,8 @@ export interface AnvilOptions {
    * race the next block (BlockOutOfRangeError; chainClients retries it). docs/performance.md has the measurements.
    */
   emptyFork?: { keepStates: number };
+  /** Ports the empty chain of `emptyFork` must not take (others of the devnet, free now and bound later). */
+  avoidPorts?: ReadonlySet<number>;
   /** Funded dev accounts (Anvil's default mnemonic); default 30 (roles up to 28: node/chain/accounts.ts). */
   accounts?: number;
   /** Folder for the pid file that lets a later start kill an Anvil orphaned by a SIGKILL. */
@@ -139,7 +141,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
   if (opts.statePath) mkdirSync(dirname(opts.statePath), { recursive: true });
   // The empty chain a fork-mode Anvil forks from: never mined, only asked about accounts the fork has not seen.
   const genesis = opts.emptyFork
-    ? await startAnvil({ name: `${opts.name}-genesis`, host, port: await freePort(), chainId: opts.chainId, mining: "manual", accounts: opts.accounts, baseFeePerGas: opts.baseFeePerGas, pidDir: opts.pidDir })
+    ? await startAnvil({ name: `${opts.name}-genesis`, host, port: await freePort(host, opts.avoidPorts), chainId: opts.chainId, mining: "manual", accounts: opts.accounts, baseFeePerGas: opts.baseFeePerGas, pidDir: opts.pidDir })
     : undefined;
   const anvil: Anvil = createAnvil({
     anvilBinary: anvilBinaryPath(),

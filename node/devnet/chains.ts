@@ -1,6 +1,6 @@
 import { createPublicClient, http } from "viem";
 import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
-import { FOREIGN_L1_GENESIS_NUMBER, type DevnetConfig } from "./config.ts";
+import { FOREIGN_L1_GENESIS_NUMBER, configuredPorts, type DevnetConfig } from "./config.ts";
 import type { DataDir } from "./dataDir.ts";
 import { keepLastGoodState } from "./chainStateFile.ts";
 import { logger } from "../util/log.ts";
@@ -95,6 +95,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           chainId: cfg.settlementChainId,
           mining: cfg.settlementBlockTimeMs > 0 ? { intervalMs: cfg.settlementBlockTimeMs, idleIntervalMs: SETTLEMENT_IDLE_BLOCK_MS } : "auto",
           emptyFork: { keepStates: cfg.settlementHistory },
+          avoidPorts: configuredPorts(cfg),
           keepTxBlocks: cfg.settlementKeepBlocks || undefined,
           blockGasLimit: SETTLEMENT_BLOCK_GAS_LIMIT,
           stateIntervalS: cfg.settlementStateIntervalS,

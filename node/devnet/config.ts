@@ -395,3 +395,15 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     logLevel: level as DevnetConfig["logLevel"],
   };
 }
+
+/**
+ * Every port the configuration names (0, chosen at listen time, left out), extra bidders' included: a port the devnet
+ * picks for itself (the settlement chain's empty fork source) must not be one of them, free now but bound later (a
+ * restart on the same ports found one taken that way).
+ */
+export function configuredPorts(cfg: DevnetConfig): Set<number> {
+  const ports = [cfg.bidderPort, cfg.bidderRpcPort, cfg.controlPort, cfg.beaconPort, cfg.l1Port, cfg.settlementPort, cfg.bootnodePort, cfg.bidderP2pPort];
+  ports.push(...cfg.providerPorts, ...cfg.providerRpcPorts, ...cfg.providerP2pPorts);
+  for (let j = 0; j < cfg.bidders - 1; j++) for (const base of [cfg.bidderPort, cfg.bidderRpcPort]) if (base) ports.push(base + 10 * (j + 1));
+  return new Set(ports.filter((p) => p > 0));
+}

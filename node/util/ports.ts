@@ -46,7 +46,7 @@ function listen(port: number, host: string): Promise<Server | undefined> {
 }
 
 /** `n` distinct TCP ports, free right now on `host` and outside the ephemeral range (held open while picking). */
-export async function freePorts(n: number, host = "127.0.0.1"): Promise<number[]> {
+export async function freePorts(n: number, host = "127.0.0.1", avoid: ReadonlySet<number> = new Set()): Promise<number[]> {
   const top = ephemeralLow() - 1;
   const span = top - PICK_FLOOR + 1;
   const held: Server[] = [];
@@ -54,7 +54,7 @@ export async function freePorts(n: number, host = "127.0.0.1"): Promise<number[]
     for (let tries = 0; held.length < n; tries++) {
       if (span < 1 || tries > 2_000) throw new NoFreePortError(n, held.length, [PICK_FLOOR, top]);
       const port = PICK_FLOOR + Math.floor(Math.random() * span);
-      if (handedOut.has(port)) continue;
+      if (handedOut.has(port) || avoid.has(port)) continue;
       const srv = await listen(port, host);
       if (!srv) continue;
       held.push(srv);
@@ -67,7 +67,7 @@ export async function freePorts(n: number, host = "127.0.0.1"): Promise<number[]
 }
 
 /** A TCP port that is free right now on the host, outside the ephemeral range. */
-export async function freePort(host = "127.0.0.1"): Promise<number> {
-  const [port] = await freePorts(1, host);
+export async function freePort(host = "127.0.0.1", avoid?: ReadonlySet<number>): Promise<number> {
+  const [port] = await freePorts(1, host, avoid);
   return port!;
 }
