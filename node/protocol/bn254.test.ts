@@ -64,6 +64,12 @@ describe('BN254 backend (mcl-wasm) against @noble/curves', () => {
     }
   });
 
+  test('past the table limit, more points multiplied again and again still multiply right (variable base)', () => {
+    const points = Array.from({ length: 20 }, () => randomKeyPair().publicKey);
+    const k = randomKeyPair().secret;
+    for (let round = 0; round < 10; round++) for (const p of points) expect(g1Mul(p, k)).toEqual(nobleMul(p, k));
+  });
+
   test('points off the curve are rejected', () => {
     for (let i = 0; i < 10; i++) expect(() => g1Mul({ x: 1n, y: 3n }, 2n)).toThrow(InvalidPointError); // also past the table threshold
     expect(() => sharedPoint(3n, G1_INFINITY)).toThrow(InvalidPointError);

@@ -52,8 +52,12 @@ let generatorTable: FixedBaseTable | undefined;
 
 /** A point gets a table at its TABLE_AFTER_USES-th multiplication (not the opening proof's two uses of a key). */
 const TABLE_AFTER_USES = 8;
-/** ~2 MB each. */
-const tables = new BoundedMap<string, FixedBaseTable>(16);
+/**
+ * At most MAX_TABLES points get a table (~2 MB and ~30 ms each), the first to reach the threshold; no eviction, so a
+ * bidder with more providers than that never rebuilds tables in turn (the others stay variable-base).
+ */
+const MAX_TABLES = 16;
+const tables = new Map<string, FixedBaseTable>();
 const uses = new BoundedMap<string, number>(1024);
 
 function tableFor(p: G1Point): FixedBaseTable | undefined {
@@ -61,6 +65,7 @@ function tableFor(p: G1Point): FixedBaseTable | undefined {
   const key = `${p.x.toString(16)}:${p.y.toString(16)}`;
   const table = tables.get(key);
   if (table) return table;
+  if (tables.size >= MAX_TABLES) return undefined;
   const n = (uses.get(key) ?? 0) + 1;
   if (n < TABLE_AFTER_USES) {
     uses.set(key, n);
