@@ -1,12 +1,10 @@
 import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from "viem";
+import { hexToBytes } from "../protocol/bytes.ts";
 
 /** A log that does not fit its event's ABI (too few topics, data too short). */
 export class EventDecodeError extends Error {
   override name = "EventDecodeError";
 }
-
-/** Hex to bytes natively (viem converts a hex argument in JavaScript first). */
-const bytesOf = (hex: Hex): Uint8Array => Buffer.from(hex.slice(2), "hex");
 
 export type EventArgs = Record<string, unknown> | unknown[];
 
@@ -24,11 +22,11 @@ export function eventDecoder(item: AbiEvent): (log: { topics: readonly Hex[]; da
   const dynamic = (p: AbiParameter) => p.type === "string" || p.type === "bytes" || p.type === "tuple" || p.type.endsWith("]");
   return (log) => {
     if (log.topics.length < indexed.length + 1) throw new EventDecodeError(`${item.name}: ${log.topics.length - 1} indexed topics, ${indexed.length} expected`);
-    const indexedValues = indexed.map((p, i) => (dynamic(p) ? log.topics[i + 1] : decodeAbiParameters([p], bytesOf(log.topics[i + 1]!))[0]));
+    const indexedValues = indexed.map((p, i) => (dynamic(p) ? log.topics[i + 1] : decodeAbiParameters([p], hexToBytes(log.topics[i + 1]!))[0]));
     let dataValues: readonly unknown[] = [];
     if (data.length) {
       if (log.data === "0x") throw new EventDecodeError(`${item.name}: no data for ${data.length} argument(s)`);
-      dataValues = decodeAbiParameters(data, bytesOf(log.data));
+      dataValues = decodeAbiParameters(data, hexToBytes(log.data));
     }
     if (!named) {
       let i = 0;
