@@ -92,23 +92,12 @@ export class NodeStore {
     const batch = this.queued;
     if (!batch.length) return;
     this.queued = [];
-    if (batch.length === 1) {
-      // Alone in its transaction, a write needs no savepoint: a throw rolls back just its statements.
-      const w = batch[0]!;
-      try {
-        this.db.transaction(w.fn)();
-      } catch (e) {
-        w.reject(e);
-        return;
-      } finally {
-        this.lastCommitAt = performance.now();
-      }
-      w.resolve();
-      return;
-    }
     const failed = new Map<(typeof batch)[number], unknown>();
     try {
       this.db.transaction(() => {
+        // Alone in its transaction, a write needs no savepoint: its throw rolls the transaction back, and it is
+        // rejected below with every write of the batch (itself).
+        if (batch.length === 1) return batch[0]!.fn();
         for (const w of batch)
           try {
             this.inSavepoint(w.fn);
