@@ -206,7 +206,6 @@ export class TxPipeline {
     return signEip1559({ chainId: this.chain.id, ...tx, maxFeePerGas: this.fees!.maxFeePerGas, maxPriorityFeePerGas: this.fees!.maxPriorityFeePerGas }, this.privateKey);
   }
 
-
   /** Reads the nonce again once nothing is being sent, and fills the holes a refused transaction left. */
   private sync(): Promise<void> {
     this.syncing ??= (async () => {

@@ -404,6 +404,11 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
 export function configuredPorts(cfg: DevnetConfig): Set<number> {
   const ports = [cfg.bidderPort, cfg.bidderRpcPort, cfg.controlPort, cfg.beaconPort, cfg.l1Port, cfg.settlementPort, cfg.bootnodePort, cfg.bidderP2pPort];
   ports.push(...cfg.providerPorts, ...cfg.providerRpcPorts, ...cfg.providerP2pPorts);
-  for (let j = 0; j < cfg.bidders - 1; j++) for (const base of [cfg.bidderPort, cfg.bidderRpcPort]) if (base) ports.push(base + 10 * (j + 1));
+  for (let j = 0; j < cfg.bidders - 1; j++) ports.push(extraBidderPort(cfg.bidderPort, j), extraBidderPort(cfg.bidderRpcPort, j));
   return new Set(ports.filter((p) => p > 0));
+}
+
+/** A port of extra bidder j (bidder j + 1): the first bidder's plus 10 · (j + 1), or 0 (chosen at listen time). */
+export function extraBidderPort(first: number, j: number): number {
+  return first === 0 ? 0 : first + 10 * (j + 1);
 }

@@ -20,7 +20,7 @@ import { SerialQueue } from "../util/serial.ts";
 import { serve, type Served } from "../api/serve.ts";
 import { logger } from "../util/log.ts";
 import { shutdownStep } from "../util/deadline.ts";
-import { ConfigError, FOREIGN_MIN_BLOCK_INTERVAL_MS, FOREIGN_SETTLE_DELAY_MS, type DevnetConfig } from "./config.ts";
+import { ConfigError, extraBidderPort, FOREIGN_MIN_BLOCK_INTERVAL_MS, FOREIGN_SETTLE_DELAY_MS, type DevnetConfig } from "./config.ts";
 import { DataDir } from "./dataDir.ts";
 import { startChains, type ChainEndpoint } from "./chains.ts";
 import { ensureContracts, ensureProvidersRegistered, ensureValidatorRegistry, installBlsVerifierStandIn } from "./contractsSetup.ts";
@@ -681,9 +681,8 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     await directory.start();
     devnet.rpcTls = cfg.rpcTlsCert && cfg.rpcTlsKey ? readTlsFiles(cfg.rpcTlsCert, cfg.rpcTlsKey) : cfg.rpcTls ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host) : undefined;
     await bidder?.start({ host: cfg.host, httpPort: cfg.bidderPort, rpcPort: cfg.bidderRpcPort, rpcTls: devnet.rpcTls });
-    const offset = (port: number, j: number) => (port === 0 ? 0 : port + 10 * (j + 1));
     for (const [j, b] of extraBidders.entries())
-      await b.start({ host: cfg.host, httpPort: offset(cfg.bidderPort, j), rpcPort: offset(cfg.bidderRpcPort, j), rpcTls: devnet.rpcTls });
+      await b.start({ host: cfg.host, httpPort: extraBidderPort(cfg.bidderPort, j), rpcPort: extraBidderPort(cfg.bidderRpcPort, j), rpcTls: devnet.rpcTls });
     if (bidder && cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
       await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
