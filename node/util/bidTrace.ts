@@ -31,12 +31,12 @@ export function bidTracing(): boolean {
 }
 
 /** Records when a bid reached `stage` (no-op unless tracing is on); `at` for a time taken before the digest was known. */
-export function markBid(digest: Uint8Array | string, stage: BidStage, at = performance.now()): void {
+export function markBid(digest: Uint8Array | string, stage: BidStage, at?: number): void {
   if (!enabled) return;
   const key = typeof digest === "string" ? digest : Buffer.from(digest).toString("hex");
   let m = marks.get(key);
   if (!m) marks.set(key, (m = {}));
-  m[stage] ??= at;
+  m[stage] ??= at ?? performance.now();
 }
 
 /** The stages a bid reached, removed from the trace. */
