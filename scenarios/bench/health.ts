@@ -22,6 +22,8 @@ export interface Health {
   rss: number;
   /** CPU time this process (every node, the oracle, the driver, the benchmark's client) used so far, ms. */
   cpuMs: number;
+  /** CPU time of this process's main thread (the nodes' event loop) so far, ms; undefined off Linux. */
+  loopCpuMs?: number;
   l1: ChainHealth;
   settlement: ChainHealth;
 }
@@ -71,7 +73,7 @@ async function chainHealth(devnet: Devnet, name: "l1" | "settlement"): Promise<C
 export async function health(devnet: Devnet): Promise<Health> {
   const [l1, settlement] = await Promise.all([chainHealth(devnet, "l1"), chainHealth(devnet, "settlement")]);
   const cpu = process.cpuUsage();
-  return { at: performance.now(), rss: process.memoryUsage().rss, cpuMs: (cpu.user + cpu.system) / 1000, l1, settlement };
+  return { at: performance.now(), rss: process.memoryUsage().rss, cpuMs: (cpu.user + cpu.system) / 1000, loopCpuMs: mainThreadCpuMs(), l1, settlement };
 }
 
 export const mib = (n: number | undefined) => (n === undefined ? "n/a" : `${(n / 2 ** 20).toFixed(0)} MiB`);
@@ -81,10 +83,14 @@ export function healthLine(h: Health): string {
   return `node process rss ${mib(h.rss)}; L1 ${chain(h.l1)}; settlement ${chain(h.settlement)}`;
 }
 
-/** CPU time per commitment between two snapshots: this process and each Anvil. */
+/**
+ * CPU time per commitment between two snapshots: this process, of it the nodes' event loop (with its share of the
+ * wall time: near 100 % it is the bottleneck, whatever the other cores do), and each Anvil.
+ */
 export function cpuPerCommitmentLine(a: Health, b: Health, commitments: number): string {
   const per = (x?: number, y?: number) => (x === undefined || y === undefined || !commitments ? "n/a" : `${((y - x) / commitments).toFixed(2)} ms`);
-  return `node process ${per(a.cpuMs, b.cpuMs)}, settlement Anvil ${per(a.settlement.cpuMs, b.settlement.cpuMs)}, L1 Anvil ${per(a.l1.cpuMs, b.l1.cpuMs)}`;
+  const busy = a.loopCpuMs === undefined || b.loopCpuMs === undefined || b.at <= a.at ? "" : ` (busy ${((100 * (b.loopCpuMs - a.loopCpuMs)) / (b.at - a.at)).toFixed(0)} % of the time)`;
+  return `node process ${per(a.cpuMs, b.cpuMs)}, of it the event loop ${per(a.loopCpuMs, b.loopCpuMs)}${busy}, settlement Anvil ${per(a.settlement.cpuMs, b.settlement.cpuMs)}, L1 Anvil ${per(a.l1.cpuMs, b.l1.cpuMs)}`;
 }
 
 /** Commitments the bidder holds whose store transaction is not mined yet. */
