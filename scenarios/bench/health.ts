@@ -20,6 +20,8 @@ export interface ChainHealth {
 export interface Health {
   at: number;
   rss: number;
+  /** Of `rss`, the JavaScript heap in use (every thread's objects are in other heaps: this is the event loop's). */
+  heapUsed: number;
   /** CPU time this process (every node, the oracle, the driver, the benchmark's client) used so far, ms. */
   cpuMs: number;
   /** CPU time of this process's main thread (the nodes' event loop) so far, ms; undefined off Linux. */
@@ -73,14 +75,15 @@ async function chainHealth(devnet: Devnet, name: "l1" | "settlement"): Promise<C
 export async function health(devnet: Devnet): Promise<Health> {
   const [l1, settlement] = await Promise.all([chainHealth(devnet, "l1"), chainHealth(devnet, "settlement")]);
   const cpu = process.cpuUsage();
-  return { at: performance.now(), rss: process.memoryUsage().rss, cpuMs: (cpu.user + cpu.system) / 1000, loopCpuMs: mainThreadCpuMs(), l1, settlement };
+  const mem = process.memoryUsage();
+  return { at: performance.now(), rss: mem.rss, heapUsed: mem.heapUsed, cpuMs: (cpu.user + cpu.system) / 1000, loopCpuMs: mainThreadCpuMs(), l1, settlement };
 }
 
 export const mib = (n: number | undefined) => (n === undefined ? "n/a" : `${(n / 2 ** 20).toFixed(0)} MiB`);
 
 export function healthLine(h: Health): string {
   const chain = (c: ChainHealth) => `head ${c.head}, ${c.pending} pending${c.queued ? ` + ${c.queued} queued` : ""}, rss ${mib(c.rss)}`;
-  return `node process rss ${mib(h.rss)}; L1 ${chain(h.l1)}; settlement ${chain(h.settlement)}`;
+  return `node process rss ${mib(h.rss)} (JS heap ${mib(h.heapUsed)}); L1 ${chain(h.l1)}; settlement ${chain(h.settlement)}`;
 }
 
 /**
