@@ -41,7 +41,7 @@ import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
 import { bidInfoPhase } from "./bidInfoPhase.ts";
 import { measureCryptoFloor, type CryptoFloor } from "./cryptoFloor.ts";
 import { breakdownLines, driveClosed, driveOpen, summarise, summaryLines, type BidSummary } from "./bidPhase.ts";
-import { cpuPerCommitmentLine, pendingCommitments, health, healthLine, mib, type Health } from "./health.ts";
+import { cpuPerCommitmentLine, loopMark, pendingCommitments, health, healthLine, mib, type Health, type LoopMark } from "./health.ts";
 import { sustainedRun } from "./sustained.ts";
 
 const USAGE = `Usage: npm run bench:bids -- [options]
@@ -310,8 +310,10 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
           setBidTracing(false);
         }
         const before = await health(devnet);
+        let phaseEnd: LoopMark | undefined;
         if (N > 0) {
           const d = await driveClosed(bidder, body, N, C);
+          phaseEnd = loopMark();
           out.throughput = summarise(d, P);
           print(`\nthroughput: ${N} bids, ${C} in flight; load average ${loadavg()}`);
           summaryLines(out.throughput, P).forEach((l) => print(l));
@@ -325,7 +327,7 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
         out.loadEnd = loadavg();
         print(`end:                 ${healthLine(out.end)}; store transactions ${drained ? "all mined" : "NOT all mined"} ${((performance.now() - tDrain) / 1000).toFixed(1)} s after the last bid`);
         if (out.throughput) {
-          print(`CPU per commitment:  ${cpuPerCommitmentLine(before, out.end, out.throughput.commitments)} (throughput phase and its store transactions; the crypto floor is ${ms(floor.bidMs / P)})`);
+          print(`CPU per commitment:  ${cpuPerCommitmentLine(before, out.end, out.throughput.commitments, phaseEnd)} (throughput phase and its store transactions; the crypto floor is ${ms(floor.bidMs / P)})`);
           out.cpuMs = (out.end.cpuMs - before.cpuMs) / out.throughput.commitments;
         }
         outs.push(out);

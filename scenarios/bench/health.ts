@@ -86,13 +86,25 @@ export function healthLine(h: Health): string {
   return `node process rss ${mib(h.rss)} (JS heap ${mib(h.heapUsed)}); L1 ${chain(h.l1)}; settlement ${chain(h.settlement)}`;
 }
 
+/** When a phase ended and the event loop's CPU then (`loopMark`): its busy share is taken over the phase alone. */
+export interface LoopMark {
+  at: number;
+  loopCpuMs?: number;
+}
+
+export const loopMark = (): LoopMark => ({ at: performance.now(), loopCpuMs: mainThreadCpuMs() });
+
 /**
- * CPU time per commitment between two snapshots: this process, of it the nodes' event loop (with its share of the
- * wall time: near 100 % it is the bottleneck, whatever the other cores do), and each Anvil.
+ * CPU time per commitment between two snapshots: this process, of it the nodes' event loop, and each Anvil; with
+ * `phaseEnd`, also how busy the event loop was from `a` to it (near 100 %, the loop is the bottleneck whatever the
+ * other cores do).
  */
-export function cpuPerCommitmentLine(a: Health, b: Health, commitments: number): string {
+export function cpuPerCommitmentLine(a: Health, b: Health, commitments: number, phaseEnd?: LoopMark): string {
   const per = (x?: number, y?: number) => (x === undefined || y === undefined || !commitments ? "n/a" : `${((y - x) / commitments).toFixed(2)} ms`);
-  const busy = a.loopCpuMs === undefined || b.loopCpuMs === undefined || b.at <= a.at ? "" : ` (busy ${((100 * (b.loopCpuMs - a.loopCpuMs)) / (b.at - a.at)).toFixed(0)} % of the time)`;
+  const busy =
+    a.loopCpuMs === undefined || phaseEnd?.loopCpuMs === undefined || phaseEnd.at <= a.at
+      ? ""
+      : ` (busy ${((100 * (phaseEnd.loopCpuMs - a.loopCpuMs)) / (phaseEnd.at - a.at)).toFixed(0)} % of the phase)`;
   return `node process ${per(a.cpuMs, b.cpuMs)}, of it the event loop ${per(a.loopCpuMs, b.loopCpuMs)}${busy}, settlement Anvil ${per(a.settlement.cpuMs, b.settlement.cpuMs)}, L1 Anvil ${per(a.l1.cpuMs, b.l1.cpuMs)}`;
 }
 
