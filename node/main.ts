@@ -10,6 +10,29 @@ import { startRoleNode, type RoleNode } from "./role/startRoleNode.ts";
 
 const log = logger("main");
 
+/**
+ * Stops what the process runs, once, on Ctrl-C, SIGTERM, SIGHUP or an uncaught exception, then exits (`stop`
+ * names what is running at that moment; 10 s at most). Returns the same shutdown for the caller's own failures.
+ */
+function handleShutdown(stop: () => Promise<void>): (why: string, code: number) => Promise<void> {
+  let exiting = false;
+  const shutdown = async (why: string, code: number) => {
+    if (exiting) return;
+    exiting = true;
+    log.info(`stopping (${why})`);
+    setTimeout(() => process.exit(code || 1), 10_000).unref();
+    await stop().catch((e) => log.error("stop failed", { error: e }));
+    process.exit(code);
+  };
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig, 0));
+  process.on("uncaughtException", (e) => {
+    log.error("uncaught exception", { error: e, stack: e.stack });
+    void shutdown("crash", 1);
+  });
+  process.on("unhandledRejection", (e) => log.error("unhandled rejection", { error: e }));
+  return shutdown;
+}
+
 async function main(): Promise<void> {
   let cfg;
   try {
@@ -27,26 +50,7 @@ async function main(): Promise<void> {
   }
   setLogLevel(cfg.logLevel);
   let devnet: Devnet | undefined;
-  let exiting = false;
-  const shutdown = async (why: string, code: number) => {
-    if (exiting) return;
-    exiting = true;
-    log.info(`stopping (${why})`);
-    const force = setTimeout(() => process.exit(code || 1), 10_000);
-    force.unref();
-    await (devnet ? devnet.stop() : stopAllAnvils()).catch((e) => log.error("stop failed", { error: e }));
-    process.exit(code);
-  };
-  process.on("SIGINT", () => void shutdown("SIGINT", 0));
-  process.on("SIGTERM", () => void shutdown("SIGTERM", 0));
-  process.on("SIGHUP", () => void shutdown("SIGHUP", 0));
-  process.on("uncaughtException", (e) => {
-    log.error("uncaught exception", { error: e, stack: e.stack });
-    void shutdown("crash", 1);
-  });
-  process.on("unhandledRejection", (e) => {
-    log.error("unhandled rejection", { error: e });
-  });
+  const shutdown = handleShutdown(() => (devnet ? devnet.stop() : stopAllAnvils()));
   try {
     devnet = await startDevnet(cfg);
   } catch (e) {
@@ -76,17 +80,7 @@ async function mainRole(argv: string[]): Promise<void> {
   }
   setLogLevel(cfg.logLevel);
   let node: RoleNode | undefined;
-  let exiting = false;
-  const shutdown = async (why: string, code: number) => {
-    if (exiting) return;
-    exiting = true;
-    log.info(`stopping (${why})`);
-    setTimeout(() => process.exit(code || 1), 10_000).unref();
-    await node?.stop().catch((e) => log.error("stop failed", { error: e }));
-    process.exit(code);
-  };
-  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig, 0));
-  process.on("unhandledRejection", (e) => log.error("unhandled rejection", { error: e }));
+  const shutdown = handleShutdown(async () => node?.stop());
   const parent = cfg.parentPid;
   if (parent !== undefined)
     setInterval(() => {
