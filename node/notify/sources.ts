@@ -39,7 +39,10 @@ export function publishRegistryEvents(notifier: Notifier, events: EventPoller, c
         ),
         atBlockOrLatest(block, (blockNumber) => client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "minStake", blockNumber })),
       ]).then(([stake, minStake]) => ({ stake, minStake }));
-      read.catch(() => stakes.delete(key));
+      // A failed read is forgotten, unless a newer one has taken its place meanwhile.
+      read.catch(() => {
+        if (stakes.get(key) === read) stakes.delete(key);
+      });
       stakes.set(key, read);
     }
     return read;

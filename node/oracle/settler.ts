@@ -142,7 +142,10 @@ export class Settler {
   private window(): Promise<bigint> {
     if (!this.currentWindow || performance.now() - this.currentWindow.at > WINDOW_READ_MS) {
       const read = this.o.settlement.publicClient.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getCurrentWindow" });
-      read.catch(() => (this.currentWindow = undefined));
+      // A failed read is forgotten, unless a newer one has taken its place meanwhile.
+      read.catch(() => {
+        if (this.currentWindow?.read === read) this.currentWindow = undefined;
+      });
       this.currentWindow = { at: performance.now(), read };
     }
     return this.currentWindow.read;
