@@ -135,6 +135,8 @@ const SETTLE_BIDS = positive("settle-bids", args["settle-bids"]!);
 const INFO_RECORDS = positive("info-records", args["info-records"]!);
 const SETTLEMENT_BLOCK_TIME = args["settlement-block-time"] === undefined ? undefined : positive("settlement-block-time", args["settlement-block-time"], 0);
 const CRYPTO_WORKERS = args["crypto-workers"] === undefined ? undefined : positive("crypto-workers", args["crypto-workers"], 0);
+/** The sustained run's settlement state dump interval, seconds (0: only at the end). */
+const SUSTAIN_STATE_INTERVAL_S = 0;
 const SUSTAIN = args.sustain === undefined ? undefined : positive("sustain", args.sustain);
 const RATE = positive("rate", args.rate!);
 const L1_BLOCK_TIME = positive("l1-block-time", args["l1-block-time"]!);
@@ -346,8 +348,6 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
 // ------------------------------------------------------------------------------------------- run
 
 let exitCode = 0;
-/** The sustained run's settlement state dump interval, seconds (0: only at the end). */
-const SUSTAIN_STATE_INTERVAL_S = 0;
 const tStart = performance.now();
 try {
   if (SUSTAIN !== undefined) {
