@@ -25,6 +25,7 @@ import { NdjsonStream } from "../scenarios/clients/ndjson.ts";
 import { TOPICS } from "../node/notify/topics.ts";
 import { parseDevnetArgs } from "../node/devnet/config.ts";
 import { DataDir } from "../node/devnet/dataDir.ts";
+import { anvilPidFile } from "../node/chain/anvil.ts";
 import { explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon, type AnvilCosts, type ChainData } from "../scenarios/bench/anvilMemory.ts";
 import { rssOf } from "../scenarios/bench/health.ts";
 import { jsonRpc as rpc } from "../node/chain/jsonRpc.ts";
@@ -236,7 +237,7 @@ class ProcessGoneError extends Error {
 }
 /** rss and open fds of a process; the devnet's own pid, or an Anvil's from its pid file in the data dir. */
 function procSample(name: Proc): ProcSample {
-  const pidFile = join(dataDir, "run", `anvil-${name}.pid`);
+  const pidFile = anvilPidFile(new DataDir(dataDir).pidDir, name);
   const pid = name === "devnet" ? child.pid : existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
   try {
     if (!pid) throw new Error(`no pid file ${pidFile}`);

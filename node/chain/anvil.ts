@@ -96,8 +96,13 @@ export async function stopAllAnvils(): Promise<void> {
   await Promise.allSettled([...live].map((c) => c.stop()));
 }
 
+/** Where the Anvil of chain `name` leaves its pid in `pidDir` (a later start, the benchmarks and the soak read it). */
+export function anvilPidFile(pidDir: string, name: string): string {
+  return join(pidDir, `anvil-${name}.pid`);
+}
+
 function pidFile(opts: AnvilOptions): string | undefined {
-  return opts.pidDir ? join(opts.pidDir, `anvil-${opts.name}.pid`) : undefined;
+  return opts.pidDir ? anvilPidFile(opts.pidDir, opts.name) : undefined;
 }
 
 /** Kills an Anvil left behind by an earlier run that died by SIGKILL (its pid file still names it). */

@@ -3,9 +3,9 @@
  * node, the oracle and the driver) and of each Anvil, each chain's head and pending transactions (txpool_status).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Devnet } from "../../node/devnet/startDevnet.ts";
 import { jsonRpc } from "../../node/chain/jsonRpc.ts";
+import { anvilPidFile } from "../../node/chain/anvil.ts";
 
 export interface ChainHealth {
   head: bigint;
@@ -61,7 +61,7 @@ function cpuMsOfStat(path: string): number | undefined {
 }
 
 function anvilPid(devnet: Devnet, name: "l1" | "settlement"): number | undefined {
-  const file = join(devnet.dir.pidDir, `anvil-${name}.pid`);
+  const file = anvilPidFile(devnet.dir.pidDir, name);
   return existsSync(file) ? Number(readFileSync(file, "utf8").trim()) : undefined;
 }
 
