@@ -27,7 +27,7 @@ import { parseDevnetArgs } from "../node/devnet/config.ts";
 import { DataDir } from "../node/devnet/dataDir.ts";
 import { anvilPidFile } from "../node/chain/anvil.ts";
 import { explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon, type AnvilCosts, type ChainData } from "../scenarios/bench/anvilMemory.ts";
-import { rssOf } from "../scenarios/bench/health.ts";
+import { headAndPool, rssOf } from "../scenarios/bench/health.ts";
 import { jsonRpc as rpc } from "../node/chain/jsonRpc.ts";
 
 const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S] [-- DEVNET FLAGS]
@@ -250,9 +250,8 @@ function procSample(name: Proc): ProcSample {
 }
 /** A chain's head and its pool's pending transactions. */
 async function chainSample(port: number): Promise<ChainSample> {
-  const url = `http://127.0.0.1:${port}`;
-  const [head, pool] = await Promise.all([rpc<string>(url, "eth_blockNumber"), rpc<{ pending: string }>(url, "txpool_status")]);
-  return { head: BigInt(head), pending: Number(pool.pending) };
+  const { head, pending } = await headAndPool(`http://127.0.0.1:${port}`);
+  return { head, pending };
 }
 /** Chain data in a chain's state file; a dump being written is read again a moment later, else the last sample's. */
 async function chainData(name: "l1" | "settlement", prev: ChainData | undefined): Promise<ChainData | undefined> {

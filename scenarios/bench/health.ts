@@ -65,11 +65,15 @@ function anvilPid(devnet: Devnet, name: "l1" | "settlement"): number | undefined
   return existsSync(file) ? Number(readFileSync(file, "utf8").trim()) : undefined;
 }
 
-async function chainHealth(devnet: Devnet, name: "l1" | "settlement"): Promise<ChainHealth> {
-  const url = devnet.chains[name].rpcUrl;
+/** A chain's head and its pool's pending and queued transactions (a chain without txpool_status shows none). */
+export async function headAndPool(url: string): Promise<{ head: bigint; pending: number; queued: number }> {
   const [head, pool] = await Promise.all([jsonRpc<string>(url, "eth_blockNumber"), jsonRpc<{ pending: string; queued: string }>(url, "txpool_status").catch(() => ({ pending: "0x0", queued: "0x0" }))]);
+  return { head: BigInt(head), pending: Number(pool.pending), queued: Number(pool.queued) };
+}
+
+async function chainHealth(devnet: Devnet, name: "l1" | "settlement"): Promise<ChainHealth> {
   const pid = anvilPid(devnet, name);
-  return { head: BigInt(head), pending: Number(pool.pending), queued: Number(pool.queued), rss: pid ? rssOf(pid) : undefined, cpuMs: pid ? cpuMsOf(pid) : undefined };
+  return { ...(await headAndPool(devnet.chains[name].rpcUrl)), rss: pid ? rssOf(pid) : undefined, cpuMs: pid ? cpuMsOf(pid) : undefined };
 }
 
 export async function health(devnet: Devnet): Promise<Health> {
