@@ -22,6 +22,13 @@ function quantity(n: number | bigint): Uint8Array {
   return hexToBytes(hex.length % 2 ? `0${hex}` : hex);
 }
 
+/** A big-endian integer's bytes without their leading zeros (a signature's r and s as RLP quantities). */
+function withoutLeadingZeros(b: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < b.length && b[i] === 0) i++;
+  return b.subarray(i);
+}
+
 /** The RLP header of a string or list of `length` bytes (0x80 or 0xc0 as `short`). */
 function header(length: number, short: number): Uint8Array {
   if (length < 56) return Uint8Array.of(short + length);
@@ -59,11 +66,10 @@ export function signEip1559(tx: Eip1559Fields, privateKey: Hex): Hex {
   ].map(rlpString);
   fields.push(EMPTY_LIST); // access list
   const sig = signDigest(privateKey, keccak256(concatBytes(Uint8Array.of(0x02), rlpList(fields))));
-  const trim = (b: Uint8Array) => {
-    let i = 0;
-    while (i < b.length && b[i] === 0) i++;
-    return b.subarray(i);
-  };
-  fields.push(rlpString(quantity(sig[64]! - 27)), rlpString(trim(sig.subarray(0, 32))), rlpString(trim(sig.subarray(32, 64))));
+  fields.push(
+    rlpString(quantity(sig[64]! - 27)),
+    rlpString(withoutLeadingZeros(sig.subarray(0, 32))),
+    rlpString(withoutLeadingZeros(sig.subarray(32, 64))),
+  );
   return `0x02${bytesToHex(rlpList(fields))}`;
 }
