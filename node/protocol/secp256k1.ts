@@ -116,7 +116,7 @@ const recoveredAddresses = new BoundedMap<string, Address>(1024);
 /** Recovers the signer of a digest as a checksummed address (OpenZeppelin `ECDSA.recover` rules). */
 export function recoverAddress(digest: Uint8Array, signature: Uint8Array): Address {
   const publicKey = recoverPublicKey(digest, signature);
-  const key = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.length).toString('latin1');
+  const key = bytesToHex(publicKey);
   let address = recoveredAddresses.get(key);
   if (address === undefined) recoveredAddresses.set(key, (address = publicKeyToAddress(publicKey)));
   return address;

@@ -3,6 +3,8 @@
  * (scenarios/bench). Off by default: `mark` is then one branch. The key is the bid digest (hex, no 0x); each
  * stage keeps its first time (with two providers, the earlier of the two), from `performance.now()`.
  */
+import { bytesToHex } from "../protocol/bytes.ts";
+
 export type BidStage =
   | "bidder.received"
   | "bidder.signed"
@@ -33,7 +35,7 @@ export function bidTracing(): boolean {
 /** Records when a bid reached `stage` (no-op unless tracing is on); `at` for a time taken before the digest was known. */
 export function markBid(digest: Uint8Array | string, stage: BidStage, at?: number): void {
   if (!enabled) return;
-  const key = typeof digest === "string" ? digest : Buffer.from(digest).toString("hex");
+  const key = typeof digest === "string" ? digest : bytesToHex(digest);
   let m = marks.get(key);
   if (!m) marks.set(key, (m = {}));
   m[stage] ??= at ?? performance.now();
