@@ -90,6 +90,7 @@ async function ports(n: number): Promise<number[]> {
 
 // ------------------------------------------------------------------------------------------------ the devnet
 const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-soak-"));
+const devnetDir = new DataDir(dataDir);
 const [bidder, p0, p1, control, beacon, bootnode, bidderP2p, p0P2p, p1P2p, l1, settlement] = await ports(11);
 mkdirSync(join(ROOT, "reports"), { recursive: true });
 const logPath = join(ROOT, "reports/soak-devnet.log");
@@ -237,7 +238,7 @@ class ProcessGoneError extends Error {
 }
 /** rss and open fds of a process; the devnet's own pid, or an Anvil's from its pid file in the data dir. */
 function procSample(name: Proc): ProcSample {
-  const pidFile = anvilPidFile(new DataDir(dataDir).pidDir, name);
+  const pidFile = anvilPidFile(devnetDir.pidDir, name);
   const pid = name === "devnet" ? child.pid : existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
   try {
     if (!pid) throw new Error(`no pid file ${pidFile}`);
@@ -255,7 +256,7 @@ async function chainSample(port: number): Promise<ChainSample> {
 }
 /** Chain data in a chain's state file; a dump being written is read again a moment later, else the last sample's. */
 async function chainData(name: "l1" | "settlement", prev: ChainData | undefined): Promise<ChainData | undefined> {
-  return (await readChainDataSoon(new DataDir(dataDir).chainState(name))) ?? prev;
+  return (await readChainDataSoon(devnetDir.chainState(name))) ?? prev;
 }
 async function sample(prev: Sample | undefined): Promise<Sample> {
   const [l1Chain, settlementChain] = await Promise.all([chainSample(l1!), chainSample(settlement!)]);

@@ -36,4 +36,3 @@ describe("a devnet's configured ports", () => {
     expect(ports.has(13520)).toBe(false);
   });
 });
-
