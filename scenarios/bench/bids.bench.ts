@@ -41,7 +41,7 @@ import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
 import { bidInfoPhase } from "./bidInfoPhase.ts";
 import { measureCryptoFloor, type CryptoFloor } from "./cryptoFloor.ts";
 import { breakdownLines, driveClosed, driveOpen, summarise, summaryLines, type BidSummary } from "./bidPhase.ts";
-import { cpuPerCommitmentLine, loopMark, pendingCommitments, health, healthLine, mib, type Health, type LoopMark } from "./health.ts";
+import { cpuPerCommitmentLine, loopMark, loopPerBidLine, pendingCommitments, health, healthLine, mib, type Health, type LoopMark } from "./health.ts";
 import { sustainedRun } from "./sustained.ts";
 
 const USAGE = `Usage: npm run bench:bids -- [options]
@@ -150,6 +150,9 @@ if (args.apps !== "thread" && args.apps !== "in-process") {
   process.exit(2);
 }
 const APPS_THREAD = args.apps === "thread";
+/** What shares the nodes' event loop besides the nodes, as the per-phase loop lines say. */
+const ON_LOOP = [CLIENT_THREAD ? "" : "the client", APPS_THREAD ? "" : "the applications"].filter(Boolean);
+const LOOP_HOLDS = ON_LOOP.length ? ` (with ${ON_LOOP.join(" and ")} on it)` : "";
 if (args.decisions !== "stream" && args.decisions !== "request") {
   console.error(`--decisions takes stream or request, got "${args.decisions}"`);
   process.exit(2);
@@ -291,10 +294,13 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
         const out: NetworkResult = { network, transport, start, end: start, loadEnd: "" };
         if (LATENCY_BIDS > 0) {
           setBidTracing(true);
+          const m0 = loopMark();
           const d = await driveClosed(bidder, body, LATENCY_BIDS, 1);
+          const m1 = loopMark();
           out.latency = summarise(d, P);
           print(`\nlatency: ${LATENCY_BIDS} bids, one at a time; load average ${loadavg()}`);
           summaryLines(out.latency, P).forEach((l) => print(l));
+          print(`event loop:          ${loopPerBidLine(m0, m1, d.results.length)}${LOOP_HOLDS}`);
           print(
             `latency floor:       ${ms(floor.firstCommitmentMs)} (the first commitment's crypto done serially, no I/O); ` +
               `p50 / floor ${(out.latency.first.p50 / floor.firstCommitmentMs).toFixed(1)}, p99 / floor ${(out.latency.first.p99 / floor.firstCommitmentMs).toFixed(1)}`,
@@ -304,10 +310,13 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
         }
         if (PACED > 0) {
           setBidTracing(true);
+          const m0 = loopMark();
           const d = await driveOpen(bidder, body, PACED, PACED_SECONDS, 2_000);
+          const m1 = loopMark();
           out.paced = summarise(d, P);
           print(`\npaced: ${PACED} bids/s for ${PACED_SECONDS} s (open loop, sent on schedule whatever the answers; ${d.skipped} not sent); load average ${loadavg()}`);
           summaryLines(out.paced, P).forEach((l) => print(l));
+          print(`event loop:          ${loopPerBidLine(m0, m1, d.results.length)}${LOOP_HOLDS}`);
           breakdownLines(d.results).forEach((l) => print(l));
           setBidTracing(false);
         }

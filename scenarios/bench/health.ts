@@ -99,6 +99,17 @@ export interface LoopMark {
 export const loopMark = (): LoopMark => ({ at: performance.now(), loopCpuMs: mainThreadCpuMs() });
 
 /**
+ * The event loop's CPU per bid between two marks and how busy it was: near 100 % even with one bid in flight, each
+ * bid waits for the work of the bids before it (store transactions, receipts, events), so latency follows the CPU
+ * per bid rather than the bid's own path.
+ */
+export function loopPerBidLine(a: LoopMark, b: LoopMark, bids: number): string {
+  if (a.loopCpuMs === undefined || b.loopCpuMs === undefined || b.at <= a.at || !bids) return "n/a (no per-thread CPU on this system)";
+  const cpu = b.loopCpuMs - a.loopCpuMs;
+  return `${(cpu / bids).toFixed(2)} ms of CPU per bid, busy ${((100 * cpu) / (b.at - a.at)).toFixed(0)} % of the phase`;
+}
+
+/**
  * CPU time per commitment between two snapshots: this process, of it the nodes' event loop, and each Anvil; with
  * `phaseEnd`, also how busy the event loop was from `a` to it (near 100 %, the loop is the bottleneck whatever the
  * other cores do).
