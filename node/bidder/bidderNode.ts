@@ -149,6 +149,7 @@ export class BidderNode {
     this.served?.kill();
     this.served = undefined;
     await this.options.network.crash(this.address);
+    this.commitments.crash();
     this.store.close();
   }
 

@@ -182,6 +182,7 @@ export class ProviderNode {
     this.served?.kill();
     this.served = undefined;
     await this.options.network.crash(this.address);
+    this.commitments?.crash();
     this.store?.close();
     this.store = undefined;
   }

@@ -10,7 +10,8 @@ import { checkpointInBackground, SAFETY_AUTOCHECKPOINT_PAGES, stopCheckpointing 
  * last transactions, which were not yet fsynced (synchronous=FULL fsyncs every commit: ~5 ms each on the 2-core
  * machine, more than all the rest of a bid; docs/performance.md). WAL checkpoints run on a thread of their own
  * (walCheckpointer.ts). Each concern (deposits, commitments, …) creates
- * its own tables through `migrate`.
+ * its own tables through `migrate`. New commitments reach it through a journal of their own first
+ * (node/tracker/commitmentJournal.ts): as durable, one write(2) on the bid path instead of a commit.
  */
 export class NodeStore {
   readonly db: Database;
@@ -22,6 +23,7 @@ export class NodeStore {
   /** Runs one write of a group commit in a savepoint of its own (bun:sqlite nests a transaction as a savepoint). */
   private readonly inSavepoint: (fn: () => void) => void;
   private closed = false;
+  private readonly closeHooks: (() => void)[] = [];
 
   /** `idleMs`: how long after a commit a new write still waits for the next group commit (default 1 ms; `write`). */
   constructor(
@@ -114,9 +116,19 @@ export class NodeStore {
     for (const w of batch) (failed.has(w) ? w.reject(failed.get(w)) : w.resolve());
   }
 
+  /** Runs `fn` when the store closes, after the queued writes and before the database closes: a concern's last writes. */
+  onClose(fn: () => void): void {
+    this.closeHooks.push(fn);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   close(): void {
     try {
       this.flush();
+      for (const hook of this.closeHooks.splice(0)) hook();
     } finally {
       this.db.close();
       if (!this.closed && this.path !== ":memory:") stopCheckpointing(this.path);

@@ -1,4 +1,6 @@
 import type { NodeStore } from "../store/db.ts";
+import { AppendLog } from "../store/appendLog.ts";
+import { CommitmentJournal } from "./commitmentJournal.ts";
 import type { CommitmentStatus } from "../protocol/types.ts";
 
 /** One commitment as a node records it (bidder: each one received; provider: each one made). */
@@ -89,10 +91,13 @@ function toRecord(r: Row): CommitmentRecord {
 /**
  * The durable record of commitments. A commitment is written before the node acknowledges it (the bidder before
  * it streams the commitment to its client, the provider before it answers the bidder), so nothing acknowledged
- * is lost in a crash.
+ * is lost in a crash: to the journal beside the database file (commitmentJournal.ts), and from there into SQLite
+ * with others before anything reads the table.
  */
 export class CommitmentStore {
   private readonly insertQ;
+  /** Undefined for an in-memory store, whose commitments go straight into SQLite. */
+  private readonly journal: CommitmentJournal | undefined;
 
   constructor(private readonly store: NodeStore) {
     store.migrate(
@@ -139,6 +144,7 @@ export class CommitmentStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
          (SELECT COALESCE(MAX(seq), 0) + 1 FROM commitments))`,
     );
+    this.journal = store.path === ":memory:" ? undefined : new CommitmentJournal(new AppendLog(`${store.path}.commitments.log`), store, (r) => this.insert(r));
   }
 
   /** Records a new commitment; a second insert of the same digest is ignored. */
@@ -173,11 +179,17 @@ export class CommitmentStore {
   }
 
   /**
-   * Records a new commitment durably in the next group commit (NodeStore.write): the bid path awaits it before it
-   * acknowledges the commitment, and many commitments share one transaction.
+   * Records a new commitment durably: the bid path awaits it before it acknowledges the commitment. Journaled (then in
+   * SQLite with others a few milliseconds later), or for an in-memory store in the next group commit.
    */
-  record(r: CommitmentRecord): Promise<void> {
-    return this.store.write(() => this.insert(r));
+  async record(r: CommitmentRecord): Promise<void> {
+    if (this.journal) this.journal.add(r);
+    else await this.store.write(() => this.insert(r));
+  }
+
+  /** The node dies as a SIGKILL would end it: journaled commitments wait there for the next node on this store. */
+  crash(): void {
+    this.journal?.crash();
   }
 
   /** `setStatus` in the next group commit (outcomes that arrive together, e.g. a block's receipts, share it). */
@@ -186,11 +198,13 @@ export class CommitmentStore {
   }
 
   get(digest: string): CommitmentRecord | undefined {
+    this.journal?.apply();
     const row = this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE digest = ?").get(digest);
     return row ? toRecord(row) : undefined;
   }
 
   byIndex(index: string): CommitmentRecord | undefined {
+    this.journal?.apply();
     const row = this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE commitment_index = ?").get(index);
     return row ? toRecord(row) : undefined;
   }
@@ -201,6 +215,7 @@ export class CommitmentStore {
    * overwrite settled with opened; docs/divergences.md). Returns whether the record changed.
    */
   setStatus(digest: string, status: CommitmentStatus, details?: string): boolean {
+    this.journal?.apply();
     const cur = this.store.db.query<{ status: string }, [string]>("SELECT status FROM commitments WHERE digest = ?").get(digest);
     if (!cur || !isProgress(cur.status as CommitmentStatus, status)) return false;
     if (details === undefined) this.store.db.query("UPDATE commitments SET status = ? WHERE digest = ?").run(status, digest);
@@ -210,11 +225,13 @@ export class CommitmentStore {
 
   /** Sets a status regardless of progress: only for reconciling with the chain after a restart. */
   forceStatus(digest: string, status: CommitmentStatus, details: string): void {
+    this.journal?.apply();
     this.store.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
   }
 
   /** Commitments of one block in a given status, highest bid first. */
   forBlockWithStatus(block: bigint, status: CommitmentStatus): CommitmentRecord[] {
+    this.journal?.apply();
     return this.store.db
       .query<Row, [number, string]>("SELECT * FROM commitments WHERE block_number = ? AND status = ? ORDER BY bid_amount_sort DESC, digest")
       .all(Number(block), status)
@@ -223,6 +240,7 @@ export class CommitmentStore {
 
   /** Commitments not yet settled or slashed (for reconciling with the chain after a restart). */
   unfinished(): CommitmentRecord[] {
+    this.journal?.apply();
     return this.store.db
       .query<Row, []>("SELECT * FROM commitments WHERE status IN ('pending', 'stored', 'opened', 'failed') ORDER BY seq")
       .all()
@@ -230,15 +248,18 @@ export class CommitmentStore {
   }
 
   setPayment(digest: string, payment: string, refund: string): void {
+    this.journal?.apply();
     this.store.db.query("UPDATE commitments SET payment = ?, refund = ? WHERE digest = ?").run(payment, refund, digest);
   }
 
   withStatus(status: CommitmentStatus): CommitmentRecord[] {
+    this.journal?.apply();
     return this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE status = ? ORDER BY seq").all(status).map(toRecord);
   }
 
   /** Commitments for one L1 block, highest bid first. */
   forBlock(block: bigint): CommitmentRecord[] {
+    this.journal?.apply();
     return this.store.db
       .query<Row, [number]>("SELECT * FROM commitments WHERE block_number = ? ORDER BY bid_amount_sort DESC, digest")
       .all(Number(block))
@@ -247,6 +268,7 @@ export class CommitmentStore {
 
   /** A page over all commitments: blocks ascending, inside a block highest bid first. */
   page(offset: number, limit: number, block?: bigint): CommitmentRecord[] {
+    this.journal?.apply();
     const where = block === undefined ? "" : "WHERE block_number = ?";
     const args = block === undefined ? [limit, offset] : [Number(block), limit, offset];
     // The offset is walked on the (block, amount, digest) index alone; only the page's rows are read whole.
@@ -262,6 +284,7 @@ export class CommitmentStore {
   }
 
   count(): number {
+    this.journal?.apply();
     return this.store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments").get()!.n;
   }
 }

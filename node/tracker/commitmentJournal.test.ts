@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { NodeStore } from "../store/db.ts";
+import { CommitmentStore, type CommitmentRecord } from "./commitmentStore.ts";
+import { JOURNAL_APPLY_MS, recordFromLine, recordToLine } from "./commitmentJournal.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function dbPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), "journal-"));
+  dirs.push(dir);
+  return join(dir, "node.db");
+}
+
+const hex32 = (n: number, salt: number) => (n * 7919 + salt).toString(16).padStart(64, "0");
+
+function record(i: number): CommitmentRecord {
+  return {
+    digest: hex32(i, 1),
+    commitmentIndex: hex32(i, 2),
+    commitmentSignature: "ab".repeat(65),
+    bidDigest: hex32(i, 3),
+    bidSignature: "cd".repeat(65),
+    bidder: "bb".repeat(20),
+    provider: "aa".repeat(20),
+    txnHash: hex32(i, 4),
+    revertingTxHashes: "",
+    rawTransactions: ["0x02f8"],
+    bidAmount: 10n ** 18n + BigInt(i),
+    blockNumber: 7n,
+    decayStart: 1_764_000_000_000n,
+    decayEnd: 1_764_000_012_000n,
+    dispatchTimestamp: 1_764_000_000_500n,
+    slashAmount: 0n,
+    bidderPkX: 2n ** 250n + 1n,
+    bidderPkY: 3n,
+    sharedX: 4n,
+    sharedY: 2n ** 253n,
+    status: "pending",
+    details: "",
+    payment: "",
+    refund: "",
+  };
+}
+
+/** Rows in the SQLite file itself, read past the CommitmentStore (which would apply its journal first). */
+const rowsInSqlite = (store: NodeStore) => store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments").get()!.n;
+
+describe("commitment journal", () => {
+  test("a line keeps every field, big integers included", () => {
+    const r = record(5);
+    expect(recordFromLine(recordToLine(r))).toEqual(r);
+  });
+
+  test("a recorded commitment is read back at once, and reaches SQLite on its own within a few milliseconds", async () => {
+    const store = new NodeStore(dbPath());
+    const commitments = new CommitmentStore(store);
+    await commitments.record(record(1));
+    expect(rowsInSqlite(store)).toBe(0);
+    expect(commitments.get(record(1).digest)).toEqual(record(1));
+
+    await commitments.record(record(2));
+    await Bun.sleep(JOURNAL_APPLY_MS * 5);
+    expect(rowsInSqlite(store)).toBe(2);
+    store.close();
+  });
+
+  test("a status set in a group commit right after the record finds the commitment", async () => {
+    const store = new NodeStore(dbPath());
+    const commitments = new CommitmentStore(store);
+    await commitments.record(record(3));
+    await commitments.setStatusSoon(record(3).digest, "stored");
+    expect(commitments.get(record(3).digest)?.status).toBe("stored");
+    await Bun.sleep(JOURNAL_APPLY_MS * 5);
+    expect(commitments.get(record(3).digest)?.status).toBe("stored");
+    store.close();
+  });
+
+  test("a node that crashes leaves its journal, and the next one on the store replays it", async () => {
+    const path = dbPath();
+    const first = new NodeStore(path);
+    const before = new CommitmentStore(first);
+    for (let i = 0; i < 3; i++) await before.record(record(i));
+    before.crash();
+    first.close();
+    const reopened = new NodeStore(path);
+    expect(rowsInSqlite(reopened)).toBe(0);
+    const after = new CommitmentStore(reopened);
+    expect(after.count()).toBe(3);
+    expect(after.get(record(2).digest)).toEqual(record(2));
+    expect(statSync(`${path}.commitments.log`).size).toBe(0);
+    reopened.close();
+  });
+
+  test("a clean close puts everything into SQLite and empties the journal", async () => {
+    const path = dbPath();
+    const store = new NodeStore(path);
+    const commitments = new CommitmentStore(store);
+    await commitments.record(record(4));
+    store.close();
+    expect(readFileSync(`${path}.commitments.log`, "utf8")).toBe("");
+    const reopened = new NodeStore(path);
+    expect(rowsInSqlite(reopened)).toBe(1);
+    reopened.close();
+  });
+
+  test("a last line cut short by a crash is not replayed; the complete lines are", async () => {
+    const path = dbPath();
+    const store = new NodeStore(path);
+    const commitments = new CommitmentStore(store);
+    await commitments.record(record(6));
+    commitments.crash();
+    store.close();
+    appendFileSync(`${path}.commitments.log`, recordToLine(record(7)).slice(0, 100));
+    const reopened = new NodeStore(path);
+    const after = new CommitmentStore(reopened);
+    expect(after.count()).toBe(1);
+    expect(after.get(record(6).digest)).toBeDefined();
+    reopened.close();
+  });
+
+  test("after a SIGKILL right after the last record, every recorded commitment is in the store", async () => {
+    const path = dbPath();
+    const n = 50;
+    // The child records n commitments and kills itself at once, before its journal reaches SQLite.
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `const { NodeStore } = await import(${JSON.stringify(join(import.meta.dir, "../store/db.ts"))});
+         const { CommitmentStore } = await import(${JSON.stringify(join(import.meta.dir, "commitmentStore.ts"))});
+         const { recordFromLine } = await import(${JSON.stringify(join(import.meta.dir, "commitmentJournal.ts"))});
+         const lines = ${JSON.stringify(Array.from({ length: n }, (_, i) => recordToLine(record(100 + i))))};
+         const commitments = new CommitmentStore(new NodeStore(${JSON.stringify(path)}));
+         for (const line of lines) await commitments.record(recordFromLine(line));
+         process.kill(process.pid, "SIGKILL");`,
+      ],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    expect(await child.exited).not.toBe(0);
+    expect(child.signalCode).toBe("SIGKILL");
+    const store = new NodeStore(path);
+    expect(rowsInSqlite(store)).toBeLessThan(n);
+    const commitments = new CommitmentStore(store);
+    expect(commitments.count()).toBe(n);
+    for (let i = 0; i < n; i++) expect(commitments.get(record(100 + i).digest)).toEqual(record(100 + i));
+    store.close();
+  });
+});
