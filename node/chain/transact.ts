@@ -1,4 +1,4 @@
-import { encodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import { encodeFunctionData, prepareEncodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
 import type { ChainClients } from "./clients.ts";
 import { decodeRevert } from "./contracts.ts";
 import { revertedTransactionError, sendTransactionError } from "./chainErrors.ts";
@@ -38,7 +38,7 @@ export class TransactionFailedError extends Error {
  * Unavailable, anything else Internal.
  */
 export async function transact(c: ChainClients, req: TransactRequest, what: string, receiptText = "waiting for receipt"): Promise<TransactionReceipt> {
-  const data = encodeFunctionData({ abi: req.abi, functionName: req.functionName, args: req.args ?? [] } as never);
+  const data = encodeCall(req.abi, req.functionName, req.args ?? []);
   let hash: Hex;
   try {
     hash = await c.txs.send({ to: req.address, data, value: req.value, gas: req.gas ?? DEFAULT_GAS_LIMIT });
@@ -54,6 +54,25 @@ export async function transact(c: ChainClients, req: TransactRequest, what: stri
   if (receipt.status === "success") return receipt;
   const failure = await revertReason(c, req, data, receipt);
   throw revertedTransactionError(`${receiptText}: transaction failed: ${failure.reason}`, failure.errorName, failure.args, { hash, errorName: failure.errorName }, failure);
+}
+
+const prepared = new WeakMap<Abi, Map<string, ReturnType<typeof prepareEncodeFunctionData>>>();
+
+/**
+ * `encodeFunctionData` with the function looked up in the ABI and its selector hashed once per ABI and name (every
+ * store and open transaction of a run calls the same two functions). An overloaded name is encoded the long way, as
+ * its arguments pick the overload.
+ */
+export function encodeCall(abi: Abi, functionName: string, args: readonly unknown[]): Hex {
+  let byName = prepared.get(abi);
+  if (!byName) prepared.set(abi, (byName = new Map()));
+  let p = byName.get(functionName);
+  if (!p) {
+    const overloads = abi.filter((x) => x.type === "function" && x.name === functionName).length;
+    if (overloads !== 1) return encodeFunctionData({ abi, functionName, args } as never);
+    byName.set(functionName, (p = prepareEncodeFunctionData({ abi, functionName } as never)));
+  }
+  return encodeFunctionData({ ...p, args } as never);
 }
 
 async function revertReason(c: ChainClients, req: TransactRequest, data: Hex, receipt: TransactionReceipt): Promise<TransactionFailedError> {
