@@ -81,6 +81,21 @@ describe("commitment journal", () => {
     store.close();
   });
 
+  test("read inside a transaction that then rolls back, a commitment is back in SQLite at the next read outside one", async () => {
+    const store = new NodeStore(dbPath());
+    const commitments = new CommitmentStore(store);
+    await commitments.record(record(8));
+    store.db.exec("BEGIN");
+    expect(commitments.get(record(8).digest)).toBeDefined();
+    await commitments.record(record(9));
+    expect(commitments.count()).toBe(2);
+    store.db.exec("ROLLBACK");
+    expect(rowsInSqlite(store)).toBe(0);
+    expect(commitments.count()).toBe(2);
+    expect(rowsInSqlite(store)).toBe(2);
+    store.close();
+  });
+
   test("a node that crashes leaves its journal, and the next one on the store replays it", async () => {
     const path = dbPath();
     const first = new NodeStore(path);

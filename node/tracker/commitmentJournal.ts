@@ -42,6 +42,8 @@ export function recordFromLine(line: string): CommitmentRecord {
 export class CommitmentJournal {
   private readonly log = logger("commitment-journal");
   private pending: CommitmentRecord[] = [];
+  /** Inserted inside someone else's transaction, not yet by one of ours (see `apply`). */
+  private provisional: CommitmentRecord[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private dead = false;
 
@@ -75,34 +77,45 @@ export class CommitmentJournal {
   add(r: CommitmentRecord): void {
     this.file.append(recordToLine(r));
     this.pending.push(r);
+    this.applySoon(JOURNAL_APPLY_MS);
+  }
+
+  private applySoon(ms: number): void {
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       try {
         this.apply();
       } catch (e) {
-        // Still in the journal and in `pending`: the next read or the next timer tries again.
+        // Still in the journal and in memory: the next read or this timer again (a second later) tries again.
         this.log.error("journaled commitments not applied to SQLite", { error: e });
+        this.applySoon(1_000);
       }
-    }, JOURNAL_APPLY_MS);
+    }, ms);
   }
 
   /**
    * Puts the journaled commitments into SQLite. Inside a transaction someone else holds (a group commit, an event
-   * poll) they are inserted for that transaction's reads but stay pending: it may yet roll back, so only an
-   * insert of our own, committed, lets the journal forget them.
+   * poll) they are inserted for that transaction's reads but the journal keeps them as provisional: that transaction
+   * may yet roll back, so only an insert of our own, committed, lets the journal forget them. A later call inside a
+   * transaction inserts only what came since (a block's hundreds of status updates in one poll would otherwise insert
+   * the same few again each time); if the transaction that took them rolled back, they are back in SQLite at the next
+   * call outside one, within JOURNAL_APPLY_MS.
    */
   apply(): void {
-    if (this.dead || !this.pending.length || this.store.isClosed) return;
+    if (this.dead || this.store.isClosed || (!this.pending.length && !this.provisional.length)) return;
     const db = this.store.db;
     if (db.inTransaction) {
       for (const r of this.pending) this.insert(r);
+      this.provisional.push(...this.pending);
+      this.pending = [];
       return;
     }
-    const batch = this.pending;
+    const batch = [...this.provisional, ...this.pending];
     db.transaction(() => {
       for (const r of batch) this.insert(r);
     })();
     this.pending = [];
+    this.provisional = [];
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.file.size > JOURNAL_CLEAR_BYTES) this.file.clear();
@@ -113,7 +126,7 @@ export class CommitmentJournal {
     if (this.dead) return;
     try {
       this.apply();
-      if (!this.pending.length) this.file.clear();
+      if (!this.pending.length && !this.provisional.length) this.file.clear();
     } finally {
       this.halt();
     }
@@ -132,6 +145,7 @@ export class CommitmentJournal {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.pending = [];
+    this.provisional = [];
     this.file.close();
   }
 }
