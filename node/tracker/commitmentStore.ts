@@ -147,6 +147,12 @@ export class CommitmentStore {
     this.journal = store.path === ":memory:" ? undefined : new CommitmentJournal(new AppendLog(`${store.path}.commitments.log`), store, (r) => this.insert(r));
   }
 
+  /** The database, with every journaled commitment in it first: what reads or updates the table sees them all. */
+  private get db() {
+    this.journal?.apply();
+    return this.store.db;
+  }
+
   /** Records a new commitment; a second insert of the same digest is ignored. */
   insert(r: CommitmentRecord): void {
     this.insertQ.run(
@@ -198,14 +204,12 @@ export class CommitmentStore {
   }
 
   get(digest: string): CommitmentRecord | undefined {
-    this.journal?.apply();
-    const row = this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE digest = ?").get(digest);
+    const row = this.db.query<Row, [string]>("SELECT * FROM commitments WHERE digest = ?").get(digest);
     return row ? toRecord(row) : undefined;
   }
 
   byIndex(index: string): CommitmentRecord | undefined {
-    this.journal?.apply();
-    const row = this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE commitment_index = ?").get(index);
+    const row = this.db.query<Row, [string]>("SELECT * FROM commitments WHERE commitment_index = ?").get(index);
     return row ? toRecord(row) : undefined;
   }
 
@@ -215,24 +219,21 @@ export class CommitmentStore {
    * overwrite settled with opened; docs/divergences.md). Returns whether the record changed.
    */
   setStatus(digest: string, status: CommitmentStatus, details?: string): boolean {
-    this.journal?.apply();
-    const cur = this.store.db.query<{ status: string }, [string]>("SELECT status FROM commitments WHERE digest = ?").get(digest);
+    const cur = this.db.query<{ status: string }, [string]>("SELECT status FROM commitments WHERE digest = ?").get(digest);
     if (!cur || !isProgress(cur.status as CommitmentStatus, status)) return false;
-    if (details === undefined) this.store.db.query("UPDATE commitments SET status = ? WHERE digest = ?").run(status, digest);
-    else this.store.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
+    if (details === undefined) this.db.query("UPDATE commitments SET status = ? WHERE digest = ?").run(status, digest);
+    else this.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
     return true;
   }
 
   /** Sets a status regardless of progress: only for reconciling with the chain after a restart. */
   forceStatus(digest: string, status: CommitmentStatus, details: string): void {
-    this.journal?.apply();
-    this.store.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
+    this.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
   }
 
   /** Commitments of one block in a given status, highest bid first. */
   forBlockWithStatus(block: bigint, status: CommitmentStatus): CommitmentRecord[] {
-    this.journal?.apply();
-    return this.store.db
+    return this.db
       .query<Row, [number, string]>("SELECT * FROM commitments WHERE block_number = ? AND status = ? ORDER BY bid_amount_sort DESC, digest")
       .all(Number(block), status)
       .map(toRecord);
@@ -240,27 +241,23 @@ export class CommitmentStore {
 
   /** Commitments not yet settled or slashed (for reconciling with the chain after a restart). */
   unfinished(): CommitmentRecord[] {
-    this.journal?.apply();
-    return this.store.db
+    return this.db
       .query<Row, []>("SELECT * FROM commitments WHERE status IN ('pending', 'stored', 'opened', 'failed') ORDER BY seq")
       .all()
       .map(toRecord);
   }
 
   setPayment(digest: string, payment: string, refund: string): void {
-    this.journal?.apply();
-    this.store.db.query("UPDATE commitments SET payment = ?, refund = ? WHERE digest = ?").run(payment, refund, digest);
+    this.db.query("UPDATE commitments SET payment = ?, refund = ? WHERE digest = ?").run(payment, refund, digest);
   }
 
   withStatus(status: CommitmentStatus): CommitmentRecord[] {
-    this.journal?.apply();
-    return this.store.db.query<Row, [string]>("SELECT * FROM commitments WHERE status = ? ORDER BY seq").all(status).map(toRecord);
+    return this.db.query<Row, [string]>("SELECT * FROM commitments WHERE status = ? ORDER BY seq").all(status).map(toRecord);
   }
 
   /** Commitments for one L1 block, highest bid first. */
   forBlock(block: bigint): CommitmentRecord[] {
-    this.journal?.apply();
-    return this.store.db
+    return this.db
       .query<Row, [number]>("SELECT * FROM commitments WHERE block_number = ? ORDER BY bid_amount_sort DESC, digest")
       .all(Number(block))
       .map(toRecord);
@@ -268,11 +265,10 @@ export class CommitmentStore {
 
   /** A page over all commitments: blocks ascending, inside a block highest bid first. */
   page(offset: number, limit: number, block?: bigint): CommitmentRecord[] {
-    this.journal?.apply();
     const where = block === undefined ? "" : "WHERE block_number = ?";
     const args = block === undefined ? [limit, offset] : [Number(block), limit, offset];
     // The offset is walked on the (block, amount, digest) index alone; only the page's rows are read whole.
-    return this.store.db
+    return this.db
       .query<Row, number[]>(
         `SELECT c.* FROM (SELECT rowid AS id FROM commitments ${where}
                           ORDER BY block_number, bid_amount_sort DESC, digest LIMIT ? OFFSET ?) p
@@ -284,8 +280,7 @@ export class CommitmentStore {
   }
 
   count(): number {
-    this.journal?.apply();
-    return this.store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments").get()!.n;
+    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments").get()!.n;
   }
 }
 
