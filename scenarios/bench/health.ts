@@ -104,9 +104,15 @@ export const loopMark = (): LoopMark => ({ at: performance.now(), loopCpuMs: mai
  * per bid rather than the bid's own path.
  */
 export function loopPerBidLine(a: LoopMark, b: LoopMark, bids: number): string {
-  if (a.loopCpuMs === undefined || b.loopCpuMs === undefined || b.at <= a.at || !bids) return "n/a (no per-thread CPU on this system)";
-  const cpu = b.loopCpuMs - a.loopCpuMs;
-  return `${(cpu / bids).toFixed(2)} ms of CPU per bid, busy ${((100 * cpu) / (b.at - a.at)).toFixed(0)} % of the phase`;
+  const busy = busyPercent(a, b);
+  if (busy === undefined || !bids) return "n/a (no per-thread CPU on this system)";
+  return `${((b.loopCpuMs! - a.loopCpuMs!) / bids).toFixed(2)} ms of CPU per bid, busy ${busy.toFixed(0)} % of the phase`;
+}
+
+/** How much of the time from `a` to `b` the event loop spent on a CPU; undefined without per-thread CPU times. */
+function busyPercent(a: LoopMark, b: LoopMark): number | undefined {
+  if (a.loopCpuMs === undefined || b.loopCpuMs === undefined || b.at <= a.at) return undefined;
+  return (100 * (b.loopCpuMs - a.loopCpuMs)) / (b.at - a.at);
 }
 
 /**
@@ -116,11 +122,8 @@ export function loopPerBidLine(a: LoopMark, b: LoopMark, bids: number): string {
  */
 export function cpuPerCommitmentLine(a: Health, b: Health, commitments: number, phaseEnd?: LoopMark): string {
   const per = (x?: number, y?: number) => (x === undefined || y === undefined || !commitments ? "n/a" : `${((y - x) / commitments).toFixed(2)} ms`);
-  const busy =
-    a.loopCpuMs === undefined || phaseEnd?.loopCpuMs === undefined || phaseEnd.at <= a.at
-      ? ""
-      : ` (busy ${((100 * (phaseEnd.loopCpuMs - a.loopCpuMs)) / (phaseEnd.at - a.at)).toFixed(0)} % of the phase)`;
-  return `node process ${per(a.cpuMs, b.cpuMs)}, of it the event loop ${per(a.loopCpuMs, b.loopCpuMs)}${busy}, settlement Anvil ${per(a.settlement.cpuMs, b.settlement.cpuMs)}, L1 Anvil ${per(a.l1.cpuMs, b.l1.cpuMs)}`;
+  const busy = phaseEnd && busyPercent(a, phaseEnd);
+  return `node process ${per(a.cpuMs, b.cpuMs)}, of it the event loop ${per(a.loopCpuMs, b.loopCpuMs)}${busy === undefined ? "" : ` (busy ${busy.toFixed(0)} % of the phase)`}, settlement Anvil ${per(a.settlement.cpuMs, b.settlement.cpuMs)}, L1 Anvil ${per(a.l1.cpuMs, b.l1.cpuMs)}`;
 }
 
 /** Commitments the bidder holds whose store transaction is not mined yet. */
