@@ -48,6 +48,15 @@ function record(i: number): CommitmentRecord {
   };
 }
 
+/** A node on the store at `path` records `records`, then dies as SIGKILL would end it (CommitmentStore.crash). */
+async function crashAfterRecording(path: string, ...records: CommitmentRecord[]): Promise<void> {
+  const store = new NodeStore(path);
+  const commitments = new CommitmentStore(store);
+  for (const r of records) await commitments.record(r);
+  commitments.crash();
+  store.close();
+}
+
 /** Rows in the SQLite file itself, read past the CommitmentStore (which would apply its journal first). */
 const rowsInSqlite = (store: NodeStore) => store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments").get()!.n;
 
@@ -98,11 +107,7 @@ describe("commitment journal", () => {
 
   test("a node that crashes leaves its journal, and the next one on the store replays it", async () => {
     const path = dbPath();
-    const first = new NodeStore(path);
-    const before = new CommitmentStore(first);
-    for (let i = 0; i < 3; i++) await before.record(record(i));
-    before.crash();
-    first.close();
+    await crashAfterRecording(path, record(0), record(1), record(2));
     const reopened = new NodeStore(path);
     expect(rowsInSqlite(reopened)).toBe(0);
     const after = new CommitmentStore(reopened);
@@ -126,11 +131,7 @@ describe("commitment journal", () => {
 
   test("a last line cut short by a crash is not replayed; the complete lines are", async () => {
     const path = dbPath();
-    const store = new NodeStore(path);
-    const commitments = new CommitmentStore(store);
-    await commitments.record(record(6));
-    commitments.crash();
-    store.close();
+    await crashAfterRecording(path, record(6));
     appendFileSync(`${path}.commitments.log`, recordToLine(record(7)).slice(0, 100));
     const reopened = new NodeStore(path);
     const after = new CommitmentStore(reopened);
