@@ -3,8 +3,14 @@ import { AppendLog } from "../store/appendLog.ts";
 import { logger } from "../util/log.ts";
 import type { CommitmentRecord } from "./commitmentStore.ts";
 
-/** How long a journaled commitment waits for others before they go into SQLite together. */
-export const JOURNAL_APPLY_MS = 10;
+/**
+ * How long a journaled commitment waits for others before they go into SQLite together. Each SQLite commit appends
+ * every page it touched to the WAL (the table and its five indexes: about as many pages for one row as for fifty), so
+ * one commit per 100 ms instead of per 10 ms, with one bid in flight: the event loop's CPU per bid 6.3–6.5 → 5.7–6.3
+ * ms, first commitment p50 4.7–5.0 → 4.0–4.4 ms (three alternating pairs; docs/performance.md, "Session 11"). A read
+ * or update of the table applies the journal first, so nothing waits for this.
+ */
+export const JOURNAL_APPLY_MS = 100;
 /** The journal is emptied once everything in it is in SQLite and it has grown past this. */
 const JOURNAL_CLEAR_BYTES = 1 << 20;
 
