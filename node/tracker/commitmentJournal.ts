@@ -27,8 +27,11 @@ const BIGINT_FIELDS = [
   "sharedY",
 ] as const satisfies readonly (keyof CommitmentRecord)[];
 
+/** A copy with its bigints as decimal strings, then a plain JSON.stringify (a replacer function made it ~3 times slower). */
 export function recordToLine(r: CommitmentRecord): string {
-  return JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v));
+  const o: Record<string, unknown> = { ...r };
+  for (const k of BIGINT_FIELDS) o[k] = r[k].toString();
+  return JSON.stringify(o);
 }
 
 export function recordFromLine(line: string): CommitmentRecord {
