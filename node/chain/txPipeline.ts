@@ -275,10 +275,12 @@ const SEND_BATCH = 100;
 /**
  * How long a send waits for others to share its HTTP request. Within one tick only, the two providers of a devnet
  * rarely met (at 100 bids/s 2,000 sends took ~1,670 requests, each ~0.2 ms of the event loop through viem's batch
- * scheduler); 3 ms pairs them (~1,000 requests; the loop's CPU per bid 6.8–6.9 → 6.4 ms). A store transaction is off
- * the bid's path and blocks come every 200 ms, so the wait costs nothing a bid sees.
+ * scheduler); 3 ms paired them (~1,000 requests; the loop's CPU per bid 6.8–6.9 → 6.4 ms); 20 ms sends ~7 at a time
+ * with one bid in flight (the loop's CPU per bid 5.5–6.0 → 5.5–5.8 ms; at 100 bids/s 6.5–6.9 → 5.9–6.6 ms, three
+ * alternating pairs). A store transaction is off the bid's path and blocks come every 200 ms, so the wait costs
+ * nothing a bid sees.
  */
-const SEND_WAIT_MS = 3;
+const SEND_WAIT_MS = 20;
 
 export function txPipelineFor(chain: Chain, privateKey: Hex): TxPipeline {
   const url = chain.rpcUrls.default.http[0]!;
