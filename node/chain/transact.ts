@@ -1,4 +1,5 @@
-import { encodeFunctionData, prepareEncodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import { encodeFunctionData, prepareEncodeFunctionData, type Abi, type AbiFunction, type Address, type Hex, type TransactionReceipt } from "viem";
+import { simpleCallEncoder, type SimpleCallEncoder } from "./simpleCallEncoder.ts";
 import type { ChainClients } from "./clients.ts";
 import { decodeRevert } from "./contracts.ts";
 import { revertedTransactionError, sendTransactionError } from "./chainErrors.ts";
@@ -56,23 +57,30 @@ export async function transact(c: ChainClients, req: TransactRequest, what: stri
   throw revertedTransactionError(`${receiptText}: transaction failed: ${failure.reason}`, failure.errorName, failure.args, { hash, errorName: failure.errorName }, failure);
 }
 
-const prepared = new WeakMap<Abi, Map<string, ReturnType<typeof prepareEncodeFunctionData>>>();
+interface PreparedCall {
+  viem: ReturnType<typeof prepareEncodeFunctionData>;
+  simple: SimpleCallEncoder | undefined;
+}
+
+const prepared = new WeakMap<Abi, Map<string, PreparedCall>>();
 
 /**
  * `encodeFunctionData` with the function looked up in the ABI and its selector hashed once per ABI and name (every
- * store and open transaction of a run calls the same two functions). An overloaded name is encoded the long way, as
- * its arguments pick the overload.
+ * store and open transaction of a run calls the same few functions), and written by simpleCallEncoder.ts when its
+ * parameters are simple (viem's encoder otherwise, and for any argument that encoder does not accept). An overloaded
+ * name is encoded the long way, as its arguments pick the overload.
  */
 export function encodeCall(abi: Abi, functionName: string, args: readonly unknown[]): Hex {
   let byName = prepared.get(abi);
   if (!byName) prepared.set(abi, (byName = new Map()));
   let p = byName.get(functionName);
   if (!p) {
-    const overloads = abi.filter((x) => x.type === "function" && x.name === functionName).length;
-    if (overloads !== 1) return encodeFunctionData({ abi, functionName, args } as never);
-    byName.set(functionName, (p = prepareEncodeFunctionData({ abi, functionName } as never)));
+    const overloads = abi.filter((x): x is AbiFunction => x.type === "function" && x.name === functionName);
+    if (overloads.length !== 1) return encodeFunctionData({ abi, functionName, args } as never);
+    p = { viem: prepareEncodeFunctionData({ abi, functionName } as never), simple: simpleCallEncoder(overloads[0]!) };
+    byName.set(functionName, p);
   }
-  return encodeFunctionData({ ...p, args } as never);
+  return p.simple?.(args) ?? encodeFunctionData({ ...p.viem, args } as never);
 }
 
 async function revertReason(c: ChainClients, req: TransactRequest, data: Hex, receipt: TransactionReceipt): Promise<TransactionFailedError> {
