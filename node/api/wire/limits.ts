@@ -33,10 +33,18 @@ function tooLarge(what: string, limit: number): PayloadTooLargeError {
   return new PayloadTooLargeError(`${what} is larger than ${limit} bytes, the most this route accepts; send less`);
 }
 
-/** The body as text, refused with PayloadTooLargeError beyond `limit` bytes (declared or counted). */
+/**
+ * The body as text, refused with PayloadTooLargeError beyond `limit` bytes (declared or counted). A body whose length
+ * is declared within the limit is read whole (the HTTP framing holds it to that length); only a chunked one is read
+ * piece by piece with a count. Bun 1.4.5 allocates ~256 KiB for the first read of a declared-length body through a
+ * stream reader: once per SendBid, that was half of what the event loop's heap allocated, and a garbage collection
+ * every ~30 bids.
+ */
 export async function readBodyText(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? NaN);
+  const length = request.headers.get("content-length");
+  const declared = length === null ? NaN : Number(length);
   if (declared > limit) throw tooLarge("the request body", limit);
+  if (declared >= 0) return await request.text();
   const reader = request.body?.getReader();
   if (!reader) return "";
   const chunks: Uint8Array[] = [];
