@@ -33,6 +33,12 @@ function tooLarge(what: string, limit: number): PayloadTooLargeError {
   return new PayloadTooLargeError(`${what} is larger than ${limit} bytes, the most this route accepts; send less`);
 }
 
+/** The request's Content-Length, or NaN for a body without one (chunked). */
+function declaredLength(request: Request): number {
+  const length = request.headers.get("content-length");
+  return length === null ? NaN : Number(length);
+}
+
 /**
  * The body as text, refused with PayloadTooLargeError beyond `limit` bytes (declared or counted). A body whose length
  * is declared within the limit is read whole (the HTTP framing holds it to that length); only a chunked one is read
@@ -41,8 +47,7 @@ function tooLarge(what: string, limit: number): PayloadTooLargeError {
  * every ~30 bids.
  */
 export async function readBodyText(request: Request, limit: number): Promise<string> {
-  const length = request.headers.get("content-length");
-  const declared = length === null ? NaN : Number(length);
+  const declared = declaredLength(request);
   if (declared > limit) throw tooLarge("the request body", limit);
   if (declared >= 0) return await request.text();
   const reader = request.body?.getReader();
@@ -61,31 +66,41 @@ export async function readBodyText(request: Request, limit: number): Promise<str
   }
 }
 
+/** A body of declared length up to this size is read whole by jsonValuesOf (the ~256 KiB read readBodyText avoids). */
+const READ_WHOLE_MAX = 1024 * 1024;
+
 /**
  * The top-level JSON values of a streamed body (NDJSON or concatenated), each as its own text, as soon as it is
  * complete: read in linear time however the body is cut into chunks. A value above `maxValueBytes` characters ends
- * the body with PayloadTooLargeError; an unfinished value at the end comes out as is (its reader reports it).
+ * the body with PayloadTooLargeError; an unfinished value at the end comes out as is (its reader reports it). A body
+ * of declared length up to READ_WHOLE_MAX (a POST per decision) is read whole first: its sender had it all already.
  */
 export async function* jsonValuesOf(request: Request, maxValueBytes: number): AsyncGenerator<string> {
-  const reader = request.body?.getReader();
-  if (!reader) return;
-  const decoder = new TextDecoder();
   const splitter = new JsonSequenceSplitter(maxValueBytes);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
-      try {
-        yield* splitter.push(text);
-      } catch (e) {
-        if (e instanceof JsonValueTooLongError) throw tooLarge("a JSON object of the body", maxValueBytes);
-        throw e;
-      }
-      if (done) break;
+  function* values(text: string): Generator<string> {
+    try {
+      yield* splitter.push(text);
+    } catch (e) {
+      if (e instanceof JsonValueTooLongError) throw tooLarge("a JSON object of the body", maxValueBytes);
+      throw e;
     }
-    const rest = splitter.end();
-    if (rest !== undefined) yield rest;
-  } finally {
-    void reader.cancel().catch(() => {});
   }
+  const declared = declaredLength(request);
+  if (declared >= 0 && declared <= READ_WHOLE_MAX) yield* values(await request.text());
+  else {
+    const reader = request.body?.getReader();
+    if (!reader) return;
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        yield* values(done ? decoder.decode() : decoder.decode(value, { stream: true }));
+        if (done) break;
+      }
+    } finally {
+      void reader.cancel().catch(() => {});
+    }
+  }
+  const rest = splitter.end();
+  if (rest !== undefined) yield rest;
 }
