@@ -1,8 +1,9 @@
 import { toFunctionSelector, type AbiFunction, type AbiParameter, type Hex } from "viem";
 
 /**
- * Calldata for functions whose parameters are all `bytesN`, `uintN`, `address`, `bool` or `bytes` (the store, open
- * and settle calls of every commitment), written straight into one string: viem's encoder builds and pads a hex
+ * Calldata for functions whose parameters are all `bytesN`, `uintN`, `address`, `bool` or `bytes` (every
+ * commitment's store call, the oracle's settle calls, deposits; not openCommitment, whose one parameter is a tuple),
+ * written straight into one string: viem's encoder builds and pads a hex
  * string per value and concatenates them twice, ~11 µs per store call warm and 60 µs on a busy event loop.
  *
  * It encodes only what it can check: a value of the wrong shape (upper-case or odd hex, a number where a bigint is

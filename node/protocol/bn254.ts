@@ -53,8 +53,9 @@ let generatorTable: FixedBaseTable | undefined;
 /** A point gets a table at its TABLE_AFTER_USES-th multiplication (not the opening proof's two uses of a key). */
 const TABLE_AFTER_USES = 8;
 /**
- * At most MAX_TABLES points get a table (~1.2 MB of the WebAssembly memory and 20–40 ms each), the first to reach the threshold; no eviction, so a
- * bidder with more providers than that never rebuilds tables in turn (the others stay variable-base).
+ * At most MAX_TABLES points get a table (~1.2 MB of the WebAssembly memory and 20–40 ms each), the first to reach
+ * the threshold; no eviction, so a bidder with more providers than that never rebuilds tables in turn (the others stay
+ * variable-base).
  */
 const MAX_TABLES = 16;
 const tables = new Map<string, FixedBaseTable>();

@@ -5,8 +5,8 @@ import type { CommitmentRecord } from "./commitmentStore.ts";
 
 /**
  * How long a journaled commitment waits for others before they go into SQLite together. Each SQLite commit appends
- * every page it touched to the WAL (the table and its five indexes: about as many pages for one row as for fifty), so
- * one commit per 100 ms instead of per 10 ms, with one bid in flight: the event loop's CPU per bid 6.3–6.5 → 5.7–6.3
+ * every page it touched to the WAL (one row touches the table and each of its five indexes; rows committed together
+ * share many of those pages), so one commit per 100 ms instead of per 10 ms, with one bid in flight: the event loop's CPU per bid 6.3–6.5 → 5.7–6.3
  * ms, first commitment p50 4.7–5.0 → 4.0–4.4 ms (three alternating pairs; docs/performance.md, "Session 11"). A read
  * or update of the table applies the journal first, so nothing waits for this.
  */
@@ -27,7 +27,7 @@ const BIGINT_FIELDS = [
   "sharedY",
 ] as const satisfies readonly (keyof CommitmentRecord)[];
 
-/** A copy with its bigints as decimal strings, then a plain JSON.stringify (a replacer function made it ~3 times slower). */
+/** A copy with its bigints as decimal strings, then a plain JSON.stringify (with a replacer function: 10.7 µs, not 6.7). */
 export function recordToLine(r: CommitmentRecord): string {
   const o: Record<string, unknown> = { ...r };
   for (const k of BIGINT_FIELDS) o[k] = r[k].toString();
