@@ -6,9 +6,10 @@ import type { CommitmentRecord } from "./commitmentStore.ts";
 /**
  * How long a journaled commitment waits for others before they go into SQLite together. Each SQLite commit appends
  * every page it touched to the WAL (one row touches the table and each of its five indexes; rows committed together
- * share many of those pages), so one commit per 100 ms instead of per 10 ms, with one bid in flight: the event loop's CPU per bid 6.3–6.5 → 5.7–6.3
- * ms, first commitment p50 4.7–5.0 → 4.0–4.4 ms (three alternating pairs; docs/performance.md, "Session 11"). A read
- * or update of the table applies the journal first, so nothing waits for this.
+ * share many of those pages), so one commit per 100 ms instead of per 10 ms, with one bid in flight: the event loop's
+ * CPU per bid 6.3–6.5 → 5.7–6.3 ms, first commitment p50 4.7–5.0 → 4.0–4.4 ms (three alternating pairs;
+ * docs/performance.md, "Session 11"). A read or update of the table applies the journal first, so nothing waits for
+ * this.
  */
 export const JOURNAL_APPLY_MS = 100;
 /** The journal is emptied once everything in it is in SQLite and it has grown past this. */
@@ -63,20 +64,16 @@ export class CommitmentJournal {
   ) {
     const lines = file.lines();
     if (lines.length) {
-      let bad = 0;
-      store.db.transaction(() => {
-        for (const line of lines) {
-          let r: CommitmentRecord;
-          try {
-            r = recordFromLine(line);
-          } catch {
-            bad++;
-            continue;
-          }
-          insert(r);
+      const records: CommitmentRecord[] = [];
+      for (const line of lines) {
+        try {
+          records.push(recordFromLine(line));
+        } catch {
+          // unreadable: counted below
         }
-      })();
-      this.log.info("commitments replayed from the journal", { lines: lines.length, unreadable: bad, file: file.path });
+      }
+      this.insertAll(records);
+      this.log.info("commitments replayed from the journal", { lines: lines.length, unreadable: lines.length - records.length, file: file.path });
     }
     file.clear();
     store.onClose(() => this.close());
@@ -112,22 +109,25 @@ export class CommitmentJournal {
    */
   apply(): void {
     if (this.dead || this.store.isClosed || (!this.pending.length && !this.provisional.length)) return;
-    const db = this.store.db;
-    if (db.inTransaction) {
+    if (this.store.db.inTransaction) {
       for (const r of this.pending) this.insert(r);
       this.provisional.push(...this.pending);
       this.pending = [];
       return;
     }
-    const batch = [...this.provisional, ...this.pending];
-    db.transaction(() => {
-      for (const r of batch) this.insert(r);
-    })();
+    this.insertAll([...this.provisional, ...this.pending]);
     this.pending = [];
     this.provisional = [];
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.file.size > JOURNAL_CLEAR_BYTES) this.file.clear();
+  }
+
+  /** Inserts `records` in one transaction of their own. */
+  private insertAll(records: CommitmentRecord[]): void {
+    this.store.db.transaction(() => {
+      for (const r of records) this.insert(r);
+    })();
   }
 
   /** A clean stop: everything into SQLite, the journal emptied. */

@@ -186,7 +186,7 @@ export class CommitmentStore {
 
   /**
    * Records a new commitment durably: the bid path awaits it before it acknowledges the commitment. Journaled (then in
-   * SQLite with others a few milliseconds later), or for an in-memory store in the next group commit.
+   * SQLite with others within JOURNAL_APPLY_MS), or for an in-memory store in the next group commit.
    */
   async record(r: CommitmentRecord): Promise<void> {
     if (this.journal) this.journal.add(r);
