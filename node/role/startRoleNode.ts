@@ -7,6 +7,7 @@ import { localChain } from "../chain/clients.ts";
 import { BidderNode } from "../bidder/bidderNode.ts";
 import { ProviderNode } from "../provider/providerNode.ts";
 import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
+import type { Network } from "../network/network.ts";
 import { providerStakeCheck } from "../p2p/stakeCheck.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { UnavailableError } from "../protocol/grpcCodes.ts";
@@ -50,8 +51,6 @@ const noValidators: ValidatorsSource = {
 export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
   await initCrypto();
   const settlementClient = createPublicClient({ transport: http(cfg.settlementRpcUrl) });
-  const chainId = await settlementClient.getChainId();
-  const address = privateKeyToAddress(cfg.nodeKey);
   const network = new Libp2pNetwork({
     nodeKey: cfg.nodeKey,
     peerType: cfg.role,
@@ -64,7 +63,22 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
     await network.start();
     return { role: cfg.role, network, stop: () => network.stop() };
   }
+  return { role: cfg.role, network, ...(await startNodeOn(cfg, network)) };
+}
 
+/** What a bidder or provider node started by startNodeOn serves. */
+export type StartedNode = Omit<RoleNode, "role" | "network">;
+
+/**
+ * A bidder or provider node of `cfg` on `network`: libp2p for `--role`, MessagePorts for the benchmark's nodes on
+ * threads (scenarios/bench/nodeProcesses.bench.ts). The admin API (--admin-port) needs libp2p's mesh view.
+ */
+export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<StartedNode> {
+  await initCrypto();
+  const chainId = await createPublicClient({ transport: http(cfg.settlementRpcUrl) }).getChainId();
+  const address = privateKeyToAddress(cfg.nodeKey);
+  const adminOf = (node: Parameters<typeof adminApi>[0]): Served | undefined =>
+    cfg.adminPort === undefined || !(network instanceof Libp2pNetwork) ? undefined : serve(adminApi(node, network), cfg.httpAddr, cfg.adminPort, "admin API");
   const dataDir = cfg.dataDir || `.node-${cfg.role}-${address.slice(2, 10).toLowerCase()}`;
   mkdirSync(dataDir, { recursive: true });
   const notifiers: Notifier[] = [];
@@ -86,10 +100,8 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
     notifiers.push(node.notifier);
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
     if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running) await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
-    const admin = cfg.adminPort === undefined ? undefined : serve(adminApi({ role: "bidder", node }, network), cfg.httpAddr, cfg.adminPort, "admin API");
+    const admin = adminOf({ role: "bidder", node });
     return {
-      role: cfg.role,
-      network,
       url,
       rpcUrl: node.rpcUrl,
       adminUrl: admin?.url,
@@ -109,10 +121,8 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
     await agent.start();
     log.info("accept-all provider application attached");
   }
-  const admin: Served | undefined = cfg.adminPort === undefined ? undefined : serve(adminApi({ role: "provider", node }, network), cfg.httpAddr, cfg.adminPort, "admin API");
+  const admin = adminOf({ role: "provider", node });
   return {
-    role: cfg.role,
-    network,
     url,
     rpcUrl: node.rpcUrl,
     adminUrl: admin?.url,

@@ -1,12 +1,16 @@
 /**
- * Throughput with a process per node: `npm run bench:processes -- [--bids N] [--concurrency C]`.
+ * A node per process, or per thread: `npm run bench:processes -- [--nodes processes|threads] [--latency-bids L]
+ * [--bids N] [--concurrency C]`.
  *
- * A devnet without nodes of its own (chains, contracts, oracle, L1 driver: `--no-nodes`) in this process, then a
- * bootnode, two providers (staked, each with the built-in accept-all application over its API) and a bidder (with a
- * deposit for the window of the bids' block), each a `--role` process of its own (node/role) meeting over libp2p, as separate machines would.
- * N bids with C in flight go to the bidder process over HTTP; it prints commitments/s and the CPU each process
- * used per commitment (from /proc), with the load average, to compare with `npm run bench:bids` (every node on one
- * event loop). The benchmark's client runs in this process.
+ * A devnet without nodes of its own (chains, contracts, oracle, L1 driver: `--no-nodes`) in this process, then two
+ * providers (staked, each with the built-in accept-all application over its API) and a bidder (with a deposit for the
+ * window of the bids' block), each a `--role` node (node/role) of its own. `--nodes processes` (default): each node a
+ * process, meeting over libp2p around a bootnode, as separate machines would. `--nodes threads`: each node a Worker
+ * of this process with its own event loop, meeting over MessagePorts (node/network/portNetwork.ts): the parallelism
+ * of separate machines without libp2p's CPU. L bids one at a time (first-commitment p50 and p99), then N bids with C
+ * in flight go to the bidder over HTTP; it prints commitments/s and the CPU each process used per commitment (from
+ * /proc), with the load average, to compare with `npm run bench:bids` (every node on one event loop). The
+ * benchmark's client runs on a thread of this process.
  */
 import os from "node:os";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,7 +27,9 @@ import { setLogLevel } from "../../node/util/log.ts";
 import { stopProcesses } from "../../node/util/stopProcesses.ts";
 import { until } from "../../node/util/deadline.ts";
 import { bidProviders } from "../../node/role/bidProviders.ts";
+import { startRoleThread, type RoleThread } from "../../node/role/roleThread.ts";
 import { driveClosed, summarise, summaryLines } from "./bidPhase.ts";
+import { threadBidSender, type ThreadClient } from "./clientThread.ts";
 import { measureCryptoFloor } from "./cryptoFloor.ts";
 import { cpuMsOf, rssOf, mib } from "./health.ts";
 import { bidBodies, ms } from "./common.ts";
@@ -31,19 +37,32 @@ import { windowOfBlock } from "../../node/protocol/windows.ts";
 
 const { values: args } = parseArgs({
   options: {
+    nodes: { type: "string", default: "processes" },
+    "latency-bids": { type: "string", default: "200" },
     bids: { type: "string", default: "2000" },
     concurrency: { type: "string", default: "32" },
     help: { type: "boolean", short: "h" },
   },
 });
 if (args.help) {
-  console.log("Usage: npm run bench:processes -- [--bids N (default 2000)] [--concurrency C (default 32)]");
+  console.log(`Usage: npm run bench:processes -- [options]
+  --nodes MODE        processes (default: a process per node, over libp2p) or threads (a thread per node of this
+                      process, over MessagePorts)
+  --latency-bids L    bids sent one at a time first (default 200; 0: none)
+  --bids N            bids of the throughput phase (default 2000)
+  --concurrency C     bids in flight in the throughput phase (default 32)`);
   process.exit(0);
 }
 const N = Number(args.bids);
 const C = Number(args.concurrency);
-if (!Number.isInteger(N) || N < 1 || !Number.isInteger(C) || C < 1) {
-  console.error("--bids and --concurrency take positive integers");
+const L = Number(args["latency-bids"]);
+const THREADS = args.nodes === "threads";
+if (!Number.isInteger(N) || N < 1 || !Number.isInteger(C) || C < 1 || !Number.isInteger(L) || L < 0) {
+  console.error("--bids and --concurrency take positive integers, --latency-bids an integer ≥ 0");
+  process.exit(2);
+}
+if (!["processes", "threads"].includes(args.nodes!)) {
+  console.error(`--nodes takes processes or threads, got "${args.nodes}"`);
   process.exit(2);
 }
 const ROOT = resolve(import.meta.dir, "../..");
@@ -76,13 +95,28 @@ const devnet = await startDevnet({
   providerP2pPorts: [0, 0],
 } as DevnetConfig);
 
+const threads: RoleThread[] = [];
+let client: ThreadClient | undefined;
+/** The `--role` arguments every node of this benchmark shares. */
+const roleArgs = (name: string, role: string, key: string) => ["--role", role, "--key", key, "--contracts", devnet.dir.targetFile, "--http-port", "0", "--rpc-port", "0",
+  "--data-dir", join(dataDir, name), "--log-level", process.env.ROLE_LOG_LEVEL ?? "warn"];
+
+/** The nodes on threads of this process: the bidder holds a port to each provider. */
+async function startThreads(providerKeys: string[], bidderKey: string): Promise<string> {
+  const channels = providerKeys.map(() => new MessageChannel());
+  for (const [i, k] of providerKeys.entries()) threads.push(await startRoleThread(`provider-${i}`, [...roleArgs(`provider-${i}`, "provider", k), "--auto-accept"], [channels[i]!.port2]));
+  const bidder = await startRoleThread("bidder", roleArgs("bidder", "bidder", bidderKey), channels.map((c) => c.port1));
+  threads.push(bidder);
+  return bidder.url;
+}
+
 const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string; out: () => string }[] = [];
 async function roleProcess(name: string, role: string, key: string, extra: string[], ready: RegExp): Promise<{ pid: number; match: RegExpExecArray }> {
-  const proc = spawn(
-    [process.execPath, "node/main.ts", "--role", role, "--key", key, "--contracts", devnet.dir.targetFile, "--p2p-addr", "127.0.0.1", "--p2p-port", "0",
-      "--http-port", "0", "--rpc-port", "0", "--data-dir", join(dataDir, name), "--log-level", process.env.ROLE_LOG_LEVEL ?? "warn", ...extra],
-    { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
-  );
+  const proc = spawn([process.execPath, "node/main.ts", ...roleArgs(name, role, key), "--p2p-addr", "127.0.0.1", "--p2p-port", "0", ...extra], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   let text = "";
   children.push({ proc, name, out: () => text });
   const dec = new TextDecoder();
@@ -105,20 +139,26 @@ try {
   const bidderKey = devAccount(13);
   for (const p of providerKeys)
     await registerProvider({ rpcUrl: devnet.chains.settlement.rpcUrl, addresses: devnet.contracts, providerKey: p.privateKey, stake: parseEther("20") });
-  const boot = await roleProcess("bootnode", "bootnode", devAccount(14).privateKey, [], /libp2p\s+(\/ip4\/127\.0\.0\.1\/\S+)/);
-  const bootAddr = boot.match[1]!;
-  const providers = await Promise.all(
-    providerKeys.map((p, i) => roleProcess(`provider-${i}`, "provider", p.privateKey, ["--bootnodes", bootAddr, "--auto-accept"], /API\s+(http:\/\/\S+)/)),
-  );
-  const bidder = await roleProcess("bidder", "bidder", bidderKey.privateKey, ["--bootnodes", bootAddr], /API\s+(http:\/\/\S+)/);
-  const url = bidder.match[1]!;
+  let url: string;
+  let pids: Record<string, number> = {};
+  if (THREADS) url = await startThreads(providerKeys.map((p) => p.privateKey), bidderKey.privateKey);
+  else {
+    const boot = await roleProcess("bootnode", "bootnode", devAccount(14).privateKey, [], /libp2p\s+(\/ip4\/127\.0\.0\.1\/\S+)/);
+    const bootAddr = boot.match[1]!;
+    const providers = await Promise.all(
+      providerKeys.map((p, i) => roleProcess(`provider-${i}`, "provider", p.privateKey, ["--bootnodes", bootAddr, "--auto-accept"], /API\s+(http:\/\/\S+)/)),
+    );
+    const bidder = await roleProcess("bidder", "bidder", bidderKey.privateKey, ["--bootnodes", bootAddr], /API\s+(http:\/\/\S+)/);
+    url = bidder.match[1]!;
+    pids = { bidder: bidder.pid, "provider 0": providers[0]!.pid, "provider 1": providers[1]!.pid, bootnode: boot.pid };
+  }
   const block = (await devnet.driver.blockNumber()) + 1n;
   // Every bid goes for one block: a deposit into its window covers them all (L1 is not mined during the run).
   const dep = await fetch(`${url}/v1/bidder/deposit/${parseEther("1000")}?window_number=${windowOfBlock(block)}`, { method: "POST" });
   if (!dep.ok) throw new Error(`the bidder's deposit answered ${dep.status}: ${await dep.text()}`);
   let probe = 0;
   let last = "";
-  await until("the bidder process to get commitments from both provider processes", 120_000, async () => {
+  await until(`the bidder to get commitments from both providers (${args.nodes})`, 120_000, async () => {
     const got = await bidProviders(url, block, ++probe).catch((e) => String(e));
     last = JSON.stringify(got);
     return Array.isArray(got) && got.length === 2;
@@ -128,22 +168,31 @@ try {
 
   const body = bidBodies({ seed: 0x7654321n, block: () => block });
 
-  await driveClosed(url, body, 50, 8); // warm-up
-  const pids = { bidder: bidder.pid, "provider 0": providers[0]!.pid, "provider 1": providers[1]!.pid, bootnode: boot.pid };
+  // The client on a thread of its own, as in bench:bids: the latency is the nodes', not the devnet's loop's.
+  client = await threadBidSender("http", url);
+  await driveClosed(client.send, body, 50, 8); // warm-up
+  const where = THREADS ? "a thread per node over MessagePorts" : "a process per node over libp2p";
+  if (L > 0) {
+    print(`\nlatency: ${L} bids, one at a time, ${where}; load average ${loadavg()}`);
+    const one = summarise(await driveClosed(client.send, body, L, 1), 2);
+    summaryLines(one, 2).forEach((l) => print(l));
+  }
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMsOf(pid) ?? 0]));
   const self0 = process.cpuUsage();
-  print(`\nthroughput: ${N} bids, ${C} in flight, a process per node over libp2p; load average ${loadavg()}`);
-  const run = await driveClosed(url, body, N, C);
+  print(`\nthroughput: ${N} bids, ${C} in flight, ${where}; load average ${loadavg()}`);
+  const run = await driveClosed(client.send, body, N, C);
   const s = summarise(run, 2);
   summaryLines(s, 2).forEach((l) => print(l));
   print(`ratio to the floor:  ${(s.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${s.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`);
   const selfCpu = process.cpuUsage(self0);
   const per = (msUsed: number) => `${(msUsed / Math.max(1, s.commitments)).toFixed(2)} ms`;
   const lines = Object.entries(pids).map(([k, pid]) => `${k} ${per((cpuMsOf(pid) ?? 0) - cpu0[k]!)} (rss ${mib(rssOf(pid))})`);
-  lines.push(`devnet + client ${per((selfCpu.user + selfCpu.system) / 1000)}`);
+  lines.push(`${THREADS ? "this process (the nodes' threads, the devnet and the client)" : "devnet + client"} ${per((selfCpu.user + selfCpu.system) / 1000)}`);
   print(`CPU per commitment:  ${lines.join(", ")}`);
   print(`first commitment p50 ${ms(s.first.p50)}, p99 ${ms(s.first.p99)}; load average ${loadavg()} at the end`);
 } finally {
+  await client?.close();
+  for (const t of threads.reverse()) await t.stop();
   await stopProcesses(children);
   await devnet.stop();
   rmSync(dataDir, { recursive: true, force: true });
