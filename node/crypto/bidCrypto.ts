@@ -7,7 +7,8 @@
 import type { Address } from "viem";
 import { signBid, verifyBid, type SignedBidWithSecret } from "../protocol/bidSigning.ts";
 import { signCommitment, verifyCommitment, type SignCommitmentInput, type VerifiedCommitment, type VerifyCommitmentInput } from "../protocol/commitmentSigning.ts";
-import type { Bid, Commitment, SignedBid } from "../protocol/types.ts";
+import { sharedPoint } from "../protocol/bn254.ts";
+import type { Bid, Commitment, G1Point, SignedBid } from "../protocol/types.ts";
 import { queuedWritesSent } from "../util/queuedWrites.ts";
 
 export interface BidCrypto {
@@ -17,6 +18,8 @@ export interface BidCrypto {
   signCommitment(input: SignCommitmentInput): Promise<Commitment>;
   /** Rejects with CommitmentVerificationError. */
   verifyCommitment(input: VerifyCommitmentInput): Promise<VerifiedCommitment>;
+  /** The NIKE shared key secret·point, computed ahead of a commitment's signing (SignCommitmentInput.sharedKey). */
+  sharedKey(secret: bigint, point: G1Point): Promise<G1Point>;
 }
 
 /**
@@ -29,6 +32,7 @@ export const inlineCrypto: BidCrypto = {
   verifyBid: afterQueuedWrites(verifyBid),
   signCommitment: afterQueuedWrites(signCommitment),
   verifyCommitment: afterQueuedWrites(verifyCommitment),
+  sharedKey: afterQueuedWrites(sharedPoint),
 };
 
 /** `fn`, run once the streamed lines already queued have gone out. */

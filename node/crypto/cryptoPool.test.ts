@@ -41,6 +41,11 @@ test("a bid signed, verified, committed to and checked on the pool gives what th
   expect(onPool.signedBid).toBe(signedBid); // the caller's own object, not a copy
   const check = { signedBid, bidderNikeSecret: nikeSecret, providerNikePublicKey: nike.publicKey, digest: onPool.digest, signature: onPool.signature, commitmentDomain: domains.commitment };
   expect(await pool.verifyCommitment(check)).toEqual(await inlineCrypto.verifyCommitment(check));
+  // The shared key computed ahead (the provider's, while its application decides) signs the same commitment.
+  const sharedKey = await pool.sharedKey(nike.secret, signedBid.bidderNikePublicKey);
+  expect(sharedKey).toEqual(await inlineCrypto.sharedKey(nike.secret, signedBid.bidderNikePublicKey));
+  expect(sharedKey).toEqual(here.sharedKey);
+  expect(await pool.signCommitment({ ...input, sharedKey })).toEqual(here);
 });
 
 test("failures come back as the protocol's named errors", async () => {

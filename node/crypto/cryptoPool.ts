@@ -8,7 +8,7 @@ import os from "node:os";
 import type { Address } from "viem";
 import { BidVerificationError, type SignedBidWithSecret } from "../protocol/bidSigning.ts";
 import { CommitmentVerificationError, type SignCommitmentInput, type VerifiedCommitment, type VerifyCommitmentInput } from "../protocol/commitmentSigning.ts";
-import type { Bid, Commitment, SignedBid } from "../protocol/types.ts";
+import type { Bid, Commitment, G1Point, SignedBid } from "../protocol/types.ts";
 import { inlineCrypto, type BidCrypto } from "./bidCrypto.ts";
 
 export type CryptoRequest = { id: number } & (
@@ -16,6 +16,7 @@ export type CryptoRequest = { id: number } & (
   | { op: "verifyBid"; args: [SignedBid, Uint8Array] }
   | { op: "signCommitment"; args: [SignCommitmentInput] }
   | { op: "verifyCommitment"; args: [VerifyCommitmentInput] }
+  | { op: "sharedKey"; args: [bigint, G1Point] }
 );
 export type CryptoResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string } };
 
@@ -98,6 +99,10 @@ export class CryptoPool implements BidCrypto {
 
   verifyCommitment(input: VerifyCommitmentInput): Promise<VerifiedCommitment> {
     return this.call({ op: "verifyCommitment", args: [input] });
+  }
+
+  sharedKey(secret: bigint, point: G1Point): Promise<G1Point> {
+    return this.call({ op: "sharedKey", args: [secret, point] });
   }
 
   /** Stops the workers; calls still waiting reject with CryptoPoolError. */

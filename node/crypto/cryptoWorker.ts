@@ -5,6 +5,7 @@
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { signBid, verifyBid } from "../protocol/bidSigning.ts";
 import { signCommitment, verifyCommitment } from "../protocol/commitmentSigning.ts";
+import { sharedPoint } from "../protocol/bn254.ts";
 import type { CryptoRequest, CryptoResponse } from "./cryptoPool.ts";
 
 declare const self: Worker;
@@ -24,6 +25,8 @@ function run(r: CryptoRequest): unknown {
     }
     case "verifyCommitment":
       return verifyCommitment(r.args[0]);
+    case "sharedKey":
+      return sharedPoint(r.args[0], r.args[1]);
   }
 }
 

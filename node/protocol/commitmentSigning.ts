@@ -29,10 +29,15 @@ export interface SignCommitmentInput {
   readonly dispatchTimestamp: bigint;
   /** The signer's address, when the caller knows it: saves recovering it from the fresh signature (~0.1 ms). */
   readonly providerAddress?: Address;
+  /**
+   * C = a·B computed ahead by the caller (the provider node does it while its application decides): saves the
+   * variable-base multiplication (~0.26 ms). Computed here when absent.
+   */
+  readonly sharedKey?: G1Point;
 }
 
 export function signCommitment(input: SignCommitmentInput): Commitment {
-  const sharedKey = sharedPoint(input.providerNikeSecret, input.signedBid.bidderNikePublicKey);
+  const sharedKey = input.sharedKey ?? sharedPoint(input.providerNikeSecret, input.signedBid.bidderNikePublicKey);
   const digest = commitmentDigest(input.signedBid.digest, input.signedBid.signature, sharedKey, input.commitmentDomain);
   const signature = signDigest(input.providerPrivateKey, digest);
   return {

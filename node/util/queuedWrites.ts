@@ -13,14 +13,21 @@ let sent: Promise<void> | undefined;
 
 /** Bytes were enqueued on a streamed response in this turn of the event loop. */
 export function noteQueuedWrite(): void {
-  sent ??= Bun.sleep(0)
-    .then(() => Bun.sleep(0))
-    .then(() => {
-      sent = undefined;
-    });
+  sent ??= afterThisTurnsWrites().then(() => {
+    sent = undefined;
+  });
 }
 
 /** Resolves once the writes noted so far are out (at once when there are none). */
 export function queuedWritesSent(): Promise<void> | undefined {
   return sent;
+}
+
+/**
+ * Resolves once the lines queued in this turn of the event loop are out (two `Bun.sleep(0)`, as above): work started
+ * then fills a wait of the loop (an application deciding) without holding back a line of this turn.
+ */
+export async function afterThisTurnsWrites(): Promise<void> {
+  await Bun.sleep(0);
+  await Bun.sleep(0);
 }

@@ -2,10 +2,12 @@ import type { Address } from "viem";
 import { bytesToHex } from "../../protocol/bytes.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
 import { inlineCrypto, type BidCrypto } from "../../crypto/bidCrypto.ts";
-import type { Commitment, ProtocolDomains, SignedBid } from "../../protocol/types.ts";
+import type { Commitment, G1Point, ProtocolDomains, SignedBid } from "../../protocol/types.ts";
 import type { CommitmentReply } from "../../network/network.ts";
 import { logger } from "../../util/log.ts";
 import { markBid } from "../../util/bidTrace.ts";
+import { Ahead } from "../../util/ahead.ts";
+import { afterThisTurnsWrites } from "../../util/queuedWrites.ts";
 import type { BidDispatcher } from "./bidDispatcher.ts";
 import type { DepositManager } from "./depositManager.ts";
 
@@ -51,8 +53,12 @@ export class BidIntake {
     markBid(bid.digest, "provider.verified");
     const release = await this.o.deposits.checkAndReserve(bidder, bid.bid.amount, bid.bid.blockNumber);
     markBid(bid.digest, "provider.reserved");
+    let sharedKey: Ahead<G1Point> | undefined;
     try {
-      const decision = await this.o.dispatcher.process(bid, this.o.decisionTimeoutMs, signal);
+      const decided = this.o.dispatcher.process(bid, this.o.decisionTimeoutMs, signal);
+      // While the application decides, the loop is free: the shared key's multiplication is done then.
+      sharedKey = new Ahead(afterThisTurnsWrites(), () => crypto.sharedKey(this.o.nikeSecret, bid.bidderNikePublicKey));
+      const decision = await decided;
       markBid(bid.digest, "provider.decided");
       if (!decision.accepted) throw new FailedPreconditionError("bid rejected");
       const commitment = await crypto.signCommitment({
@@ -62,6 +68,7 @@ export class BidIntake {
         commitmentDomain: this.o.domains.commitment,
         dispatchTimestamp: decision.dispatchTimestamp,
         providerAddress: this.o.address,
+        sharedKey: await sharedKey.take(),
       });
       markBid(bid.digest, "provider.signed");
       await this.o.onCommitted(commitment, bidder);
@@ -69,6 +76,7 @@ export class BidIntake {
       this.log.debug("committed", { bid: bytesToHex(bid.digest), commitment: bytesToHex(commitment.digest), bidder });
       return { digest: commitment.digest, signature: commitment.signature, dispatchTimestamp: commitment.dispatchTimestamp };
     } catch (e) {
+      sharedKey?.drop();
       release();
       throw e;
     }
