@@ -80,4 +80,18 @@ describe("PortNetwork", () => {
     providerSide.close();
     bidderSide.close();
   });
+
+  test("a provider that leaves fails the bids still waiting for it at once", async () => {
+    const [providerSide, bidderSide] = pair();
+    providerSide.connectProvider(provider(() => new Promise(() => {})));
+    await tick();
+    const pending = bidderSide.providers()[0]!.handleBid(bid, BIDDER, new AbortController().signal).catch((e: Error) => e);
+    await tick();
+    providerSide.disconnectProvider(PROVIDER);
+    const failed = (await pending) as Error;
+    expect(failed.name).toBe("PortPeerGoneError");
+    expect(bidderSide.providers()).toEqual([]);
+    providerSide.close();
+    bidderSide.close();
+  });
 });

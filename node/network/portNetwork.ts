@@ -28,8 +28,8 @@ type Listener = (event: "connected" | "disconnected", peer: PeerEvent) => void;
 
 interface Link {
   port: MessagePort;
-  /** Bids sent through this link, waiting for their reply. */
-  waiting: Map<number, { resolve: (r: CommitmentReply) => void; reject: (e: Error) => void }>;
+  /** Bids sent through this link, waiting for their reply, by the provider they went to. */
+  waiting: Map<number, { to: string; resolve: (r: CommitmentReply) => void; reject: (e: Error) => void }>;
   /** Bids received through this link and still being handled. */
   handling: Map<number, AbortController>;
 }
@@ -127,7 +127,15 @@ export class PortNetwork implements Network {
         return;
       }
       case "gone":
-        if (this.remoteProviders.delete(key(m.address))) this.emit("disconnected", { type: "provider", address: m.address });
+        if (this.remoteProviders.delete(key(m.address))) {
+          // Its bids will get no reply: they fail now, as a reset connection's would, not at the bid's timeout.
+          for (const [id, w] of link.waiting)
+            if (w.to === key(m.address)) {
+              link.waiting.delete(id);
+              w.reject(new PortPeerGoneError(`provider ${m.address} left`));
+            }
+          this.emit("disconnected", { type: "provider", address: m.address });
+        }
         if (this.remoteBidders.delete(key(m.address))) this.emit("disconnected", { type: "bidder", address: m.address });
         return;
       case "bid":
@@ -164,7 +172,7 @@ export class PortNetwork implements Network {
       handleBid: (bid, from, signal) =>
         new Promise<CommitmentReply>((resolve, reject) => {
           const id = this.nextId++;
-          link.waiting.set(id, { resolve, reject });
+          link.waiting.set(id, { to: key(address), resolve, reject });
           signal.addEventListener("abort", () => link.port.postMessage({ t: "abort", id } satisfies Message), { once: true });
           link.port.postMessage({ t: "bid", id, to: address, bid, from } satisfies Message);
         }),
