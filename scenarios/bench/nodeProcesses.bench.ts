@@ -97,9 +97,12 @@ const devnet = await startDevnet({
 
 const threads: RoleThread[] = [];
 let client: ThreadClient | undefined;
-/** The `--role` arguments every node of this benchmark shares. */
+/**
+ * The `--role` arguments every node of this benchmark shares. Nodes on threads log to this process's console, so only
+ * their errors by default (ROLE_LOG_LEVEL to change it); processes' output is kept and shown if one fails.
+ */
 const roleArgs = (name: string, role: string, key: string) => ["--role", role, "--key", key, "--contracts", devnet.dir.targetFile, "--http-port", "0", "--rpc-port", "0",
-  "--data-dir", join(dataDir, name), "--log-level", process.env.ROLE_LOG_LEVEL ?? "warn"];
+  "--data-dir", join(dataDir, name), "--log-level", process.env.ROLE_LOG_LEVEL ?? (THREADS ? "error" : "warn")];
 
 /** The nodes on threads of this process: the bidder holds a port to each provider. */
 async function startThreads(providerKeys: string[], bidderKey: string): Promise<string> {
