@@ -54,11 +54,35 @@ export interface Network {
   onPeer(listener: (event: "connected" | "disconnected", peer: PeerEvent) => void): () => void;
 }
 
+export type PeerListener = (event: "connected" | "disconnected", peer: PeerEvent) => void;
+
+/** What the networks of one process keep alike: their peer listeners, and a crash told as both goodbyes. */
+export abstract class PeerEvents {
+  private readonly listeners = new Set<PeerListener>();
+
+  abstract disconnectProvider(address: Address): void;
+  abstract disconnectBidder(address: Address): void;
+
+  /** In one process, peers notice a dead node as they would a reset connection: it is gone. */
+  crash(address: Address): void {
+    this.disconnectProvider(address);
+    this.disconnectBidder(address);
+  }
+
+  onPeer(listener: PeerListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  protected emit(event: "connected" | "disconnected", peer: PeerEvent): void {
+    for (const l of this.listeners) l(event, peer);
+  }
+}
+
 /** Nodes of one process talking through direct calls. */
-export class InProcessNetwork implements Network {
+export class InProcessNetwork extends PeerEvents implements Network {
   private readonly providerPeers = new Map<string, ProviderPeer>();
   private readonly bidderPeers = new Map<string, Address>();
-  private readonly listeners = new Set<(event: "connected" | "disconnected", peer: PeerEvent) => void>();
 
   connectProvider(peer: ProviderPeer): void {
     this.providerPeers.set(peer.address.toLowerCase(), peer);
@@ -78,26 +102,11 @@ export class InProcessNetwork implements Network {
     if (this.bidderPeers.delete(address.toLowerCase())) this.emit("disconnected", { type: "bidder", address });
   }
 
-  /** In one process, peers notice a dead node as they would a reset connection: it is gone. */
-  crash(address: Address): void {
-    this.disconnectProvider(address);
-    this.disconnectBidder(address);
-  }
-
   providers(): ProviderPeer[] {
     return [...this.providerPeers.values()];
   }
 
   bidders(): Address[] {
     return [...this.bidderPeers.values()];
-  }
-
-  onPeer(listener: (event: "connected" | "disconnected", peer: PeerEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private emit(event: "connected" | "disconnected", peer: PeerEvent): void {
-    for (const l of this.listeners) l(event, peer);
   }
 }

@@ -7,7 +7,7 @@
  */
 import type { Address } from "viem";
 import type { G1Point, SignedBid } from "../protocol/types.ts";
-import type { CommitmentReply, Network, PeerEvent, ProviderPeer } from "./network.ts";
+import { PeerEvents, type CommitmentReply, type Network, type ProviderPeer } from "./network.ts";
 
 type Message =
   | { t: "sync" }
@@ -24,8 +24,6 @@ export class PortPeerGoneError extends Error {
   override name = "PortPeerGoneError";
 }
 
-type Listener = (event: "connected" | "disconnected", peer: PeerEvent) => void;
-
 interface Link {
   port: MessagePort;
   /** Bids sent through this link, waiting for their reply, by the provider they went to. */
@@ -36,16 +34,16 @@ interface Link {
 
 const key = (a: string) => a.toLowerCase();
 
-export class PortNetwork implements Network {
+export class PortNetwork extends PeerEvents implements Network {
   private readonly links: Link[];
   private readonly localProviders = new Map<string, ProviderPeer>();
   private readonly localBidders = new Map<string, Address>();
   private readonly remoteProviders = new Map<string, ProviderPeer>();
   private readonly remoteBidders = new Map<string, Address>();
-  private readonly listeners = new Set<Listener>();
   private nextId = 1;
 
   constructor(ports: MessagePort[]) {
+    super();
     this.links = ports.map((port) => ({ port, waiting: new Map(), handling: new Map() }));
     for (const link of this.links) {
       link.port.onmessage = (e) => this.receive(link, e.data as Message);
@@ -71,11 +69,6 @@ export class PortNetwork implements Network {
     if (this.localBidders.delete(key(address))) this.broadcast({ t: "gone", address });
   }
 
-  crash(address: Address): void {
-    this.disconnectProvider(address);
-    this.disconnectBidder(address);
-  }
-
   /** The providers this node can bid with: the other threads' (in this thread a node is a bidder or a provider). */
   providers(): ProviderPeer[] {
     return [...this.remoteProviders.values()];
@@ -83,11 +76,6 @@ export class PortNetwork implements Network {
 
   bidders(): Address[] {
     return [...this.remoteBidders.values()];
-  }
-
-  onPeer(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   /** Closes every port: the other threads see this node's peers gone. */
@@ -101,10 +89,6 @@ export class PortNetwork implements Network {
 
   private broadcast(m: Message): void {
     for (const link of this.links) link.port.postMessage(m);
-  }
-
-  private emit(event: "connected" | "disconnected", peer: PeerEvent): void {
-    for (const l of this.listeners) l(event, peer);
   }
 
   private receive(link: Link, m: Message): void {
