@@ -55,3 +55,27 @@ export function startRoleThread(name: string, argv: string[], ports: MessagePort
     worker.postMessage({ t: "start", argv, ports } satisfies RoleThreadCommand, { transfer: ports });
   });
 }
+
+/** A bidder and its providers on threads of their own (startNodeThreads); stop the bidder first. */
+export interface NodeThreads {
+  readonly bidder: RoleThread;
+  readonly providers: readonly RoleThread[];
+}
+
+/**
+ * Provider nodes (`providers`: each one's `--role provider` arguments) and a bidder (`bidder`) on threads of their
+ * own, the bidder holding a port to each provider (providers never talk to each other). Providers start first, so the
+ * bidder meets them all as it starts. If one fails to start, those already started are stopped before the error.
+ */
+export async function startNodeThreads(providers: string[][], bidder: string[]): Promise<NodeThreads> {
+  const channels = providers.map(() => new MessageChannel());
+  const started: RoleThread[] = [];
+  try {
+    for (const [i, argv] of providers.entries()) started.push(await startRoleThread(`provider-${i}`, argv, [channels[i]!.port2]));
+    const b = await startRoleThread("bidder", bidder, channels.map((c) => c.port1));
+    return { bidder: b, providers: started };
+  } catch (e) {
+    for (const t of started) await t.stop();
+    throw e;
+  }
+}

@@ -8,7 +8,7 @@ import { registerProvider } from "../chain/deploy.ts";
 import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import { bidProviders } from "./bidProviders.ts";
-import { startRoleThread, RoleThreadError, type RoleThread } from "./roleThread.ts";
+import { startNodeThreads, startRoleThread, RoleThreadError, type RoleThread } from "./roleThread.ts";
 import { call } from "../../scenarios/clients/http.ts";
 
 /**
@@ -42,10 +42,12 @@ afterAll(async () => {
 }, 90_000);
 
 test("a bidder thread gets commitments from two provider threads over MessagePorts", async () => {
-  const channels = PROVIDERS.map(() => new MessageChannel());
-  for (const [i, p] of PROVIDERS.entries()) threads.push(await startRoleThread(`provider-${i}`, [...args(`provider-${i}`, "provider", p.privateKey), "--auto-accept"], [channels[i]!.port2]));
-  const bidder = await startRoleThread("bidder", args("bidder", "bidder", BIDDER.privateKey), channels.map((c) => c.port1));
-  threads.push(bidder);
+  const nodes = await startNodeThreads(
+    PROVIDERS.map((p, i) => [...args(`provider-${i}`, "provider", p.privateKey), "--auto-accept"]),
+    args("bidder", "bidder", BIDDER.privateKey),
+  );
+  threads.push(...nodes.providers, nodes.bidder);
+  const bidder = nodes.bidder;
   const block = (await dev.devnet.driver.blockNumber()) + 1n;
   const dep = await call("POST", `${bidder.url}/v1/bidder/deposit/${parseEther("1")}?window_number=${windowOfBlock(block)}`);
   expect(dep.status).toBe(200);

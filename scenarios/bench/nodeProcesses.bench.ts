@@ -27,7 +27,7 @@ import { setLogLevel } from "../../node/util/log.ts";
 import { stopProcesses } from "../../node/util/stopProcesses.ts";
 import { until } from "../../node/util/deadline.ts";
 import { bidProviders } from "../../node/role/bidProviders.ts";
-import { startRoleThread, type RoleThread } from "../../node/role/roleThread.ts";
+import { startNodeThreads, type RoleThread } from "../../node/role/roleThread.ts";
 import { driveClosed, summarise, summaryLines } from "./bidPhase.ts";
 import { threadBidSender, type ThreadClient } from "./clientThread.ts";
 import { measureCryptoFloor } from "./cryptoFloor.ts";
@@ -95,6 +95,7 @@ const devnet = await startDevnet({
   providerP2pPorts: [0, 0],
 } as DevnetConfig);
 
+/** The nodes on threads (`--nodes threads`), the bidder first: the order they stop in. */
 const threads: RoleThread[] = [];
 let client: ThreadClient | undefined;
 /**
@@ -103,15 +104,6 @@ let client: ThreadClient | undefined;
  */
 const roleArgs = (name: string, role: string, key: string) => ["--role", role, "--key", key, "--contracts", devnet.dir.targetFile, "--http-port", "0", "--rpc-port", "0",
   "--data-dir", join(dataDir, name), "--log-level", process.env.ROLE_LOG_LEVEL ?? (THREADS ? "error" : "warn")];
-
-/** The nodes on threads of this process: the bidder holds a port to each provider. */
-async function startThreads(providerKeys: string[], bidderKey: string): Promise<string> {
-  const channels = providerKeys.map(() => new MessageChannel());
-  for (const [i, k] of providerKeys.entries()) threads.push(await startRoleThread(`provider-${i}`, [...roleArgs(`provider-${i}`, "provider", k), "--auto-accept"], [channels[i]!.port2]));
-  const bidder = await startRoleThread("bidder", roleArgs("bidder", "bidder", bidderKey), channels.map((c) => c.port1));
-  threads.push(bidder);
-  return bidder.url;
-}
 
 const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string; out: () => string }[] = [];
 async function roleProcess(name: string, role: string, key: string, extra: string[], ready: RegExp): Promise<{ pid: number; match: RegExpExecArray }> {
@@ -144,8 +136,14 @@ try {
     await registerProvider({ rpcUrl: devnet.chains.settlement.rpcUrl, addresses: devnet.contracts, providerKey: p.privateKey, stake: parseEther("20") });
   let url: string;
   let pids: Record<string, number> = {};
-  if (THREADS) url = await startThreads(providerKeys.map((p) => p.privateKey), bidderKey.privateKey);
-  else {
+  if (THREADS) {
+    const nodes = await startNodeThreads(
+      providerKeys.map((p, i) => [...roleArgs(`provider-${i}`, "provider", p.privateKey), "--auto-accept"]),
+      roleArgs("bidder", "bidder", bidderKey.privateKey),
+    );
+    threads.push(nodes.bidder, ...nodes.providers);
+    url = nodes.bidder.url;
+  } else {
     const boot = await roleProcess("bootnode", "bootnode", devAccount(14).privateKey, [], /libp2p\s+(\/ip4\/127\.0\.0\.1\/\S+)/);
     const bootAddr = boot.match[1]!;
     const providers = await Promise.all(
@@ -195,7 +193,7 @@ try {
   print(`first commitment p50 ${ms(s.first.p50)}, p99 ${ms(s.first.p99)}; load average ${loadavg()} at the end`);
 } finally {
   await client?.close();
-  for (const t of threads.reverse()) await t.stop();
+  for (const t of threads) await t.stop();
   await stopProcesses(children);
   await devnet.stop();
   rmSync(dataDir, { recursive: true, force: true });
