@@ -358,7 +358,7 @@ export class Libp2pNetwork implements Network {
    * Opens a stream to a handshaken peer and writes the (empty) header; the peer's header is read before its first
    * message (MsgStream.expectHeader), so the first message follows the header without waiting a round trip.
    * (multistream-select still costs one: libp2p 3.x declares `negotiateFully: false` but does not implement it; a
-   * lazy select of our own was measured and not kept, docs/performance.md "Session 7".)
+   * lazy select of our own was measured and not kept, docs/performance.md "Tried and rejected".)
    */
   private async open(peer: RemotePeer, spec: ProtocolSpec, signal: AbortSignal): Promise<MsgStream> {
     const host = this.requireHost();

@@ -8,7 +8,7 @@ import type { CommitmentRecord } from "./commitmentStore.ts";
  * every page it touched to the WAL (one row touches the table and each of its five indexes; rows committed together
  * share many of those pages), so one commit per 100 ms instead of per 10 ms, with one bid in flight: the event loop's
  * CPU per bid 6.3–6.5 → 5.7–6.3 ms, first commitment p50 4.7–5.0 → 4.0–4.4 ms (three alternating pairs;
- * docs/performance.md, "Session 11"). A read or update of the table applies the journal first, so nothing waits for
+ * docs/performance.md). A read or update of the table applies the journal first, so nothing waits for
  * this.
  */
 export const JOURNAL_APPLY_MS = 100;

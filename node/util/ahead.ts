@@ -5,8 +5,8 @@
  * result is never later than without it, and work nobody takes before it starts is never done.
  *
  * One runs at a time in a thread: a second one due while the first runs is not started (with two providers on one
- * event loop, the second's would delay the first's decision; docs/performance.md "Session 12"). The provider node
- * uses it for its NIKE shared key (~0.26 ms) while its application decides.
+ * event loop, the second's would delay the first's decision; docs/performance.md "Tried and rejected"). The provider
+ * node uses it for its NIKE shared key (~0.26 ms) while its application decides.
  */
 export class Ahead<T> {
   /** Ahead work running in this thread: one at a time, so that one never waits behind another in a gap. */

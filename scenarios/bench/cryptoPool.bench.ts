@@ -40,7 +40,7 @@ async function measure(name: string, c: BidCrypto): Promise<void> {
 console.log(`${BIDS} bids × ${PROVIDERS} providers, ${IN_FLIGHT} bids in flight, ${os.availableParallelism()} cores`);
 // The pool's workers are unref'd (they must not keep a node's process alive). On Bun 1.4.5 an event loop held by
 // nothing but promises that unref'd workers settle does not sleep: it spins at ~95 % of a core until the answers
-// come, which took that core from the workers (the figures in docs/performance.md before session 9 include it). A
+// come, which takes that core from the workers and makes the pool look costly. A
 // node always has its servers holding its loop; this timer stands in for them.
 const hold = setInterval(() => {}, 60_000);
 await measure("event loop", inlineCrypto);
