@@ -36,8 +36,8 @@ import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcC
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { devnetNetworks, type DevnetNetworks } from "../network/devnetNetworks.ts";
 import { providerStakeCheck } from "../p2p/stakeCheck.ts";
-import { agentLog, ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
-import { acceptAll } from "../../scenarios/agents/policies.ts";
+import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
+import { acceptAll } from "../providerApp/policies.ts";
 import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { MeshTimeoutError } from "../network/devnetNetworks.ts";
 import { cannotMakeHosts, NetnsHosts } from "../role/netnsHosts.ts";

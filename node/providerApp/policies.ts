@@ -1,4 +1,4 @@
-import { prng } from "../util/prng.ts";
+import { prng } from "../../scenarios/util/prng.ts";
 
 /** A bid as a provider application sees it on ReceiveBids. */
 export interface ReceivedBid {
