@@ -1,5 +1,3 @@
-import { prng } from "../../scenarios/util/prng.ts";
-
 /** A bid as a provider application sees it on ReceiveBids. */
 export interface ReceivedBid {
   txHashes: string[];
@@ -30,45 +28,3 @@ export const rejectAll = (): ProviderPolicy => ({ name: "reject-all", decide: ()
 
 /** Never answers: the node's decision timeout runs out. */
 export const neverAnswer = (): ProviderPolicy => ({ name: "never-answer", decide: () => undefined });
-
-
-/** Rejects `percent` % of bids, chosen by a seeded PRNG. */
-export function rejectPercent(percent: number, seed = 1): ProviderPolicy {
-  const rnd = prng(seed); // seeded: a run rejects the same bids every time
-  return {
-    name: `reject-${percent}%`,
-    decide: () => (rnd() * 100 < percent ? { accept: false } : { accept: true, dispatchTimestamp: now() }),
-  };
-}
-
-/** Accepts after `ms` milliseconds. */
-export function acceptAfterDelay(ms: number): ProviderPolicy {
-  return {
-    name: `accept-after-${ms}ms`,
-    decide: async () => {
-      await Bun.sleep(ms);
-      return { accept: true, dispatchTimestamp: now() };
-    },
-  };
-}
-
-/** Accepts with a dispatch time chosen from the bid (e.g. a point inside its decay window). */
-export function acceptWithDispatch(dispatch: (bid: ReceivedBid) => bigint): ProviderPolicy {
-  return { name: "accept-with-dispatch", decide: (bid) => ({ accept: true, dispatchTimestamp: dispatch(bid) }) };
-}
-
-export function policyByName(name: string): ProviderPolicy {
-  const m = /^reject-(\d+)%?$/.exec(name);
-  if (m) return rejectPercent(Number(m[1]));
-  const d = /^accept-after-(\d+)(ms)?$/.exec(name);
-  if (d) return acceptAfterDelay(Number(d[1]));
-  switch (name) {
-    case "accept-all":
-      return acceptAll();
-    case "reject-all":
-      return rejectAll();
-    case "never-answer":
-      return neverAnswer();
-  }
-  throw new Error(`unknown provider policy "${name}" (accept-all, reject-all, never-answer, reject-N%, accept-after-Nms)`);
-}
