@@ -10,7 +10,8 @@ import type { ProviderNode } from "../provider/providerNode.ts";
 import type { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
-import { armBidderFault, armProviderFault, meshViewOf, nodeCounts, parseFault, type MeshView } from "../devnet/nodeOps.ts";
+import { armBidderFault, armProviderFault, nodeCounts, parseFault } from "../devnet/nodeOps.ts";
+import { meshViewOf, type MeshView } from "../network/meshView.ts";
 
 /** GET /admin/v1/status: the node's URLs, its stream counts and who it sees on the network. */
 export interface AdminStatus {
