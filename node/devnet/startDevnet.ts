@@ -1,7 +1,8 @@
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { bidderAccountIndex, devAccount, ROLES } from "../chain/accounts.ts";
 import type { ContractAddresses } from "../chain/deploy.ts";
-import { chainClients, localChain, localHttp, nonceManagerFor } from "../chain/clients.ts";
+import { chainClients, localChain, nonceManagerFor } from "../chain/clients.ts";
+import { localHttp } from "../chain/localHttp.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { blockTrackerAbi } from "../chain/contracts.ts";
