@@ -1,8 +1,8 @@
 /**
  * The admin API of a node started with `--role … --admin-port P`: what a devnet that runs its nodes as processes
  * (`npm run node -- --network processes|netns`) needs of each, for its control API. The operations themselves are
- * the devnet's own (node/devnet/nodeOps.ts); only the transport is new. Not for production: it arms failing
- * transactions. Stop and kill are signals (SIGTERM, SIGKILL), not routes.
+ * the devnet's own (node/devnet/nodeOps.ts, node/network/meshView.ts); only the transport is new. Not for
+ * production: it arms failing transactions. Stop and kill are signals (SIGTERM, SIGKILL), not routes.
  */
 import { Elysia, t } from "elysia";
 import type { BidderNode } from "../bidder/bidderNode.ts";
