@@ -14,7 +14,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseEther } from "viem";
 import { startLocalDevnet } from "../node/devnet/localDevnet.ts";
-import { NdjsonStream } from "../scenarios/clients/ndjson.ts";
+import { NdjsonStream } from "../node/clients/ndjson.ts";
 
 const HELP = `Usage: npm run fuzz -- [--examples N] [--seed N] [--workers N]
 

@@ -21,7 +21,7 @@ import { tmpdir, loadavg } from "node:os";
 import { join } from "node:path";
 import { spawn } from "bun";
 import { freePort } from "../node/util/ports.ts";
-import { NdjsonStream } from "../scenarios/clients/ndjson.ts";
+import { NdjsonStream } from "../node/clients/ndjson.ts";
 import { TOPICS } from "../node/notify/topics.ts";
 import { parseDevnetArgs } from "../node/devnet/config.ts";
 import { DataDir } from "../node/devnet/dataDir.ts";

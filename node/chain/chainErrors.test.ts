@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { defineChain, parseEther } from "viem";
 import { ROLES } from "./accounts.ts";
 import { chainClients } from "./clients.ts";
-import { addr, chainPerTestFile, key, type Harness } from "./test-support.ts";
+import { addr, chainPerTestFile, key, type Harness } from "../testing/chainHarness.ts";
 import { BidderRegistryClient } from "../bidder/deposits/registry.ts";
 import { FailedPreconditionError, GrpcCode, RpcError } from "../protocol/grpcCodes.ts";
 import { freePort } from "../util/ports.ts";

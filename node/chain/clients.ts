@@ -1,8 +1,8 @@
-import { createNonceManager, createPublicClient, createWalletClient, defineChain, http, type Chain, type Hex, type HttpTransport, type HttpTransportConfig, type NonceManager } from "viem";
+import { createNonceManager, createPublicClient, createWalletClient, defineChain, type Chain, type Hex, type NonceManager } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { jsonRpc } from "viem/nonce";
 import { killableTransport, type KillSwitch } from "../util/killSwitch.ts";
-import { isPastStateGone } from "./pastState.ts";
+import { localHttp } from "./localHttp.ts";
 import { txPipelineFor, type TxRequest } from "./txPipeline.ts";
 
 /** A viem chain description for a local chain known only by id and RPC URL. */
@@ -13,28 +13,6 @@ export function localChain(id: number, rpcUrl: string, name = `chain-${id}`): Ch
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
-}
-
-
-/**
- * viem's HTTP transport for a local chain, which also retries a call that raced a new block on a chain keeping no
- * past states (the devnet's settlement chain with --settlement-history 0): the same call at `latest` succeeds.
- */
-export function localHttp(url: string, config: HttpTransportConfig = { retryCount: 2, batch: false }): HttpTransport {
-  const base = http(url, config);
-  return ((args: Parameters<HttpTransport>[0]) => {
-    const t = base(args);
-    const request = (async (req: unknown, opts: unknown) => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await (t.request as (r: unknown, o: unknown) => Promise<unknown>)(req, opts);
-        } catch (e) {
-          if (attempt >= 3 || !isPastStateGone(e)) throw e;
-        }
-      }
-    }) as typeof t.request;
-    return { ...t, request };
-  }) as HttpTransport;
 }
 
 const nonceManagers = new Map<string, NonceManager>();

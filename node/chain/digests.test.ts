@@ -2,7 +2,7 @@
  * Digest and proof vectors of crypto-contracts.md §1.6, checked in TS and against the deployed
  * PreconfManager's views (chain id 31337, so the ZK context hash matches upstream's vector).
  */
-import { VECTOR } from "../protocol/testVectors.ts";
+import { VECTOR } from "../testing/testVectors.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { getAddress, hashTypedData, keccak256, recoverAddress, stringToHex, type Hex } from "viem";
 import {
@@ -16,7 +16,7 @@ import {
   zkContextHash,
   type BidFields,
   type Harness,
-} from "./test-support.ts";
+} from "../testing/chainHarness.ts";
 
 const VECTOR_PM = "0xA4AD4f68d0b91CFD19687c881e50f3A00242828c" as const;
 const VECTOR_BID: BidFields = {

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createPublicClient } from "viem";
 import { startAnvil, type AnvilChain } from "./anvil.ts";
-import { localChain, localHttp } from "./clients.ts";
+import { localChain } from "./clients.ts";
+import { localHttp } from "./localHttp.ts";
 import { devAccount } from "./accounts.ts";
 import { atBlockOrLatest, isPastStateGone } from "./pastState.ts";
 import { freePort } from "../util/ports.ts";

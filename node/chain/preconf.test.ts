@@ -3,12 +3,12 @@
  * the test), ZK proof for the winner, per-block cap, replay guard, reward and slash maths (the worked example of
  * crypto-contracts.md §2), insufficient-stake ordering, failed pushes, and the Oracle gate.
  */
-import { VECTOR } from "../protocol/testVectors.ts";
+import { VECTOR } from "../testing/testVectors.ts";
 import { describe, expect, test } from "bun:test";
 import { encodeAbiParameters, keccak256, parseEther, zeroAddress, type Address, type Hex } from "viem";
 import { ROLES } from "./accounts.ts";
 import { registerProvider } from "./deploy.ts";
-import { addr, buildCommitment, commitmentIndex, key, chainPerTestFile, type BidInput, type BuiltCommitment, type Harness } from "./test-support.ts";
+import { addr, buildCommitment, commitmentIndex, key, chainPerTestFile, type BidInput, type BuiltCommitment, type Harness } from "../testing/chainHarness.ts";
 
 const OWNER = ROLES.owner;
 const ORACLE = ROLES.oracle;

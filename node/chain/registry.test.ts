@@ -7,7 +7,7 @@ import { encodeFunctionData, getAddress, parseEther, zeroAddress, type Hex } fro
 import { ROLES } from "./accounts.ts";
 import { bidderRegistryAbi, decodeRevert } from "./contracts.ts";
 import { builderKeyFor, DEFAULT_DEPLOY_PARAMS } from "./deploy.ts";
-import { addr, chainPerTestFile, type Harness } from "./test-support.ts";
+import { addr, chainPerTestFile, type Harness } from "../testing/chainHarness.ts";
 
 const OWNER = ROLES.owner;
 const ORACLE = ROLES.oracle;

@@ -11,7 +11,7 @@ import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import { signEip1559 } from "./signTransaction.ts";
 import { logger } from "../util/log.ts";
 import { ReceiptWatcher } from "./receiptWatcher.ts";
-import { localHttp } from "./clients.ts";
+import { localHttp } from "./localHttp.ts";
 import { whileAlive, type KillSwitch } from "../util/killSwitch.ts";
 
 /** A transaction to send: the fields a caller chooses; nonce, fees and chain are the pipeline's. */

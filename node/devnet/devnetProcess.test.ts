@@ -11,9 +11,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, type Subprocess } from "bun";
 import { freePorts } from "../util/ports.ts";
-import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
-import { call } from "../../scenarios/clients/http.ts";
-import { ControlClient } from "../../scenarios/clients/control.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
+import { call } from "../clients/http.ts";
+import { ControlClient } from "../clients/control.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-crash-"));

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseEther } from "viem";
-import { call } from "../../scenarios/clients/http.ts";
-import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
-import { ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
-import { acceptAll } from "../../scenarios/agents/policies.ts";
+import { call } from "../clients/http.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
+import { ProviderAgent } from "../providerApp/providerAgent.ts";
+import { acceptAll } from "../providerApp/policies.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import { startLocalDevnet, type LocalDevnet } from "./localDevnet.ts";
 

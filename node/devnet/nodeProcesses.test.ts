@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseEther } from "viem";
-import { call } from "../../scenarios/clients/http.ts";
-import { bidProviders } from "../role/bidProviders.ts";
+import { call } from "../clients/http.ts";
+import { bidProviders } from "../testing/bidProviders.ts";
 import { cannotMakeHosts } from "../role/netnsHosts.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import { startLocalDevnet, type LocalDevnet } from "./localDevnet.ts";

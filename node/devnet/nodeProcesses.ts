@@ -9,7 +9,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { join, resolve } from "node:path";
 import { spawn, type Subprocess } from "bun";
 import type { Address, Hex } from "viem";
-import { call } from "../../scenarios/clients/http.ts";
+import { call } from "../clients/http.ts";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import { FailedPreconditionError, GrpcCode, RpcError } from "../protocol/grpcCodes.ts";
 import { within, DeadlineError } from "../util/deadline.ts";

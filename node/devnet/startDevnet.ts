@@ -1,7 +1,8 @@
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { bidderAccountIndex, devAccount, ROLES } from "../chain/accounts.ts";
 import type { ContractAddresses } from "../chain/deploy.ts";
-import { chainClients, localChain, localHttp, nonceManagerFor } from "../chain/clients.ts";
+import { chainClients, localChain, nonceManagerFor } from "../chain/clients.ts";
+import { localHttp } from "../chain/localHttp.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { blockTrackerAbi } from "../chain/contracts.ts";
@@ -36,12 +37,13 @@ import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcC
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { devnetNetworks, type DevnetNetworks } from "../network/devnetNetworks.ts";
 import { providerStakeCheck } from "../p2p/stakeCheck.ts";
-import { agentLog, ProviderAgent } from "../../scenarios/agents/providerAgent.ts";
-import { acceptAll } from "../../scenarios/agents/policies.ts";
+import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
+import { acceptAll } from "../providerApp/policies.ts";
 import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { MeshTimeoutError } from "../network/devnetNetworks.ts";
 import { cannotMakeHosts, NetnsHosts } from "../role/netnsHosts.ts";
-import { armBidderFault, armProviderFault, meshSettled, nodeCounts, type Fault } from "./nodeOps.ts";
+import { armBidderFault, armProviderFault, nodeCounts, type Fault } from "./nodeOps.ts";
+import { meshSettled } from "../network/meshView.ts";
 import { NodeProcess } from "./nodeProcesses.ts";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";

@@ -1,4 +1,4 @@
-import type { Devnet } from "./startDevnet.ts";
+import type { ContractAddresses } from "../chain/contracts.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 const REFERENCE_VERSION = (pkg as { version?: string }).version ?? "0.0.0";
@@ -49,12 +49,35 @@ type NodeField = (typeof NODE_FIELDS)[number];
 /** What the devnet writes: a whole target, or (with --no-nodes) one the user completes with their nodes' fields. */
 export type DevnetTarget = Omit<Target, NodeField> & Partial<Pick<Target, NodeField>>;
 
+/** What a target is made from: the parts of a running devnet (startDevnet.ts's Devnet) that targetOf reads. */
+export interface TargetSource {
+  readonly hasNodes: boolean;
+  nodeEndpoints(): { bidder: TargetNode; providers: TargetNode[] };
+  readonly controlUrl: string;
+  readonly beaconUrl: string;
+  readonly chains: { l1: TargetChain; settlement: TargetChain };
+  readonly contracts: ContractAddresses;
+  readonly validatorRegistry: string | undefined;
+  readonly config: { bidTimeoutMs: number; decisionTimeoutMs: number };
+}
+
+interface TargetNode {
+  url: string;
+  rpcUrl: string;
+  address: string;
+}
+
+interface TargetChain {
+  rpcUrl: string;
+  chainId: number;
+}
+
 /**
  * Capabilities of the devnet as a target: `sim-control` (mine, winners, builder modes, bundles), `beacon`, and, with
  * its own nodes, `sim-nodes` (the control API also drives the nodes: stop/start providers, faults, subscriber counts),
  * `sim-kill` (kill a node and restart it on its store) and `openapi`. With --no-nodes the user adds their nodes' fields and capabilities.
  */
-export function targetOf(d: Devnet): DevnetTarget {
+export function targetOf(d: TargetSource): DevnetTarget {
   const n = d.hasNodes ? d.nodeEndpoints() : undefined;
   const nodes = n
     ? {

@@ -17,8 +17,8 @@ import { Validator, GetValidatorsResponseSchema } from "../gen/proto/validatorap
 import { DebugService, TopologyResponseSchema } from "../gen/proto/debugapi/v1/debugapi_pb.ts";
 import { GrpcCode } from "../protocol/grpcCodes.ts";
 import { GrpcClient, GrpcCallError, grpcTarget } from "./client.ts";
-import { GrpcProviderAgent } from "../../scenarios/agents/grpcProviderAgent.ts";
-import { acceptAll, neverAnswer } from "../../scenarios/agents/policies.ts";
+import { GrpcProviderAgent } from "../providerApp/grpcProviderAgent.ts";
+import { acceptAll, neverAnswer } from "../providerApp/policies.ts";
 
 let local: LocalDevnet;
 let bidder: GrpcClient<typeof bidderPb.Bidder>;

@@ -5,7 +5,7 @@
 import type { Address } from "viem";
 import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { InProcessNetwork, type Network } from "./network.ts";
-import { meshSettled, meshViewOf } from "../devnet/nodeOps.ts";
+import { meshSettled, meshViewOf } from "./meshView.ts";
 
 export interface DevnetNetworkOptions {
   kind: "libp2p" | "in-process";

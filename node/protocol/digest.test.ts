@@ -14,7 +14,7 @@ import {
   txnHashReplayKey,
 } from './digest.ts';
 import { bytesToHex, concatBytes, hexToBytes, utf8 } from './bytes.ts';
-import { VECTOR } from './testVectors.ts';
+import { VECTOR } from '../testing/testVectors.ts';
 
 const domains = protocolDomains(VECTOR.chainId, VECTOR.preconfManager);
 

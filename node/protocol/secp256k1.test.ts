@@ -12,7 +12,7 @@ import {
   signDigest,
 } from './secp256k1.ts';
 import { bigIntToBytes, bytesToBigInt, bytesToHex, hexToBytes, utf8 } from './bytes.ts';
-import { VECTOR } from './testVectors.ts';
+import { VECTOR } from '../testing/testVectors.ts';
 
 describe('§1.6 signature vectors', () => {
   test('Foundry alice/bob keys are keccak256 of the names', () => {

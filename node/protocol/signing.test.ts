@@ -7,7 +7,7 @@ import { BidVerificationError, signBid, verifyBid } from './bidSigning.ts';
 import { CommitmentVerificationError, signCommitment, verifyCommitment } from './commitmentSigning.ts';
 import { proveOpening, verifyOpening, zkProofArray } from './zkProof.ts';
 import { bytesToHex } from './bytes.ts';
-import { VECTOR } from './testVectors.ts';
+import { VECTOR } from '../testing/testVectors.ts';
 
 beforeAll(async () => {
   await initCrypto();

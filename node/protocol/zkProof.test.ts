@@ -5,7 +5,7 @@ import { BN254_CURVE_ORDER, randomKeyPair } from './bn254.ts';
 import { bidderZkProofArray, proveOpening, verifyOpening, zkContextHash, zkProofArray } from './zkProof.ts';
 import { bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes } from './bytes.ts';
 import { initCrypto } from './initCrypto.ts';
-import { VECTOR } from './testVectors.ts';
+import { VECTOR } from '../testing/testVectors.ts';
 
 beforeAll(async () => {
   await initCrypto();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { NodeStore } from "../store/db.ts";
-import { CommitmentStore, type CommitmentRecord } from "../tracker/commitmentStore.ts";
+import { CommitmentStore } from "../tracker/commitmentStore.ts";
+import type { CommitmentRecord } from "../tracker/record.ts";
 import { InternalError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { queryValuesOf } from "../protocol/queryParams.ts";
 import { bidInfo, commitmentInfo } from "./commitmentQueries.ts";

@@ -6,7 +6,7 @@
  * provider addresses lower-case. `revertableTxnHashes` is `[]` when the bid had none (upstream answers `[""]`:
  * docs/divergences.md).
  */
-import type { CommitmentRecord } from "../tracker/commitmentStore.ts";
+import type { CommitmentRecord } from "../tracker/record.ts";
 
 /** The record fields the responses use. */
 export type QueryRecord = Pick<

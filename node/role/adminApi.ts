@@ -1,8 +1,8 @@
 /**
  * The admin API of a node started with `--role … --admin-port P`: what a devnet that runs its nodes as processes
  * (`npm run node -- --network processes|netns`) needs of each, for its control API. The operations themselves are
- * the devnet's own (node/devnet/nodeOps.ts); only the transport is new. Not for production: it arms failing
- * transactions. Stop and kill are signals (SIGTERM, SIGKILL), not routes.
+ * the devnet's own (node/devnet/nodeOps.ts, node/network/meshView.ts); only the transport is new. Not for
+ * production: it arms failing transactions. Stop and kill are signals (SIGTERM, SIGKILL), not routes.
  */
 import { Elysia, t } from "elysia";
 import type { BidderNode } from "../bidder/bidderNode.ts";
@@ -10,7 +10,8 @@ import type { ProviderNode } from "../provider/providerNode.ts";
 import type { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
-import { armBidderFault, armProviderFault, meshViewOf, nodeCounts, parseFault, type MeshView } from "../devnet/nodeOps.ts";
+import { armBidderFault, armProviderFault, nodeCounts, parseFault } from "../devnet/nodeOps.ts";
+import { meshViewOf, type MeshView } from "../network/meshView.ts";
 
 /** GET /admin/v1/status: the node's URLs, its stream counts and who it sees on the network. */
 export interface AdminStatus {

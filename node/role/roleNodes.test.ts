@@ -7,9 +7,9 @@ import { parseEther, type Address } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
 import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
-import { bidProviders as bid } from "./bidProviders.ts";
-import { call } from "../../scenarios/clients/http.ts";
-import { stopProcesses } from "../util/stopProcesses.ts";
+import { bidProviders as bid } from "../testing/bidProviders.ts";
+import { call } from "../clients/http.ts";
+import { stopProcesses } from "../testing/stopProcesses.ts";
 import { until } from "../util/deadline.ts";
 
 /**

@@ -7,9 +7,9 @@ import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
 import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
-import { bidProviders } from "./bidProviders.ts";
+import { bidProviders } from "../testing/bidProviders.ts";
 import { startNodeThreads, startRoleThread, RoleThreadError, type RoleThread } from "./roleThread.ts";
-import { call } from "../../scenarios/clients/http.ts";
+import { call } from "../clients/http.ts";
 
 /**
  * Nodes on threads of their own (`npm run bench:processes -- --nodes threads`): a bidder and two staked providers,

@@ -3,7 +3,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NodeStore } from "../store/db.ts";
-import { CommitmentStore, type CommitmentRecord } from "./commitmentStore.ts";
+import { CommitmentStore } from "./commitmentStore.ts";
+import type { CommitmentRecord } from "./record.ts";
 import { JOURNAL_APPLY_MS, recordFromLine, recordToLine } from "./commitmentJournal.ts";
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import type { NodeStore } from "../store/db.ts";
 import { AppendLog } from "../store/appendLog.ts";
 import { logger } from "../util/log.ts";
-import type { CommitmentRecord } from "./commitmentStore.ts";
+import type { CommitmentRecord } from "./record.ts";
 
 /**
  * How long a journaled commitment waits for others before they go into SQLite together. Each SQLite commit appends

@@ -2,35 +2,7 @@ import type { NodeStore } from "../store/db.ts";
 import { AppendLog } from "../store/appendLog.ts";
 import { CommitmentJournal } from "./commitmentJournal.ts";
 import type { CommitmentStatus } from "../protocol/types.ts";
-
-/** One commitment as a node records it (bidder: each one received; provider: each one made). */
-export interface CommitmentRecord {
-  /** Commitment digest, hex without 0x: the key. */
-  digest: string;
-  commitmentIndex: string;
-  commitmentSignature: string;
-  bidDigest: string;
-  bidSignature: string;
-  bidder: string;
-  provider: string;
-  txnHash: string;
-  revertingTxHashes: string;
-  rawTransactions: string[];
-  bidAmount: bigint;
-  blockNumber: bigint;
-  decayStart: bigint;
-  decayEnd: bigint;
-  dispatchTimestamp: bigint;
-  slashAmount: bigint;
-  bidderPkX: bigint;
-  bidderPkY: bigint;
-  sharedX: bigint;
-  sharedY: bigint;
-  status: CommitmentStatus;
-  details: string;
-  payment: string;
-  refund: string;
-}
+import type { CommitmentRecord } from "./record.ts";
 
 interface Row {
   digest: string;

@@ -3,7 +3,7 @@ import type { ChainClients } from "../chain/clients.ts";
 import { preconfManagerAbi } from "../chain/contracts.ts";
 import { transact } from "../chain/transact.ts";
 import { bidderZkProofArray, proveOpening, zkProofArray } from "../protocol/zkProof.ts";
-import type { CommitmentRecord } from "./commitmentStore.ts";
+import type { CommitmentRecord } from "./record.ts";
 
 /** Which side opens: the winning provider proves its key with the ZK proof; the bidder sends zeros there. */
 export type OpenerRole = { role: "provider"; nikeSecret: bigint } | { role: "bidder" };

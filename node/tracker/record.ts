@@ -1,7 +1,35 @@
 import type { Address } from "viem";
 import { bytesToHex } from "../protocol/bytes.ts";
 import type { Commitment, CommitmentStatus } from "../protocol/types.ts";
-import type { CommitmentRecord } from "./commitmentStore.ts";
+
+/** One commitment as a node records it (bidder: each one received; provider: each one made). */
+export interface CommitmentRecord {
+  /** Commitment digest, hex without 0x: the key. */
+  digest: string;
+  commitmentIndex: string;
+  commitmentSignature: string;
+  bidDigest: string;
+  bidSignature: string;
+  bidder: string;
+  provider: string;
+  txnHash: string;
+  revertingTxHashes: string;
+  rawTransactions: string[];
+  bidAmount: bigint;
+  blockNumber: bigint;
+  decayStart: bigint;
+  decayEnd: bigint;
+  dispatchTimestamp: bigint;
+  slashAmount: bigint;
+  bidderPkX: bigint;
+  bidderPkY: bigint;
+  sharedX: bigint;
+  sharedY: bigint;
+  status: CommitmentStatus;
+  details: string;
+  payment: string;
+  refund: string;
+}
 
 /** The stored form of a commitment (hex without 0x, lower case). */
 export function toRecord(c: Commitment, bidder: Address, status: CommitmentStatus): CommitmentRecord {

@@ -4,7 +4,8 @@ import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { blockTrackerAbi, preconfManagerAbi } from "../chain/contracts.ts";
 import { SerialQueue } from "../util/serial.ts";
 import { logger } from "../util/log.ts";
-import type { CommitmentRecord, CommitmentStore } from "./commitmentStore.ts";
+import type { CommitmentStore } from "./commitmentStore.ts";
+import type { CommitmentRecord } from "./record.ts";
 import { openCommitment, type OpenerRole } from "./opener.ts";
 
 const hex = (v: unknown) => (v as string).toLowerCase().replace(/^0x/, "");

@@ -3,8 +3,8 @@
  * separate programs they stand for, they read ReceiveBids and answer SendProcessedBids over the provider API
  * without sharing the nodes' event loop. Their log lines go back to the devnet thread.
  */
-import { ProviderAgent } from "../agents/providerAgent.ts";
-import { acceptAll } from "../agents/policies.ts";
+import { ProviderAgent } from "../../node/providerApp/providerAgent.ts";
+import { acceptAll } from "../../node/providerApp/policies.ts";
 
 declare const self: Worker;
 

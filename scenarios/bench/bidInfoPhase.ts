@@ -5,7 +5,7 @@
  */
 import { devAccount, ROLES } from "../../node/chain/accounts.ts";
 import type { Devnet } from "../../node/devnet/startDevnet.ts";
-import type { CommitmentRecord } from "../../node/tracker/commitmentStore.ts";
+import type { CommitmentRecord } from "../../node/tracker/record.ts";
 import type { CommitmentStatus } from "../../node/protocol/types.ts";
 import { BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT } from "../../node/query/pageRequest.ts";
 import { ms, pct, prng } from "./common.ts";

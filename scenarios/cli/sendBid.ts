@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { createPublicClient, http } from "viem";
-import { NdjsonStream } from "../clients/ndjson.ts";
+import { NdjsonStream } from "../../node/clients/ndjson.ts";
 import type { Target } from "../../node/devnet/target.ts";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccount } from "../../node/chain/accounts.ts";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseEther } from "viem";
 import { startLocalDevnet, type LocalDevnet } from "../../devnet/localDevnet.ts";
-import { NdjsonStream } from "../../../scenarios/clients/ndjson.ts";
+import { NdjsonStream } from "../../clients/ndjson.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";

@@ -4,7 +4,7 @@
  * nothing to say ended after a few minutes. A blank line on idle streams keeps them open. Real server, real client.
  */
 import { afterAll, expect, test } from "bun:test";
-import { NdjsonStream } from "../../../scenarios/clients/ndjson.ts";
+import { NdjsonStream } from "../../clients/ndjson.ts";
 import { ndjsonResponse, setStreamKeepAlive } from "./stream.ts";
 
 /** A source that never yields until the stream is closed. */

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { parseEther } from "viem";
 import { startLocalDevnet, type LocalDevnet } from "../../devnet/localDevnet.ts";
-import { NdjsonStream } from "../../../scenarios/clients/ndjson.ts";
-import { ProviderAgent } from "../../../scenarios/agents/providerAgent.ts";
-import { acceptAll, neverAnswer } from "../../../scenarios/agents/policies.ts";
+import { NdjsonStream } from "../../clients/ndjson.ts";
+import { ProviderAgent } from "../../providerApp/providerAgent.ts";
+import { acceptAll, neverAnswer } from "../../providerApp/policies.ts";
 
 let local: LocalDevnet;
 

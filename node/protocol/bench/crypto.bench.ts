@@ -14,7 +14,7 @@ import { bidDigest, commitmentDigest, protocolDomains } from '../digest.ts';
 import { signBid, verifyBid } from '../bidSigning.ts';
 import { signCommitment, verifyCommitment } from '../commitmentSigning.ts';
 import { proveOpening, verifyOpening, zkProofArray } from '../zkProof.ts';
-import { VECTOR } from '../testVectors.ts';
+import { VECTOR } from '../../testing/testVectors.ts';
 import type { Bid } from '../types.ts';
 
 const quick = process.argv.includes('--quick');

@@ -4,7 +4,8 @@ import { preconfManagerAbi } from "../../chain/contracts.ts";
 import { transact } from "../../chain/transact.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
 import type { Commitment } from "../../protocol/types.ts";
-import type { CommitmentRecord, CommitmentStore } from "../../tracker/commitmentStore.ts";
+import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
+import type { CommitmentRecord } from "../../tracker/record.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { logger } from "../../util/log.ts";
 

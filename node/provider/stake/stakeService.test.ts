@@ -7,7 +7,7 @@ import { parseEther, type Hex } from "viem";
 import { ROLES } from "../../chain/accounts.ts";
 import { chainClients } from "../../chain/clients.ts";
 import { builderKeyFor } from "../../chain/deploy.ts";
-import { addr, key, chainPerTestFile, type Harness } from "../../chain/test-support.ts";
+import { addr, key, chainPerTestFile, type Harness } from "../../testing/chainHarness.ts";
 import { claimSlashedFunds } from "../../bidder/slashedFunds.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
 import { parseStakeRequest } from "./stakeRequest.ts";

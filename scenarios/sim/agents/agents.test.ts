@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { keccak256, stringToHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { prng, randomFor, seedFrom } from "../../util/prng.ts";
-import type { ReceivedBid } from "../../agents/policies.ts";
+import type { ReceivedBid } from "../../../node/providerApp/policies.ts";
 import type { ProviderSpec } from "../scenario/schema.ts";
 import { bidsForBlock, drawAmount, poisson } from "./strategies.ts";
 import { dispatchWithin, gasOfBid, refusal } from "./providerPolicies.ts";

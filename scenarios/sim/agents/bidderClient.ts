@@ -4,8 +4,8 @@
  * report see the same values whatever the scenario's `transport`.
  */
 import { create } from "@bufbuild/protobuf";
-import { call } from "../../clients/http.ts";
-import { NdjsonStream } from "../../clients/ndjson.ts";
+import { call } from "../../../node/clients/http.ts";
+import { NdjsonStream } from "../../../node/clients/ndjson.ts";
 import { Bidder, BidSchema, CommitmentSchema, WithdrawFromWindowsResponseSchema } from "../../../node/gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { GrpcCallError, GrpcClient } from "../../../node/grpc/client.ts";
 import { messageJson } from "../../../node/api/wire/message.ts";

@@ -4,7 +4,7 @@
  * commitment settles for do not depend on the wall clock.
  */
 import { parseTransaction, type Hex } from "viem";
-import type { ProviderPolicy, ReceivedBid } from "../../agents/policies.ts";
+import type { ProviderPolicy, ReceivedBid } from "../../../node/providerApp/policies.ts";
 import { randomFor } from "../../util/prng.ts";
 import type { ProviderSpec } from "../scenario/schema.ts";
 

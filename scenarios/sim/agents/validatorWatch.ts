@@ -4,9 +4,9 @@
  * an opted-in proposer shortly before its slot. The epoch in progress when the bot starts comes from
  * GET /v1/validator/get_validators (its notification went out before the bot subscribed).
  */
-import { NdjsonStream } from "../../clients/ndjson.ts";
-import { call } from "../../clients/http.ts";
-import { KeptStream, stderrLog, type AgentLog } from "../../clients/keptStream.ts";
+import { NdjsonStream } from "../../../node/clients/ndjson.ts";
+import { call } from "../../../node/clients/http.ts";
+import { KeptStream, stderrLog, type AgentLog } from "../../../node/clients/keptStream.ts";
 
 interface Notification {
   topic: string;

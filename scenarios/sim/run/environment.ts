@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Target } from "../../../node/devnet/target.ts";
-import { ControlClient } from "../../clients/control.ts";
+import { ControlClient } from "../../../node/clients/control.ts";
 import type { Scenario } from "../scenario/schema.ts";
 
 /** A node of the run: its HTTP URL, its gRPC URL when known, its address. */

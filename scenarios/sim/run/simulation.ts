@@ -12,10 +12,10 @@
  * block loop after the current block; what ran is then drained (mined until settled) and reported.
  */
 import { createPublicClient, http, zeroAddress, type Address, type PublicClient } from "viem";
-import { GrpcProviderAgent } from "../../agents/grpcProviderAgent.ts";
-import type { ProviderPolicy } from "../../agents/policies.ts";
-import { ProviderAgent } from "../../agents/providerAgent.ts";
-import { call } from "../../clients/http.ts";
+import { GrpcProviderAgent } from "../../../node/providerApp/grpcProviderAgent.ts";
+import type { ProviderPolicy } from "../../../node/providerApp/policies.ts";
+import { ProviderAgent } from "../../../node/providerApp/providerAgent.ts";
+import { call } from "../../../node/clients/http.ts";
 import { optInValidators, optOutValidators } from "../../../node/validators/optInRegistry.ts";
 import { devAccount, ROLES } from "../../../node/chain/accounts.ts";
 import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../../node/protocol/windows.ts";

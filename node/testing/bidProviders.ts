@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
 
 /**
  * Test helper for nodes in processes of their own: one bid (the n-th tx hash) for `block` through a bidder's HTTP

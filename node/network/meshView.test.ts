@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Address } from "viem";
-import { meshSettled, type MeshView } from "./nodeOps.ts";
+import { meshSettled, type MeshView } from "./meshView.ts";
 
 const [B, P0, P1, P2] = ["0xb0", "0xa0", "0xa1", "0xa2"].map((a) => a.padEnd(42, "0") as Address);
 const view = (address: Address, providers: Address[], bidders: Address[] = [B!]): MeshView => ({ address, providers, bidders });

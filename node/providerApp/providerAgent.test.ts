@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parseEther } from "viem";
-import { startLocalDevnet, type LocalDevnet } from "../../node/devnet/localDevnet.ts";
+import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
 import { ProviderAgent } from "./providerAgent.ts";
 import { acceptAll } from "./policies.ts";
-import { until } from "../../node/util/deadline.ts";
+import { until } from "../util/deadline.ts";
 
 const LOG = "reports/provider-agent-test-devnet.log";
 let local: LocalDevnet;

@@ -32,13 +32,13 @@ import {
 } from "viem";
 import { nonceManager, privateKeyToAccount, sign } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
-import { nonceManagerFor } from "./clients.ts";
-import { forgetNonces } from "./txPipeline.ts";
-import { devAccount, ROLES } from "./accounts.ts";
-import { startAnvil, type AnvilChain } from "./anvil.ts";
+import { nonceManagerFor } from "../chain/clients.ts";
+import { forgetNonces } from "../chain/txPipeline.ts";
+import { devAccount, ROLES } from "../chain/accounts.ts";
+import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
 import { freePort } from "../util/ports.ts";
-import { ABI_BY_KEY, ALL_ERRORS_ABI, decodeRevert, getContracts, type ContractAddresses, type ContractRevertError, type Contracts } from "./contracts.ts";
-import { builderKeyFor, deployContracts, registerProvider, type DeployParams } from "./deploy.ts";
+import { ABI_BY_KEY, ALL_ERRORS_ABI, decodeRevert, getContracts, type ContractAddresses, type ContractRevertError, type Contracts } from "../chain/contracts.ts";
+import { builderKeyFor, deployContracts, registerProvider, type DeployParams } from "../chain/deploy.ts";
 
 // ------------------------------------------------------------------------------------------------ digests
 

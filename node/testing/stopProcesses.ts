@@ -1,5 +1,5 @@
 import type { Subprocess } from "bun";
-import { DeadlineError, within } from "./deadline.ts";
+import { DeadlineError, within } from "../util/deadline.ts";
 
 export class ProcessStopError extends Error {
   override name = "ProcessStopError";

@@ -1,5 +1,5 @@
 import { call } from "./http.ts";
-import type { DevnetStatus } from "../../node/control/simApi.ts";
+import type { DevnetStatus } from "../control/simApi.ts";
 
 export class ControlApiError extends Error {
   override name = "ControlApiError";

@@ -3,7 +3,7 @@
  * at 5f1068d1 and their expected outputs. Shared by the unit tests and the benchmark.
  */
 import type { Address } from 'viem';
-import type { BidDigestFields } from './digest.ts';
+import type { BidDigestFields } from '../protocol/digest.ts';
 
 export const VECTOR = {
   chainId: 31337n,

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { NdjsonStream } from "./ndjson.ts";
 import { KeptStream, type AgentLog } from "./keptStream.ts";
-import { until } from "../../node/util/deadline.ts";
+import { until } from "../util/deadline.ts";
 
 // A real HTTP server whose stream answers one line and ends; its second request is refused with 503.
 let opens = 0;
