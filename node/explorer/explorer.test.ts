@@ -1,0 +1,132 @@
+/**
+ * The devnet's record of each bid's outcomes (`/sim/v1/bids`) and the explorer page, on a real devnet: bids sent
+ * through the bidder's API, refusals by the real provider nodes, settlement by the oracle on the chains.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createPublicClient, http, parseEther } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { call } from "../../scenarios/clients/http.ts";
+import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { devAccount } from "../chain/accounts.ts";
+import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
+import type { BidRecord } from "./bidOutcomes.ts";
+
+let local: LocalDevnet;
+
+beforeAll(async () => {
+  local = await startLocalDevnet({}, "reports/explorer-devnet.log");
+}, 120_000);
+
+afterAll(async () => {
+  await local?.stop();
+}, 60_000);
+
+const sim = (path: string) => call("GET", `${local.devnet.controlUrl}${path}`);
+
+/** A signed L1 transaction (1 wei to itself from dev account 9) that the winning provider's builder includes. */
+async function rawTransaction(): Promise<string> {
+  const l1 = createPublicClient({ transport: http(local.devnet.chains.l1.rpcUrl) });
+  const account = privateKeyToAccount(devAccount(9).privateKey);
+  const raw = await account.signTransaction({
+    chainId: local.devnet.chains.l1.chainId,
+    nonce: await l1.getTransactionCount({ address: account.address, blockTag: "pending" }),
+    to: account.address,
+    value: 1n,
+    gas: 21_000n,
+    maxFeePerGas: 100_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+  });
+  return raw.slice(2);
+}
+
+/** Sends a bid through the bidder's API; returns the commitments' bid digest (0x…) and how many came back. */
+export async function sendBid(bidderUrl: string, bid: Record<string, unknown>): Promise<{ bidDigest?: string; commitments: number }> {
+  const lines = await (await NdjsonStream.open<{ receivedBidDigest: string }>("POST", `${bidderUrl}/v1/bidder/bid`, bid)).all();
+  const results = lines.flatMap((l) => ("result" in l ? [l.result] : []));
+  return { bidDigest: results[0] && `0x${results[0].receivedBidDigest}`, commitments: results.length };
+}
+
+function timing(block: bigint, amount: bigint) {
+  const now = Date.now();
+  return { amount: amount.toString(), blockNumber: block.toString(), decayStartTimestamp: String(now), decayEndTimestamp: String(now + 60_000) };
+}
+
+async function waitFor<T>(what: string, get: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (v !== undefined) return v;
+    if (performance.now() > until) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await Bun.sleep(100);
+  }
+}
+
+describe("/sim/v1/bids", () => {
+  let committed: BidRecord;
+  let block: bigint;
+
+  test("a bid both providers commit to: each provider's outcome with its commitment", async () => {
+    const d = local.devnet;
+    block = (await d.driver.blockNumber()) + 3n;
+    const sent = await sendBid(d.bidder.url, { rawTransactions: [await rawTransaction()], ...timing(block, 1000n) });
+    expect(sent.commitments).toBe(2);
+    const res = await sim(`/sim/v1/bids/${sent.bidDigest}`);
+    if (res.status !== 200) console.log(sent, res.text);
+    expect(res.status).toBe(200);
+    committed = res.json as BidRecord;
+    expect(committed.digest).toBe(sent.bidDigest!);
+    expect(committed.blockNumber).toBe(block.toString());
+    expect(committed.bidder).toBe(d.bidder.address.toLowerCase());
+    expect(committed.providers.map((p) => p.provider).sort()).toEqual(d.providers.map((p) => p.address.toLowerCase()).sort());
+    for (const p of committed.providers) {
+      expect(p.outcome).toBe("committed");
+      expect(p.commitment!.digest).toMatch(/^0x[0-9a-f]{64}$/);
+    }
+    // The same bid by one of its commitments' digests.
+    const byCommitment = await sim(`/sim/v1/bids/${committed.providers[0]!.commitment!.digest}`);
+    expect((byCommitment.json as BidRecord).digest).toBe(committed.digest);
+  }, 60_000);
+
+  test("a bid over the bidder's allowance for the block: refused by both nodes with the reason", async () => {
+    const d = local.devnet;
+    // The autodeposit is 10 ETH per window, so a block's allowance is 1 ETH.
+    const sent = await sendBid(d.bidder.url, { txHashes: ["ab".repeat(32)], ...timing(block, parseEther("2")) });
+    expect(sent.commitments).toBe(0);
+    const list = await sim(`/sim/v1/bids?outcome=refused&reason=allowance_used&limit=5`);
+    expect(list.status).toBe(200);
+    const refused = (list.json as { bids: BidRecord[] }).bids[0]!;
+    expect(refused.amount).toBe(parseEther("2").toString());
+    for (const p of refused.providers) {
+      expect(p.outcome).toBe("refused");
+      expect(p.reason).toBe("allowance_used");
+      expect(p.message).toContain("insufficient balance");
+    }
+  }, 60_000);
+
+  test("bad input and unknown bids get clear errors", async () => {
+    const bad = await sim(`/sim/v1/bids/0x1234`);
+    expect(bad.status).toBe(400);
+    expect((bad.json as { message: string }).message).toContain("32 bytes of hex");
+    const unknown = await sim(`/sim/v1/bids/0x${"00".repeat(32)}`);
+    expect(unknown.status).toBe(404);
+    const badFilter = await sim(`/sim/v1/bids?outcome=won`);
+    expect(badFilter.status).toBe(400);
+  });
+
+  test("the winner's commitment is stored, opened and settled (payment) once its block is mined", async () => {
+    const d = local.devnet;
+    const winner = d.providers[0]!.address;
+    const head = await d.driver.blockNumber();
+    if (block - head > 1n) await d.mine(Number(block - head - 1n));
+    await d.mine(1, winner);
+    await d.mine(2);
+    const settled = await waitFor("the commitment settled on the bid's record", async () => {
+      const bid = (await sim(`/sim/v1/bids/${committed.digest}`)).json as BidRecord;
+      const o = bid.providers.find((p) => p.provider === winner.toLowerCase());
+      return o?.lifecycle.settled ? o : undefined;
+    });
+    expect(settled.lifecycle.stored).toBeDefined();
+    expect(settled.lifecycle.opened!.bidAmount).toBe("1000");
+    expect(BigInt(settled.lifecycle.settled!.payment)).toBeGreaterThan(0n);
+  }, 90_000);
+});
