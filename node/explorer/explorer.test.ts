@@ -10,6 +10,11 @@ import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
 import { devAccount } from "../chain/accounts.ts";
 import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
 import type { BidRecord } from "./bidOutcomes.ts";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { CHROMIUM_PATH } from "../../scenarios/sim/report/browserCheck.ts";
 
 let local: LocalDevnet;
 
@@ -71,7 +76,6 @@ describe("/sim/v1/bids", () => {
     const sent = await sendBid(d.bidder.url, { rawTransactions: [await rawTransaction()], ...timing(block, 1000n) });
     expect(sent.commitments).toBe(2);
     const res = await sim(`/sim/v1/bids/${sent.bidDigest}`);
-    if (res.status !== 200) console.log(sent, res.text);
     expect(res.status).toBe(200);
     committed = res.json as BidRecord;
     expect(committed.digest).toBe(sent.bidDigest!);
@@ -129,4 +133,68 @@ describe("/sim/v1/bids", () => {
     expect(settled.lifecycle.opened!.bidAmount).toBe("1000");
     expect(BigInt(settled.lifecycle.settled!.payment)).toBeGreaterThan(0n);
   }, 90_000);
+});
+
+/** Chromium as scripts/install-chromium.sh installs it, quiet on a machine without a network. */
+const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+describe("the explorer page in Chromium", () => {
+  test("a bid appears live with both providers' commitments and settles; a refused bid with its reason; search; no console error", async () => {
+    const d = local.devnet;
+    const profile = mkdtempSync(join(tmpdir(), "explorer-chromium-"));
+    const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS, viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    const foreign: string[] = [];
+    try {
+      const page = browser.pages()[0] ?? (await browser.newPage());
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      page.on("pageerror", (e) => errors.push(String(e)));
+      page.on("request", (r) => !r.url().startsWith(d.controlUrl) && foreign.push(r.url()));
+      await page.goto(d.explorerUrl);
+      await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
+      // The page shows what happened before it opened (the bids of the tests above) ...
+      await page.waitForSelector("[data-block]", { timeout: 10_000 });
+
+      // ... and a new bid live, without a reload: both providers' commitments.
+      const block = (await d.driver.blockNumber()) + 3n;
+      const t0 = performance.now();
+      const sent = await sendBid(d.bidder.url, { rawTransactions: [await rawTransaction()], ...timing(block, 2000n) });
+      expect(sent.commitments).toBe(2);
+      const row = `tr[data-bid="${sent.bidDigest}"]`;
+      await page.waitForFunction(`document.querySelectorAll('${row} [data-outcome=committed]').length === 2`, undefined, { timeout: 10_000 });
+      const shownMs = performance.now() - t0;
+
+      // A refused bid, with the node's reason on each provider.
+      const refused = await sendBid(d.bidder.url, { txHashes: ["cd".repeat(32)], ...timing(block, parseEther("3")) });
+      expect(refused.commitments).toBe(0);
+      await page.waitForSelector("[data-reason=allowance_used]", { timeout: 10_000 });
+      const reasonText = await page.textContent("[data-reason=allowance_used] .chip");
+      expect(reasonText).toContain("allowance for the block is used up");
+
+      // The winner's commitment settles on the page once its block is mined.
+      const head = await d.driver.blockNumber();
+      if (block - head > 1n) await d.mine(Number(block - head - 1n));
+      await d.mine(1, d.providers[1]!.address);
+      await d.mine(2);
+      await page.waitForSelector(`${row} .step.settled`, { timeout: 30_000 });
+      expect(await page.textContent(`${row} .step.settled`)).toContain("paid");
+
+      // Search by the bid digest finds it.
+      await page.fill("#search input", sent.bidDigest!);
+      await page.click("#search button");
+      await page.waitForSelector(`#results tr[data-bid="${sent.bidDigest}"]`, { timeout: 10_000 });
+      await page.click("#results button");
+
+      const painted = (await page.evaluate(`(() => { const c = document.getElementById("per-block"); const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data; let n = 0; for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++; return n; })()`)) as number;
+      expect(painted).toBeGreaterThan(500);
+      mkdirSync("reports", { recursive: true });
+      await page.screenshot({ path: process.env.EXPLORER_SCREENSHOT ?? "reports/explorer.png", fullPage: false });
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
+      console.log(`explorer: the bid was on the page ${Math.round(shownMs)} ms after it was sent`);
+    } finally {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
