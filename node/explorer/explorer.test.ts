@@ -149,13 +149,11 @@ describe("the explorer page in Chromium", () => {
       const page = browser.pages()[0] ?? (await browser.newPage());
       page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
       page.on("pageerror", (e) => errors.push(String(e)));
+      page.on("response", (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
       page.on("request", (r) => !r.url().startsWith(d.controlUrl) && foreign.push(r.url()));
       await page.goto(d.explorerUrl);
       await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
-      // The page shows what happened before it opened (the bids of the tests above) ...
-      await page.waitForSelector("[data-block]", { timeout: 10_000 });
-
-      // ... and a new bid live, without a reload: both providers' commitments.
+      // A bid sent now shows up live, without a reload: both providers' commitments.
       const block = (await d.driver.blockNumber()) + 3n;
       const t0 = performance.now();
       const sent = await sendBid(d.bidder.url, { rawTransactions: [await rawTransaction()], ...timing(block, 2000n) });
@@ -176,6 +174,7 @@ describe("the explorer page in Chromium", () => {
       if (block - head > 1n) await d.mine(Number(block - head - 1n));
       await d.mine(1, d.providers[1]!.address);
       await d.mine(2);
+      await page.waitForSelector(`tr[data-block="${block}"]`, { timeout: 30_000 });
       await page.waitForSelector(`${row} .step.settled`, { timeout: 30_000 });
       expect(await page.textContent(`${row} .step.settled`)).toContain("paid");
 
@@ -197,4 +196,53 @@ describe("the explorer page in Chromium", () => {
       rmSync(profile, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+/** Reads an SSE stream until its first `snapshot` event. */
+async function firstSnapshot(url: string): Promise<Record<string, any>> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(20_000) });
+  expect(res.headers.get("content-type")).toContain("text/event-stream");
+  const reader = res.body!.getReader();
+  let text = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended before a snapshot: ${text.slice(0, 200)}`);
+      text += new TextDecoder().decode(value);
+      const m = /event: snapshot\ndata: (.*)\n\n/.exec(text);
+      if (m) return JSON.parse(m[1]!);
+    }
+  } finally {
+    await reader.cancel();
+  }
+}
+
+describe("npm run explorer -- --target file", () => {
+  test("against a target it shows what the chains tell and names the columns that need the reference devnet", async () => {
+    const { startTargetExplorer } = await import("./targetExplorer.ts");
+    const target = local.devnet.target();
+    const explorer = await startTargetExplorer(target, { host: "127.0.0.1", port: 0 });
+    try {
+      const api = explorer.url.replace(/\/explorer\/$/, "/explorer/api");
+      const snap = await waitFor("the chain's settled commitment in the snapshot", async () => {
+        const s = await firstSnapshot(`${api}/events`);
+        return s.commitments.some((c: { settled?: unknown }) => c.settled) ? s : undefined;
+      });
+      expect(snap.mode).toBe("target");
+      expect(snap.devnetOnly.join(" ")).toContain("bid outcomes per provider");
+      expect(snap.bids).toEqual([]);
+      expect(snap.blocks.length).toBeGreaterThan(0);
+      expect(snap.blocks[0].winner).toMatch(/^0x[0-9a-f]{40}$/);
+      expect(snap.deposits.some((d: { bidder: string }) => d.bidder === target.bidderAddress.toLowerCase())).toBe(true);
+      expect(snap.providers.map((p: { provider: string }) => p.provider).sort()).toEqual(target.providerAddresses.map((a) => a.toLowerCase()).sort());
+      const settled = snap.commitments.find((c: { settled?: unknown }) => c.settled);
+      const found = await call("GET", `${api}/search?q=${settled.digest}`);
+      expect((found.json as { commitments: { digest: string }[] }).commitments.map((c) => c.digest)).toEqual([settled.digest]);
+      const page = await call("GET", explorer.url);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain("importmap");
+    } finally {
+      await explorer.stop();
+    }
+  }, 60_000);
 });

@@ -37,7 +37,6 @@ function file(name: string): Response {
 export function explorerPage(hub: ExplorerHub) {
   return new Elysia({ name: "explorer-page" })
     .get("/", ({ redirect }) => redirect("/explorer/"), { detail: { hide: true } })
-    .get("/explorer", ({ redirect }) => redirect("/explorer/"), { detail: { hide: true } })
     .get("/explorer/", () => file("index.html"), { detail: { summary: "The devnet explorer (a page for a browser)" } })
     .get("/explorer/lib/:name", ({ params }) => file(`lib/${params.name}`), { detail: { hide: true } })
     .get("/explorer/:name", ({ params }) => file(params.name), { detail: { hide: true } })
