@@ -173,7 +173,7 @@ function Providers({ providers, names }) {
   return html`<section id="providers">
     <h2>Providers: stake, rewards, slashes</h2>
     <table>
-      <thead><tr><th>provider</th><th class="num">stake</th><th class="num">rewards</th><th class="num">commitments paid</th><th class="num">slashed</th><th class="num">slashes</th></tr></thead>
+      <thead><tr><th>provider</th><th class="num">stake</th><th class="num">rewards</th><th class="num">paid</th><th class="num">slashed</th><th class="num">slashes</th></tr></thead>
       <tbody>${[...providers.values()].map(
         (p) => html`<tr key=${p.provider}><td><${Addr} a=${p.provider} names=${names} /></td><td class="num">${eth(p.stake)}</td><td class="num">${eth(p.rewards)}</td><td class="num">${p.commitmentsPaid}</td><td class="num">${eth(p.slashed)}</td><td class="num">${p.slashes}</td></tr>`,
       )}</tbody>
