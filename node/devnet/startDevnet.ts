@@ -486,7 +486,7 @@ export class Devnet implements SimControl {
 
   async listenControl(): Promise<void> {
     let app = simApi(this);
-    if (this.bidOutcomes) app = app.use(bidsApi(this.bidOutcomes));
+    app = app.use(bidsApi(this.bidOutcomes, this.procs ? "the devnet's nodes run in processes of their own (--network processes|netns): per-bid outcomes are recorded only with in-process nodes" : "the devnet runs no nodes of its own (--no-nodes): per-bid outcomes are recorded only for its own bidder"));
     if (this.explorer) app = app.use(explorerPage(this.explorer));
     this.controlServed = serve(app, this.config.host, this.config.controlPort, "control API");
   }

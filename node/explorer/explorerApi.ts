@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
-import { InvalidArgumentError, NotFoundError } from "../protocol/grpcCodes.ts";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../protocol/grpcCodes.ts";
 import type { BidOutcomes, OutcomeKind } from "./bidOutcomes.ts";
 import type { ExplorerHub } from "./explorerHub.ts";
 import { REFUSAL_TEXT } from "./refusalReason.ts";
@@ -55,12 +55,25 @@ export function explorerPage(hub: ExplorerHub) {
 
 const OUTCOMES: OutcomeKind[] = ["pending", "committed", "refused", "rejected"];
 
-/** `/sim/v1/bids`: each bid the devnet's bidder sent, with every provider's outcome and each commitment's lifecycle. */
-export function bidsApi(bids: BidOutcomes) {
+/** The devnet records no bids: its nodes run in processes of their own, or it has none (--no-nodes). */
+export class BidsNotRecordedError extends FailedPreconditionError {
+  override name = "BidsNotRecordedError";
+}
+
+/**
+ * `/sim/v1/bids`: each bid the devnet's bidder sent, with every provider's outcome and each commitment's lifecycle.
+ * `bids` is undefined when the devnet's bidder does not run in its process (`notRecorded` says why).
+ */
+export function bidsApi(recorder: BidOutcomes | undefined, notRecorded = "the devnet records no bids") {
+  const recorded = (): BidOutcomes => {
+    if (!recorder) throw new BidsNotRecordedError(notRecorded);
+    return recorder;
+  };
   return new Elysia({ name: "sim-bids" })
     .get(
       "/sim/v1/bids",
       ({ query }) => {
+        const bids = recorded();
         if (query.outcome !== undefined && !OUTCOMES.includes(query.outcome as OutcomeKind))
           throw new InvalidArgumentError(`outcome must be one of ${OUTCOMES.join(", ")}, got ${query.outcome}`);
         if (query.reason !== undefined && !(query.reason in REFUSAL_TEXT))
@@ -87,6 +100,7 @@ export function bidsApi(bids: BidOutcomes) {
     .get(
       "/sim/v1/bids/:digest",
       ({ params }) => {
+        const bids = recorded();
         if (!/^(0x)?[0-9a-fA-F]{64}$/.test(params.digest)) throw new InvalidArgumentError(`digest must be 32 bytes of hex, got ${params.digest}`);
         const bid = bids.get(params.digest);
         if (!bid) throw new NotFoundError(`no bid with digest (or commitment digest) ${params.digest} among the last ${bids.max} bids of the devnet's bidder`);
