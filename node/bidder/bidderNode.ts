@@ -9,6 +9,7 @@ import { DepositService } from "./deposits/depositService.ts";
 import { DepositStore } from "./deposits/depositStore.ts";
 import { BidderRegistryClient } from "./deposits/registry.ts";
 import { BidSender } from "./bids/bidSender.ts";
+import type { BidOutcomeSink } from "../explorer/outcomeSink.ts";
 import { processCrypto } from "../crypto/cryptoPool.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { protocolDomains } from "../protocol/digest.ts";
@@ -37,6 +38,8 @@ export interface BidderNodeOptions {
   streamKeepAliveMs?: number;
   /** Worker threads for the bid-path crypto, shared with the process's other nodes (default 0: this thread). */
   cryptoWorkers?: number;
+  /** Told each bid's outcome at every provider (the devnet's explorer). */
+  outcomes?: BidOutcomeSink;
 }
 
 /** The bidder node's composition root: its key, its store, its role code, the API services over them and their transports. */
@@ -77,6 +80,7 @@ export class BidderNode {
       commitments: this.commitments,
       timeoutMs: options.bidTimeoutMs,
       crypto: processCrypto(options.cryptoWorkers ?? 0),
+      outcomes: options.outcomes,
     });
     this.tracker = new CommitmentTracker({
       role: { role: "bidder" },

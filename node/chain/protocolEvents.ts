@@ -4,7 +4,7 @@ import { EventPoller } from "./eventPoller.ts";
 import type { NodeStore } from "../store/db.ts";
 
 /** An event follower over every protocol contract, its cursor kept in `store` under `cursorKey`. */
-export function protocolEventPoller(client: PublicClient, c: ContractAddresses, store: NodeStore, cursorKey = "events.cursor", intervalMs?: number): EventPoller {
+export function protocolEventPoller(client: PublicClient, c: ContractAddresses, store: NodeStore | undefined, cursorKey = "events.cursor", intervalMs?: number): EventPoller {
   return new EventPoller({
     client,
     contracts: [

@@ -37,6 +37,7 @@ export function banner(d: Devnet): string {
     "  Nodes",
     ...nodes,
     `    control      ${t.controlUrl}/sim/v1/status`,
+    `    explorer     ${d.explorerUrl}   (live: blocks, bids and each provider's outcome, deposits, stakes)`,
     `    beacon       ${t.beaconUrl}/eth/v1/beacon/genesis   (simulated beacon schedule: slot N is L1 block N)`,
     ...(d.bootnodeAddrs().length
       ? [`    bootnode     ${d.bootnodeAddrs()[0]}   (nodes meet over libp2p; more join with npm run node -- --role …)`]

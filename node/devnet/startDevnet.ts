@@ -47,6 +47,10 @@ import { meshSettled } from "../network/meshView.ts";
 import { NodeProcess } from "./nodeProcesses.ts";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
+import { BidOutcomes } from "../explorer/bidOutcomes.ts";
+import { devnetExplorer } from "../explorer/devnetExplorer.ts";
+import type { ExplorerHub } from "../explorer/explorerHub.ts";
+import { bidsApi, explorerPage } from "../explorer/explorerApi.ts";
 
 const log = logger("devnet");
 /**
@@ -473,8 +477,20 @@ export class Devnet implements SimControl {
     return targetOf(this);
   }
 
+  /** Each bid's outcome at every provider, as the devnet's in-process bidders tell it (`/sim/v1/bids`). */
+  bidOutcomes: BidOutcomes | undefined;
+  /** The explorer page's sources and live stream (`/explorer/` on the control port). */
+  explorer: ExplorerHub | undefined;
+
+  get explorerUrl(): string {
+    return `${this.controlUrl}/explorer/`;
+  }
+
   async listenControl(): Promise<void> {
-    this.controlServed = serve(simApi(this), this.config.host, this.config.controlPort, "control API");
+    let app = simApi(this);
+    app = app.use(bidsApi(this.bidOutcomes, this.procs ? "the devnet's nodes run in processes of their own (--network processes|netns): per-bid outcomes are recorded only with in-process nodes" : "the devnet runs no nodes of its own (--no-nodes): per-bid outcomes are recorded only for its own bidder"));
+    if (this.explorer) app = app.use(explorerPage(this.explorer));
+    this.controlServed = serve(app, this.config.host, this.config.controlPort, "control API");
   }
 
   /** Serves the beacon API of the simulated beacon schedule (what other nodes' validator services call). */
@@ -492,6 +508,7 @@ export class Devnet implements SimControl {
       const step = (what: string, work: () => unknown) => shutdownStep(what, Math.max(100, end - Date.now()), work, (m) => log.warn(m));
       this.driver.stopInterval();
       await step("the L1 block driver", () => this.driver.drain());
+      this.explorer?.stop();
       await step("the control API", () => this.controlServed?.stop());
       await step("the beacon API", () => this.beaconServed?.stop());
       await step("the provider applications", () => Promise.allSettled(this.responders.map((r) => r.stop())));
@@ -586,6 +603,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         wait: false,
       });
     const settlementChain = localChain(chains.settlement.chainId, chains.settlement.rpcUrl, "settlement");
+    const bidOutcomes = cfg.nodes && !asProcesses ? new BidOutcomes() : undefined;
     const bidder = !cfg.nodes || asProcesses
       ? undefined
       : new BidderNode({
@@ -598,6 +616,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           validators,
           streamKeepAliveMs: cfg.streamKeepAliveMs,
           cryptoWorkers: cfg.cryptoWorkers,
+          outcomes: bidOutcomes,
         });
     // Extra bidder nodes share the in-process network (over libp2p each node would need a peer of its own).
     if (cfg.bidders > 1 && (!bidder || cfg.network !== "in-process")) throw new ConfigError(`${cfg.bidders} bidder nodes need the nodes and the in-process network`);
@@ -614,6 +633,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           validators,
           streamKeepAliveMs: cfg.streamKeepAliveMs,
           cryptoWorkers: cfg.cryptoWorkers,
+          outcomes: bidOutcomes,
         }),
     );
     const providers = (asProcesses ? [] : providerAccounts).map(
@@ -680,6 +700,8 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     devnet.networks = networks;
     devnet.extraBidders = extraBidders;
     devnet.validatorAudience = audience;
+    devnet.bidOutcomes = bidOutcomes;
+    devnet.explorer = devnetExplorer({ events: oracleEvents, bids: bidOutcomes, notifier: () => devnet.bidders[0]?.notifier, info: async () => ({ ...(await devnet.status()) }) });
     await directory.start();
     devnet.rpcTls = cfg.rpcTlsCert && cfg.rpcTlsKey ? readTlsFiles(cfg.rpcTlsCert, cfg.rpcTlsKey) : cfg.rpcTls ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host) : undefined;
     await bidder?.start({ host: cfg.host, httpPort: cfg.bidderPort, rpcPort: cfg.bidderRpcPort, rpcTls: devnet.rpcTls });

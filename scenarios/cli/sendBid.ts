@@ -67,6 +67,7 @@ else {
 console.log(`POST ${target.bidderUrl}/v1/bidder/bid\n${JSON.stringify(bid, null, 2)}\n`);
 const stream = await NdjsonStream.open<Record<string, unknown>>("POST", `${target.bidderUrl}/v1/bidder/bid`, bid);
 let n = 0;
+let bidDigest: unknown;
 for (let line = await stream.next(); line; line = await stream.next()) {
   if ("error" in line) {
     console.log(`HTTP ${stream.status}: ${JSON.stringify(line.error)}`);
@@ -74,6 +75,12 @@ for (let line = await stream.next(); line; line = await stream.next()) {
     continue;
   }
   n++;
+  bidDigest ??= line.result.receivedBidDigest;
   console.log(`commitment from provider 0x${line.result.providerAddress} (dispatched at ${line.result.dispatchTimestamp}):\n${JSON.stringify(line.result, null, 2)}\n`);
 }
 console.log(`${n} commitment(s) for block ${block}. Watch them settle: GET ${target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`);
+if (target.controlUrl)
+  console.log(
+    `Each provider's outcome (and why a provider did not commit): ${target.controlUrl}/explorer/` +
+      (bidDigest ? ` or GET ${target.controlUrl}/sim/v1/bids/0x${bidDigest}` : ` or GET ${target.controlUrl}/sim/v1/bids?limit=1`),
+  );

@@ -9,6 +9,8 @@ import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { logger } from "../../util/log.ts";
 import { bidTracing, markBid } from "../../util/bidTrace.ts";
+import type { BidOutcomeSink } from "../../explorer/outcomeSink.ts";
+import { REFUSAL_TEXT, refusalMessage, refusalReason, type RefusalReason } from "../../explorer/refusalReason.ts";
 
 export interface BidSenderOptions {
   privateKey: Hex;
@@ -19,7 +21,12 @@ export interface BidSenderOptions {
   timeoutMs: number;
   /** Where the bid is signed and commitments verified (default: this thread). */
   crypto?: BidCrypto;
+  /** Told each bid's outcome at every provider (the devnet's explorer). */
+  outcomes?: BidOutcomeSink;
 }
+
+/** A provider's answer to one bid: its commitment, or why there is none. */
+type Answer = Commitment | { provider: Address; reason: RefusalReason };
 
 class BidTimeoutError extends Error {
   override name = "BidTimeoutError";
@@ -50,19 +57,23 @@ export class BidSender {
     const ready: Commitment[] = [];
     let wake: (() => void) | undefined;
     let pending = providers.length;
-    const settle = () => {
-      pending--;
+    const answers: Answer[] = [];
+    const settle = (digest: Uint8Array) => {
+      if (--pending === 0) this.logAnswers(digest, answers);
       wake?.();
     };
     const signed = crypto.signBid(bid, this.o.privateKey, this.o.domains.bid).then((s) => {
       markBid(s.signedBid.digest, "bidder.received", receivedAt);
       markBid(s.signedBid.digest, "bidder.signed");
+      this.o.outcomes?.bidSent(s.signedBid, this.o.address, providers.map((p) => p.address));
+      const sentAt = performance.now();
       for (const p of providers)
-        this.ask(p, s.signedBid, s.nikeSecret, signal, crypto)
-          .then((c) => {
-            if (c) ready.push(c);
+        this.ask(p, s.signedBid, s.nikeSecret, signal, crypto, sentAt)
+          .then((a) => {
+            answers.push(a);
+            if ("digest" in a) ready.push(a);
           })
-          .finally(settle);
+          .finally(() => settle(s.signedBid.digest));
     });
     signed.catch(() => {}); // the stream below rethrows it
     return (async function* () {
@@ -80,7 +91,7 @@ export class BidSender {
     })();
   }
 
-  private async ask(p: ProviderPeer, signedBid: Commitment["signedBid"], nikeSecret: bigint, signal: AbortSignal, crypto: BidCrypto): Promise<Commitment | undefined> {
+  private async ask(p: ProviderPeer, signedBid: Commitment["signedBid"], nikeSecret: bigint, signal: AbortSignal, crypto: BidCrypto, sentAt: number): Promise<Answer> {
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort();
     signal.addEventListener("abort", onAbort, { once: true });
@@ -117,16 +128,30 @@ export class BidSender {
       // Recorded before it is streamed: nothing the client saw can be lost in a crash.
       await this.o.commitments.record(toRecord(commitment, this.o.address, "pending"));
       markBid(signedBid.digest, "bidder.recorded");
+      this.o.outcomes?.committed(signedBid, p.address, commitment, performance.now() - sentAt);
       return commitment;
     } catch (e) {
-      const reason = (e as Error).message;
+      const message = refusalMessage(e);
+      const reason = refusalReason(e);
       if (isNoActiveReceivers(e)) this.noteWithoutReceiver(p.address);
-      this.log.debug("no commitment from provider", { provider: p.address, bid: bytesToHex(signedBid.digest), reason });
-      return undefined;
+      this.log.debug("no commitment from provider", { provider: p.address, bid: bytesToHex(signedBid.digest), reason: message });
+      this.o.outcomes?.refused(signedBid, p.address, reason, message, performance.now() - sentAt);
+      return { provider: p.address, reason };
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** One info line per bid once every provider has answered: how many committed, and why the others did not. */
+  private logAnswers(digest: Uint8Array, answers: readonly Answer[]): void {
+    const refused = answers.filter((a): a is Exclude<Answer, Commitment> => !("digest" in a));
+    this.log.info("bid answered", {
+      bid: `0x${bytesToHex(digest)}`,
+      commitments: answers.length - refused.length,
+      providers: answers.length,
+      ...(refused.length ? { refused: refused.map((a) => `${a.provider} ${REFUSAL_TEXT[a.reason]}`).join("; ") } : {}),
+    });
   }
 
   /** Says in the log which provider has no application attached (bids get no commitment from it), at most every 10 s. */

@@ -1,0 +1,35 @@
+import type { EventPoller } from "../chain/eventPoller.ts";
+import { TOPICS } from "../notify/topics.ts";
+import type { Notifier } from "../notify/notifier.ts";
+import type { BidOutcomes } from "./bidOutcomes.ts";
+import { ChainView } from "./chainView.ts";
+import { ExplorerHub, type NotificationFeed } from "./explorerHub.ts";
+
+/** A node's notifications in this process, read through a subscription of its own while the page is open. */
+export function notifierFeed(notifier: () => Notifier | undefined): NotificationFeed {
+  return (on) => {
+    const sub = notifier()?.subscribe(TOPICS);
+    if (!sub) return () => {};
+    void (async () => {
+      try {
+        for await (const n of sub.notifications()) on(n);
+      } catch {
+        // Cut off as a slow subscriber: the page shows what it had; a page opened later subscribes again.
+      }
+    })();
+    return () => sub.close();
+  };
+}
+
+/**
+ * The reference devnet's explorer: the chain as the oracle's event follower reads it (its handlers are added before
+ * the follower starts), each bid's outcomes as the devnet's bidders record them, the first bidder's notifications.
+ */
+export function devnetExplorer(o: {
+  events: EventPoller;
+  bids: BidOutcomes | undefined;
+  notifier: () => Notifier | undefined;
+  info: () => Promise<Record<string, unknown>>;
+}): ExplorerHub {
+  return new ExplorerHub({ mode: "devnet", chain: new ChainView(o.events, o.bids), bids: o.bids, notifications: notifierFeed(o.notifier), info: o.info });
+}
