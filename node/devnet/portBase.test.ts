@@ -4,11 +4,11 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, spawnSync, type Subprocess } from "bun";
 import { ConfigError, DEFAULTS, MAX_PORT_BASE, parseDevnetArgs, portsFromBase, type DevnetConfig } from "./config.ts";
+import { freePortBase } from "./freePortBase.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -50,25 +50,6 @@ describe("parsing --port-base", () => {
     expect(() => parse(["--port-base", "80"])).toThrow(ConfigError);
   });
 });
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const s = createServer();
-    s.once("error", () => done(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => done(true)));
-  });
-}
-
-/** A base all of whose derived ports are free now, below the ephemeral range (the devnet's own dials use that). */
-async function freeBase(providers: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 16_000 + 10 * Math.floor(Math.random() * 1_500);
-    const p = portsFromBase(base, providers);
-    const all = [p.controlPort, p.beaconPort, p.l1Port, p.settlementPort, p.settlementGenesisPort, p.bootnodePort, p.bidderP2pPort, p.bidderPort, p.bidderRpcPort, ...p.providerP2pPorts, ...p.providerPorts, ...p.providerRpcPorts];
-    if ((await Promise.all(all.map(portFree))).every(Boolean)) return base;
-  }
-  throw new Error("no base with every derived port free");
-}
 
 /** The process and its descendants (walking /proc). */
 function processTree(root: number): Set<number> {
@@ -121,7 +102,7 @@ describe("a devnet started with --port-base", () => {
   test(
     "listens only on ports derived from it, the settlement chain's idle fork source included",
     async () => {
-      const base = await freeBase(2);
+      const base = await freePortBase(2);
       const derived = portsFromBase(base, 2);
       proc = spawn(["bun", "node/main.ts", "--data-dir", dataDir, "--port-base", String(base), "--l1-block-time", "0", "--log-level", "warn"], {
         cwd: ROOT,
