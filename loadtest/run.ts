@@ -12,6 +12,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnSync, spawn } from "bun";
 import { startLocalDevnet, type LocalDevnet } from "../node/devnet/localDevnet.ts";
+import { namedTargetFile, TargetFileError } from "../features/support/target.ts";
 
 const PROFILES = ["smoke", "steady", "ramp", "slot-burst", "soak", "fan-out"] as const;
 const DEFAULT_DURATION: Record<(typeof PROFILES)[number], string> = {
@@ -94,6 +95,14 @@ if (values.network !== "libp2p" && values.network !== "in-process") {
   console.error(`error: --network must be libp2p or in-process, got "${values.network}"`);
   process.exit(2);
 }
+let namedTarget: string | undefined;
+try {
+  namedTarget = namedTargetFile(process.env.TARGET);
+} catch (e) {
+  if (!(e instanceof TargetFileError)) throw e;
+  console.error(`error: ${e.message}`);
+  process.exit(2);
+}
 const duration = values.duration ?? DEFAULT_DURATION[profile];
 const blockTime = Number(values["block-time"]);
 
@@ -106,7 +115,7 @@ const k6Path = k6.stdout.toString().trim();
 const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 const report = join(root, "reports", `load-${profile}.json`);
 let local: LocalDevnet | undefined;
-let targetFile = process.env.TARGET ? resolve(process.env.TARGET) : undefined;
+let targetFile = namedTarget;
 const samples: { s: number; rssMiB: number }[] = [];
 let sampler: ReturnType<typeof setInterval> | undefined;
 try {

@@ -31,6 +31,12 @@ commitment from every provider. Reports: reports/fuzz/<node>.xml (JUnit), the de
 // Streams that stay open until the client leaves: a valid request never completes, so they are not fuzzed
 // (node/api/wire/abuse.test.ts and the features drive them with bad input).
 const ENDLESS_STREAMS = ["/v1/subscribe", "/v1/provider/receive_bids"];
+/**
+ * Operations that end the provider's stake: once it unstakes, Stake is refused until the withdrawal delay (a day of
+ * chain time) has passed, whatever its input. They run in a pass of their own after everything else, so that the
+ * first pass fuzzes Stake on a staked provider, as a client meets it.
+ */
+const STAKE_ENDING = ["/v1/provider/unstake", "/v1/provider/withdraw_stake"];
 
 const { values: opts } = parseArgs({
   options: { examples: { type: "string" }, seed: { type: "string" }, workers: { type: "string" }, help: { type: "boolean", short: "h" } },
@@ -59,10 +65,18 @@ const nodes = [
   { name: "bidder", url: devnet.bidder.url },
   ...devnet.providers.map((p) => ({ name: p.name, url: p.url })),
 ];
+const passes = nodes.flatMap((node) =>
+  node.name === "bidder"
+    ? [{ ...node, label: node.name, filter: [] as string[] }]
+    : [
+        { ...node, label: node.name, filter: STAKE_ENDING.flatMap((p) => ["--exclude-path", p]) },
+        { ...node, label: `${node.name}-unstake`, filter: STAKE_ENDING.flatMap((p) => ["--include-path", p]) },
+      ],
+);
 const results: { name: string; ok: boolean; detail: string }[] = [];
 
 try {
-  for (const node of nodes) {
+  for (const node of passes) {
     const args = [
       ST,
       "--config-file",
@@ -83,15 +97,16 @@ try {
       "--report",
       "junit",
       "--report-junit-path",
-      join(REPORTS, `${node.name}.xml`),
+      join(REPORTS, `${node.label}.xml`),
       ...ENDLESS_STREAMS.flatMap((p) => ["--exclude-path", p]),
+      ...node.filter,
       ...(opts.seed ? ["--seed", opts.seed] : []),
     ];
-    console.log(`\nfuzz: ${node.name} (${node.url}), ${examples} test cases per operation`);
+    console.log(`\nfuzz: ${node.label} (${node.url}), ${examples} test cases per operation`);
     const st = Bun.spawn(args, { cwd: ROOT, stdout: "pipe", stderr: "inherit" });
     const out = await new Response(st.stdout).text();
     const code = await st.exited;
-    const logPath = join(REPORTS, `${node.name}.log`);
+    const logPath = join(REPORTS, `${node.label}.log`);
     await Bun.write(logPath, out);
     // Our own summary, not schemathesis's: its closing "=== N warnings in Xs ===" line reads like a pytest run that
     // executed no test to anything that scans CI output. The whole output is kept in the log, and printed on failure.
@@ -104,7 +119,7 @@ try {
     } else {
       console.log(out);
     }
-    results.push({ name: `schemathesis on ${node.name}`, ok: code === 0 && /\d+ passed/.test(cases), detail: `${cases} (exit ${code})` });
+    results.push({ name: `schemathesis on ${node.label}`, ok: code === 0 && /\d+ passed/.test(cases), detail: `${cases} (exit ${code})` });
   }
 
   // The property's second half: everything still up and working.

@@ -35,12 +35,15 @@ afterAll(() => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
+// The suite's own devnet unless a test names a target: TARGET set in the shell would be the one tested.
+const { TARGET: _shellTarget, ...withoutTarget } = process.env;
+
 async function runCli(args: string[], env: Record<string, string> = {}) {
   const dir = tempDir("conformance-cli-");
   const json = join(dir, "result.json");
   const p = Bun.spawn(["bun", join(ROOT, "features", "cli", "conformance.ts"), "--reports", dir, "--json", json, ...args], {
     cwd: ROOT,
-    env: { ...process.env, TARGET: "", ...env },
+    env: { ...withoutTarget, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -3,7 +3,7 @@
  * field), or a reference devnet the suite starts itself when none is given. The suite reads its own copy of the
  * target type and imports nothing from node/ except, lazily and only without a target file, the devnet launcher.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 /** What a target can do beyond the interface; scenarios that need a capability the target lacks are skipped. */
@@ -88,6 +88,19 @@ export function parseTarget(raw: unknown, where: string): Target {
   };
 }
 
+/**
+ * The target file a command was told to use (`--target`, else TARGET; `name` is whichever is set), checked before
+ * anything starts. undefined when neither is set, and only then may the command start a devnet of its own: an empty
+ * name or one of no file is a TargetFileError, so that a run meant for one implementation never tests another.
+ */
+export function namedTargetFile(name: string | undefined = process.env.TARGET): string | undefined {
+  if (name === undefined) return undefined;
+  if (name.trim() === "") throw new TargetFileError("--target (or TARGET) is empty: name a target file, or unset it for a devnet of the command's own");
+  const path = resolve(name);
+  if (!existsSync(path)) throw new TargetFileError(`target file ${path} does not exist (--target or TARGET)`);
+  return path;
+}
+
 /** Reads and checks a target file. */
 export function loadTargetFile(path: string): Target {
   let raw: unknown;
@@ -110,12 +123,13 @@ export interface StartedTarget {
 export const OWN_DEVNET_TIMEOUTS = { bidTimeoutMs: 5_000, decisionTimeoutMs: 3_000 } as const;
 
 /**
- * The target of this run: the file named by `file` (or TARGET), or a reference devnet the suite starts itself
- * (manual L1 mining, no auto-accept, no auto-deposit, every port picked free, state in a temp dir, its log
- * `devnet.log` in `reportsDir`).
+ * The target of this run: the file named by `file` (--target, else TARGET), or, when neither is set, a reference
+ * devnet the suite starts itself (manual L1 mining, no auto-accept, no auto-deposit, every port picked free, state
+ * in a temp dir, its log `devnet.log` in `reportsDir`).
  */
 export async function startTarget(file = process.env.TARGET, reportsDir = "reports"): Promise<StartedTarget> {
-  if (file) return { target: loadTargetFile(resolve(file)), ownDevnet: false, stop: async () => {} };
+  const named = namedTargetFile(file);
+  if (named) return { target: loadTargetFile(named), ownDevnet: false, stop: async () => {} };
   // The only way into node/: the launcher of the reference devnet, loaded only when there is no target file.
   const { startLocalDevnet } = await import("../../node/devnet/localDevnet.ts");
   const { devnet, stop } = await startLocalDevnet(

@@ -13,6 +13,24 @@ const INT64_MAX = Number(2n ** 63n - 1n);
 const INT64_TEXT = "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$";
 
 /**
+ * A pattern of exactly the decimals from 1 to `max` without leading zeros: any shorter than max, or as long and, at
+ * the first digit where they differ, smaller (one alternative per digit of max).
+ */
+export function positiveDecimalAtMostPattern(max: bigint): string {
+  const m = max.toString();
+  const alternatives = [m.length > 1 ? `[1-9][0-9]{0,${m.length - 2}}` : ""].filter(Boolean);
+  for (let i = 0; i < m.length; i++) {
+    const d = Number(m[i]);
+    const lowest = i === 0 ? 1 : 0;
+    if (d - 1 < lowest) continue;
+    const rest = m.length - 1 - i;
+    alternatives.push(`${m.slice(0, i)}[${lowest}-${d - 1}]${rest ? `[0-9]{${rest}}` : ""}`);
+  }
+  alternatives.push(m);
+  return `^(${alternatives.join("|")})$`;
+}
+
+/**
  * JSON Schemas of the wire's scalar forms, bounded as the node's validation bounds them. Where a bound cannot be
  * written exactly (2^64-1 is not a JSON double; protojson also reads "1e3" as an integer), the schema is the
  * smallest superset that can: nothing the node accepts violates it.
@@ -22,8 +40,8 @@ export const Wire = {
   uint: (minimum = 0) => ({ type: "integer", minimum, maximum: UINT64_MAX }),
   int32NonNegative: { type: "integer", minimum: 0, maximum: 2147483647 },
   int64: { type: "integer", minimum: -INT64_MAX - 1, maximum: INT64_MAX },
-  /** An amount in wei: a decimal without leading zeros that fits in a uint256 (at most 78 digits). */
-  wei: { type: "string", pattern: "^[1-9][0-9]{0,76}$", description: "wei, a positive decimal that fits in a uint256" },
+  /** An amount in wei: a decimal from 1 to 2^256-1 without leading zeros. */
+  wei: { type: "string", pattern: positiveDecimalAtMostPattern(2n ** 256n - 1n), description: "wei, a positive decimal that fits in a uint256 (1 to 2^256-1)" },
   /** An int64 body field the node requires positive: a JSON number, or a string protojson reads as one. */
   positiveInt64: (description: string) => ({
     description,

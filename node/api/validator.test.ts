@@ -103,4 +103,11 @@ describe("GET /v1/validator/get_validators", () => {
     }
     expect(Object.keys(body.items as object)).toHaveLength(32);
   });
+
+  test("query keys named like Object's own properties are unknown keys, ignored as any other", async () => {
+    for (const key of ["__proto__", "constructor", "hasOwnProperty", "toString"]) {
+      const { status } = await get(`?${key}=null&${key}=1&epoch=2`);
+      expect(status).toBe(200);
+    }
+  });
 });

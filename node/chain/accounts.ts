@@ -27,8 +27,12 @@ export const ROLES = {
   oracle: 1,
   bidder: 2,
   firstProvider: 3,
-  /** The devnet's libp2p bootnode (its peer ID; it holds no funds and sends no transactions). */
-  bootnode: 16,
+  /**
+   * The devnet's libp2p bootnode (its peer ID; it holds no funds and sends no transactions): an index past the
+   * accounts the chains fund, none of which the docs hand to another node (docs/conformance.md gives upstream's
+   * bootnode account 16), so that no other node shares its peer ID.
+   */
+  bootnode: 100,
   /**
    * Deploys the validator opt-in registry on the L1 (the deployer owns it). A deployer of its own keeps L1 contract
    * addresses apart from the settlement chain's (both chains start every account at nonce 0), since upstream's node

@@ -30,7 +30,7 @@ export interface AnvilOptions {
    * 128k slots with 64 kept, 1 ms with none). With none kept, calls at past blocks fail and a call at `latest` can
    * race the next block (BlockOutOfRangeError; chainClients retries it). docs/performance.md has the measurements.
    */
-  emptyFork?: { keepStates: number };
+  emptyFork?: { keepStates: number; /** Port of the empty chain; 0 or absent: a free one not in avoidPorts. */ port?: number };
   /** Ports the empty chain of `emptyFork` must not take (others of the devnet, free now and bound later). */
   avoidPorts?: ReadonlySet<number>;
   /** Funded dev accounts (Anvil's default mnemonic); default 30 (roles up to 28: node/chain/accounts.ts). */
@@ -146,7 +146,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
   if (opts.statePath) mkdirSync(dirname(opts.statePath), { recursive: true });
   // The empty chain a fork-mode Anvil forks from: never mined, only asked about accounts the fork has not seen.
   const genesis = opts.emptyFork
-    ? await startAnvil({ name: `${opts.name}-genesis`, host, port: await freePort(host, opts.avoidPorts), chainId: opts.chainId, mining: "manual", accounts: opts.accounts, baseFeePerGas: opts.baseFeePerGas, pidDir: opts.pidDir })
+    ? await startAnvil({ name: `${opts.name}-genesis`, host, port: opts.emptyFork.port || (await freePort(host, opts.avoidPorts)), chainId: opts.chainId, mining: "manual", accounts: opts.accounts, baseFeePerGas: opts.baseFeePerGas, pidDir: opts.pidDir })
     : undefined;
   const anvil: Anvil = createAnvil({
     anvilBinary: anvilBinaryPath(),

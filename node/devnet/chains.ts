@@ -94,7 +94,7 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           port: cfg.settlementPort,
           chainId: cfg.settlementChainId,
           mining: cfg.settlementBlockTimeMs > 0 ? { intervalMs: cfg.settlementBlockTimeMs, idleIntervalMs: SETTLEMENT_IDLE_BLOCK_MS } : "auto",
-          emptyFork: { keepStates: cfg.settlementHistory },
+          emptyFork: { keepStates: cfg.settlementHistory, port: cfg.settlementGenesisPort },
           avoidPorts: configuredPorts(cfg),
           keepTxBlocks: cfg.settlementKeepBlocks || undefined,
           blockGasLimit: SETTLEMENT_BLOCK_GAS_LIMIT,

@@ -38,6 +38,11 @@ export interface DevnetConfig {
   beaconPort: number;
   l1Port: number;
   settlementPort: number;
+  /**
+   * Port of the idle chain the settlement chain forks (an Anvil of the devnet's own, chains.ts says why); 0 = a free
+   * port none of the others names.
+   */
+  settlementGenesisPort: number;
   l1ChainId: number;
   settlementChainId: number;
   l1RpcUrl?: string;
@@ -141,6 +146,7 @@ export const DEFAULTS: DevnetConfig = {
   beaconPort: 13501,
   l1Port: 8545,
   settlementPort: 8546,
+  settlementGenesisPort: 0,
   l1ChainId: 31337,
   settlementChainId: 17864,
   l1BlockTime: 2,
@@ -164,6 +170,36 @@ export const DEFAULTS: DevnetConfig = {
   logLevel: "info",
 };
 
+/** The highest --port-base: provider 7's admin port, the last derived one, is the base + 725. */
+export const MAX_PORT_BASE = 65535 - 725;
+
+/**
+ * Every port of the devnet from one base (`--port-base B`), laid out as the defaults are around 13500: control B,
+ * beacon B+1, L1 B+2, settlement B+3, the settlement chain's idle fork source B+4, bootnode B+10, the bidder's libp2p
+ * B+20, HTTP B+23, gRPC B+24 (admin B+25 as a process; extra bidders 10 above each other), provider i's libp2p, HTTP
+ * and gRPC B+120, B+123, B+124 plus 100·i (admin 2 above HTTP).
+ */
+export function portsFromBase(base: number, providers: number): Pick<
+  DevnetConfig,
+  "controlPort" | "beaconPort" | "l1Port" | "settlementPort" | "settlementGenesisPort" | "bootnodePort" | "bidderP2pPort" | "bidderPort" | "bidderRpcPort" | "providerP2pPorts" | "providerPorts" | "providerRpcPorts"
+> {
+  const each = (offset: number) => Array.from({ length: providers }, (_, i) => base + offset + 100 * i);
+  return {
+    controlPort: base,
+    beaconPort: base + 1,
+    l1Port: base + 2,
+    settlementPort: base + 3,
+    settlementGenesisPort: base + 4,
+    bootnodePort: base + 10,
+    bidderP2pPort: base + 20,
+    bidderPort: base + 23,
+    bidderRpcPort: base + 24,
+    providerP2pPorts: each(120),
+    providerPorts: each(123),
+    providerRpcPorts: each(124),
+  };
+}
+
 export const HELP = `Usage: bun run node [options]
 
 Starts a whole mev-commit devnet on this machine: an L1 and a settlement Anvil chain, the protocol contracts,
@@ -173,6 +209,9 @@ Options:
   --data-dir DIR              node stores, chain state and target.json (default .devnet)
   --fresh                     wipe the data dir and start clean
   --host HOST                 address every listener binds (default 127.0.0.1)
+  --port-base PORT            every port from this one (at most ${MAX_PORT_BASE}): control +0, beacon +1, L1 +2,
+                              settlement +3, its fork source +4, bootnode +10, bidder libp2p/HTTP/gRPC +20/+23/+24,
+                              provider i libp2p/HTTP/gRPC +120/+123/+124 plus 100·i; a port flag below still wins
   --no-nodes                  start no nodes of ours: chains, contracts, L1 driver, oracle, beacon and control
                               APIs only, for another implementation's bidder and providers (providers that
                               register on-chain take part in the winner schedule; see docs/conformance.md)
@@ -193,6 +232,9 @@ Options:
                               beacon schedule, for other nodes' --beacon-api-url (default 13501)
   --l1-port PORT              L1 Anvil port (default 8545)
   --settlement-port PORT      settlement Anvil port (default 8546)
+  --settlement-genesis-port PORT
+                              port of the idle Anvil the settlement chain forks (default: a free port none of the
+                              others names)
   --l1-chain-id ID            (default 31337)
   --settlement-chain-id ID    (default 17864)
   --l1-rpc-url URL            use an existing L1 chain instead of starting Anvil (it must answer Anvil's
@@ -285,6 +327,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "beacon-port": { type: "string" },
         "l1-port": { type: "string" },
         "settlement-port": { type: "string" },
+        "settlement-genesis-port": { type: "string" },
+        "port-base": { type: "string" },
         "l1-chain-id": { type: "string" },
         "settlement-chain-id": { type: "string" },
         "l1-rpc-url": { type: "string" },
@@ -323,6 +367,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
   const o = parsed.values;
   if (o.help) return "help";
   const providers = int("providers", o.providers, 1, 7) ?? base.providers;
+  const portBase = int("port-base", o["port-base"], 1024, MAX_PORT_BASE);
+  if (portBase !== undefined) base = { ...base, ...portsFromBase(portBase, providers) };
   const bidderPort = int("bidder-port", o["bidder-port"], 0, 65535) ?? base.bidderPort;
   const portList = (flag: string, given: string | undefined, defaults: number[], fallback: number): number[] => {
     if (given === undefined) {
@@ -366,6 +412,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     beaconPort: int("beacon-port", o["beacon-port"], 0, 65535) ?? base.beaconPort,
     l1Port: int("l1-port", o["l1-port"], 0, 65535) ?? base.l1Port,
     settlementPort: int("settlement-port", o["settlement-port"], 0, 65535) ?? base.settlementPort,
+    settlementGenesisPort: int("settlement-genesis-port", o["settlement-genesis-port"], 0, 65535) ?? base.settlementGenesisPort,
     l1ChainId: int("l1-chain-id", o["l1-chain-id"], 1, 2 ** 32) ?? base.l1ChainId,
     settlementChainId: int("settlement-chain-id", o["settlement-chain-id"], 1, 2 ** 32) ?? base.settlementChainId,
     l1RpcUrl: o["l1-rpc-url"] ?? base.l1RpcUrl,
@@ -402,7 +449,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
  * restart on the same ports found one taken that way).
  */
 export function configuredPorts(cfg: DevnetConfig): Set<number> {
-  const ports = [cfg.bidderPort, cfg.bidderRpcPort, cfg.controlPort, cfg.beaconPort, cfg.l1Port, cfg.settlementPort, cfg.bootnodePort, cfg.bidderP2pPort];
+  const ports = [cfg.bidderPort, cfg.bidderRpcPort, cfg.controlPort, cfg.beaconPort, cfg.l1Port, cfg.settlementPort, cfg.settlementGenesisPort, cfg.bootnodePort, cfg.bidderP2pPort];
   ports.push(...cfg.providerPorts, ...cfg.providerRpcPorts, ...cfg.providerP2pPorts);
   for (let j = 0; j < cfg.bidders - 1; j++) ports.push(extraBidderPort(cfg.bidderPort, j), extraBidderPort(cfg.bidderRpcPort, j));
   return new Set(ports.filter((p) => p > 0));

@@ -46,7 +46,7 @@ import { armBidderFault, armProviderFault, nodeCounts, type Fault } from "./node
 import { meshSettled } from "../network/meshView.ts";
 import { NodeProcess } from "./nodeProcesses.ts";
 import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { BidOutcomes } from "../explorer/bidOutcomes.ts";
 import { devnetExplorer } from "../explorer/devnetExplorer.ts";
 import type { ExplorerHub } from "../explorer/explorerHub.ts";
@@ -223,6 +223,10 @@ export class Devnet implements SimControl {
     if (!this.directory.has(address)) throw new InvalidArgumentError(`no provider registered in ProviderRegistry with address ${address}`);
   }
 
+  /** Set once the target file is written: until then every node's /health answers 503 (readiness). */
+  ready = false;
+  readonly readiness = async (): Promise<string | undefined> => (this.ready ? undefined : "starting: the devnet has not written its target file yet");
+
   private readonly providerPorts = new Map<number, { http: number; rpc: number }>();
   /** The gRPC listeners' certificate, with --rpc-tls. */
   rpcTls: TlsFiles | undefined;
@@ -231,7 +235,7 @@ export class Devnet implements SimControl {
   providerListen(index: number): NodeListen {
     const kept = this.providerPorts.get(index);
     const c = this.config;
-    return { host: c.host, httpPort: kept?.http ?? c.providerPorts[index] ?? 0, rpcPort: kept?.rpc ?? c.providerRpcPorts[index] ?? 0, rpcTls: this.rpcTls };
+    return { host: c.host, httpPort: kept?.http ?? c.providerPorts[index] ?? 0, rpcPort: kept?.rpc ?? c.providerRpcPorts[index] ?? 0, rpcTls: this.rpcTls, readiness: this.readiness };
   }
 
   /** Stops a provider node (it leaves the network: peer_disconnected); its state stays in its store. */
@@ -534,6 +538,8 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
   const dir = new DataDir(cfg.dataDir);
   if (cfg.fresh) dir.wipe();
   dir.ensure();
+  // The last run's target file names nodes that are not up yet: it comes back once this run is ready.
+  rmSync(dir.targetFile, { force: true });
   const t0 = performance.now();
   const asProcesses = cfg.network === "processes" || cfg.network === "netns";
   let hosts: NetnsHosts<string> | undefined;
@@ -704,9 +710,9 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     devnet.explorer = devnetExplorer({ events: oracleEvents, bids: bidOutcomes, notifier: () => devnet.bidders[0]?.notifier, info: async () => ({ ...(await devnet.status()) }) });
     await directory.start();
     devnet.rpcTls = cfg.rpcTlsCert && cfg.rpcTlsKey ? readTlsFiles(cfg.rpcTlsCert, cfg.rpcTlsKey) : cfg.rpcTls ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host) : undefined;
-    await bidder?.start({ host: cfg.host, httpPort: cfg.bidderPort, rpcPort: cfg.bidderRpcPort, rpcTls: devnet.rpcTls });
+    await bidder?.start({ host: cfg.host, httpPort: cfg.bidderPort, rpcPort: cfg.bidderRpcPort, rpcTls: devnet.rpcTls, readiness: devnet.readiness });
     for (const [j, b] of extraBidders.entries())
-      await b.start({ host: cfg.host, httpPort: extraBidderPort(cfg.bidderPort, j), rpcPort: extraBidderPort(cfg.bidderRpcPort, j), rpcTls: devnet.rpcTls });
+      await b.start({ host: cfg.host, httpPort: extraBidderPort(cfg.bidderPort, j), rpcPort: extraBidderPort(cfg.bidderRpcPort, j), rpcTls: devnet.rpcTls, readiness: devnet.readiness });
     if (bidder && cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
       await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
@@ -729,6 +735,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     await oracleEvents.start();
     await validators.start();
     dir.writeJson(dir.targetFile, devnet.targetFile());
+    devnet.ready = true;
     driver.startInterval(cfg.l1BlockTime);
     log.info("devnet ready", { ms: Math.round(performance.now() - t0) });
     return devnet;
@@ -764,6 +771,7 @@ async function startNodeProcesses(
   const admin = (http: number) => (http === 0 ? 0 : http + 2);
   const common = [
     "--log-level", cfg.logLevel, "--stream-keepalive", String(cfg.streamKeepAliveMs), "--crypto-workers", String(cfg.cryptoWorkers),
+    "--ready-file", dir.targetFile,
     ...(cfg.responderIdleTimeoutMs === undefined ? [] : ["--responder-idle-timeout", String(cfg.responderIdleTimeoutMs)]),
   ];
   const make = (name: string, role: "bidder" | "provider", key: `0x${string}`, ports: { http: number; rpc: number; p2p: number }, args: string[]) =>

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createPublicClient, http, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { call } from "../../scenarios/clients/http.ts";
-import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { call } from "../clients/http.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
 import { devAccount } from "../chain/accounts.ts";
 import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
 import type { BidRecord } from "./bidOutcomes.ts";
@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { CHROMIUM_PATH } from "../../scenarios/sim/report/browserCheck.ts";
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../testing/chromium.ts";
 
 let local: LocalDevnet;
 
@@ -135,8 +135,6 @@ describe("/sim/v1/bids", () => {
   }, 90_000);
 });
 
-/** Chromium as scripts/install-chromium.sh installs it, quiet on a machine without a network. */
-const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 describe("the explorer page in Chromium", () => {
   test("a bid appears live with both providers' commitments and settles; a refused bid with its reason; search; no console error", async () => {

@@ -6,7 +6,7 @@ import type { Target } from "../devnet/target.ts";
 import { serve } from "../api/serve.ts";
 import { TOPICS } from "../notify/topics.ts";
 import { logger } from "../util/log.ts";
-import { NdjsonStream } from "../../scenarios/clients/ndjson.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
 import { ChainView } from "./chainView.ts";
 import { ExplorerHub, type NotificationFeed } from "./explorerHub.ts";
 import { explorerPage } from "./explorerApi.ts";

@@ -21,9 +21,12 @@ export interface QueryFieldSpec {
   readonly kind: QueryFieldKind;
 }
 
-/** Builds QueryValues from a URLSearchParams (keeps every value of a repeated key). */
+/**
+ * Builds QueryValues from a URLSearchParams (keeps every value of a repeated key). The record has no prototype, so
+ * keys such as `__proto__` or `constructor` are plain (unknown, ignored) keys like any other.
+ */
 export function queryValuesOf(params: URLSearchParams): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  const out: Record<string, string[]> = Object.create(null);
   for (const [k, v] of params) (out[k] ??= []).push(v);
   return out;
 }

@@ -39,6 +39,8 @@ export interface RoleConfig {
   adminPort?: number;
   /** Stop when this process is gone (a devnet of node processes passes its own pid: a SIGKILLed devnet leaves no nodes). */
   parentPid?: number;
+  /** `/health` answers 503 until this file exists (a devnet of node processes passes its target file). */
+  readyFile?: string;
   /** How often idle streams send a blank line, ms (0 = never); the node's default when undefined. */
   streamKeepAliveMs?: number;
   /** Idle timeout of the `--auto-accept` application's streams (ms); undefined: Bun's default. */
@@ -85,6 +87,8 @@ Options:
   --responder-idle-timeout MS idle timeout of the --auto-accept application's streams (default 300000, Bun's)
   --crypto-workers N          worker threads for bid signing and verification (default 0: the main thread)
   --parent-pid PID            stop when process PID is gone (a devnet that runs its nodes as processes passes its own)
+  --ready-file FILE           /health answers 503 until FILE exists (a devnet that runs its nodes as processes passes
+                              its target file)
   -h, --help                  this text
 `;
 
@@ -166,6 +170,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "log-level": { type: "string" },
         "admin-port": { type: "string" },
         "parent-pid": { type: "string" },
+        "ready-file": { type: "string" },
         "stream-keepalive": { type: "string" },
         "responder-idle-timeout": { type: "string" },
         "crypto-workers": { type: "string" },
@@ -212,6 +217,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     streamKeepAliveMs: o["stream-keepalive"] === undefined ? undefined : int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000, 0),
     responderIdleTimeoutMs: o["responder-idle-timeout"] === undefined ? undefined : int("responder-idle-timeout", o["responder-idle-timeout"], 1, 3_600_000, 1),
     cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64, 0),
+    readyFile: o["ready-file"],
     parentPid: o["parent-pid"] === undefined ? undefined : int("parent-pid", o["parent-pid"], 1, 2 ** 22, 1),
   };
 }

@@ -1,6 +1,6 @@
 /** One node of a given role in this process, joined to the network through its bootnodes (roleConfig.ts). */
 import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { isIP } from "node:net";
 import { createPublicClient, http } from "viem";
 import { localChain } from "../chain/clients.ts";
@@ -95,10 +95,12 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
   }
   const settlementChain = localChain(chainId, cfg.settlementRpcUrl, "settlement");
   const store = join(dataDir, "node.sqlite");
+  const readyFile = cfg.readyFile;
+  const readiness = readyFile ? async () => (existsSync(readyFile) ? undefined : `starting: ${readyFile} is not written yet`) : undefined;
   if (cfg.role === "bidder") {
     const node = new BidderNode({ privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, bidTimeoutMs: cfg.bidTimeoutMs, network, validators, streamKeepAliveMs: cfg.streamKeepAliveMs, cryptoWorkers: cfg.cryptoWorkers });
     notifiers.push(node.notifier);
-    const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
+    const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
     if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running) await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
     const admin = adminOf({ role: "bidder", node });
     return {
@@ -114,7 +116,7 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
   }
   const node = new ProviderNode({ index: 0, privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, decisionTimeoutMs: cfg.decisionTimeoutMs, network, validators, streamKeepAliveMs: cfg.streamKeepAliveMs, cryptoWorkers: cfg.cryptoWorkers });
   notifiers.push(node.notifier);
-  const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort });
+  const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
   let agent: ProviderAgent | undefined;
   if (cfg.autoAccept) {
     agent = new ProviderAgent(url, acceptAll(), { idleTimeoutMs: cfg.responderIdleTimeoutMs, decisions: "stream", log: agentLog(logger("responder")) });

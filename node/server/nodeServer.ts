@@ -25,6 +25,11 @@ export interface NodeListen {
   rpcPort: number;
   /** Serve gRPC over TLS with this certificate (plaintext when absent). */
   rpcTls?: TlsFiles;
+  /**
+   * What `/health` answers beyond the node itself: undefined when ready, else why not (503). A devnet answers
+   * "starting" until it has written its target file, so that whoever waits for health finds the file.
+   */
+  readiness?: () => Promise<string | undefined>;
 }
 
 /** A node's listening transports. */
@@ -39,11 +44,12 @@ export interface NodeServer {
 }
 
 /** The HTTP app of a node: its role's routes, notifications, debug and validator, `/health` and `/swagger`. */
-export function httpApp(s: NodeServices, opts: { streamKeepAliveMs?: number } = {}) {
+export function httpApp(s: NodeServices, opts: { streamKeepAliveMs?: number; readiness?: () => Promise<string | undefined> } = {}) {
   return createNodeApp({
     role: s.role,
     address: s.address,
     streamKeepAliveMs: opts.streamKeepAliveMs,
+    health: opts.readiness,
     plugins: [
       ...(s.bidder ? bidderApi(s.bidder) : []),
       ...(s.provider ? providerApi(s.provider) : []),

@@ -11,6 +11,7 @@ import { SenderFundingError } from "./agents/l1Senders.ts";
 import { ValidatorWatchError } from "./agents/validatorWatch.ts";
 import { runScenario } from "./runScenario.ts";
 import { oneScreen } from "./report/oneScreen.ts";
+import { namedTargetFile, TargetFileError } from "../../features/support/target.ts";
 
 const HELP = `Usage: npm run simulate -- <scenario.yaml|json> [options]
 
@@ -85,6 +86,14 @@ async function main(): Promise<number> {
     return 0;
   }
 
+  let targetFile: string | undefined;
+  try {
+    targetFile = namedTargetFile(o.target ?? process.env.TARGET);
+  } catch (e) {
+    if (!(e instanceof TargetFileError)) throw e;
+    console.error(e.message);
+    return 2;
+  }
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   const outDir = resolve(o.out ?? join("reports", "simulation", `${scenario.name}-${stamp}`));
   const stop: StopSignal = { stop: false, skipSettling: false };
@@ -96,7 +105,7 @@ async function main(): Promise<number> {
     else process.exit(130);
   });
   try {
-    const summary = await runScenario({ scenario, file, outDir, targetFile: o.target ?? process.env.TARGET, progress: new Progress(process.stderr, !o.quiet), stop });
+    const summary = await runScenario({ scenario, file, outDir, targetFile, progress: new Progress(process.stderr, !o.quiet), stop });
     console.log(oneScreen(summary, outDir));
     return summary.checksPassed && !summary.error ? 0 : 1;
   } catch (e) {

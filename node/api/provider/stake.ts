@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { ProviderService } from "../../services/providerService.ts";
 import * as pb from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
-import { stakeRequestFieldsOf } from "../../provider/stake/stakeRequest.ts";
+import { BLS_KEY_PATTERN, BLS_SIGNATURE_PATTERN, stakeRequestFieldsOf } from "../../provider/stake/stakeRequest.ts";
 import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
-import { pathParam, queryParam, unaryResponses, Wire } from "../openapi.ts";
+import { pathParam, repeatedQueryParam, unaryResponses, Wire } from "../openapi.ts";
 
 const U256 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 const StakeResponse = t.Object({
@@ -32,8 +32,16 @@ export function providerStakeRoutes(provider: ProviderService) {
             "staked by this call and the keys added.",
           parameters: [
             pathParam("amount", "wei", Wire.wei),
-            queryParam("bls_public_keys", "48-byte BLS public keys, hex with optional 0x (also blsPublicKeys)", { type: "string", pattern: "^(0x)?[a-fA-F0-9]{96}$" }),
-            queryParam("bls_signatures", "96-byte BLS signatures of the provider address, one per key in order (also blsSignatures)", { type: "string", pattern: "^(0x)?[a-fA-F0-9]{192}$" }),
+            repeatedQueryParam("bls_public_keys", "48-byte BLS public keys, hex with optional 0x, one parameter each (also blsPublicKeys)", {
+              type: "string",
+              pattern: BLS_KEY_PATTERN,
+            }),
+            repeatedQueryParam(
+              "bls_signatures",
+              "96-byte BLS signatures of the provider address, one parameter each, in the order of the keys: at least one per key " +
+                "(InvalidArgument \"missing BLS signatures\" otherwise; extra ones are ignored) (also blsSignatures)",
+              { type: "string", pattern: BLS_SIGNATURE_PATTERN },
+            ),
           ],
           responses: unaryResponses(StakeResponse),
         },

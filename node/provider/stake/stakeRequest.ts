@@ -13,8 +13,11 @@ export const BLS_PUBLIC_KEYS_QUERY: QueryFieldSpec = { name: "bls_public_keys", 
 export const BLS_SIGNATURES_QUERY: QueryFieldSpec = { name: "bls_signatures", jsonName: "blsSignatures", kind: "string" };
 
 const AMOUNT_RE = /^[1-9][0-9]*$/;
-const BLS_KEY_RE = /^(0x)?[a-fA-F0-9]{96}$/;
-const BLS_SIGNATURE_RE = /^(0x)?[a-fA-F0-9]{192}$/;
+/** A BLS public key and signature as the request may give them (the OpenAPI document's patterns too). */
+export const BLS_KEY_PATTERN = "^(0x)?[a-fA-F0-9]{96}$";
+export const BLS_SIGNATURE_PATTERN = "^(0x)?[a-fA-F0-9]{192}$";
+const BLS_KEY_RE = new RegExp(BLS_KEY_PATTERN);
+const BLS_SIGNATURE_RE = new RegExp(BLS_SIGNATURE_PATTERN);
 
 export interface StakeRequest {
   /** Wei, > 0. */

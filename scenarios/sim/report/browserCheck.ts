@@ -6,9 +6,9 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { chromium } from "playwright-core";
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-/** Flags that keep Chromium quiet on a machine without a network (no background connections). */
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+import { CHROMIUM_FLAGS as FLAGS, CHROMIUM_PATH } from "../../../node/testing/chromium.ts";
+
+export { CHROMIUM_PATH };
 
 export class BrowserCheckError extends Error {
   override name = "BrowserCheckError";
