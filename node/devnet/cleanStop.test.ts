@@ -81,6 +81,35 @@ async function bidderCommitments(bidderUrl: string): Promise<Listed[]> {
   return (r.json as Info).blockBidInfo.flatMap((g) => g.bids.flatMap((b) => b.commitments.map((c) => ({ provider: c.providerAddress, status: c.status, details: c.details }))));
 }
 
+/** Polls until the bidder lists both commitments of the bid, stored and the winner's settled (or 60 s pass). */
+async function settledAndStored(bidderUrl: string): Promise<string[]> {
+  const deadline = Date.now() + 60_000;
+  let listed = await bidderCommitments(bidderUrl);
+  const done = (cs: Listed[]) => cs.length === 2 && cs.every((c) => c.status === "stored" || c.status === "settled") && cs.some((c) => c.status === "settled");
+  while (!done(listed) && Date.now() < deadline) {
+    await Bun.sleep(250);
+    listed = await bidderCommitments(bidderUrl);
+  }
+  return listed.map((c) => c.status).sort();
+}
+
+/** `npm run bid` against the devnet of the test's data dir; resolves once it printed its commitments. */
+async function npmRunBid(): Promise<void> {
+  const bid = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", join(dataDir, "target.json")], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const printed = await new Response(bid.stdout).text();
+  expect(await bid.exited, printed + (await new Response(bid.stderr).text())).toBe(0);
+  expect(printed).toContain("2 commitment(s)");
+}
+
+/** Whether a process runs (a zombie left for a reaper does not). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
 async function providerCommitments(providerUrl: string): Promise<Listed[]> {
   const r = await call("GET", `${providerUrl}/v1/provider/get_commitment_info`);
   expect(r.status).toBe(200);
@@ -98,29 +127,44 @@ test(
     const anvils = ["l1", "settlement"].map((n) => Number(readFileSync(join(dataDir, "run", `anvil-${n}.pid`), "utf8")));
 
     // `npm run bid`, and Ctrl-C the moment it prints its commitments: the store transactions are still in flight.
-    const bid = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", join(dataDir, "target.json")], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-    const printed = await new Response(bid.stdout).text();
-    expect(await bid.exited, printed + (await new Response(bid.stderr).text())).toBe(0);
-    expect(printed).toContain("2 commitment(s)");
+    await npmRunBid();
     expect(await ctrlC(run.child)).toBe(0);
-    expect(anvils.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
+    expect(anvils.filter(alive)).toEqual([]);
 
     run = await startDevnet(ports, false);
     // The block bid for is mined after the restart (a block a second); its winner includes the transaction.
-    const deadline = Date.now() + 60_000;
-    let listed = await bidderCommitments(bidderUrl);
-    const done = (cs: Listed[]) => cs.length === 2 && cs.every((c) => c.status === "stored" || c.status === "settled") && cs.some((c) => c.status === "settled");
-    while (!done(listed) && Date.now() < deadline) {
-      await Bun.sleep(250);
-      listed = await bidderCommitments(bidderUrl);
-    }
-    expect(listed.map((c) => c.status).sort()).toEqual(["settled", "stored"]);
+    expect(await settledAndStored(bidderUrl)).toEqual(["settled", "stored"]);
     const ofProviders = (await Promise.all(providerUrls.map(providerCommitments))).flat();
     expect(ofProviders.filter((c) => c.status === "failed")).toEqual([]);
     expect(ofProviders).toHaveLength(2);
 
     expect(await ctrlC(run.child)).toBe(0);
     expect(logs.flatMap(alarms)).toEqual([]);
+  },
+  180_000,
+);
+
+test.if(existsSync("/usr/bin/setpriv") || existsSync("/bin/setpriv"))(
+  "kill -9 of the devnet process right after a bid: its Anvils do not outlive it, and a restart stores and settles the commitments",
+  async () => {
+    const ports = await freePorts(10);
+    const bidderUrl = `http://127.0.0.1:${ports[0]}`;
+    const run = await startDevnet(ports, true);
+    const anvils = ["l1", "settlement", "settlement-genesis"].map((n) => Number(readFileSync(join(dataDir, "run", `anvil-${n}.pid`), "utf8")));
+    await npmRunBid();
+    run.child.kill("SIGKILL");
+    await run.child.exited;
+    proc = undefined;
+    // Told by the kernel that their parent died (setpriv --pdeathsig), they dump their state and exit.
+    const until = Date.now() + 10_000;
+    while (anvils.some(alive) && Date.now() < until) await Bun.sleep(100);
+    expect(anvils.filter(alive)).toEqual([]);
+
+    const again = await startDevnet(ports, false);
+    expect(await settledAndStored(bidderUrl)).toEqual(["settled", "stored"]);
+    const ofProviders = (await Promise.all([ports[1], ports[2]].map((p) => providerCommitments(`http://127.0.0.1:${p}`)))).flat();
+    expect(ofProviders.filter((c) => c.status === "failed")).toEqual([]);
+    expect(await ctrlC(again.child)).toBe(0);
   },
   180_000,
 );
