@@ -125,7 +125,7 @@ export class BidderNode {
   /** Starts following the chain (resuming auto-deposit if it ran before a restart) and serves HTTP and gRPC. */
   async start(listen: NodeListen): Promise<string> {
     // The bidder never stores commitments; one the chain lost stays pending until its provider stores it again.
-    await this.tracker.reconcile(async () => {});
+    await this.tracker.reconcile(() => {});
     await this.events.start();
     this.tracker.start();
     await this.autoDepositor.resume();
@@ -165,6 +165,7 @@ export class BidderNode {
     this.autoDepositor.close();
     await this.served?.stop();
     this.served = undefined;
+    await this.tracker.drain();
     this.store.close();
   }
 }

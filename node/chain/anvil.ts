@@ -1,4 +1,4 @@
-import { createAnvil, type Anvil } from "@viem/anvil";
+import { createAnvil, type Anvil, type CreateAnvilOptions } from "@viem/anvil";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -91,6 +91,36 @@ export function anvilBinaryPath(): string {
 
 const live = new Set<AnvilChain>();
 
+type ExecaParameters = Extract<NonNullable<CreateAnvilOptions["execArgs"]>, readonly unknown[]>;
+
+/** Where `setpriv` is (util-linux, Linux only), or undefined. */
+const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
+
+/**
+ * Anvil runs in a process group of its own: a terminal's Ctrl-C signals its whole foreground group, and an Anvil in
+ * ours would exit at once, before the nodes had stopped and sent what they still had for the chain (their store
+ * transactions then fail with "the settlement chain cannot be reached"). Only our process hears the Ctrl-C; it stops
+ * the nodes, then the chains. With `setpriv` (Linux) Anvil is sent SIGTERM when our process dies, however it dies (a
+ * SIGKILL included), so it dumps its state and exits rather than outliving us; elsewhere the pid file lets the next
+ * start stop an Anvil left behind.
+ */
+function ownGroup([bin, args, options]: ExecaParameters): ExecaParameters {
+  const detached = { ...options, detached: true };
+  return setpriv ? [setpriv, ["--pdeathsig", "TERM", "--", bin, ...args], detached] : [bin, args, detached];
+}
+
+/** Live Anvils are told to stop when this process exits (a detached child is not stopped by execa's cleanup). */
+const livePids = new Set<number>();
+process.on("exit", () => {
+  for (const pid of livePids) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // gone already
+    }
+  }
+});
+
 /** Stops every Anvil this process started; safe to call more than once. */
 export async function stopAllAnvils(): Promise<void> {
   await Promise.allSettled([...live].map((c) => c.stop()));
@@ -174,6 +204,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     startTimeout: 20_000,
     // @viem/anvil leaves this timer running after a clean stop, so keep it short.
     stopTimeout: 3_000,
+    execArgs: ownGroup,
   });
   try {
     await anvil.start();
@@ -181,10 +212,12 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     await genesis?.stop();
     throw new AnvilStartError(opts.name, opts.port, anvil.logs, e);
   }
-  if (file) {
+  // Without setpriv, this process's exit stops the Anvil by its pid; the pid file needs it too.
+  const pid = file || !setpriv ? await findPid(opts.port) : undefined;
+  if (pid) livePids.add(pid);
+  if (file && pid) {
     mkdirSync(dirname(file), { recursive: true });
-    const pid = await findPid(opts.port);
-    if (pid) writeFileSync(file, String(pid));
+    writeFileSync(file, String(pid));
   }
   const rpcUrl = `http://${host}:${opts.port}`;
   const miner = typeof opts.mining === "object" ? new IntervalMiner(rpcUrl, opts.mining.intervalMs, opts.name, opts.mining.idleIntervalMs) : undefined;
@@ -200,6 +233,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
       if (anvil.status === "listening" || anvil.status === "starting") {
         await anvil.stop().catch(() => {});
       }
+      if (pid) livePids.delete(pid);
       if (file) rmSync(file, { force: true });
       await genesis?.stop();
     },

@@ -121,7 +121,8 @@ export class EventPoller {
       const block = await this.o.client.getBlock({ blockNumber: this.cursor }).catch(() => undefined);
       if (block?.hash !== savedHash) {
         const back = this.cursor > REWIND_ON_DIVERGENCE ? this.cursor - REWIND_ON_DIVERGENCE : -1n;
-        this.log.warn("the chain's history changed since the last run; handling its last blocks again", { from: back + 1n, cursor: this.cursor });
+        // Expected after a restart from a state dump taken before our last blocks (a kill, or a torn dump): info.
+        this.log.info("the chain's history changed since the last run; handling its last blocks again", { from: back + 1n, cursor: this.cursor });
         this.cursor = back;
       }
     }

@@ -6,7 +6,7 @@
  * settlements must resume, and so must auto-deposit.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, type Subprocess } from "bun";
@@ -94,10 +94,25 @@ async function startDevnet(p: Ports, fresh: boolean): Promise<Subprocess> {
   return child;
 }
 
-/** SIGKILL to the whole process group: the node process and both Anvils die at once, as in a machine crash. */
+/**
+ * SIGKILL to the Anvils (each runs in a process group of its own: node/chain/anvil.ts) and to the devnet's process
+ * group: the node process and the chains die at once, as in a machine crash, with no state dumped at exit.
+ */
 async function crash(child: Subprocess): Promise<void> {
-  process.kill(-child.pid, "SIGKILL");
+  for (const pid of [...anvilPids(), -child.pid]) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
   await child.exited;
+}
+
+/** The devnet's Anvils, from their pid files (the settlement chain's empty fork source too). */
+function anvilPids(): number[] {
+  const run = join(dataDir, "run");
+  return existsSync(run) ? readdirSync(run).filter((f) => /^anvil-.*\.pid$/.test(f)).map((f) => Number(readFileSync(join(run, f), "utf8"))) : [];
 }
 
 type Commitment = { commitmentDigest: string; blockNumber: string; providerAddress: string; receivedBidDigest: string };
@@ -132,13 +147,7 @@ async function listedCommitments(bidderUrl: string): Promise<{ provider: string;
 }
 
 afterAll(async () => {
-  if (proc) {
-    try {
-      process.kill(-proc.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  if (proc) await crash(proc);
   if (process.env.KEEP_CRASH_DIR) console.log(`crash test data dir kept: ${dataDir}, logs: ${logDir}`);
   else for (const d of [dataDir, logDir]) rmSync(d, { recursive: true, force: true });
 });

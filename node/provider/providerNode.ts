@@ -149,6 +149,7 @@ export class ProviderNode {
       this.events.stop();
       this.off.forEach((f) => f());
       this.tracker.close();
+      storer.stop();
       await storer.drain();
       this.store.close();
       this.store = undefined;
@@ -176,6 +177,7 @@ export class ProviderNode {
    */
   async kill(): Promise<void> {
     this.life.kill();
+    this.storer?.stop();
     this.events?.stop();
     this.tracker?.close();
     this.off.forEach((f) => f());
@@ -194,7 +196,8 @@ export class ProviderNode {
     this.events?.stop();
     this.off.forEach((f) => f());
     this.tracker?.close();
-    await this.storer?.drain();
+    this.storer?.stop();
+    await Promise.all([this.tracker?.drain(), this.storer?.drain()]);
     this.store?.close();
     this.store = undefined;
   }

@@ -7,6 +7,7 @@ import { logger } from "../util/log.ts";
 import type { CommitmentStore } from "./commitmentStore.ts";
 import type { CommitmentRecord } from "./record.ts";
 import { openCommitment, type OpenerRole } from "./opener.ts";
+import { UnavailableError } from "../protocol/grpcCodes.ts";
 
 const hex = (v: unknown) => (v as string).toLowerCase().replace(/^0x/, "");
 
@@ -14,6 +15,8 @@ const hex = (v: unknown) => (v as string).toLowerCase().replace(/^0x/, "");
 const OPEN_HORIZON = 10n;
 /** The bidder leaves the newest winners to the provider and opens only as a fallback behind them. */
 const BIDDER_OPEN_LAG = 2n;
+/** The details of a store or open that failed only because the chain could not be reached (chainErrors.ts). */
+const UNREACHED = /cannot be reached/;
 
 export interface TrackerOptions {
   role: OpenerRole;
@@ -42,6 +45,7 @@ export class CommitmentTracker {
   private readonly winners = new Map<bigint, string>();
   private readonly openedHere = new Set<string>();
   private newest = 0n;
+  private closed = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly off: (() => void)[] = [];
   /** Makes this node's next open transaction fail on-chain (control API fault injection). */
@@ -65,9 +69,16 @@ export class CommitmentTracker {
     this.timer = setInterval(() => void this.requestOpens(), ms);
   }
 
+  /** Starts no more opens (a stopping node then awaits `drain` before it closes its store). */
   close(): void {
+    this.closed = true;
     clearInterval(this.timer);
     for (const f of this.off) f();
+  }
+
+  /** Resolves once the pass of opens under way (if any) has recorded its outcomes. */
+  drain(): Promise<void> {
+    return this.openQueue.run(async () => {});
   }
 
   private onStored(ev: ChainEvent): void {
@@ -124,6 +135,7 @@ export class CommitmentTracker {
 
   /** Opens every stored commitment whose block is recorded with its provider as the winner and whose turn it is. */
   private async openDue(): Promise<void> {
+    if (this.closed) return;
     const bidder = this.o.role.role === "bidder";
     for (const [block, winner] of [...this.winners].sort((a, b) => Number(a[0] - b[0]))) {
       if (bidder && block + BIDDER_OPEN_LAG > this.newest) continue;
@@ -145,6 +157,8 @@ export class CommitmentTracker {
       this.openedHere.delete(r.digest);
       // Someone else opened it first (the other side, or our own earlier attempt): not a failure.
       if (/CommitmentAlreadyOpened|TxnHashAlreadyProcessed/.test(msg) && this.o.role.role === "bidder") return;
+      // Not the commitment's fault: it stays stored and is opened again by the next pass (or the next start's).
+      if (e instanceof UnavailableError) return this.log.warn("the settlement chain cannot be reached; opening the commitment again soon", { commitment: r.digest });
       this.o.commitments.setStatus(r.digest, "failed", `failed to open commitment: ${msg}`);
       this.log.warn("open transaction failed", { commitment: r.digest, error: msg });
       this.o.onOpenFailed?.(r.digest, r.txnHash, msg);
@@ -156,7 +170,7 @@ export class CommitmentTracker {
    * A commitment stored here but missing on-chain goes back to pending and (provider) is stored again; one opened
    * here but not on-chain goes back to stored and is opened again when its block's winner is recorded.
    */
-  async reconcile(restore: (r: CommitmentRecord) => Promise<void>): Promise<void> {
+  async reconcile(restore: (r: CommitmentRecord) => void): Promise<void> {
     const pc = this.o.settlement.publicClient;
     for (const r of this.o.commitments.unfinished()) {
       const idx = `0x${r.commitmentIndex}` as const;
@@ -166,16 +180,19 @@ export class CommitmentTracker {
       ]);
       const onChainStored = unopened.committer !== "0x0000000000000000000000000000000000000000";
       const onChainOpened = opened.committer !== "0x0000000000000000000000000000000000000000";
+      // A failure recorded only because the chain could not be reached was no failure of the commitment's.
+      const unreached = r.status === "failed" && UNREACHED.test(r.details);
       if (onChainOpened) this.o.commitments.setStatus(r.digest, "opened", r.details || "opened");
       else if (onChainStored) {
-        if (r.status === "opened" || r.status === "pending") this.o.commitments.forceStatus(r.digest, "stored", "");
-      } else if (r.status !== "failed" || r.details.startsWith("failed to open")) {
+        if (r.status === "opened" || r.status === "pending" || unreached) this.o.commitments.forceStatus(r.digest, "stored", "");
+      } else if (r.status !== "failed" || r.details.startsWith("failed to open") || unreached) {
         this.o.commitments.forceStatus(r.digest, "pending", "");
-        await restore(r).catch((e) => this.log.warn("re-storing commitment failed", { commitment: r.digest, error: e }));
+        restore(r);
       }
     }
-    // Winners recorded before the restart produce no new NewL1Block events: learn them from BlockTracker.
-    const blocks = new Set(this.o.commitments.unfinished().filter((r) => r.status === "stored").map((r) => r.blockNumber));
+    // Winners recorded before the restart produce no new NewL1Block events: learn them from BlockTracker (for the
+    // commitments being stored again too, which are opened once stored).
+    const blocks = new Set(this.o.commitments.unfinished().filter((r) => r.status === "stored" || r.status === "pending").map((r) => r.blockNumber));
     for (const block of blocks) {
       const winner = await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] });
       if (winner === "0x0000000000000000000000000000000000000000") continue;

@@ -78,7 +78,7 @@ export class L1ValidatorChain implements ValidatorChain {
       if (e instanceof ValidatorRegistryError) throw e;
       const code = await this.client.getCode({ address: this.registry }).catch(() => "unknown");
       if (code === undefined || code === "0x") {
-        if (!this.warnedNoCode) this.log.warn("validator registry has no code (yet): no validator is opted in", { registry: this.registry });
+        if (!this.warnedNoCode) this.log.info("validator registry has no code (yet): no validator is opted in", { registry: this.registry });
         this.warnedNoCode = true;
         return keys.map(() => false);
       }
