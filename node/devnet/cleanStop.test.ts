@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, type Subprocess } from "bun";
 import { freePorts } from "../util/ports.ts";
-import { call } from "../../scenarios/clients/http.ts";
+import { call } from "../clients/http.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-clean-stop-"));
