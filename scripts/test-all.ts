@@ -92,7 +92,7 @@ if (!only || only === "unit") {
   const install = Bun.spawnSync(["bash", "scripts/install-chromium.sh"], { stdout: "inherit", stderr: "inherit" });
   if (install.exitCode !== 0) console.log("chromium could not be installed: the simulation report test will fail");
 }
-if (!only || only === "unit") results.push({ name: "unit and contract tests", ...(await runStep("unit and contract tests", ["bun", "test", "--timeout", "60000", "node", "scenarios", "features"], parseBunTest)) });
+if (!only || only === "unit") results.push({ name: "unit and contract tests", ...(await runStep("unit and contract tests", ["bun", "test", "--timeout", "60000", "lib", "node", "scenarios", "features"], parseBunTest)) });
 if (!only || only === "features") {
   results.push({ name: "conformance features", ...(await runStep("conformance features", ["bun", "features/cli/conformance.ts"], parseConformance)) });
   results.push({ name: "conformance result", ...checkResult() });

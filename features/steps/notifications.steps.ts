@@ -76,7 +76,6 @@ function sameSubject(topic: string, expected: Record<string, unknown>, got: Reco
 
 /** A notification about the expected subject whose fields or JSON types differ: no later one can make it right. */
 class WrongShape extends NotificationCheckError {
-  override name = "WrongShape";
 }
 
 /** The JSON shape of a value: its fields and their types, leaves dropped. */

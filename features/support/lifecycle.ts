@@ -15,12 +15,11 @@ import { CAPABILITY_TAGS } from "./capabilities.ts";
 import { hasRun, run, setRun } from "./run.ts";
 import { startTarget } from "./target.ts";
 import type { ConformanceWorld } from "./world.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 setDefaultTimeout(60_000);
 
-export class TeardownError extends Error {
-  override name = "TeardownError";
-}
+export class TeardownError extends MevCommitError {}
 
 let startedHere = false;
 

@@ -10,15 +10,12 @@ import { transport, type Transport } from "./transport.ts";
 import { ScenarioScope } from "./clients/scope.ts";
 import { run } from "./run.ts";
 import type { Target } from "./target.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class TargetLacksCapability extends Error {
-  override name = "TargetLacksCapability";
-}
+export class TargetLacksCapability extends MevCommitError {}
 
 /** A step sent an HTTP request to a node's API in a gRPC run: it must use the role clients, or be HTTP-only. */
-export class HttpInGrpcRunError extends Error {
-  override name = "HttpInGrpcRunError";
-}
+export class HttpInGrpcRunError extends MevCommitError {}
 
 const ROLE_API_PATH = /^\/v1\/(bidder|provider|subscribe)\b/;
 

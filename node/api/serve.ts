@@ -1,4 +1,5 @@
 import type { Elysia } from "elysia";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** An app listening on a host and port; `port: 0` picks a free one. */
 export interface Served {
@@ -9,9 +10,7 @@ export interface Served {
   kill(): void;
 }
 
-export class ListenError extends Error {
-  override name = "ListenError";
-}
+export class ListenError extends MevCommitError {}
 
 export function serve(app: Elysia<any, any, any, any, any, any, any>, host: string, port: number, what: string): Served {
   try {

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import type { Abi, Hex } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /**
  * The deployable contracts (one `.sol` file each): the five core contracts of the settlement chain and the
@@ -32,10 +33,9 @@ export interface CompiledContracts {
   contracts: Record<ContractName, CompiledContract>;
 }
 
-export class ContractCompileError extends Error {
-  override name = "ContractCompileError";
+export class ContractCompileError extends MevCommitError {
   constructor(readonly errors: string[]) {
-    super(`solidity compilation failed:\n${errors.join("\n")}`);
+    super(`solidity compilation failed:\n${errors.join("\n")}`, { context: { errors } });
   }
 }
 

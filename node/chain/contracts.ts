@@ -20,6 +20,7 @@ import {
   type Transport,
   type WalletClient,
 } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 
 type AbiError = Extract<Abi[number], { type: "error" }>;
 
@@ -434,8 +435,7 @@ export const ALL_ERRORS_ABI: readonly AbiError[] = (() => {
 })();
 
 /** A contract call reverted; `text` renders it as upstream does: `Name(arg=value, ...)`. */
-export class ContractRevertError extends Error {
-  override name = "ContractRevertError";
+export class ContractRevertError extends MevCommitError {
   constructor(
     /** Custom error name, "Error" for a string revert, "Panic", or the 4-byte selector if unknown. */
     readonly errorName: string,
@@ -445,7 +445,7 @@ export class ContractRevertError extends Error {
     readonly data?: Hex,
     options?: { cause?: unknown },
   ) {
-    super(`execution reverted: ${text}`, options);
+    super(`execution reverted: ${text}`, { ...options, context: { errorName, args, data } });
   }
 }
 

@@ -1,10 +1,10 @@
 /** Small byte/hex/bigint conversions used across the protocol code. */
 import type { Hex } from 'viem';
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class InvalidHexError extends Error {
-  override name = 'InvalidHexError';
+export class InvalidHexError extends MevCommitError {
   constructor(readonly input: string, reason: string) {
-    super(`invalid hex ${JSON.stringify(input.length > 80 ? input.slice(0, 80) + '…' : input)}: ${reason}`);
+    super(`invalid hex ${JSON.stringify(input.length > 80 ? input.slice(0, 80) + '…' : input)}: ${reason}`, { context: { input } });
   }
 }
 

@@ -1,9 +1,9 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class AppendLogClosedError extends Error {
-  override name = "AppendLogClosedError";
+export class AppendLogClosedError extends MevCommitError {
   constructor(readonly path: string) {
-    super(`append log ${path} is closed`);
+    super(`append log ${path} is closed`, { context: { path } });
   }
 }
 

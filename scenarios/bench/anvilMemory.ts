@@ -17,6 +17,7 @@ import { SETTLEMENT_BLOCK_GAS_LIMIT } from "../../node/devnet/chains.ts";
 import { SETTLEMENT_STATE_INTERVAL_S } from "../../node/devnet/config.ts";
 import { jsonRpc as rpc } from "../../node/chain/jsonRpc.ts";
 import { rssOf } from "./health.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** Bytes of resident memory per unit of chain data. */
 export interface AnvilCosts {
@@ -26,9 +27,7 @@ export interface AnvilCosts {
 }
 
 /** A measurement that cannot be trusted: the chain lost the writes it measures, or its process is gone. */
-export class AnvilMemoryError extends Error {
-  override name = "AnvilMemoryError";
-}
+export class AnvilMemoryError extends MevCommitError {}
 
 function rssBytes(pid: number): number {
   const rss = rssOf(pid);

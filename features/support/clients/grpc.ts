@@ -24,13 +24,12 @@ import { credentials, makeGenericClientConstructor, Metadata, status as grpcStat
 import type { MessageStream, StatusError, Unary } from "./api.ts";
 import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
 import { Wakeup } from "./wakeup.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(join(import.meta.dir, "..", "..", "gen", "api.binpb"))));
 
 /** A JSON text that the transport cannot turn into the request message (the gateway would refuse it as JSON). */
-export class NotAMessageError extends Error {
-  override name = "NotAMessageError";
-}
+export class NotAMessageError extends MevCommitError {}
 
 export function service(typeName: string): DescService {
   const s = registry.getService(typeName);
@@ -175,14 +174,13 @@ function unaryOnce(svc: DescService, url: string, name: string, request: unknown
 }
 
 /** A call that got no gRPC status from the node: nothing answered, or the scenario ended. */
-export class GrpcCallError extends Error {
-  override name = "GrpcCallError";
+export class GrpcCallError extends MevCommitError {
   constructor(
     readonly what: string,
     detail: string,
     readonly connectionFailed: boolean,
   ) {
-    super(`${what} failed: ${detail}`);
+    super(`${what} failed: ${detail}`, { context: { what, connectionFailed } });
   }
 }
 

@@ -9,6 +9,7 @@ import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { logger } from "../../util/log.ts";
 import { bidTracing, markBid } from "../../util/bidTrace.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 export interface BidSenderOptions {
   privateKey: Hex;
@@ -21,9 +22,7 @@ export interface BidSenderOptions {
   crypto?: BidCrypto;
 }
 
-class BidTimeoutError extends Error {
-  override name = "BidTimeoutError";
-}
+class BidTimeoutError extends MevCommitError {}
 
 /** How often, at most, the log repeats that a provider has no application attached. */
 const NO_RECEIVER_LOG_EVERY_MS = 10_000;

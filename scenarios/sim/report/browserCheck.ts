@@ -5,14 +5,13 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { chromium } from "playwright-core";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Flags that keep Chromium quiet on a machine without a network (no background connections). */
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-export class BrowserCheckError extends Error {
-  override name = "BrowserCheckError";
-}
+export class BrowserCheckError extends MevCommitError {}
 
 export interface RenderedPage {
   /** Every canvas of the page: its id, size and painted (non-transparent) pixels. */

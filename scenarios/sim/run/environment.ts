@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import type { Target } from "../../../node/devnet/target.ts";
 import { ControlClient } from "../../clients/control.ts";
 import type { Scenario } from "../scenario/schema.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** A node of the run: its HTTP URL, its gRPC URL when known, its address. */
 export interface SimNode {
@@ -30,9 +31,7 @@ export interface SimEnvironment {
   stop(): Promise<void>;
 }
 
-export class SimEnvironmentError extends Error {
-  override name = "SimEnvironmentError";
-}
+export class SimEnvironmentError extends MevCommitError {}
 
 /** What in a scenario needs the control API (empty: it can run against any target). */
 export function controlNeeds(s: Scenario): string[] {

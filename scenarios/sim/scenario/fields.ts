@@ -1,14 +1,14 @@
 import { parseUnits } from "viem";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** A scenario file is wrong; `field` names the offending field as a path (`providers[1].policy.percent`). */
-export class ScenarioError extends Error {
-  override name = "ScenarioError";
+export class ScenarioError extends MevCommitError {
   constructor(
     readonly file: string,
     readonly field: string,
     problem: string,
   ) {
-    super(`${file}: ${field ? `${field}: ` : ""}${problem}`);
+    super(`${file}: ${field ? `${field}: ` : ""}${problem}`, { context: { file, field } });
   }
 }
 
