@@ -202,7 +202,7 @@ async function main(argv: string[]): Promise<number> {
     durationMs: Date.now() - started.getTime(),
   };
   mkdirSync(dirname(o.json), { recursive: true });
-  writeFileSync(o.json, JSON.stringify(resultJson(info, collector), null, 2) + "\n");
+  writeFileSync(o.json, `${JSON.stringify(resultJson(info, collector), null, 2)}\n`);
   console.log(summaryText(info, collector, relative(process.cwd(), o.json) || o.json));
   const totals = collector.counts();
   return totals.failed > 0 || totals.notRun > 0 ? 1 : 0;

@@ -23,7 +23,7 @@ export class TeardownError extends MevCommitError {}
 
 let startedHere = false;
 
-BeforeAll({ timeout: 180_000 }, async function () {
+BeforeAll({ timeout: 180_000 }, async () => {
   if (!hasRun()) {
     const s = await startTarget();
     setRun(s);
@@ -38,7 +38,7 @@ BeforeAll({ timeout: 180_000 }, async function () {
   if (dead) markDown(dead);
 });
 
-AfterAll({ timeout: 60_000 }, async function () {
+AfterAll({ timeout: 60_000 }, async () => {
   if (!startedHere) return;
   await run().stop();
   setRun(undefined);

@@ -51,7 +51,7 @@ export interface SentQueryBid {
 const randomHash = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
 const randomBelow = (n: bigint) => {
   const bytes = crypto.getRandomValues(new Uint8Array(8));
-  return BigInt("0x" + Buffer.from(bytes).toString("hex")) % n;
+  return BigInt(`0x${Buffer.from(bytes).toString("hex")}`) % n;
 };
 
 export class QueryScenario {

@@ -46,6 +46,7 @@ export class ConformanceWorld extends World {
   }
 
   /** Registers work to undo at the end of the scenario; it answers the problems it found. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a teardown that finds nothing may return nothing
   onTeardown(what: string, fn: () => Promise<string[] | void>): void {
     this.teardowns.push({ what, run: async () => (await fn()) ?? [] });
   }

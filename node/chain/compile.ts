@@ -167,6 +167,7 @@ function formatParam(p: AbiParam): string {
 
 /** Human-readable signatures (viem `parseAbi` syntax, parameter names kept), sorted like solc's output. */
 export function formatHumanReadableAbi(abi: Abi): string[] {
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch returns for every type of ABI item
   return abi.map((item) => {
     const params = (xs: readonly AbiParam[] | undefined) => (xs ?? []).map(formatParam).join(", ");
     switch (item.type) {
@@ -210,7 +211,7 @@ export function currentAbiTsBlock(): string {
   const a = src.indexOf(BEGIN);
   const b = src.indexOf(END);
   if (a < 0 || b < a) throw new Error(`generated ABI markers missing in ${CONTRACTS_TS}`);
-  return src.slice(a + BEGIN.length, b).trim() + "\n";
+  return `${src.slice(a + BEGIN.length, b).trim()}\n`;
 }
 
 /**
@@ -229,7 +230,7 @@ if (import.meta.main) {
     const b = src.indexOf(END);
     if (a < 0 || b < a) throw new Error(`generated ABI markers missing in ${CONTRACTS_TS}`);
     writeFileSync(CONTRACTS_TS, `${src.slice(0, a + BEGIN.length)}\n${abiTsBlock(compiled)}\n${src.slice(b)}`);
-    writeFileSync(COMMITTED_CONTRACTS, JSON.stringify(compiled, null, 1) + "\n");
+    writeFileSync(COMMITTED_CONTRACTS, `${JSON.stringify(compiled, null, 1)}\n`);
     console.log(`updated ${CONTRACTS_TS} and ${COMMITTED_CONTRACTS}`);
   } else {
     console.log(`compiled ${CONTRACT_NAMES.length} contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`);

@@ -466,6 +466,7 @@ function render(name: string, args: readonly unknown[], abiItem?: AbiError): str
   return `${name}(${parts.join(", ")})`;
 }
 
+// biome-ignore-start lint/complexity/useSimpleNumberKeys: Solidity documents its panic codes in hex
 const PANIC_CODES: Record<number, string> = {
   0x01: "assert failed",
   0x11: "arithmetic overflow or underflow",
@@ -476,6 +477,7 @@ const PANIC_CODES: Record<number, string> = {
   0x41: "out of memory",
   0x51: "call to zero-initialized function",
 };
+// biome-ignore-end lint/complexity/useSimpleNumberKeys: as above
 
 /** Finds raw revert data (0x + selector...) anywhere in a viem error chain. */
 function findRevertData(err: unknown): Hex | undefined {

@@ -33,8 +33,12 @@ export function eventDecoder(item: AbiEvent): (log: { topics: readonly Hex[]; da
       return item.inputs.map((p) => (p.indexed ? indexedValues[i++] : dataValues[d++]));
     }
     const args: Record<string, unknown> = {};
-    indexed.forEach((p, i) => (args[p.name!] = indexedValues[i]));
-    data.forEach((p, i) => (args[p.name!] = dataValues[i]));
+    indexed.forEach((p, i) => {
+      args[p.name!] = indexedValues[i];
+    });
+    data.forEach((p, i) => {
+      args[p.name!] = dataValues[i];
+    });
     return args;
   };
 }

@@ -6,7 +6,7 @@
  * SIGKILL (a real one: nothing drained or flushed), start spawns the node again on its store, key and ports.
  */
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { spawn, type Subprocess } from "bun";
 import type { Address, Hex } from "viem";
 import { call } from "../../scenarios/clients/http.ts";

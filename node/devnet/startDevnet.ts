@@ -569,7 +569,9 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const validators = new ValidatorService({
       chain: new L1ValidatorChain({ rpcUrl: chains.l1.rpcUrl, registry: registry.address }),
       slotSeconds: cfg.l1BlockTime > 0 ? cfg.l1BlockTime : undefined,
-      publish: (topic, value) => audience.forEach((n) => n.notifier.publish(topic, value)),
+      publish: (topic, value) => {
+        for (const n of audience) n.notifier.publish(topic, value);
+      },
     });
     if (registry.fresh)
       // Every 4th validator of the schedule starts opted in, so opt-in events happen on a fresh devnet.

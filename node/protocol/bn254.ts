@@ -121,7 +121,7 @@ function fromMclG1(point: mcl.G1): G1Point {
   const s = mcl.normalize(point).getStr(16);
   if (s === '0') return G1_INFINITY;
   const [, x, y] = s.split(' ');
-  return { x: BigInt('0x' + x), y: BigInt('0x' + y) };
+  return { x: BigInt(`0x${x}`), y: BigInt(`0x${y}`) };
 }
 
 function toMclFr(scalar: bigint): mcl.Fr {

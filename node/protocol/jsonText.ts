@@ -76,7 +76,7 @@ function quoteChar(ch: string): string {
 }
 
 const WS = new Set([' ', '\t', '\n', '\r']);
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings must escape the control characters
 const SPECIAL_IN_STRING = /["\\\u0000-\u001f]/g;
 
 /** Arrays and objects nested in one another, at most. */

@@ -15,7 +15,7 @@ export interface Violation {
 
 /** `validation error:` followed by one `\n - <field>: <message> [<id>]` per violation. */
 export function validationErrorText(violations: readonly Violation[]): string {
-  return 'validation error:' + violations.map((v) => `\n - ${v.fieldPath}: ${v.message} [${v.constraintId}]`).join('');
+  return `validation error:${violations.map((v) => `\n - ${v.fieldPath}: ${v.message} [${v.constraintId}]`).join('')}`;
 }
 
 /** `runtime error: error evaluating <id>: <cause>`. */

@@ -147,7 +147,7 @@ export class ProviderNode {
     } catch (e) {
       // Nothing half-started stays behind: a later start opens everything again.
       this.events.stop();
-      this.off.forEach((f) => f());
+      for (const f of this.off) f();
       this.tracker.close();
       await storer.drain();
       this.store.close();
@@ -178,7 +178,7 @@ export class ProviderNode {
     this.life.kill();
     this.events?.stop();
     this.tracker?.close();
-    this.off.forEach((f) => f());
+    for (const f of this.off) f();
     this.served?.kill();
     this.served = undefined;
     await this.options.network.crash(this.address);
@@ -192,7 +192,7 @@ export class ProviderNode {
     await this.served?.stop();
     this.served = undefined;
     this.events?.stop();
-    this.off.forEach((f) => f());
+    for (const f of this.off) f();
     this.tracker?.close();
     await this.storer?.drain();
     this.store?.close();

@@ -42,7 +42,10 @@ export function startRoleThread(name: string, argv: string[], ports: MessagePort
         rpcUrl: r.rpcUrl,
         stop: () =>
           new Promise<void>((done) => {
-            const force = setTimeout(() => (worker.terminate(), done()), 10_000);
+            const force = setTimeout(() => {
+              worker.terminate();
+              done();
+            }, 10_000);
             stopped = () => {
               clearTimeout(force);
               worker.terminate();

@@ -17,7 +17,7 @@
 import { Elysia } from "elysia";
 import { concat, keccak256, numberToHex, stringToHex, type Hex } from "viem";
 import { logger } from "../util/log.ts";
-import { BeaconSchedule, epochOfSlot, estimateSlotTime, firstSlotOfEpoch, type SlotAnchor } from "./beaconSchedule.ts";
+import { type BeaconSchedule, epochOfSlot, estimateSlotTime, firstSlotOfEpoch, type SlotAnchor } from "./beaconSchedule.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 
 /** What the beacon API reads: the schedule, the slot length, and the L1 head (the latest mined slot and its time). */

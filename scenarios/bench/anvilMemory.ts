@@ -38,10 +38,12 @@ function rssBytes(pid: number): number {
 /** Runtime code that stores 1 in slots k … k+slots-1, k being the first word of the calldata. */
 function slotWriter(slots: number): string {
   let code = "";
+  // biome-ignore lint/style/useTemplate: the code is spelt opcode by opcode (PUSH1 1, CALLDATALOAD, ADD, SSTORE)
   for (let i = 0; i < slots; i++) code += "6001" + "600035" + (i ? "60" + i.toString(16).padStart(2, "0") + "01" : "") + "55";
   code += "00";
   const len = code.length / 2;
   // CODECOPY(0, 12, len); RETURN(0, len): the 12-byte prefix returns the runtime code.
+  // biome-ignore lint/style/useTemplate: the prefix is spelt opcode by opcode (PUSH2 len, CODECOPY, RETURN)
   return "0x61" + len.toString(16).padStart(4, "0") + "80600c6000396000f3" + code;
 }
 
@@ -84,7 +86,7 @@ async function phase(keepTxBlocks: number | undefined, warm: number, blocks: num
     const mine = async (count: number, to: string) => {
       for (let b = 0; b < count; b++) {
         for (let i = 0; i < txsPerBlock; i++, n++) {
-          await rpc(url, "eth_sendTransaction", [{ from: FROM, to, data: "0x" + (BigInt(n) * 256n).toString(16).padStart(64, "0"), gas: "0x1000000" }]);
+          await rpc(url, "eth_sendTransaction", [{ from: FROM, to, data: `0x${(BigInt(n) * 256n).toString(16).padStart(64, "0")}`, gas: "0x1000000" }]);
         }
         await rpc(url, "evm_mine");
       }
@@ -94,7 +96,7 @@ async function phase(keepTxBlocks: number | undefined, warm: number, blocks: num
     await mine(blocks, many);
     // The last transaction's last slot is written, or the phase measured reverted transactions.
     if (txsPerBlock) {
-      const last = "0x" + (BigInt(n - 1) * 256n + BigInt(slotsPerTx - 1)).toString(16);
+      const last = `0x${(BigInt(n - 1) * 256n + BigInt(slotsPerTx - 1)).toString(16)}`;
       if (BigInt(await rpc<string>(url, "eth_getStorageAt", [many, last, "latest"])) !== 1n) throw new AnvilMemoryError("the slot writes did not land (eth_getStorageAt read 0)");
     }
     return rssBytes(pid) - before;
@@ -154,7 +156,10 @@ export function readChainData(stateFile: string): ChainData | undefined {
 
 /** `readChainData`, read once more half a second later when Anvil was rewriting the file. */
 export async function readChainDataSoon(stateFile: string): Promise<ChainData | undefined> {
-  return readChainData(stateFile) ?? (await Bun.sleep(500), readChainData(stateFile));
+  const data = readChainData(stateFile);
+  if (data !== undefined) return data;
+  await Bun.sleep(500);
+  return readChainData(stateFile);
 }
 
 /** Bytes of rss that `from` → `to` of chain data costs an Anvil, at `costs`. */

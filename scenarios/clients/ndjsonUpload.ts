@@ -51,7 +51,7 @@ export class NdjsonUpload {
   write(value: unknown): void {
     if (this.ended) throw new NdjsonUploadError(this.url, "the exchange is over");
     try {
-      this.controller.enqueue(encoder.encode(JSON.stringify(value) + "\n"));
+      this.controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));
       this.written++;
     } catch (e) {
       this.ended = true;

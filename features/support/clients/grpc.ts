@@ -107,7 +107,11 @@ function clientOf(svc: DescService, url: string): Client & Call {
  * fresh channel at once, where the old one would sit in grpc-js's reconnect back-off.
  */
 function forgetChannels(url: string): void {
-  for (const [key, c] of clients) if (key.endsWith(` ${url}`)) (c.close(), clients.delete(key));
+  for (const [key, c] of clients) {
+    if (!key.endsWith(` ${url}`)) continue;
+    c.close();
+    clients.delete(key);
+  }
 }
 
 /**
@@ -322,7 +326,7 @@ export class GrpcStream implements MessageStream {
 
   describe(max = 2000): string {
     const t = this.text;
-    const body = t.length > max ? t.slice(0, max) + "…" : t;
+    const body = t.length > max ? `${t.slice(0, max)}…` : t;
     return `gRPC ${this.what}${this.gotHeaders ? "" : " (no headers)"}, messages ${JSON.stringify(body)}${this.ended ? `, ${this.endReason === "end" ? "ended by the node" : this.endReason}` : ", still open"}`;
   }
 }

@@ -39,7 +39,9 @@ export function controlNeeds(s: Scenario): string[] {
   if (s.l1.blockTime === "manual") needs.push("l1.blockTime manual (the runner mines each block)");
   if (s.l1.winners.type !== "round-robin") needs.push(`l1.winners ${s.l1.winners.type} (the runner names each block's winner)`);
   if (s.faults.length) needs.push("faults (provider nodes stopped and started, failing transactions)");
-  s.providers.forEach((p, i) => p.builder.mode !== "honest" && needs.push(`providers[${i}].builder ${p.builder.mode} (the devnet's builder)`));
+  s.providers.forEach((p, i) => {
+    if (p.builder.mode !== "honest") needs.push(`providers[${i}].builder ${p.builder.mode} (the devnet's builder)`);
+  });
   return needs;
 }
 

@@ -374,7 +374,7 @@ export class Simulation {
   /** Waits until every running provider has stored (or failed to store) its commitments for the block. */
   private async waitStored(block: bigint, step: number): Promise<void> {
     await Promise.all(
-      this.providers.map(async (p, i) => {
+      this.providers.map(async (_, i) => {
         if (!this.running[i]) return;
         const ok = await poll(async () => {
           const r = await call("GET", `${this.nodes.providers[i]!.url}/v1/provider/get_commitment_info?block_number=${block}&limit=1000`);
