@@ -38,8 +38,10 @@ function rssBytes(pid: number): number {
 /** Runtime code that stores 1 in slots k … k+slots-1, k being the first word of the calldata. */
 function slotWriter(slots: number): string {
   let code = "";
-  // biome-ignore lint/style/useTemplate: the code is spelt opcode by opcode (PUSH1 1, CALLDATALOAD, ADD, SSTORE)
-  for (let i = 0; i < slots; i++) code += "6001" + "600035" + (i ? "60" + i.toString(16).padStart(2, "0") + "01" : "") + "55";
+  for (let i = 0; i < slots; i++) {
+    // biome-ignore lint/style/useTemplate: the code is spelt opcode by opcode (PUSH1 1, CALLDATALOAD, ADD, SSTORE)
+    code += "6001" + "600035" + (i ? "60" + i.toString(16).padStart(2, "0") + "01" : "") + "55";
+  }
   code += "00";
   const len = code.length / 2;
   // CODECOPY(0, 12, len); RETURN(0, len): the 12-byte prefix returns the runtime code.
