@@ -28,6 +28,7 @@ export class MevCommitError extends Error {
   constructor(message: string, options: MevCommitErrorOptions = {}) {
     // A cause is set only when given, as Error does: `"cause" in e` stays false otherwise.
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // The most derived class's name, so a subclass need not repeat it (nothing here is minified).
     this.name = new.target.name;
     this.context = options.context ?? {};
   }
