@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
 import { Glob } from "bun";
-import { findCause, MevCommitError } from "./errors.ts";
 import { InvalidArgumentError, RpcError } from "../node/protocol/grpcCodes.ts";
 import { DeadlineError } from "../node/util/deadline.ts";
+import { findCause, MevCommitError } from "./errors.ts";
 
 class OuterError extends MevCommitError {}
 class InnerError extends MevCommitError {
@@ -64,7 +64,11 @@ describe("MevCommitError", () => {
     expect(rpc).toBeInstanceOf(RpcError);
     expect(rpc.name).toBe("InvalidArgumentError");
     expect(rpc.context).toEqual({ page: -1 });
-    expect(rpc.toStatusBody()).toEqual({ code: 3, message: "page must be a non-negative integer, got -1", details: [] });
+    expect(rpc.toStatusBody()).toEqual({
+      code: 3,
+      message: "page must be a non-negative integer, got -1",
+      details: [],
+    });
     const deadline = new DeadlineError("the mesh", 500);
     expect(deadline.name).toBe("DeadlineError");
     expect(deadline.context).toEqual({ what: "the mesh", ms: 500 });
@@ -79,7 +83,8 @@ describe("the project's error classes", () => {
       for await (const path of new Glob(`${folder}/**/*.{ts,mjs,js}`).scan({ cwd: root })) {
         if (path.includes("/gen/") || path.includes("node_modules")) continue;
         const text = await Bun.file(resolve(root, path)).text();
-        for (const m of text.matchAll(/class (\w+) extends (Error|TypeError|RangeError)\b/g)) direct.push(`${path}: ${m[1]}`);
+        for (const m of text.matchAll(/class (\w+) extends (Error|TypeError|RangeError)\b/g))
+          direct.push(`${path}: ${m[1]}`);
       }
     }
     expect(direct).toEqual([]);
