@@ -338,5 +338,5 @@ export function handleSummary(data) {
     `  summary              ${REPORT}`,
     "",
   ].join("\n");
-  return { stdout: text, [REPORT]: JSON.stringify(summary, null, 2) + "\n" };
+  return { stdout: text, [REPORT]: `${JSON.stringify(summary, null, 2)}\n` };
 }

@@ -152,7 +152,7 @@ try {
     const memory = memoryCheck(samples);
     console.log(`  devnet memory        ${memory.text}`);
     const summary = JSON.parse(readFileSync(report, "utf8"));
-    writeFileSync(report, JSON.stringify({ ...summary, devnetMemory: memory.figures, loadAverage: load() }, null, 2) + "\n");
+    writeFileSync(report, `${JSON.stringify({ ...summary, devnetMemory: memory.figures, loadAverage: load() }, null, 2)}\n`);
   }
   console.log(`  load average         ${load()} (k6 and the devnet share the machine's cores)`);
   if (code !== 0) console.log(code === 99 ? "load run FAILED: a check did not hold (see above)" : `k6 exited with ${code}`);

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     await shutdown("start failed", e instanceof ConfigError ? 2 : 1);
     return;
   }
-  process.stdout.write(banner(devnet) + "\n");
+  process.stdout.write(`${banner(devnet)}\n`);
 }
 
 /** `--role bidder|provider|bootnode`: one node in this process, until Ctrl-C. */
@@ -103,7 +103,7 @@ async function mainRole(argv: string[]): Promise<void> {
   if (node.adminUrl) lines.push(`  admin      ${node.adminUrl}`);
   for (const a of node.network.multiaddrs()) lines.push(`  libp2p     ${a}`);
   if (cfg.bootnodes.length) lines.push(`  bootnodes  ${cfg.bootnodes.join(" ")}`);
-  process.stdout.write(lines.join("\n") + "\n");
+  process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 if (process.argv.slice(2).some((a) => a === "--role" || a.startsWith("--role="))) await mainRole(process.argv.slice(2));

@@ -29,6 +29,7 @@ import { anvilPidFile } from "../node/chain/anvil.ts";
 import { explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon, type AnvilCosts, type ChainData } from "../scenarios/bench/anvilMemory.ts";
 import { headAndPool, rssOf } from "../scenarios/bench/health.ts";
 import { jsonRpc as rpc } from "../node/chain/jsonRpc.ts";
+import { MevCommitError } from "../lib/errors.ts";
 
 const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S] [-- DEVNET FLAGS]
 
@@ -233,9 +234,7 @@ interface Sample {
 }
 const PROCS = ["devnet", "l1", "settlement", "settlement-genesis"] as const;
 type Proc = (typeof PROCS)[number];
-class ProcessGoneError extends Error {
-  override name = "ProcessGoneError";
-}
+class ProcessGoneError extends MevCommitError {}
 /** rss and open fds of a process; the devnet's own pid, or an Anvil's from its pid file in the data dir. */
 function procSample(name: Proc): ProcSample {
   const pidFile = anvilPidFile(devnetDir.pidDir, name);

@@ -1,11 +1,11 @@
 #!/usr/bin/env bun
 /**
- * `npm test`: the unit and contract tests (bun test), then the conformance suite (features/cli/conformance.ts:
- * cucumber, the level summary and the JSON result) against a devnet the suite starts itself (or TARGET=file), then
- * a check of that JSON result against docs/conformance-result.schema.json, the whole suite again over gRPC
- * (--transport grpc, reports under reports/grpc; HTTP-only scenarios are reported skipped), the fuzz run and the k6
- * smoke load run (loadtest/run.ts: bidders and providers in k6). Prints one closing line with the
- * counts of all: `tests: N passed, N failed, N skipped`.
+ * `npm test`: the lint (`npm run lint`: Biome's format, lint and import order), the unit and contract tests (bun
+ * test), then the conformance suite (features/cli/conformance.ts: cucumber, the level summary and the JSON result)
+ * against a devnet the suite starts itself (or TARGET=file), then a check of that JSON result against
+ * docs/conformance-result.schema.json, the whole suite again over gRPC (--transport grpc, reports under reports/grpc;
+ * HTTP-only scenarios are reported skipped), the fuzz run and the k6 smoke load run (loadtest/run.ts: bidders and
+ * providers in k6). Prints one closing line with the counts of all: `tests: N passed, N failed, N skipped`.
  */
 import { spawn } from "bun";
 import { readFileSync } from "node:fs";
@@ -87,12 +87,17 @@ function parseFuzz(out: string): Counts | undefined {
 
 const only = process.argv[2];
 const results: { name: string; code: number; counts?: Counts }[] = [];
+// Biome's formatting, lint rules and import order (biome.jsonc): one test, passed when `npm run lint` exits 0.
+if (!only || only === "lint") {
+  const lint = await runStep("lint (biome check)", ["npm", "run", "--silent", "lint"], () => undefined);
+  results.push({ name: "lint", code: lint.code, counts: { passed: lint.code === 0 ? 1 : 0, failed: lint.code === 0 ? 0 : 1, skipped: 0 } });
+}
 // The simulation report test opens its page in Debian's chromium; the script installs it when missing.
 if (!only || only === "unit") {
   const install = Bun.spawnSync(["bash", "scripts/install-chromium.sh"], { stdout: "inherit", stderr: "inherit" });
   if (install.exitCode !== 0) console.log("chromium could not be installed: the simulation report test will fail");
 }
-if (!only || only === "unit") results.push({ name: "unit and contract tests", ...(await runStep("unit and contract tests", ["bun", "test", "--timeout", "60000", "node", "scenarios", "features"], parseBunTest)) });
+if (!only || only === "unit") results.push({ name: "unit and contract tests", ...(await runStep("unit and contract tests", ["bun", "test", "--timeout", "60000", "lib", "node", "scenarios", "features"], parseBunTest)) });
 if (!only || only === "features") {
   results.push({ name: "conformance features", ...(await runStep("conformance features", ["bun", "features/cli/conformance.ts"], parseConformance)) });
   results.push({ name: "conformance result", ...checkResult() });

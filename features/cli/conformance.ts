@@ -20,6 +20,7 @@ import { hasRun, run, setRun } from "../support/run.ts";
 import { startTarget, TargetFileError, CAPABILITIES } from "../support/target.ts";
 import { TRANSPORTS, type Transport } from "../support/transport.ts";
 import { LEVELS, ResultCollector, resultJson, summaryText, type Level, type RunInfo } from "./results.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -50,9 +51,7 @@ Capabilities a target file may list: ${Object.keys(CAPABILITIES).join(", ")}.
 Exit status: 0 when every selected scenario passed or was skipped; 1 when one failed or was not run; 2 on a usage
 or target file error.`;
 
-export class UsageError extends Error {
-  override name = "UsageError";
-}
+export class UsageError extends MevCommitError {}
 
 export interface CliOptions {
   target: string | undefined;
@@ -203,7 +202,7 @@ async function main(argv: string[]): Promise<number> {
     durationMs: Date.now() - started.getTime(),
   };
   mkdirSync(dirname(o.json), { recursive: true });
-  writeFileSync(o.json, JSON.stringify(resultJson(info, collector), null, 2) + "\n");
+  writeFileSync(o.json, `${JSON.stringify(resultJson(info, collector), null, 2)}\n`);
   console.log(summaryText(info, collector, relative(process.cwd(), o.json) || o.json));
   const totals = collector.counts();
   return totals.failed > 0 || totals.notRun > 0 ? 1 : 0;

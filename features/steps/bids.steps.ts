@@ -295,7 +295,7 @@ When(
   /^provider (\d+)'s application sends these decisions in one request, as (NDJSON|concatenated JSON):$/,
   async function (this: ConformanceWorld, provider: string, framing: string, table: DataTable) {
     const objects = await decisionObjects(bidsOf(this), table);
-    return postDecisions(this, Number(provider), framing === "NDJSON" ? objects.join("\n") + "\n" : objects.join(""));
+    return postDecisions(this, Number(provider), framing === "NDJSON" ? `${objects.join("\n")}\n` : objects.join(""));
   },
 );
 

@@ -76,7 +76,6 @@ function sameSubject(topic: string, expected: Record<string, unknown>, got: Reco
 
 /** A notification about the expected subject whose fields or JSON types differ: no later one can make it right. */
 class WrongShape extends NotificationCheckError {
-  override name = "WrongShape";
 }
 
 /** The JSON shape of a value: its fields and their types, leaves dropped. */
@@ -113,7 +112,7 @@ async function expectNotification(s: Subscriber, topic: string, expected: Record
     if (e instanceof WrongShape) throw e;
     const near = candidates(from);
     if (near.length === 0) throw e;
-    fail(`${(e as Error).message}\nthe ${topic} notifications about the same subject differ:\n${near.map((n) => "  " + jsonDiff(expected, n.value).join("; ")).join("\n")}`);
+    fail(`${(e as Error).message}\nthe ${topic} notifications about the same subject differ:\n${near.map((n) => `  ${jsonDiff(expected, n.value).join("; ")}`).join("\n")}`);
   }
 }
 
@@ -212,7 +211,7 @@ Then(/^the call is refused at once with HTTP (\d+) and exactly the body (\{.*\})
   const problems: string[] = [];
   // Over gRPC the body is the call's status, written as the gateway's envelope; status and content type are HTTP's.
   if (c.transport === "http" && c.status !== Number(status)) problems.push(`HTTP ${c.status}, expected ${status}`);
-  if (c.text !== body + "\n") problems.push(`body ${JSON.stringify(c.text)}, expected ${JSON.stringify(body + "\n")}`);
+  if (c.text !== `${body}\n`) problems.push(`body ${JSON.stringify(c.text)}, expected ${JSON.stringify(`${body}\n`)}`);
   if (c.transport === "http" && !c.contentType.startsWith("application/json")) problems.push(`content type "${c.contentType}", expected application/json`);
   if (problems.length) fail(problems.join("\n"));
 });

@@ -243,7 +243,7 @@ Then(
   },
 );
 
-function expectedBid(world: ConformanceWorld, sent: SentQueryBid, listed: BidInfo): BidInfo {
+function expectedBid(sent: SentQueryBid, listed: BidInfo): BidInfo {
   const byProvider = new Map(sent.commitments.map((c) => [noHex(c.providerAddress), c]));
   return {
     txnHashes: sent.txHashes,
@@ -279,7 +279,7 @@ Then(
     for (const b of sent) {
       const listed = group.bids.find((x) => x.bidDigest === b.digest)!;
       const normalised = { ...listed, commitments: [...listed.commitments].sort((x, y) => x.providerAddress.localeCompare(y.providerAddress)) };
-      expect(normalised, `the ${b.amount} wei bid`).toEqual(expectedBid(this, b, listed));
+      expect(normalised, `the ${b.amount} wei bid`).toEqual(expectedBid(b, listed));
     }
   },
 );

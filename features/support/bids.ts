@@ -13,12 +13,11 @@ import { chainOf, freshWindowsAhead } from "./chain.ts";
 import { BLOCKS_PER_WINDOW, firstBlockOf } from "./protocol.ts";
 import type { ConformanceWorld } from "./world.ts";
 import type { Target } from "./target.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 export { amountOf };
 
-export class BidSuiteError extends Error {
-  override name = "BidSuiteError";
-}
+export class BidSuiteError extends MevCommitError {}
 
 /** How long past the target's bid timeout a SendBid stream may run before the suite gives up on it. */
 export const STREAM_SLACK_MS = 10_000;

@@ -2,12 +2,12 @@ import { createPublicClient, http, type Address, type PublicClient } from "viem"
 import { bidderRegistryAbi, blockTrackerAbi } from "./abi.ts";
 import { windowOfBlock } from "./protocol.ts";
 import type { Target } from "./target.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** A read against a target's chain failed; carries what was asked so the failing step says it. */
-export class ChainReadError extends Error {
-  override name = "ChainReadError";
+export class ChainReadError extends MevCommitError {
   constructor(what: string, cause: unknown) {
-    super(`${what}: ${(cause as Error)?.message?.split("\n")[0] ?? cause}`, { cause });
+    super(`${what}: ${(cause as Error)?.message?.split("\n")[0] ?? cause}`, { cause, context: { what } });
   }
 }
 

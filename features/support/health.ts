@@ -7,10 +7,9 @@
 import { spawn } from "node:child_process";
 import { call, HttpCallError } from "./clients/http.ts";
 import type { Target } from "./target.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class TargetDownError extends Error {
-  override name = "TargetDownError";
-}
+export class TargetDownError extends MevCommitError {}
 
 /** The attachment that marks a scenario as not run (read by the CLI's summary and JSON result). */
 export const NOT_RUN_PREFIX = "not run: ";

@@ -15,16 +15,15 @@ import { CAPABILITY_TAGS } from "./capabilities.ts";
 import { hasRun, run, setRun } from "./run.ts";
 import { startTarget } from "./target.ts";
 import type { ConformanceWorld } from "./world.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 setDefaultTimeout(60_000);
 
-export class TeardownError extends Error {
-  override name = "TeardownError";
-}
+export class TeardownError extends MevCommitError {}
 
 let startedHere = false;
 
-BeforeAll({ timeout: 180_000 }, async function () {
+BeforeAll({ timeout: 180_000 }, async () => {
   if (!hasRun()) {
     const s = await startTarget();
     setRun(s);
@@ -39,7 +38,7 @@ BeforeAll({ timeout: 180_000 }, async function () {
   if (dead) markDown(dead);
 });
 
-AfterAll({ timeout: 60_000 }, async function () {
+AfterAll({ timeout: 60_000 }, async () => {
   if (!startedHere) return;
   await run().stop();
   setRun(undefined);

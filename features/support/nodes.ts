@@ -5,10 +5,9 @@
 import { bidsOf } from "./bids.ts";
 import { HttpCallError } from "./clients/http.ts";
 import type { ConformanceWorld } from "./world.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class NodeRestartError extends Error {
-  override name = "NodeRestartError";
-}
+export class NodeRestartError extends MevCommitError {}
 
 /** The control API's name of a node named the way steps name it ("the bidder", "provider 2"). */
 async function controlName(world: ConformanceWorld, node: string): Promise<string> {

@@ -16,10 +16,9 @@ import { chainOf } from "./chain.ts";
 import type { MessageStream } from "./clients/api.ts";
 import type { Target } from "./target.ts";
 import type { ConformanceWorld } from "./world.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class NotificationCheckError extends Error {
-  override name = "NotificationCheckError";
-}
+export class NotificationCheckError extends MevCommitError {}
 
 export function fail(message: string): never {
   throw new NotificationCheckError(message);

@@ -2,6 +2,7 @@ import type { ConformanceWorld } from "./world.ts";
 
 /** Per-scenario state that must be torn down: `teardown` answers the problems it found (none = clean). */
 export interface ScenarioState {
+  // biome-ignore lint/suspicious/noConfusingVoidType: a teardown that finds nothing may return nothing
   teardown(): Promise<string[] | void>;
 }
 

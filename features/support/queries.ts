@@ -15,12 +15,11 @@ import { chainOf } from "./chain.ts";
 import { acceptAll, ProviderApplication } from "./clients/providerApp.ts";
 import { firstBlockOf, windowOfBlock } from "./protocol.ts";
 import type { ConformanceWorld } from "./world.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 export { windowOfBlock };
 
-export class QuerySuiteError extends Error {
-  override name = "QuerySuiteError";
-}
+export class QuerySuiteError extends MevCommitError {}
 
 
 /** Wei deposited in each window a scenario bids in: its per-block allowance (1/10) covers every bid here. */
@@ -52,7 +51,7 @@ export interface SentQueryBid {
 const randomHash = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
 const randomBelow = (n: bigint) => {
   const bytes = crypto.getRandomValues(new Uint8Array(8));
-  return BigInt("0x" + Buffer.from(bytes).toString("hex")) % n;
+  return BigInt(`0x${Buffer.from(bytes).toString("hex")}`) % n;
 };
 
 export class QueryScenario {

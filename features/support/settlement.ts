@@ -28,10 +28,9 @@ import { acceptWithDispatch, type ReceivedBid } from "./clients/providerApp.ts";
 import { windowOfBlock } from "./protocol.ts";
 import type { ConformanceWorld } from "./world.ts";
 import type { Target } from "./target.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class SettlementCheckError extends Error {
-  override name = "SettlementCheckError";
-}
+export class SettlementCheckError extends MevCommitError {}
 
 /** What chains answer for a call at a block whose state they dropped (Anvil, then geth's wordings); any cause of `e`. */
 function pastStateGone(e: unknown): string | undefined {

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** What a target can do beyond the interface; scenarios that need a capability the target lacks are skipped. */
 export const CAPABILITIES = {
@@ -48,9 +49,7 @@ export interface Target {
   capabilities: string[];
 }
 
-export class TargetFileError extends Error {
-  override name = "TargetFileError";
-}
+export class TargetFileError extends MevCommitError {}
 
 /** Upstream's defaults (api-behaviour §1.1 step 3, §2.2 step 5), assumed when a target file names no timeouts. */
 export const UPSTREAM_BID_TIMEOUT_MS = 30_000;

@@ -10,15 +10,12 @@ import { transport, type Transport } from "./transport.ts";
 import { ScenarioScope } from "./clients/scope.ts";
 import { run } from "./run.ts";
 import type { Target } from "./target.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class TargetLacksCapability extends Error {
-  override name = "TargetLacksCapability";
-}
+export class TargetLacksCapability extends MevCommitError {}
 
 /** A step sent an HTTP request to a node's API in a gRPC run: it must use the role clients, or be HTTP-only. */
-export class HttpInGrpcRunError extends Error {
-  override name = "HttpInGrpcRunError";
-}
+export class HttpInGrpcRunError extends MevCommitError {}
 
 const ROLE_API_PATH = /^\/v1\/(bidder|provider|subscribe)\b/;
 
@@ -49,6 +46,7 @@ export class ConformanceWorld extends World {
   }
 
   /** Registers work to undo at the end of the scenario; it answers the problems it found. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a teardown that finds nothing may return nothing
   onTeardown(what: string, fn: () => Promise<string[] | void>): void {
     this.teardowns.push({ what, run: async () => (await fn()) ?? [] });
   }

@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { type AnyElysia, Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
 import { routingError } from "./wire/routing.ts";
 import { unaryErrorResponse } from "./wire/errors.ts";
@@ -13,7 +13,7 @@ export interface NodeAppOptions {
   /** Ethereum address of the node, shown in the OpenAPI description. */
   address: string;
   /** Elysia plugins, one per service area (bidder, provider, notifications, …). */
-  plugins: Elysia<any, any, any, any, any, any, any>[];
+  plugins: AnyElysia[];
   /** Health check: resolves to undefined when healthy, else the reason (answered as 503). */
   health?: () => Promise<string | undefined>;
   /** How often an idle stream sends a blank line (ms, 0 = never); default DEFAULT_STREAM_KEEPALIVE_MS. */
@@ -59,7 +59,7 @@ export function createNodeApp(opts: NodeAppOptions) {
       async () => {
         const problem = await opts.health?.();
         return problem
-          ? new Response(problem + "\n", { status: 503, headers: { "content-type": "text/plain" } })
+          ? new Response(`${problem}\n`, { status: 503, headers: { "content-type": "text/plain" } })
           : new Response("ok\n", { headers: { "content-type": "text/plain" } });
       },
       { detail: { hide: true } },

@@ -4,8 +4,8 @@ import { t } from "elysia";
  * Helpers for the OpenAPI documentation of routes. Routes parse their own input (upstream's validation texts),
  * so schemas here document the wire format; they do not validate.
  */
-// OpenAPI objects are passed to Elysia's `detail`, typed loosely on purpose: they are documentation.
-type Doc = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: OpenAPI objects passed to Elysia's `detail` are documentation, typed loosely on purpose
+type Doc = any;
 
 const UINT64_MAX = Number(2n ** 64n - 1n); // JSON cannot hold it exactly: the document says 18446744073709552000
 const INT64_MAX = Number(2n ** 63n - 1n);

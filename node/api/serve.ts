@@ -1,4 +1,5 @@
-import type { Elysia } from "elysia";
+import type { AnyElysia } from "elysia";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** An app listening on a host and port; `port: 0` picks a free one. */
 export interface Served {
@@ -9,11 +10,9 @@ export interface Served {
   kill(): void;
 }
 
-export class ListenError extends Error {
-  override name = "ListenError";
-}
+export class ListenError extends MevCommitError {}
 
-export function serve(app: Elysia<any, any, any, any, any, any, any>, host: string, port: number, what: string): Served {
+export function serve(app: AnyElysia, host: string, port: number, what: string): Served {
   try {
     app.listen({ hostname: host, port, idleTimeout: 0 });
   } catch (e) {

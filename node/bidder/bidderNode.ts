@@ -149,7 +149,7 @@ export class BidderNode {
     this.events.stop();
     this.tracker.close();
     this.autoDepositor.close();
-    this.off.forEach((f) => f());
+    for (const f of this.off) f();
     this.served?.kill();
     this.served = undefined;
     await this.options.network.crash(this.address);
@@ -160,7 +160,7 @@ export class BidderNode {
   async stop(): Promise<void> {
     await this.options.network.disconnectBidder(this.address);
     this.events.stop();
-    this.off.forEach((f) => f());
+    for (const f of this.off) f();
     this.tracker.close();
     this.autoDepositor.close();
     await this.served?.stop();

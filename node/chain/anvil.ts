@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { freePort } from "../util/ports.ts";
 import { IntervalMiner } from "./intervalMiner.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** Options of one local Anvil chain. */
 export interface AnvilOptions {
@@ -55,8 +56,7 @@ export interface AnvilChain {
   stop(): Promise<void>;
 }
 
-export class AnvilStartError extends Error {
-  override name = "AnvilStartError";
+export class AnvilStartError extends MevCommitError {
   constructor(
     readonly chain: string,
     readonly port: number,
@@ -66,7 +66,7 @@ export class AnvilStartError extends Error {
     super(
       `anvil (${chain}) failed to start on port ${port}: ${cause instanceof Error ? cause.message : String(cause)}` +
         (logs.length ? `\n  last output: ${logs.slice(-3).join(" | ")}` : ""),
-      { cause },
+      { cause, context: { chain, port, logs } },
     );
   }
 }

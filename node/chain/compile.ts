@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import type { Abi, Hex } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /**
  * The deployable contracts (one `.sol` file each): the five core contracts of the settlement chain and the
@@ -32,10 +33,9 @@ export interface CompiledContracts {
   contracts: Record<ContractName, CompiledContract>;
 }
 
-export class ContractCompileError extends Error {
-  override name = "ContractCompileError";
+export class ContractCompileError extends MevCommitError {
   constructor(readonly errors: string[]) {
-    super(`solidity compilation failed:\n${errors.join("\n")}`);
+    super(`solidity compilation failed:\n${errors.join("\n")}`, { context: { errors } });
   }
 }
 
@@ -167,6 +167,7 @@ function formatParam(p: AbiParam): string {
 
 /** Human-readable signatures (viem `parseAbi` syntax, parameter names kept), sorted like solc's output. */
 export function formatHumanReadableAbi(abi: Abi): string[] {
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch returns for every type of ABI item
   return abi.map((item) => {
     const params = (xs: readonly AbiParam[] | undefined) => (xs ?? []).map(formatParam).join(", ");
     switch (item.type) {
@@ -210,7 +211,7 @@ export function currentAbiTsBlock(): string {
   const a = src.indexOf(BEGIN);
   const b = src.indexOf(END);
   if (a < 0 || b < a) throw new Error(`generated ABI markers missing in ${CONTRACTS_TS}`);
-  return src.slice(a + BEGIN.length, b).trim() + "\n";
+  return `${src.slice(a + BEGIN.length, b).trim()}\n`;
 }
 
 /**
@@ -229,7 +230,7 @@ if (import.meta.main) {
     const b = src.indexOf(END);
     if (a < 0 || b < a) throw new Error(`generated ABI markers missing in ${CONTRACTS_TS}`);
     writeFileSync(CONTRACTS_TS, `${src.slice(0, a + BEGIN.length)}\n${abiTsBlock(compiled)}\n${src.slice(b)}`);
-    writeFileSync(COMMITTED_CONTRACTS, JSON.stringify(compiled, null, 1) + "\n");
+    writeFileSync(COMMITTED_CONTRACTS, `${JSON.stringify(compiled, null, 1)}\n`);
     console.log(`updated ${CONTRACTS_TS} and ${COMMITTED_CONTRACTS}`);
   } else {
     console.log(`compiled ${CONTRACT_NAMES.length} contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`);

@@ -20,6 +20,7 @@ import {
   type Transport,
   type WalletClient,
 } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 
 type AbiError = Extract<Abi[number], { type: "error" }>;
 
@@ -434,8 +435,7 @@ export const ALL_ERRORS_ABI: readonly AbiError[] = (() => {
 })();
 
 /** A contract call reverted; `text` renders it as upstream does: `Name(arg=value, ...)`. */
-export class ContractRevertError extends Error {
-  override name = "ContractRevertError";
+export class ContractRevertError extends MevCommitError {
   constructor(
     /** Custom error name, "Error" for a string revert, "Panic", or the 4-byte selector if unknown. */
     readonly errorName: string,
@@ -445,7 +445,7 @@ export class ContractRevertError extends Error {
     readonly data?: Hex,
     options?: { cause?: unknown },
   ) {
-    super(`execution reverted: ${text}`, options);
+    super(`execution reverted: ${text}`, { ...options, context: { errorName, args, data } });
   }
 }
 
@@ -466,6 +466,7 @@ function render(name: string, args: readonly unknown[], abiItem?: AbiError): str
   return `${name}(${parts.join(", ")})`;
 }
 
+// biome-ignore-start lint/complexity/useSimpleNumberKeys: Solidity documents its panic codes in hex
 const PANIC_CODES: Record<number, string> = {
   0x01: "assert failed",
   0x11: "arithmetic overflow or underflow",
@@ -476,6 +477,7 @@ const PANIC_CODES: Record<number, string> = {
   0x41: "out of memory",
   0x51: "call to zero-initialized function",
 };
+// biome-ignore-end lint/complexity/useSimpleNumberKeys: as above
 
 /** Finds raw revert data (0x + selector...) anywhere in a viem error chain. */
 function findRevertData(err: unknown): Hex | undefined {

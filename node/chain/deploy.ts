@@ -38,6 +38,7 @@ import {
   validatorOptInRouterAbi,
   type ContractAddresses,
 } from "./contracts.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 export type { ContractAddresses } from "./contracts.ts";
 
@@ -81,14 +82,13 @@ export interface DeployOptions {
   params?: Partial<DeployParams>;
 }
 
-export class DeployError extends Error {
-  override name = "DeployError";
+export class DeployError extends MevCommitError {
   constructor(
     message: string,
     readonly step: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(message, { ...options, context: { step } });
   }
 }
 

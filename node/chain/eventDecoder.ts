@@ -1,10 +1,9 @@
 import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from "viem";
 import { hexToBytes } from "../protocol/bytes.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** A log that does not fit its event's ABI (too few topics, data too short). */
-export class EventDecodeError extends Error {
-  override name = "EventDecodeError";
-}
+export class EventDecodeError extends MevCommitError {}
 
 export type EventArgs = Record<string, unknown> | unknown[];
 
@@ -34,8 +33,12 @@ export function eventDecoder(item: AbiEvent): (log: { topics: readonly Hex[]; da
       return item.inputs.map((p) => (p.indexed ? indexedValues[i++] : dataValues[d++]));
     }
     const args: Record<string, unknown> = {};
-    indexed.forEach((p, i) => (args[p.name!] = indexedValues[i]));
-    data.forEach((p, i) => (args[p.name!] = dataValues[i]));
+    indexed.forEach((p, i) => {
+      args[p.name!] = indexedValues[i];
+    });
+    data.forEach((p, i) => {
+      args[p.name!] = dataValues[i];
+    });
     return args;
   };
 }

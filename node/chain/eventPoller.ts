@@ -4,6 +4,7 @@ import { eventDecoder, type EventArgs } from "./eventDecoder.ts";
 import { logger } from "../util/log.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
 import type { NodeStore } from "../store/db.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /**
  * Blocks handled again when the chain's history changed under a saved cursor (a restart from a state dump older
@@ -29,14 +30,13 @@ const SLOW_HANDLER_MS = 10_000;
 const GROW_AFTER = 16;
 
 /** An eth_getLogs that failed; the follower asks again for fewer blocks (already logged where it was caught). */
-export class GetLogsError extends Error {
-  override name = "GetLogsError";
+export class GetLogsError extends MevCommitError {
   constructor(
     readonly from: bigint,
     readonly to: bigint,
     cause: unknown,
   ) {
-    super(`eth_getLogs for blocks ${from}–${to} failed: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}`, { cause });
+    super(`eth_getLogs for blocks ${from}–${to} failed: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}`, { cause, context: { from, to } });
   }
 }
 

@@ -3,14 +3,15 @@
  * needed: the interval miner's thread, and the benchmarks and the soak that watch an Anvil.
  */
 
+import { MevCommitError } from "../../lib/errors.ts";
+
 /** The chain answered with an error, or not with JSON-RPC. */
-export class JsonRpcError extends Error {
-  override name = "JsonRpcError";
+export class JsonRpcError extends MevCommitError {
   constructor(
     readonly method: string,
     detail: string,
   ) {
-    super(`${method}: ${detail}`);
+    super(`${method}: ${detail}`, { context: { method } });
   }
 }
 

@@ -23,7 +23,10 @@ test("a call at a block whose state is gone falls back to latest; the error is r
   expect(gone).toBeInstanceOf(Error);
   expect(isPastStateGone(gone)).toBe(true);
   const seen: (bigint | undefined)[] = [];
-  const balance = await atBlockOrLatest(1n, (blockNumber) => (seen.push(blockNumber), client.getBalance({ address, blockNumber })));
+  const balance = await atBlockOrLatest(1n, (blockNumber) => {
+    seen.push(blockNumber);
+    return client.getBalance({ address, blockNumber });
+  });
   expect(seen).toEqual([1n, undefined]);
   expect(balance).toBe(await client.getBalance({ address }));
   // Other errors are not taken for a missing state.

@@ -64,7 +64,7 @@ describe("simpleCallEncoder", () => {
       [ok[0], ok[1], 1n << 64n, ok[3], ok[4]], // above uint64
       [ok[0], ok[1], -1n, ok[3], ok[4]],
       [ok[0], ok[1], 5, ok[3], ok[4]], // a number, not a bigint
-      [ok[0], ok[1], ok[2], "0xAbCd" + "00".repeat(18), ok[4]], // checksummed address: viem validates it
+      [ok[0], ok[1], ok[2], `0xAbCd${"00".repeat(18)}`, ok[4]], // checksummed address: viem validates it
       [ok[0], ok[1], ok[2], ok[3], 1],
       ok.slice(1), // too few
     ];

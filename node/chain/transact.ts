@@ -3,6 +3,7 @@ import { simpleCallEncoder, type SimpleCallEncoder } from "./simpleCallEncoder.t
 import type { ChainClients } from "./clients.ts";
 import { decodeRevert } from "./contracts.ts";
 import { revertedTransactionError, sendTransactionError } from "./chainErrors.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** Upstream's default gas limit (`--gas-limit` 2000000): no estimation, so a revert shows after mining. */
 export const DEFAULT_GAS_LIMIT = 2_000_000n;
@@ -17,15 +18,14 @@ export interface TransactRequest {
 }
 
 /** A mined transaction that reverted; `reason` is upstream's rendering (`Name(arg=value, …)`). */
-export class TransactionFailedError extends Error {
-  override name = "TransactionFailedError";
+export class TransactionFailedError extends MevCommitError {
   constructor(
     readonly hash: Hex,
     readonly reason: string,
     readonly errorName: string,
     readonly args: readonly unknown[] = [],
   ) {
-    super(`transaction failed: ${reason}`);
+    super(`transaction failed: ${reason}`, { context: { hash, errorName, args } });
   }
 }
 

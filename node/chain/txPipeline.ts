@@ -115,7 +115,7 @@ export class TxPipeline {
       throw getTransactionError(e as never, { account: { address: this.address, type: "json-rpc" }, chain: this.chain, to: req.to, data: req.data, value: req.value, gas: req.gas } as never);
     } finally {
       this.lastSent = performance.now();
-      if (--this.outstanding === 0) this.drainWaiters.splice(0).forEach((w) => w());
+      if (--this.outstanding === 0) for (const w of this.drainWaiters.splice(0)) w();
     }
   }
 

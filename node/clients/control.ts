@@ -1,9 +1,8 @@
 import { call } from "./http.ts";
 import type { DevnetStatus } from "../control/simApi.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class ControlApiError extends Error {
-  override name = "ControlApiError";
-}
+export class ControlApiError extends MevCommitError {}
 
 export type BuilderModeName = "honest" | "omit" | "reverse" | "gap";
 

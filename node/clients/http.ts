@@ -1,3 +1,5 @@
+import { MevCommitError } from "../../lib/errors.ts";
+
 /** A finished HTTP exchange, as the suite inspects it. */
 export interface HttpResult {
   status: number;
@@ -7,14 +9,13 @@ export interface HttpResult {
   json: unknown;
 }
 
-export class HttpCallError extends Error {
-  override name = "HttpCallError";
+export class HttpCallError extends MevCommitError {
   constructor(
     readonly method: string,
     readonly url: string,
     cause: unknown,
   ) {
-    super(`${method} ${url} failed: ${(cause as Error)?.message ?? cause}`, { cause });
+    super(`${method} ${url} failed: ${(cause as Error)?.message ?? cause}`, { cause, context: { method, url } });
   }
 }
 

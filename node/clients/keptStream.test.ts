@@ -10,7 +10,7 @@ const server = Bun.serve({
   fetch() {
     opens++;
     if (opens === 2) return new Response("busy", { status: 503 });
-    return new Response(JSON.stringify({ result: { n: opens } }) + "\n", { headers: { "content-type": "application/x-ndjson" } });
+    return new Response(`${JSON.stringify({ result: { n: opens } })}\n`, { headers: { "content-type": "application/x-ndjson" } });
   },
 });
 afterAll(() => server.stop(true));
@@ -30,7 +30,10 @@ test("a stream that ends is opened again with back-off, a refused try is retried
     },
     async (s) => {
       let n = 0;
-      for (let line = await s.next(); line !== undefined; line = await s.next()) if (!("error" in line)) (seen.push(line.result.n), n++);
+      for (let line = await s.next(); line !== undefined; line = await s.next()) if (!("error" in line)) {
+        seen.push(line.result.n);
+        n++;
+      }
       return n;
     },
     { name: "test", fields: () => ({ at: "here" }), backoffMs: 10, maxBackoffMs: 40, log },

@@ -1,17 +1,18 @@
+import { MevCommitError } from "../../lib/errors.ts";
+
 /**
  * One long POST whose body is a stream of JSON lines, each sent the moment it is written: the way a provider
  * application streams its decisions to SendProcessedBids (interface.md §4.4: "one message per bid") without a
  * request per decision. The answer comes when the body ends (`close`) or the server ends the exchange early. No
  * client-side timeout: an upload may rest between lines for as long as no bid comes.
  */
-export class NdjsonUploadError extends Error {
-  override name = "NdjsonUploadError";
+export class NdjsonUploadError extends MevCommitError {
   constructor(
     readonly url: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(`POST ${url} (streamed body): ${message}`, options);
+    super(`POST ${url} (streamed body): ${message}`, { ...options, context: { url } });
   }
 }
 
@@ -50,7 +51,7 @@ export class NdjsonUpload {
   write(value: unknown): void {
     if (this.ended) throw new NdjsonUploadError(this.url, "the exchange is over");
     try {
-      this.controller.enqueue(encoder.encode(JSON.stringify(value) + "\n"));
+      this.controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));
       this.written++;
     } catch (e) {
       this.ended = true;

@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { type AnyElysia, Elysia, t } from "elysia";
 import { isAddress, type Address } from "viem";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
@@ -63,7 +63,7 @@ function uintField(name: string, v: string | number): bigint {
  * inspect the devnet. Errors follow the same `{code,message,details}` envelope as the node APIs.
  */
 export function simApi(control: SimControl) {
-  const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: "sim-control" })
+  const app: AnyElysia = new Elysia({ name: "sim-control" })
     .onError({ as: "global" }, ({ code, error, request }) =>
       code === "NOT_FOUND"
         ? unaryErrorResponse(routingError(new URL(request.url).pathname, app.routes.map((r) => r.path)))

@@ -10,6 +10,7 @@ import { BidVerificationError, type SignedBidWithSecret } from "../protocol/bidS
 import { CommitmentVerificationError, type SignCommitmentInput, type VerifiedCommitment, type VerifyCommitmentInput } from "../protocol/commitmentSigning.ts";
 import type { Bid, Commitment, G1Point, SignedBid } from "../protocol/types.ts";
 import { inlineCrypto, type BidCrypto } from "./bidCrypto.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 export type CryptoRequest = { id: number } & (
   | { op: "signBid"; args: [Bid, string, Uint8Array] }
@@ -21,9 +22,7 @@ export type CryptoRequest = { id: number } & (
 export type CryptoResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string } };
 
 /** A worker of the pool died or the pool was closed with calls waiting. */
-export class CryptoPoolError extends Error {
-  override name = "CryptoPoolError";
-}
+export class CryptoPoolError extends MevCommitError {}
 
 const ERRORS: Record<string, new (message: string) => Error> = {
   BidVerificationError,

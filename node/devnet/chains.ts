@@ -4,6 +4,7 @@ import { FOREIGN_L1_GENESIS_NUMBER, configuredPorts, type DevnetConfig } from ".
 import type { DataDir } from "./dataDir.ts";
 import { keepLastGoodState } from "./chainStateFile.ts";
 import { logger } from "../util/log.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 const log = logger("devnet");
 
@@ -47,9 +48,7 @@ export const SETTLEMENT_IDLE_BLOCK_MS = 1_000;
  */
 export const SETTLEMENT_BLOCK_GAS_LIMIT = 1_000_000_000n;
 
-export class ChainUnreachableError extends Error {
-  override name = "ChainUnreachableError";
-}
+export class ChainUnreachableError extends MevCommitError {}
 
 async function connect(name: "l1" | "settlement", rpcUrl: string): Promise<ChainEndpoint> {
   try {

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { parseEther } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /**
  * Default seconds between the settlement chain's state dumps (`--settlement-state-interval`): what a kill -9 of the
@@ -284,9 +285,7 @@ Options:
   -h, --help                  this text
 `;
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+export class ConfigError extends MevCommitError {}
 
 function int(name: string, v: string | undefined, min: number, max: number): number | undefined {
   if (v === undefined) return undefined;

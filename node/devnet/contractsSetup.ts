@@ -4,6 +4,7 @@ import { deployContracts, deployValidatorRegistry, registerProvider, builderKeyF
 import type { ChainEndpoint } from "./chains.ts";
 import type { DataDir } from "./dataDir.ts";
 import { logger } from "../util/log.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 const log = logger("devnet");
 
@@ -92,9 +93,7 @@ interface SavedValidatorRegistry {
   address: Address;
 }
 
-export class AddressCollisionError extends Error {
-  override name = "AddressCollisionError";
-}
+export class AddressCollisionError extends MevCommitError {}
 
 /**
  * The validator opt-in registry on the L1 chain, deployed once and reused while the L1 state survives. It is deployed

@@ -54,7 +54,7 @@ export class DataDir {
   /** Writes atomically (temp file + rename), so a crash never leaves half a file. */
   writeJson(file: string, value: unknown): void {
     const tmp = `${file}.tmp`;
-    writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
+    writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
     renameSync(tmp, file);
   }
 }

@@ -22,7 +22,7 @@ export interface LocalDevnet {
 export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile: string): Promise<LocalDevnet> {
   mkdirSync(dirname(logFile), { recursive: true });
   rmSync(logFile, { force: true });
-  setLogSink((line) => appendFileSync(logFile, line + "\n"));
+  setLogSink((line) => appendFileSync(logFile, `${line}\n`));
   const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-devnet-"));
   const providers = overrides.providers ?? DEFAULTS.providers;
   const [l1Port, settlementPort] = await freePorts(2);

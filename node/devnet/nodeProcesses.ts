@@ -6,7 +6,7 @@
  * SIGKILL (a real one: nothing drained or flushed), start spawns the node again on its store, key and ports.
  */
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { spawn, type Subprocess } from "bun";
 import type { Address, Hex } from "viem";
 import { call } from "../clients/http.ts";
@@ -16,18 +16,15 @@ import { within, DeadlineError } from "../util/deadline.ts";
 import type { AdminStatus } from "../role/adminApi.ts";
 import type { NetnsHosts } from "../role/netnsHosts.ts";
 import type { Fault } from "./nodeOps.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
 /** A node process did not start (its exit status and the end of its output), or its admin API did not answer. */
-export class NodeProcessError extends Error {
-  override name = "NodeProcessError";
-}
+export class NodeProcessError extends MevCommitError {}
 
 /** The node's admin API refused a call: its gRPC code and message, passed on as they came. */
-export class NodeAdminError extends RpcError {
-  override name = "NodeAdminError";
-}
+export class NodeAdminError extends RpcError {}
 
 export interface NodeProcessSpec {
   name: string;

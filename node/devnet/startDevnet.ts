@@ -63,7 +63,6 @@ const STOP_CHAINS_MS = 4_000;
 
 /** The devnet was started with --no-nodes and has no node of its own to answer for. */
 export class NoNodesError extends FailedPreconditionError {
-  override name = "NoNodesError";
   constructor(what: string) {
     super(`${what}: the devnet runs no nodes of its own (--no-nodes)`);
   }
@@ -71,7 +70,6 @@ export class NoNodesError extends FailedPreconditionError {
 
 /** `--network netns` on a machine where network namespaces cannot be made (not root, no iproute2, …). */
 export class NetnsUnavailableError extends ConfigError {
-  override name = "NetnsUnavailableError";
   constructor(why: string) {
     super(`--network netns cannot run here: ${why}. Use --network processes for one process per node on this host's own network`);
   }
@@ -79,7 +77,6 @@ export class NetnsUnavailableError extends ConfigError {
 
 /** A devnet whose nodes run as processes has no node objects in its own process to hand out. */
 export class NodesInProcessesError extends FailedPreconditionError {
-  override name = "NodesInProcessesError";
   constructor(what: string) {
     super(`${what}: the devnet's nodes run in processes of their own (--network processes|netns); reach them through their URLs`);
   }
@@ -597,7 +594,9 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const validators = new ValidatorService({
       chain: new L1ValidatorChain({ rpcUrl: chains.l1.rpcUrl, registry: registry.address }),
       slotSeconds: cfg.l1BlockTime > 0 ? cfg.l1BlockTime : undefined,
-      publish: (topic, value) => audience.forEach((n) => n.notifier.publish(topic, value)),
+      publish: (topic, value) => {
+        for (const n of audience) n.notifier.publish(topic, value);
+      },
     });
     if (registry.fresh)
       // Every 4th validator of the schedule starts opted in, so opt-in events happen on a fresh devnet.

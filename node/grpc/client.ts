@@ -6,20 +6,20 @@
 import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientReadableStream, type ServiceError } from "@grpc/grpc-js";
 import { create, type DescMessage, type DescService, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { serviceDefinition } from "./serviceDefinition.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 type Methods<S extends DescService> = S["method"];
 type In<S extends DescService, M extends keyof Methods<S>> = Methods<S>[M] extends { input: infer I extends DescMessage } ? I : never;
 type Out<S extends DescService, M extends keyof Methods<S>> = Methods<S>[M] extends { output: infer O extends DescMessage } ? O : never;
 
 /** A failed call: the status code and text the server sent. */
-export class GrpcCallError extends Error {
-  override name = "GrpcCallError";
+export class GrpcCallError extends MevCommitError {
   constructor(
     readonly code: number,
     readonly details: string,
     readonly method: string,
   ) {
-    super(`${method}: ${code} ${details}`);
+    super(`${method}: ${code} ${details}`, { context: { method, code } });
   }
 }
 

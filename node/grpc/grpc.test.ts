@@ -37,7 +37,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  opened.forEach((c) => c.close());
+  for (const c of opened) c.close();
   await local?.stop();
 });
 
@@ -211,7 +211,7 @@ describe("bids: SendBid, ReceiveBids and SendProcessedBids over gRPC", () => {
       await d.startProvider(0);
       await d.startProvider(1);
     }
-    providers.forEach((c) => c.close());
+    for (const c of providers) c.close();
     providers = d.providers.map((p) => new GrpcClient(providerPb.Provider, p.rpcUrl));
     opened.push(...providers);
   }, 30_000);

@@ -14,7 +14,7 @@ export function addReflection(server: Server, services: DescService[]): void {
     files.set(f.proto.name, toBinary(FileDescriptorProtoSchema, f.proto));
     f.dependencies.forEach(add);
   };
-  services.forEach((s) => add(s.file));
+  for (const s of services) add(s.file);
   // @grpc/reflection reads a proto-loader package definition; only its serialized file descriptors are used.
   const definition = { files: { fileDescriptorProtos: [...files.values()] } };
   new ReflectionService(definition as never, { services: services.map((s) => s.typeName) }).addToServer(server);

@@ -15,6 +15,7 @@ import { addReflection } from "./reflection.ts";
 import { bidderHandlers, debugHandlers, notificationsHandlers, providerHandlers, validatorHandlers } from "./services.ts";
 import type { TlsFiles } from "./tls.ts";
 import { logger } from "../util/log.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 const log = logger("grpc");
 
@@ -35,9 +36,7 @@ export interface ServedGrpc {
   kill(): void;
 }
 
-export class GrpcListenError extends Error {
-  override name = "GrpcListenError";
-}
+export class GrpcListenError extends MevCommitError {}
 
 /** The proto services a node serves, with their handlers: its role's service, then notifications, validator, debug. */
 export function grpcServicesOf(s: NodeServices): [DescService, UntypedServiceImplementation][] {

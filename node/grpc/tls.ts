@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { generate } from "selfsigned";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** A PEM certificate chain and its private key for the gRPC listeners. */
 export interface TlsFiles {
@@ -8,9 +9,7 @@ export interface TlsFiles {
   key: Buffer;
 }
 
-export class TlsFileError extends Error {
-  override name = "TlsFileError";
-}
+export class TlsFileError extends MevCommitError {}
 
 /** Reads `--rpc-tls-cert` / `--rpc-tls-key`. */
 export function readTlsFiles(certPath: string, keyPath: string): TlsFiles {

@@ -2,6 +2,7 @@ import { createPublicClient, createTestClient, http, zeroAddress, type Address, 
 import { SerialQueue } from "../util/serial.ts";
 import { logger } from "../util/log.ts";
 import { WinnerSchedule } from "./winnerSchedule.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 export interface MinedBlock {
   number: bigint;
@@ -15,9 +16,7 @@ export type BeforeMineHook = (blockNumber: bigint, winner: Address) => Promise<v
 /** Runs after a block is mined; `mine` resolves only when every hook is done (deterministic tests). */
 export type AfterMineHook = (block: MinedBlock) => Promise<void>;
 
-export class L1DriverError extends Error {
-  override name = "L1DriverError";
-}
+export class L1DriverError extends MevCommitError {}
 
 /**
  * Mines L1 blocks on an Anvil chain with manual mining: on an interval, or on request. Before each block it picks

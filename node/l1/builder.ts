@@ -37,7 +37,7 @@ export class Builder {
 
   constructor(
     private readonly l1: PublicClient,
-    private readonly l1RpcUrl: string,
+    l1RpcUrl: string,
     private readonly sources: () => BundleSource[],
     fillerKey: Hex,
   ) {

@@ -4,7 +4,6 @@ import type { BundleSource } from "./builder.ts";
 
 /** The book is full: more bundles are waiting for future blocks than the devnet keeps. */
 export class BundleBookFullError extends RpcError {
-  override name = "BundleBookFullError";
   constructor(message: string) {
     super(GrpcCode.ResourceExhausted, message);
   }

@@ -68,7 +68,9 @@ export class ProviderDirectory {
       this.o.events.on("ProviderRegistered", (e) => this.add(e.args.provider as Address)),
       this.o.events.on("BLSKeyAdded", (e) => this.keyAdded(e.args.provider as Address, e.args.blsPublicKey as Hex)),
     ];
-    this.off = () => offs.forEach((f) => f());
+    this.off = () => {
+      for (const f of offs) f();
+    };
     const kept = this.o.store?.getKv(ProviderDirectory.KEPT);
     for (const provider of kept ? (JSON.parse(kept) as Address[]) : []) await this.add(provider);
     const { publicClient } = this.o.owner;

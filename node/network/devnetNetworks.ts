@@ -6,6 +6,7 @@ import type { Address } from "viem";
 import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { InProcessNetwork, type Network } from "./network.ts";
 import { meshSettled, meshViewOf } from "./meshView.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 export interface DevnetNetworkOptions {
   kind: "libp2p" | "in-process";
@@ -19,9 +20,7 @@ export interface DevnetNetworkOptions {
   isStaked: (provider: Address) => Promise<boolean>;
 }
 
-export class MeshTimeoutError extends Error {
-  override name = "MeshTimeoutError";
-}
+export class MeshTimeoutError extends MevCommitError {}
 
 export interface DevnetNetworks {
   readonly bidder: Network;

@@ -46,7 +46,10 @@ describe("PortNetwork", () => {
     const [providerSide, bidderSide] = pair();
     const seen: { bid: SignedBid; from: Address }[] = [];
     const reply: CommitmentReply = { digest: new Uint8Array([9]), signature: new Uint8Array([8, 7]), dispatchTimestamp: 123n };
-    providerSide.connectProvider(provider(async (b, from) => (seen.push({ bid: b, from }), reply)));
+    providerSide.connectProvider(provider(async (b, from) => {
+        seen.push({ bid: b, from });
+        return reply;
+      }));
     await tick();
     const got = await bidderSide.providers()[0]!.handleBid(bid, BIDDER, new AbortController().signal);
     expect(got).toEqual(reply);
@@ -63,7 +66,10 @@ describe("PortNetwork", () => {
     providerSide.connectProvider(
       provider((b, _from, signal) => {
         if (b.bid.amount === 10n) return Promise.reject(Object.assign(new Error("no active receivers"), { name: "InternalError" }));
-        return new Promise((_, reject) => signal.addEventListener("abort", () => ((aborted = true), reject(new Error("aborted")))));
+        return new Promise((_, reject) => signal.addEventListener("abort", () => {
+            aborted = true;
+            reject(new Error("aborted"));
+          }));
       }),
     );
     await tick();

@@ -8,6 +8,7 @@
 import type { Address } from "viem";
 import type { G1Point, SignedBid } from "../protocol/types.ts";
 import { PeerEvents, type CommitmentReply, type Network, type ProviderPeer } from "./network.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 type Message =
   | { t: "sync" }
@@ -20,9 +21,7 @@ type Message =
   | { t: "reply"; id: number; ok: false; error: { name: string; message: string } };
 
 /** A bid for a provider this node does not run (it left, or never was here). */
-export class PortPeerGoneError extends Error {
-  override name = "PortPeerGoneError";
-}
+export class PortPeerGoneError extends MevCommitError {}
 
 interface Link {
   port: MessagePort;

@@ -72,7 +72,9 @@ export function publishRegistryEvents(notifier: Notifier, events: EventPoller, c
       notifier.publish("provider_deposit", { provider: getAddress(e.args.provider as string), amount: (e.args.amount as bigint).toString() });
     }),
   ];
-  return () => off.forEach((f) => f());
+  return () => {
+    for (const f of off) f();
+  };
 }
 
 /** commitment_store_failed / commitment_open_failed: `{commitmentDigest (hex, no 0x), txnHash, error}`. */

@@ -158,7 +158,9 @@ export class Settler {
     const b = await this.o.l1.getBlock({ blockNumber: block });
     const receipts = await Promise.all(b.transactions.map((hash) => this.o.l1.getTransactionReceipt({ hash })));
     const out = new Map<string, TxOutcome>();
-    receipts.forEach((r, i) => out.set(r.transactionHash.slice(2).toLowerCase(), { position: i, success: r.status === "success" }));
+    receipts.forEach((r, i) => {
+      out.set(r.transactionHash.slice(2).toLowerCase(), { position: i, success: r.status === "success" });
+    });
     this.blocks.set(block, out);
     return out;
   }

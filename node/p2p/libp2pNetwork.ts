@@ -31,6 +31,7 @@ import { commitmentFromMessage, commitmentToMessage, decryptBid, encryptBid } fr
 import { peerList, peersOf, type DiscoveredPeer } from "./wire/discovery.ts";
 import { ethAddressOfPeer, peerIdOf } from "./wire/peerIdentity.ts";
 import { DISCOVERY, HANDSHAKE, KEY_EXCHANGE, PRECONFIRMATION, protocolId, type ProtocolSpec } from "./wire/protocolIds.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 export interface Libp2pNetworkOptions {
   nodeKey: `0x${string}`;
@@ -50,17 +51,15 @@ export interface Libp2pNetworkOptions {
   handshakeTimeoutMs?: number;
 }
 
-export class PeerNotConnectedError extends Error {
-  override name = "PeerNotConnectedError";
+export class PeerNotConnectedError extends MevCommitError {
   constructor(readonly peer: Address) {
-    super(`peer ${peer} is not connected`);
+    super(`peer ${peer} is not connected`, { context: { peer } });
   }
 }
 
 export class NoAesKeyError extends RpcError {
-  override name = "NoAesKeyError";
   constructor(bidder: Address) {
-    super(GrpcCode.FailedPrecondition, `no AES key found for bidder ${bidder}`);
+    super(GrpcCode.FailedPrecondition, `no AES key found for bidder ${bidder}`, { context: { bidder } });
   }
 }
 

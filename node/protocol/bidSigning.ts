@@ -10,9 +10,9 @@ import { bidDigest, joinTxHashes, type BidDigestFields } from './digest.ts';
 import { randomKeyPair, type Bn254KeyPair } from './bn254.ts';
 import { recoverAddress, signDigest } from './secp256k1.ts';
 import { bytesEqual } from './bytes.ts';
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class BidVerificationError extends Error {
-  override name = 'BidVerificationError';
+export class BidVerificationError extends MevCommitError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }

@@ -21,7 +21,7 @@ function messageOf(fn: () => unknown): string {
 
 describe('decoding (api-behaviour §0.2)', () => {
   test('JSON names, numbers as strings or numbers, normalisation', () => {
-    const bid = parseBidRequest({ ...valid, txHashes: [H1, '0x' + H2], revertingTxHashes: ['0x' + H2] });
+    const bid = parseBidRequest({ ...valid, txHashes: [H1, `0x${H2}`], revertingTxHashes: [`0x${H2}`] });
     expect(bid.txHashes).toEqual([H1, H2.toLowerCase()]);
     expect(bid.revertingTxHashes).toEqual([H2.toLowerCase()]);
     expect(bid.amount).toBe(1000n);
@@ -106,7 +106,7 @@ describe('protovalidate (§1.1 rules)', () => {
   test('each field message', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ txHashes: ['xyz'] }, ' - tx_hashes: tx_hashes must be a valid array of transaction hashes. [tx_hashes]'],
-      [{ txHashes: ['0X' + H1] }, ' - tx_hashes: tx_hashes must be a valid array of transaction hashes. [tx_hashes]'],
+      [{ txHashes: [`0X${H1}`] }, ' - tx_hashes: tx_hashes must be a valid array of transaction hashes. [tx_hashes]'],
       [{ amount: '0' }, ' - amount: amount must be a valid integer. [amount]'],
       [{ amount: '01' }, ' - amount: amount must be a valid integer. [amount]'],
       [{ amount: '1.5' }, ' - amount: amount must be a valid integer. [amount]'],
@@ -170,7 +170,7 @@ describe('handler checks after validation', () => {
     const bid = parseBidRequest({ ...base, rawTransactions: [dyn, legacy.slice(2).toUpperCase()] });
     expect(bid.txHashes).toEqual([keccak256(dyn).slice(2), keccak256(legacy).slice(2)]);
     expect(bid.rawTransactions).toEqual([dyn, legacy.slice(2).toUpperCase()]);
-    expect(messageOf(() => parseBidRequest({ ...base, rawTransactions: [dyn + '00'] }))).toBe(
+    expect(messageOf(() => parseBidRequest({ ...base, rawTransactions: [`${dyn}00`] }))).toBe(
       'unmarshaling raw transaction: rlp: input contains more than one value',
     );
   });

@@ -17,6 +17,7 @@ import type { G1Point } from './types.ts';
 import { bigIntToBytes, bytesToBigInt } from './bytes.ts';
 import { FixedBaseTable } from './bn254FixedBase.ts';
 import { BoundedMap } from '../util/boundedMap.ts';
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** Base field modulus p. */
 export const BN254_FIELD_MODULUS = 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47n;
@@ -25,24 +26,21 @@ export const BN254_CURVE_ORDER = 0x30644e72e131a029b85045b68181585d2833e84879b97
 export const G1_GENERATOR: G1Point = Object.freeze({ x: 1n, y: 2n });
 export const G1_INFINITY: G1Point = Object.freeze({ x: 0n, y: 0n });
 
-export class CryptoNotInitializedError extends Error {
-  override name = 'CryptoNotInitializedError';
+export class CryptoNotInitializedError extends MevCommitError {
   constructor(operation: string) {
-    super(`${operation}: the BN254 backend is not initialised; await initCrypto() once at start`);
+    super(`${operation}: the BN254 backend is not initialised; await initCrypto() once at start`, { context: { operation } });
   }
 }
 
-export class InvalidPointError extends Error {
-  override name = 'InvalidPointError';
+export class InvalidPointError extends MevCommitError {
   constructor(readonly point: G1Point, detail = 'not on the BN254 curve') {
-    super(`invalid BN254 G1 point (${point.x}, ${point.y}): ${detail}`);
+    super(`invalid BN254 G1 point (${point.x}, ${point.y}): ${detail}`, { context: { point } });
   }
 }
 
-export class InvalidScalarError extends Error {
-  override name = 'InvalidScalarError';
+export class InvalidScalarError extends MevCommitError {
   constructor(readonly scalar: bigint, detail: string) {
-    super(`invalid BN254 scalar ${scalar}: ${detail}`);
+    super(`invalid BN254 scalar ${scalar}: ${detail}`, { context: { scalar } });
   }
 }
 
@@ -123,7 +121,7 @@ function fromMclG1(point: mcl.G1): G1Point {
   const s = mcl.normalize(point).getStr(16);
   if (s === '0') return G1_INFINITY;
   const [, x, y] = s.split(' ');
-  return { x: BigInt('0x' + x), y: BigInt('0x' + y) };
+  return { x: BigInt(`0x${x}`), y: BigInt(`0x${y}`) };
 }
 
 function toMclFr(scalar: bigint): mcl.Fr {

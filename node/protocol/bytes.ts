@@ -1,10 +1,10 @@
 /** Small byte/hex/bigint conversions used across the protocol code. */
 import type { Hex } from 'viem';
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class InvalidHexError extends Error {
-  override name = 'InvalidHexError';
+export class InvalidHexError extends MevCommitError {
   constructor(readonly input: string, reason: string) {
-    super(`invalid hex ${JSON.stringify(input.length > 80 ? input.slice(0, 80) + '…' : input)}: ${reason}`);
+    super(`invalid hex ${JSON.stringify(input.length > 80 ? `${input.slice(0, 80)}…` : input)}: ${reason}`, { context: { input } });
   }
 }
 
@@ -47,7 +47,7 @@ export function toBytes(value: Uint8Array | string): Uint8Array {
 /** Big-endian unsigned bytes → bigint. */
 export function bytesToBigInt(bytes: Uint8Array): bigint {
   if (bytes.length === 0) return 0n;
-  return BigInt('0x' + bytesToHex(bytes));
+  return BigInt(`0x${bytesToHex(bytes)}`);
 }
 
 /** bigint → big-endian bytes of fixed `length` (default 32). Throws RangeError if it does not fit. */

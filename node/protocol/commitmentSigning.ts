@@ -11,9 +11,9 @@ import { commitmentDigest, commitmentIndex } from './digest.ts';
 import { sharedPoint } from './bn254.ts';
 import { recoverAddress, signDigest } from './secp256k1.ts';
 import { bytesEqual } from './bytes.ts';
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class CommitmentVerificationError extends Error {
-  override name = 'CommitmentVerificationError';
+export class CommitmentVerificationError extends MevCommitError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }

@@ -7,7 +7,7 @@ describe('decimalAtMost', () => {
     expect(decimalAtMost('000123', UINT64_MAX)).toBe(123n);
     expect(decimalAtMost(UINT64_MAX.toString(), UINT64_MAX)).toBe(UINT64_MAX);
     expect(decimalAtMost(UINT256_MAX.toString(), UINT256_MAX)).toBe(UINT256_MAX);
-    expect(decimalAtMost('0'.repeat(1000) + '7', UINT256_MAX)).toBe(7n);
+    expect(decimalAtMost(`${'0'.repeat(1000)}7`, UINT256_MAX)).toBe(7n);
   });
 
   test('one above the bound, or more digits than it has, is undefined', () => {

@@ -9,6 +9,7 @@ import { keccak256 } from './keccak.ts';
 import type { Address } from 'viem';
 import type { G1Point, ProtocolDomains } from './types.ts';
 import { bigIntToBytes, concatBytes, hexToBytes, strip0x, utf8 } from './bytes.ts';
+import { MevCommitError } from "../../lib/errors.ts";
 
 export const BID_DOMAIN_NAME = 'PreConfBid';
 export const COMMITMENT_DOMAIN_NAME = 'OpenedCommitment';
@@ -26,10 +27,9 @@ export const COMMITMENT_TYPEHASH = keccak256(utf8(COMMITMENT_TYPE));
 const UINT64_MAX = (1n << 64n) - 1n;
 const UINT256_MAX = (1n << 256n) - 1n;
 
-export class DigestInputError extends Error {
-  override name = 'DigestInputError';
+export class DigestInputError extends MevCommitError {
   constructor(readonly field: string, detail: string) {
-    super(`cannot build digest: ${field} ${detail}`);
+    super(`cannot build digest: ${field} ${detail}`, { context: { field } });
   }
 }
 

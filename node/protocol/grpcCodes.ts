@@ -4,6 +4,8 @@
  * `{"code":<code>,"message":<message>,"details":[]}` with the status from `httpStatusOf`.
  */
 
+import { MevCommitError, type MevCommitErrorOptions } from "../../lib/errors.ts";
+
 export const GrpcCode = {
   OK: 0,
   Canceled: 1,
@@ -71,18 +73,15 @@ export interface StatusBody {
 }
 
 /** An error that carries a gRPC status. */
-export class RpcError extends Error {
-  override name = 'RpcError';
+export class RpcError extends MevCommitError {
   readonly code: GrpcCode;
   readonly details: StatusDetail[];
-  /** Extra machine-readable context for logs and tests (never serialised to clients). */
-  readonly context: Readonly<Record<string, unknown>>;
 
-  constructor(code: GrpcCode, message: string, options: { details?: StatusDetail[]; context?: Record<string, unknown>; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  /** `context` is for logs and tests: it is never serialised to clients. */
+  constructor(code: GrpcCode, message: string, options: MevCommitErrorOptions & { details?: StatusDetail[] } = {}) {
+    super(message, options);
     this.code = code;
     this.details = options.details ?? [];
-    this.context = options.context ?? {};
   }
 
   get httpStatus(): number {
@@ -97,7 +96,6 @@ export class RpcError extends Error {
 type RpcErrorOptions = ConstructorParameters<typeof RpcError>[2];
 
 export class CanceledError extends RpcError {
-  override name = 'CanceledError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.Canceled, message, options);
   }
@@ -105,70 +103,60 @@ export class CanceledError extends RpcError {
 
 /** A plain (non-status) error in upstream: code Unknown, HTTP 500. */
 export class UnknownError extends RpcError {
-  override name = 'UnknownError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.Unknown, message, options);
   }
 }
 
 export class InvalidArgumentError extends RpcError {
-  override name = 'InvalidArgumentError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.InvalidArgument, message, options);
   }
 }
 
 export class DeadlineExceededError extends RpcError {
-  override name = 'DeadlineExceededError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.DeadlineExceeded, message, options);
   }
 }
 
 export class NotFoundError extends RpcError {
-  override name = 'NotFoundError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.NotFound, message, options);
   }
 }
 
 export class AlreadyExistsError extends RpcError {
-  override name = 'AlreadyExistsError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.AlreadyExists, message, options);
   }
 }
 
 export class PermissionDeniedError extends RpcError {
-  override name = 'PermissionDeniedError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.PermissionDenied, message, options);
   }
 }
 
 export class FailedPreconditionError extends RpcError {
-  override name = 'FailedPreconditionError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.FailedPrecondition, message, options);
   }
 }
 
 export class UnimplementedError extends RpcError {
-  override name = 'UnimplementedError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.Unimplemented, message, options);
   }
 }
 
 export class InternalError extends RpcError {
-  override name = 'InternalError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.Internal, message, options);
   }
 }
 
 export class UnavailableError extends RpcError {
-  override name = 'UnavailableError';
   constructor(message: string, options?: RpcErrorOptions) {
     super(GrpcCode.Unavailable, message, options);
   }
@@ -180,7 +168,6 @@ export class UnavailableError extends RpcError {
  * `{"error":…}` envelope, api-behaviour §0.5).
  */
 export class BodyDecodeError extends InvalidArgumentError {
-  override name = 'BodyDecodeError';
 }
 
 /** Maps any thrown value to an RpcError the way grpc-go does for a handler's plain error. */

@@ -69,7 +69,7 @@ describe('nesting depth', () => {
   test(`up to ${MAX_JSON_DEPTH} levels are read; one more is a syntax error at the bracket that opens it`, () => {
     const ok = '['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH);
     expect(readFirstJsonValue(ok)!.kind).toBe('array');
-    const deep = '{"a":'.repeat(MAX_JSON_DEPTH) + '[' + '1' + ']' + '}'.repeat(MAX_JSON_DEPTH);
+    const deep = `${'{"a":'.repeat(MAX_JSON_DEPTH)}[1]${'}'.repeat(MAX_JSON_DEPTH)}`;
     const e = syntaxError(deep);
     expect(e.message).toBe(`invalid character '[' exceeded max depth (at most ${MAX_JSON_DEPTH} nested arrays and objects)`);
     expect(e.offset).toBe(5 * MAX_JSON_DEPTH);
@@ -112,8 +112,8 @@ describe('JsonSequenceSplitter', () => {
   });
 
   test('a value longer than the limit throws; shorter ones pass', () => {
-    expect(split(['{"a":"' + 'x'.repeat(90) + '"}'], 100)).toHaveLength(1);
-    expect(() => split(['{"a":"' + 'x'.repeat(200), '"}'], 100)).toThrow(JsonValueTooLongError);
+    expect(split([`{"a":"${'x'.repeat(90)}"}`], 100)).toHaveLength(1);
+    expect(() => split([`{"a":"${'x'.repeat(200)}`, '"}'], 100)).toThrow(JsonValueTooLongError);
   });
 
   test('linear: a 2 MiB value delivered one character at a time', () => {

@@ -9,6 +9,8 @@
  * first level too many opens, so a 100,000-deep body costs no more than a flat one.
  */
 
+import { MevCommitError } from "../../lib/errors.ts";
+
 export type JsonNode = JsonObjectNode | JsonArrayNode | JsonStringNode | JsonNumberNode | JsonBooleanNode | JsonNullNode;
 
 interface NodeBase {
@@ -56,13 +58,12 @@ export interface JsonNullNode extends NodeBase {
 }
 
 /** Malformed JSON. `offset` is where the reader stopped, in UTF-16 code units of the source text. */
-export class JsonSyntaxError extends Error {
-  override name = 'JsonSyntaxError';
+export class JsonSyntaxError extends MevCommitError {
   constructor(
     message: string,
     readonly offset: number,
   ) {
-    super(message);
+    super(message, { context: { offset } });
   }
 }
 
@@ -75,7 +76,7 @@ function quoteChar(ch: string): string {
 }
 
 const WS = new Set([' ', '\t', '\n', '\r']);
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings must escape the control characters
 const SPECIAL_IN_STRING = /["\\\u0000-\u001f]/g;
 
 /** Arrays and objects nested in one another, at most. */
@@ -401,10 +402,9 @@ export function lineColumn(text: string, base: number, offset: number): { line: 
 }
 
 /** A value in a JSON sequence longer than the splitter allows. */
-export class JsonValueTooLongError extends Error {
-  override name = 'JsonValueTooLongError';
+export class JsonValueTooLongError extends MevCommitError {
   constructor(readonly limit: number) {
-    super(`a JSON value in the sequence is longer than ${limit} characters`);
+    super(`a JSON value in the sequence is longer than ${limit} characters`, { context: { limit } });
   }
 }
 

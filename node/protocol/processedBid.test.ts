@@ -9,7 +9,7 @@ const url = Buffer.from(digest).toString('base64url');
 
 describe('one decision', () => {
   test('base64 std / url-safe, with or without padding', () => {
-    for (const s of [std, std.replace(/=+$/, ''), url, url + '=']) {
+    for (const s of [std, std.replace(/=+$/, ''), url, `${url}=`]) {
       expect(bytesToHex(parseProcessedBid({ bidDigest: s, status: 'STATUS_ACCEPTED' }).bidDigest)).toBe(bytesToHex(digest));
     }
   });

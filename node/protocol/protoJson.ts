@@ -89,7 +89,7 @@ export function integerOfNumberLiteral(raw: string): bigint | undefined {
   const exp = Number(expText);
   if (!Number.isSafeInteger(exp) || exp > 400 || exp < -400) return undefined;
   let digits = intPart! + frac;
-  let scale = exp - frac.length;
+  const scale = exp - frac.length;
   if (scale >= 0) digits += '0'.repeat(scale);
   else {
     const cut = digits.length + scale;

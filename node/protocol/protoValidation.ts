@@ -3,6 +3,7 @@
  * in field declaration order; a CEL evaluation error aborts validation and replaces them.
  */
 import { decimalAtMost, UINT64_MAX } from './decimal.ts';
+import { MevCommitError } from "../../lib/errors.ts";
 
 export interface Violation {
   /** Proto field name, e.g. `block_number`. */
@@ -14,7 +15,7 @@ export interface Violation {
 
 /** `validation error:` followed by one `\n - <field>: <message> [<id>]` per violation. */
 export function validationErrorText(violations: readonly Violation[]): string {
-  return 'validation error:' + violations.map((v) => `\n - ${v.fieldPath}: ${v.message} [${v.constraintId}]`).join('');
+  return `validation error:${violations.map((v) => `\n - ${v.fieldPath}: ${v.message} [${v.constraintId}]`).join('')}`;
 }
 
 /** `runtime error: error evaluating <id>: <cause>`. */
@@ -27,13 +28,12 @@ export const CEL_UINT_OVERFLOW = 'unsigned integer overflow';
 export const CEL_STRING_TO_UINT = "type conversion error from 'string' to 'uint'";
 
 /** Thrown inside a validator to abort with a CEL runtime error. */
-export class CelRuntimeError extends Error {
-  override name = 'CelRuntimeError';
+export class CelRuntimeError extends MevCommitError {
   constructor(
     readonly constraintId: string,
     readonly cause_: string,
   ) {
-    super(runtimeErrorText(constraintId, cause_));
+    super(runtimeErrorText(constraintId, cause_), { context: { constraintId } });
   }
 }
 

@@ -7,20 +7,19 @@
 import { parseTransaction, serializeTransaction, type Hex, type TransactionSerializable } from 'viem';
 import { keccak256 } from './keccak.ts';
 import { bytesToHex, hexToBytes, InvalidHexError } from './bytes.ts';
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** Go `encoding/hex` failure (after the API's regex this is only ever an odd length). */
-export class RawTransactionHexError extends Error {
-  override name = 'RawTransactionHexError';
+export class RawTransactionHexError extends MevCommitError {
   constructor(readonly raw: string, goMessage: string) {
-    super(goMessage);
+    super(goMessage, { context: { raw } });
   }
 }
 
 /** The bytes are not a transaction. The message imitates go-ethereum's error. */
-export class RawTransactionDecodeError extends Error {
-  override name = 'RawTransactionDecodeError';
+export class RawTransactionDecodeError extends MevCommitError {
   constructor(readonly raw: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, { ...options, context: { raw } });
   }
 }
 

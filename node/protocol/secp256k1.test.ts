@@ -32,7 +32,7 @@ describe('§1.6 signature vectors', () => {
     expect(recoverAddress(hexToBytes(VECTOR.bidDigest), hexToBytes(VECTOR.bidSignature))).toBe(VECTOR.aliceAddress);
     expect(recoverAddress(hexToBytes(VECTOR.commitmentDigest), hexToBytes(VECTOR.commitmentSignature))).toBe(VECTOR.bobAddress);
     expect(privateKeyToAddress(VECTOR.aliceKey)).toBe(VECTOR.aliceAddress);
-    expect(privateKeyToAddress('0x' + VECTOR.bobKey)).toBe(VECTOR.bobAddress);
+    expect(privateKeyToAddress(`0x${VECTOR.bobKey}`)).toBe(VECTOR.bobAddress);
   });
 });
 

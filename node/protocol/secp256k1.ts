@@ -13,29 +13,27 @@ import type { Address } from 'viem';
 import { keccak256 } from './keccak.ts';
 import { bytesToBigInt, bytesToHex, toBytes } from './bytes.ts';
 import { BoundedMap } from '../util/boundedMap.ts';
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** Curve order n. */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_N = SECP256K1_N >> 1n;
 
-export class InvalidSignatureError extends Error {
-  override name = 'InvalidSignatureError';
+export class InvalidSignatureError extends MevCommitError {
   constructor(readonly reason: 'length' | 'v' | 'high-s' | 'r-or-s-out-of-range' | 'unrecoverable', detail: string) {
-    super(`invalid signature (${reason}): ${detail}`);
+    super(`invalid signature (${reason}): ${detail}`, { context: { reason } });
   }
 }
 
-export class InvalidPrivateKeyError extends Error {
-  override name = 'InvalidPrivateKeyError';
+export class InvalidPrivateKeyError extends MevCommitError {
   constructor(detail: string) {
     super(`invalid secp256k1 private key: ${detail}`);
   }
 }
 
-export class InvalidDigestError extends Error {
-  override name = 'InvalidDigestError';
+export class InvalidDigestError extends MevCommitError {
   constructor(readonly length: number) {
-    super(`digest must be 32 bytes, got ${length}`);
+    super(`digest must be 32 bytes, got ${length}`, { context: { length } });
   }
 }
 

@@ -3,20 +3,20 @@
  * 10 L1 blocks per window, window(b) = (b-1)/10 + 1, window w spans (w-1)*10+1 … w*10.
  */
 
+import { MevCommitError } from "../../lib/errors.ts";
+
 export const BLOCKS_PER_WINDOW = 10n;
 
 /** Block 0 (or a negative block) has no window: the contract's `b - 1` underflows and reverts. */
-export class InvalidBlockNumberError extends Error {
-  override name = 'InvalidBlockNumberError';
+export class InvalidBlockNumberError extends MevCommitError {
   constructor(readonly blockNumber: bigint) {
-    super(`block number ${blockNumber} has no window (blocks start at 1)`);
+    super(`block number ${blockNumber} has no window (blocks start at 1)`, { context: { blockNumber } });
   }
 }
 
-export class InvalidWindowError extends Error {
-  override name = 'InvalidWindowError';
+export class InvalidWindowError extends MevCommitError {
   constructor(readonly window: bigint) {
-    super(`window ${window} does not exist (windows start at 1)`);
+    super(`window ${window} does not exist (windows start at 1)`, { context: { window } });
   }
 }
 

@@ -16,12 +16,12 @@ import type { G1Point } from './types.ts';
 import { ZK_PROOF_INDEX } from './types.ts';
 import { bigIntToBytes, bytesToBigInt, utf8 } from './bytes.ts';
 import { BN254_CURVE_ORDER, G1_GENERATOR, g1Mul, g1MulAdd, isOnCurve, publicKeyOf, randomScalar, sharedPoint } from './bn254.ts';
+import { MevCommitError } from "../../lib/errors.ts";
 
 export const BN254_MASK_253 = (1n << 253n) - 1n;
 const UINT256_MAX = (1n << 256n) - 1n;
 
-export class InvalidZkProofArrayError extends Error {
-  override name = 'InvalidZkProofArrayError';
+export class InvalidZkProofArrayError extends MevCommitError {
   constructor(detail: string) {
     super(`invalid zkProof array: ${detail}`);
   }

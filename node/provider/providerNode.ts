@@ -147,7 +147,7 @@ export class ProviderNode {
     } catch (e) {
       // Nothing half-started stays behind: a later start opens everything again.
       this.events.stop();
-      this.off.forEach((f) => f());
+      for (const f of this.off) f();
       this.tracker.close();
       storer.stop();
       await storer.drain();
@@ -180,7 +180,7 @@ export class ProviderNode {
     this.storer?.stop();
     this.events?.stop();
     this.tracker?.close();
-    this.off.forEach((f) => f());
+    for (const f of this.off) f();
     this.served?.kill();
     this.served = undefined;
     await this.options.network.crash(this.address);
@@ -194,7 +194,7 @@ export class ProviderNode {
     await this.served?.stop();
     this.served = undefined;
     this.events?.stop();
-    this.off.forEach((f) => f());
+    for (const f of this.off) f();
     this.tracker?.close();
     this.storer?.stop();
     await Promise.all([this.tracker?.drain(), this.storer?.drain()]);

@@ -50,7 +50,7 @@ async function commitmentsOfABid(): Promise<string[]> {
 }
 
 const logText = () => readFileSync(LOG, "utf8");
-const REFUSED = /WARN  \[responder-0\] cannot reattach to receive_bids; retrying .*retryInMs=500/;
+const REFUSED = /WARN {2}\[responder-0\] cannot reattach to receive_bids; retrying .*retryInMs=500/;
 
 test("the built-in applications stay attached through 10 s of silence with a 1 s client idle timeout", async () => {
   await Bun.sleep(10_000);
@@ -74,7 +74,7 @@ test("a provider node that restarts: its application logs the lost stream, retri
   for (const deadline = Date.now() + 30_000; committed.length < 2 && Date.now() < deadline; await Bun.sleep(200)) committed = await commitmentsOfABid();
   expect(committed.length).toBe(2);
   const log = logText();
-  expect(log).toMatch(/WARN  \[responder-0\] receive_bids stream ended; reattaching .*reason=/);
+  expect(log).toMatch(/WARN {2}\[responder-0\] receive_bids stream ended; reattaching .*reason=/);
   expect(log).toMatch(REFUSED);
   expect(log).toContain("INFO  [responder-0] receive_bids stream reattached");
   // The built-in applications stream their decisions: the upload the stopped node dropped is no crash on its side.

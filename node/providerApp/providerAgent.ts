@@ -3,10 +3,9 @@ import { call } from "../clients/http.ts";
 import { NdjsonUpload } from "../clients/ndjsonUpload.ts";
 import type { ProviderPolicy, ReceivedBid } from "./policies.ts";
 import { KeptStream, stderrLog, type AgentLog } from "../clients/keptStream.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class ProviderAgentError extends Error {
-  override name = "ProviderAgentError";
-}
+export class ProviderAgentError extends MevCommitError {}
 
 export { agentLog, type AgentLog } from "../clients/keptStream.ts";
 

@@ -4,7 +4,7 @@
  * the devnet's own (node/devnet/nodeOps.ts, node/network/meshView.ts); only the transport is new. Not for
  * production: it arms failing transactions. Stop and kill are signals (SIGTERM, SIGKILL), not routes.
  */
-import { Elysia, t } from "elysia";
+import { type AnyElysia, Elysia, t } from "elysia";
 import type { BidderNode } from "../bidder/bidderNode.ts";
 import type { ProviderNode } from "../provider/providerNode.ts";
 import type { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
@@ -25,7 +25,7 @@ export interface AdminStatus {
 }
 
 export function adminApi(node: { role: "bidder"; node: BidderNode } | { role: "provider"; node: ProviderNode }, network: Libp2pNetwork) {
-  const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: "node-admin" })
+  const app: AnyElysia = new Elysia({ name: "node-admin" })
     .onError({ as: "global" }, ({ code, error }) =>
       code === "VALIDATION" || code === "PARSE" ? unaryErrorResponse(new InvalidArgumentError(String((error as Error).message ?? error).split("\n")[0]!)) : unaryErrorResponse(error),
     )

@@ -4,12 +4,12 @@
  * reaches every host and every host reaches the others. Needs root and iproute2.
  */
 import { spawnSync } from "bun";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** A host network could not be made or torn down (the `ip` command that failed and its output). */
-export class NetnsError extends Error {
-  override readonly name = "NetnsError";
+export class NetnsError extends MevCommitError {
   constructor(readonly command: string[], readonly output: string) {
-    super(`${command.join(" ")} failed: ${output.trim()}`);
+    super(`${command.join(" ")} failed: ${output.trim()}`, { context: { command, output } });
   }
 }
 

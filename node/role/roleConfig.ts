@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getAddress, isAddress, type Address, type Hex } from "viem";
 import type { ContractAddresses } from "../chain/contracts.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 export type Role = "bidder" | "provider" | "bootnode";
 
@@ -92,9 +93,7 @@ Options:
   -h, --help                  this text
 `;
 
-export class RoleConfigError extends Error {
-  override name = "RoleConfigError";
-}
+export class RoleConfigError extends MevCommitError {}
 
 function int(name: string, v: string | undefined, min: number, max: number, fallback: number): number {
   if (v === undefined) return fallback;

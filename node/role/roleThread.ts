@@ -1,3 +1,5 @@
+import { MevCommitError } from "../../lib/errors.ts";
+
 /**
  * A `--role` bidder or provider node on a Worker of this process, meeting its peers over MessagePorts
  * (node/network/portNetwork.ts): the benchmark's nodes on threads of their own (scenarios/bench/nodeProcesses.bench.ts
@@ -6,9 +8,7 @@
 export type RoleThreadCommand = { t: "start"; argv: string[]; ports: MessagePort[] } | { t: "stop" };
 export type RoleThreadReport = { t: "ready"; url: string; rpcUrl?: string } | { t: "failed"; message: string } | { t: "stopped" };
 
-export class RoleThreadError extends Error {
-  override name = "RoleThreadError";
-}
+export class RoleThreadError extends MevCommitError {}
 
 export interface RoleThread {
   readonly url: string;
@@ -42,7 +42,10 @@ export function startRoleThread(name: string, argv: string[], ports: MessagePort
         rpcUrl: r.rpcUrl,
         stop: () =>
           new Promise<void>((done) => {
-            const force = setTimeout(() => (worker.terminate(), done()), 10_000);
+            const force = setTimeout(() => {
+              worker.terminate();
+              done();
+            }, 10_000);
             stopped = () => {
               clearTimeout(force);
               worker.terminate();

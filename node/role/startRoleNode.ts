@@ -87,7 +87,9 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
   if (cfg.l1RpcUrl && cfg.validatorOptInRouter) {
     const service = new ValidatorService({
       chain: new L1ValidatorChain({ rpcUrl: cfg.l1RpcUrl, registry: cfg.validatorOptInRouter }),
-      publish: (topic, value) => notifiers.forEach((n) => n.publish(topic, value)),
+      publish: (topic, value) => {
+        for (const n of notifiers) n.publish(topic, value);
+      },
     });
     validators = service;
     const l1 = createPublicClient({ transport: http(cfg.l1RpcUrl) });

@@ -1,9 +1,9 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class AppendLogClosedError extends Error {
-  override name = "AppendLogClosedError";
+export class AppendLogClosedError extends MevCommitError {
   constructor(readonly path: string) {
-    super(`append log ${path} is closed`);
+    super(`append log ${path} is closed`, { context: { path } });
   }
 }
 
@@ -32,7 +32,7 @@ export class AppendLog {
   /** Appends one line (it must hold no newline); throws if the file cannot take it (a full disk). */
   append(line: string): void {
     if (this.fd === undefined) throw new AppendLogClosedError(this.path);
-    const buf = Buffer.from(line + "\n");
+    const buf = Buffer.from(`${line}\n`);
     for (let off = 0; off < buf.length; ) off += writeSync(this.fd, buf, off);
     this.bytes += buf.length;
   }

@@ -7,7 +7,9 @@ import { NodeStore } from "./db.ts";
 import { SAFETY_AUTOCHECKPOINT_PAGES } from "./walCheckpointer.ts";
 
 const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 // idleMs 60 s: after the first commit every write of a test waits for the group commit, however slow the machine.
 function freshStore(idleMs = 60_000): NodeStore {
@@ -113,7 +115,10 @@ test("WAL checkpoints run on the checkpointer's thread, not in a node's commits"
   const fileBytes = () => Bun.file(store.path).size;
   const blob = "x".repeat(3_000);
   // ~1,500 pages of WAL: past where the committing connection would checkpoint itself by default.
-  for (let i = 0; i < 2_000; i++) store.db.query("INSERT INTO t (v) VALUES (?)").run(i), store.setKv(`k${i}`, blob);
+  for (let i = 0; i < 2_000; i++) {
+    store.db.query("INSERT INTO t (v) VALUES (?)").run(i);
+    store.setKv(`k${i}`, blob);
+  }
   const deadline = Date.now() + 4_000;
   while (fileBytes() < 2_000 * 3_000 && Date.now() < deadline) await Bun.sleep(50);
   expect(fileBytes()).toBeGreaterThan(2_000 * 3_000); // the checkpointer copied the WAL into the database file

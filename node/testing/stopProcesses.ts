@@ -1,13 +1,13 @@
 import type { Subprocess } from "bun";
 import { DeadlineError, within } from "../util/deadline.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class ProcessStopError extends Error {
-  override name = "ProcessStopError";
+export class ProcessStopError extends MevCommitError {
   constructor(
     readonly stuck: string[],
     readonly graceMs: number,
   ) {
-    super(`did not exit within ${graceMs} ms of SIGTERM (killed with SIGKILL): ${stuck.join("; ")}`);
+    super(`did not exit within ${graceMs} ms of SIGTERM (killed with SIGKILL): ${stuck.join("; ")}`, { context: { stuck, graceMs } });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { NodeStore } from "../store/db.ts";
-import { AppendLog } from "../store/appendLog.ts";
+import type { AppendLog } from "../store/appendLog.ts";
 import { logger } from "../util/log.ts";
 import type { CommitmentRecord } from "./record.ts";
 

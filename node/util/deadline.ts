@@ -1,12 +1,13 @@
 /** Bounded waits: a wait that can hang gets a deadline, and the error says what it was waiting for. */
 
-export class DeadlineError extends Error {
-  override name = "DeadlineError";
+import { MevCommitError } from "../../lib/errors.ts";
+
+export class DeadlineError extends MevCommitError {
   constructor(
     readonly what: string,
     readonly ms: number,
   ) {
-    super(`timed out after ${ms} ms waiting for ${what}`);
+    super(`timed out after ${ms} ms waiting for ${what}`, { context: { what, ms } });
   }
 }
 

@@ -3,7 +3,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 let threshold: LogLevel = (process.env.LOG_LEVEL as LogLevel) in ORDER ? (process.env.LOG_LEVEL as LogLevel) : "info";
-let sink: (line: string) => void = (line) => process.stderr.write(line + "\n");
+let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`);
 
 export function setLogLevel(level: LogLevel): void {
   threshold = level;

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /**
  * Ports for something that will listen on them a little later (an Anvil child, a devnet process, its restart).
@@ -11,14 +12,13 @@ import { createServer, type Server } from "node:net";
  */
 const PICK_FLOOR = 15_000;
 
-export class NoFreePortError extends Error {
+export class NoFreePortError extends MevCommitError {
   constructor(
     readonly wanted: number,
     readonly found: number,
     readonly range: [number, number],
   ) {
-    super(`found ${found} of ${wanted} free TCP ports in ${range[0]}–${range[1]}`);
-    this.name = "NoFreePortError";
+    super(`found ${found} of ${wanted} free TCP ports in ${range[0]}–${range[1]}`, { context: { wanted, found, range } });
   }
 }
 

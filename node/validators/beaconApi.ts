@@ -17,7 +17,8 @@
 import { Elysia } from "elysia";
 import { concat, keccak256, numberToHex, stringToHex, type Hex } from "viem";
 import { logger } from "../util/log.ts";
-import { BeaconSchedule, epochOfSlot, estimateSlotTime, firstSlotOfEpoch, type SlotAnchor } from "./beaconSchedule.ts";
+import { type BeaconSchedule, epochOfSlot, estimateSlotTime, firstSlotOfEpoch, type SlotAnchor } from "./beaconSchedule.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** What the beacon API reads: the schedule, the slot length, and the L1 head (the latest mined slot and its time). */
 export interface BeaconSource {
@@ -27,13 +28,12 @@ export interface BeaconSource {
 }
 
 /** A beacon API error: HTTP status and the `{code, message}` body beacon nodes answer. */
-export class BeaconApiError extends Error {
-  override name = "BeaconApiError";
+export class BeaconApiError extends MevCommitError {
   constructor(
     readonly status: number,
     message: string,
   ) {
-    super(message);
+    super(message, { context: { status } });
   }
 }
 

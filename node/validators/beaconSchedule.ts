@@ -10,6 +10,7 @@
  *   known block, `slotSeconds` per slot (`estimateSlotTime`).
  */
 import { concat, encodePacked, keccak256, numberToHex, stringToHex, type Hex } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 
 export const SLOTS_PER_EPOCH = 32n;
 /** Mainnet slot duration; the devnet passes its own L1 block time. */
@@ -20,9 +21,7 @@ export const DEFAULT_BEACON_SEED: Hex = keccak256(stringToHex("mev-commit devnet
 
 const KEY_DOMAIN = stringToHex("mev-commit devnet validator");
 
-export class BeaconScheduleError extends Error {
-  override name = "BeaconScheduleError";
-}
+export class BeaconScheduleError extends MevCommitError {}
 
 function assertSlot(n: bigint, what: string): void {
   if (n < 0n || n >= 1n << 64n) throw new BeaconScheduleError(`${what} must be a uint64, got ${n}`);

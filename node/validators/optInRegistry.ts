@@ -14,6 +14,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { validatorOptInRouterAbi, decodeRevert } from "../chain/contracts.ts";
 import { logger } from "../util/log.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** What the validator service needs from L1. */
 export interface ValidatorChain {
@@ -28,9 +29,7 @@ export interface ValidatorChain {
   areValidatorsOptedIn(keys: readonly Hex[]): Promise<boolean[]>;
 }
 
-export class ValidatorRegistryError extends Error {
-  override name = "ValidatorRegistryError";
-}
+export class ValidatorRegistryError extends MevCommitError {}
 
 /** Reads the opt-in registry and blocks of an L1 chain over JSON-RPC. */
 export class L1ValidatorChain implements ValidatorChain {
@@ -103,9 +102,7 @@ export interface SendOptInOptions {
   wait?: boolean;
 }
 
-export class ValidatorOptInError extends Error {
-  override name = "ValidatorOptInError";
-}
+export class ValidatorOptInError extends MevCommitError {}
 
 async function sendRegistryCall(fn: "optIn" | "optOut", opts: SendOptInOptions): Promise<Hex> {
   const client = createPublicClient({ transport: http(opts.rpcUrl, { retryCount: 0 }), pollingInterval: 25, cacheTime: 0 });

@@ -17,6 +17,7 @@ import { SETTLEMENT_BLOCK_GAS_LIMIT } from "../../node/devnet/chains.ts";
 import { SETTLEMENT_STATE_INTERVAL_S } from "../../node/devnet/config.ts";
 import { jsonRpc as rpc } from "../../node/chain/jsonRpc.ts";
 import { rssOf } from "./health.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /** Bytes of resident memory per unit of chain data. */
 export interface AnvilCosts {
@@ -26,9 +27,7 @@ export interface AnvilCosts {
 }
 
 /** A measurement that cannot be trusted: the chain lost the writes it measures, or its process is gone. */
-export class AnvilMemoryError extends Error {
-  override name = "AnvilMemoryError";
-}
+export class AnvilMemoryError extends MevCommitError {}
 
 function rssBytes(pid: number): number {
   const rss = rssOf(pid);
@@ -39,10 +38,14 @@ function rssBytes(pid: number): number {
 /** Runtime code that stores 1 in slots k … k+slots-1, k being the first word of the calldata. */
 function slotWriter(slots: number): string {
   let code = "";
-  for (let i = 0; i < slots; i++) code += "6001" + "600035" + (i ? "60" + i.toString(16).padStart(2, "0") + "01" : "") + "55";
+  for (let i = 0; i < slots; i++) {
+    // biome-ignore lint/style/useTemplate: the code is spelt opcode by opcode (PUSH1 1, CALLDATALOAD, ADD, SSTORE)
+    code += "6001" + "600035" + (i ? "60" + i.toString(16).padStart(2, "0") + "01" : "") + "55";
+  }
   code += "00";
   const len = code.length / 2;
   // CODECOPY(0, 12, len); RETURN(0, len): the 12-byte prefix returns the runtime code.
+  // biome-ignore lint/style/useTemplate: the prefix is spelt opcode by opcode (PUSH2 len, CODECOPY, RETURN)
   return "0x61" + len.toString(16).padStart(4, "0") + "80600c6000396000f3" + code;
 }
 
@@ -85,7 +88,7 @@ async function phase(keepTxBlocks: number | undefined, warm: number, blocks: num
     const mine = async (count: number, to: string) => {
       for (let b = 0; b < count; b++) {
         for (let i = 0; i < txsPerBlock; i++, n++) {
-          await rpc(url, "eth_sendTransaction", [{ from: FROM, to, data: "0x" + (BigInt(n) * 256n).toString(16).padStart(64, "0"), gas: "0x1000000" }]);
+          await rpc(url, "eth_sendTransaction", [{ from: FROM, to, data: `0x${(BigInt(n) * 256n).toString(16).padStart(64, "0")}`, gas: "0x1000000" }]);
         }
         await rpc(url, "evm_mine");
       }
@@ -95,7 +98,7 @@ async function phase(keepTxBlocks: number | undefined, warm: number, blocks: num
     await mine(blocks, many);
     // The last transaction's last slot is written, or the phase measured reverted transactions.
     if (txsPerBlock) {
-      const last = "0x" + (BigInt(n - 1) * 256n + BigInt(slotsPerTx - 1)).toString(16);
+      const last = `0x${(BigInt(n - 1) * 256n + BigInt(slotsPerTx - 1)).toString(16)}`;
       if (BigInt(await rpc<string>(url, "eth_getStorageAt", [many, last, "latest"])) !== 1n) throw new AnvilMemoryError("the slot writes did not land (eth_getStorageAt read 0)");
     }
     return rssBytes(pid) - before;
@@ -155,7 +158,10 @@ export function readChainData(stateFile: string): ChainData | undefined {
 
 /** `readChainData`, read once more half a second later when Anvil was rewriting the file. */
 export async function readChainDataSoon(stateFile: string): Promise<ChainData | undefined> {
-  return readChainData(stateFile) ?? (await Bun.sleep(500), readChainData(stateFile));
+  const data = readChainData(stateFile);
+  if (data !== undefined) return data;
+  await Bun.sleep(500);
+  return readChainData(stateFile);
 }
 
 /** Bytes of rss that `from` → `to` of chain data costs an Anvil, at `costs`. */

@@ -4,10 +4,9 @@
  * behind the nodes' own work on one event loop.
  */
 import { logger } from "../../node/util/log.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
-export class AppThreadError extends Error {
-  override name = "AppThreadError";
-}
+export class AppThreadError extends MevCommitError {}
 
 export interface AppThread {
   /** Stops the applications; answers the errors they recorded. */

@@ -175,7 +175,7 @@ print(
 mkdirSync("reports", { recursive: true });
 const logFile = join("reports", "bench-bids.log");
 writeFileSync(logFile, "");
-setLogSink((line) => appendFileSync(logFile, line + "\n"));
+setLogSink((line) => appendFileSync(logFile, `${line}\n`));
 
 async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<DevnetConfig>, run: (d: Devnet) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(os.tmpdir(), "mev-commit-bench-"));
@@ -299,13 +299,13 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
           const m1 = loopMark();
           out.latency = summarise(d, P);
           print(`\nlatency: ${LATENCY_BIDS} bids, one at a time; load average ${loadavg()}`);
-          summaryLines(out.latency, P).forEach((l) => print(l));
+          for (const l of summaryLines(out.latency, P)) print(l);
           print(`event loop:          ${loopPerBidLine(m0, m1, d.results.length)}${LOOP_HOLDS}`);
           print(
             `latency floor:       ${ms(floor.firstCommitmentMs)} (the first commitment's crypto done serially, no I/O); ` +
               `p50 / floor ${(out.latency.first.p50 / floor.firstCommitmentMs).toFixed(1)}, p99 / floor ${(out.latency.first.p99 / floor.firstCommitmentMs).toFixed(1)}`,
           );
-          breakdownLines(d.results).forEach((l) => print(l));
+          for (const l of breakdownLines(d.results)) print(l);
           setBidTracing(false);
         }
         if (PACED > 0) {
@@ -315,9 +315,9 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
           const m1 = loopMark();
           out.paced = summarise(d, P);
           print(`\npaced: ${PACED} bids/s for ${PACED_SECONDS} s (open loop, sent on schedule whatever the answers; ${d.skipped} not sent); load average ${loadavg()}`);
-          summaryLines(out.paced, P).forEach((l) => print(l));
+          for (const l of summaryLines(out.paced, P)) print(l);
           print(`event loop:          ${loopPerBidLine(m0, m1, d.results.length)}${LOOP_HOLDS}`);
-          breakdownLines(d.results).forEach((l) => print(l));
+          for (const l of breakdownLines(d.results)) print(l);
           setBidTracing(false);
         }
         const before = await health(devnet);
@@ -327,7 +327,7 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
           phaseEnd = loopMark();
           out.throughput = summarise(d, P);
           print(`\nthroughput: ${N} bids, ${C} in flight; load average ${loadavg()}`);
-          summaryLines(out.throughput, P).forEach((l) => print(l));
+          for (const l of summaryLines(out.throughput, P)) print(l);
           print(`ratio to the floor:  ${(out.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${out.throughput.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`);
         }
         // Let the store transactions finish: they would otherwise share the CPU with the next phase.

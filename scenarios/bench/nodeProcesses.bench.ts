@@ -176,14 +176,14 @@ try {
   if (L > 0) {
     print(`\nlatency: ${L} bids, one at a time, ${where}; load average ${loadavg()}`);
     const one = summarise(await driveClosed(client.send, body, L, 1), 2);
-    summaryLines(one, 2).forEach((l) => print(l));
+    for (const l of summaryLines(one, 2)) print(l);
   }
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMsOf(pid) ?? 0]));
   const self0 = process.cpuUsage();
   print(`\nthroughput: ${N} bids, ${C} in flight, ${where}; load average ${loadavg()}`);
   const run = await driveClosed(client.send, body, N, C);
   const s = summarise(run, 2);
-  summaryLines(s, 2).forEach((l) => print(l));
+  for (const l of summaryLines(s, 2)) print(l);
   print(`ratio to the floor:  ${(s.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${s.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`);
   const selfCpu = process.cpuUsage(self0);
   const per = (msUsed: number) => `${(msUsed / Math.max(1, s.commitments)).toFixed(2)} ms`;

@@ -112,7 +112,7 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   await devnet.driver.drain();
   const s = summarise(run, o.providers);
   print(`\nsustained result:    ${run.skipped} bids not sent (more than ${MAX_IN_FLIGHT} in flight); load average ${loadavg()}`);
-  summaryLines(s, o.providers).forEach((l) => print(l));
+  for (const l of summaryLines(s, o.providers)) print(l);
   print(`ratio to the floor:  ${(s.commitmentsPerSec / o.floor.commitmentsPerSec).toFixed(3)}`);
 
   // Every store transaction mined, the last blocks' winners recorded and settled.

@@ -30,7 +30,7 @@ describe("simulation", () => {
     async () => {
       first = await runScenario({ scenario: loadScenario(FILE), file: FILE, outDir: join(out, "run1") });
       const actual = plain(deterministicPart(first));
-      if (process.env.UPDATE_EXPECTED) writeFileSync(EXPECTED, JSON.stringify(actual, null, 2) + "\n");
+      if (process.env.UPDATE_EXPECTED) writeFileSync(EXPECTED, `${JSON.stringify(actual, null, 2)}\n`);
       expect(first.checks.filter((c) => !c.ok)).toEqual([]);
       expect(first.warnings).toEqual([]);
       expect(first.totals.settled + first.totals.slashed).toBeGreaterThan(0);

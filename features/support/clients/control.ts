@@ -4,10 +4,9 @@
  */
 import { call, type HttpResult } from "./http.ts";
 import type { ScenarioScope } from "./scope.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
-export class ControlApiError extends Error {
-  override name = "ControlApiError";
-}
+export class ControlApiError extends MevCommitError {}
 
 /** The part of `GET /sim/v1/status` the suite reads. */
 export interface ControlStatus {

@@ -24,13 +24,12 @@ import { credentials, makeGenericClientConstructor, Metadata, status as grpcStat
 import type { MessageStream, StatusError, Unary } from "./api.ts";
 import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
 import { Wakeup } from "./wakeup.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(join(import.meta.dir, "..", "..", "gen", "api.binpb"))));
 
 /** A JSON text that the transport cannot turn into the request message (the gateway would refuse it as JSON). */
-export class NotAMessageError extends Error {
-  override name = "NotAMessageError";
-}
+export class NotAMessageError extends MevCommitError {}
 
 export function service(typeName: string): DescService {
   const s = registry.getService(typeName);
@@ -108,7 +107,11 @@ function clientOf(svc: DescService, url: string): Client & Call {
  * fresh channel at once, where the old one would sit in grpc-js's reconnect back-off.
  */
 function forgetChannels(url: string): void {
-  for (const [key, c] of clients) if (key.endsWith(` ${url}`)) (c.close(), clients.delete(key));
+  for (const [key, c] of clients) {
+    if (!key.endsWith(` ${url}`)) continue;
+    c.close();
+    clients.delete(key);
+  }
 }
 
 /**
@@ -175,14 +178,13 @@ function unaryOnce(svc: DescService, url: string, name: string, request: unknown
 }
 
 /** A call that got no gRPC status from the node: nothing answered, or the scenario ended. */
-export class GrpcCallError extends Error {
-  override name = "GrpcCallError";
+export class GrpcCallError extends MevCommitError {
   constructor(
     readonly what: string,
     detail: string,
     readonly connectionFailed: boolean,
   ) {
-    super(`${what} failed: ${detail}`);
+    super(`${what} failed: ${detail}`, { context: { what, connectionFailed } });
   }
 }
 
@@ -324,7 +326,7 @@ export class GrpcStream implements MessageStream {
 
   describe(max = 2000): string {
     const t = this.text;
-    const body = t.length > max ? t.slice(0, max) + "…" : t;
+    const body = t.length > max ? `${t.slice(0, max)}…` : t;
     return `gRPC ${this.what}${this.gotHeaders ? "" : " (no headers)"}, messages ${JSON.stringify(body)}${this.ended ? `, ${this.endReason === "end" ? "ended by the node" : this.endReason}` : ", still open"}`;
   }
 }

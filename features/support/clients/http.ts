@@ -3,6 +3,7 @@
  * scenario scope (scope.ts) and is aborted when the scenario ends.
  */
 import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** A finished HTTP exchange, as the suite inspects it. */
 export interface HttpResult {
@@ -14,8 +15,7 @@ export interface HttpResult {
 }
 
 /** A request that got no HTTP answer at all: refused, reset, timed out or aborted. */
-export class HttpCallError extends Error {
-  override name = "HttpCallError";
+export class HttpCallError extends MevCommitError {
   /** True when nothing answered at the address (the target may be down), false for a timeout or an abort. */
   readonly connectionFailed: boolean;
   constructor(
@@ -23,7 +23,7 @@ export class HttpCallError extends Error {
     readonly url: string,
     cause: unknown,
   ) {
-    super(`${method} ${url} failed: ${describeFetchError(cause)}`, { cause });
+    super(`${method} ${url} failed: ${describeFetchError(cause)}`, { cause, context: { method, url } });
     this.connectionFailed = isConnectionFailure(cause);
   }
 }

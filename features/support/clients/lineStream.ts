@@ -150,7 +150,7 @@ export class LineStream {
 
   /** For failure messages. */
   describe(max = 2000): string {
-    const body = this.text.length > max ? this.text.slice(0, max) + "…" : this.text;
+    const body = this.text.length > max ? `${this.text.slice(0, max)}…` : this.text;
     const head = this.status === undefined ? "no response head" : `HTTP ${this.status}, content type "${this.contentType}"`;
     return `${head}, body ${JSON.stringify(body)}${this.ended ? `, ${this.endReason === "end" ? "ended by the node" : this.endReason}` : ", still open"}`;
   }

@@ -5,9 +5,10 @@
  * the next scenario's bids (issue 9, item 1).
  */
 
+import { MevCommitError } from "../../../lib/errors.ts";
+
 /** The reason a request was aborted: its scenario ended. */
-export class ScenarioEndedError extends Error {
-  override name = "ScenarioEndedError";
+export class ScenarioEndedError extends MevCommitError {
   constructor() {
     super("the scenario ended while this request was open");
   }

@@ -14,7 +14,7 @@ export function unaryErrorResponse(err: unknown): Response {
 /** A stream that fails before its first message: the `{"error":…}` envelope line, HTTP status mapped. */
 export function streamErrorResponse(err: unknown): Response {
   const e = toRpcError(err);
-  return new Response(JSON.stringify({ error: e.toStatusBody() }) + "\n", { status: e.httpStatus, headers: JSON_HEADERS });
+  return new Response(`${JSON.stringify({ error: e.toStatusBody() })}\n`, { status: e.httpStatus, headers: JSON_HEADERS });
 }
 
 /**

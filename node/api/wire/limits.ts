@@ -20,7 +20,6 @@ export const BODY_LIMITS = {
  * with HTTP 413 instead of grpc-gateway's 429, since the client must send less, not wait.
  */
 export class PayloadTooLargeError extends RpcError {
-  override name = "PayloadTooLargeError";
   constructor(message: string) {
     super(GrpcCode.ResourceExhausted, message);
   }

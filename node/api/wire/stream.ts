@@ -65,7 +65,7 @@ export function ndjsonResponse(source: AsyncIterable<unknown>, onClose?: () => v
           controller.close();
           return;
         }
-        write(controller, enc.encode(JSON.stringify({ result: value }) + "\n"));
+        write(controller, enc.encode(`${JSON.stringify({ result: value })}\n`));
         // A message (not a keep-alive or the opening newline): let it out before the next bid's crypto.
         noteQueuedWrite();
       } catch (err) {
@@ -73,7 +73,7 @@ export function ndjsonResponse(source: AsyncIterable<unknown>, onClose?: () => v
         finish();
         const e = toRpcError(err);
         log.debug("stream ended with error", { code: e.code, message: e.message });
-        controller.enqueue(enc.encode(JSON.stringify({ error: e.toStatusBody() }) + "\n"));
+        controller.enqueue(enc.encode(`${JSON.stringify({ error: e.toStatusBody() })}\n`));
         controller.close();
       }
     },

@@ -11,6 +11,7 @@ import { logger } from "../../util/log.ts";
 import { bidTracing, markBid } from "../../util/bidTrace.ts";
 import type { BidOutcomeSink } from "../../explorer/outcomeSink.ts";
 import { REFUSAL_TEXT, refusalMessage, refusalReason, type RefusalReason } from "../../explorer/refusalReason.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 export interface BidSenderOptions {
   privateKey: Hex;
@@ -28,9 +29,7 @@ export interface BidSenderOptions {
 /** A provider's answer to one bid: its commitment, or why there is none. */
 type Answer = Commitment | { provider: Address; reason: RefusalReason };
 
-class BidTimeoutError extends Error {
-  override name = "BidTimeoutError";
-}
+class BidTimeoutError extends MevCommitError {}
 
 /** How often, at most, the log repeats that a provider has no application attached. */
 const NO_RECEIVER_LOG_EVERY_MS = 10_000;

@@ -4,14 +4,13 @@
  * Native (node:crypto): @noble/ciphers' pure-JS GCM cost ~120 µs per bid sealed and opened, 15 times this.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 export const AES_GCM_NONCE_BYTES = 12;
 export const AES_KEY_BYTES = 32;
 const TAG_BYTES = 16;
 
-export class AesGcmError extends Error {
-  override name = "AesGcmError";
-}
+export class AesGcmError extends MevCommitError {}
 
 export function newAesKey(): Uint8Array {
   return new Uint8Array(randomBytes(AES_KEY_BYTES));

@@ -7,6 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { getAddress, type Address } from "viem";
 import { PeerInfoSchema, PeerListSchema, type PeerList } from "../../gen/proto/p2p/discovery/v1/discovery_pb.ts";
 import { bytesToPrefixedHex, hexToBytes } from "../../protocol/bytes.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 export interface Underlay {
   readonly id: string;
@@ -18,9 +19,7 @@ export interface DiscoveredPeer {
   readonly underlay: Underlay;
 }
 
-export class UnderlayError extends Error {
-  override name = "UnderlayError";
-}
+export class UnderlayError extends MevCommitError {}
 
 export function encodeUnderlay(u: Underlay): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({ ID: u.id, Addrs: u.addrs }));

@@ -11,15 +11,14 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { randomBytes } from "@noble/hashes/utils.js";
 import { bytesEqual, concatBytes } from "../../protocol/bytes.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 const KEY_LEN = 16;
 const BLOCK = 16;
 const R_LEN = 65;
 const TAG_LEN = 32;
 
-export class EciesError extends Error {
-  override name = "EciesError";
-}
+export class EciesError extends MevCommitError {}
 
 function concatKdf(z: Uint8Array, length: number): Uint8Array {
   const out = new Uint8Array(Math.ceil(length / 32) * 32);

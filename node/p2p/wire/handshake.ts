@@ -20,6 +20,7 @@ import type { G1Point } from "../../protocol/types.ts";
 import type { PeerType } from "../../network/network.ts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { recoverMessageSigner, signMessageHash } from "./hashSignature.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** Upstream's default `--secret`; the token is signed but not compared. */
 export const DEFAULT_HANDSHAKE_TOKEN = "secret";
@@ -40,18 +41,13 @@ export interface HandshakePeer {
   readonly keys?: ProviderKeys;
 }
 
-export class HandshakeError extends Error {
-  override name = "HandshakeError";
-}
+export class HandshakeError extends MevCommitError {}
 
 /** The request's signer is not the connection's peer (upstream ErrObservedAddressMismatch). */
-export class ObservedAddressMismatchError extends HandshakeError {
-  override name = "ObservedAddressMismatchError";
-}
+export class ObservedAddressMismatchError extends HandshakeError {}
 
 /** A provider without enough stake on the ProviderRegistry (upstream ErrInsufficientStake). */
 export class InsufficientStakeError extends HandshakeError {
-  override name = "InsufficientStakeError";
   constructor(readonly provider: Address) {
     super(`insufficient stake: provider ${provider}`);
   }

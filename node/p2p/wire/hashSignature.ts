@@ -6,9 +6,9 @@
 import { keccak256 } from "../../protocol/keccak.ts";
 import type { Address } from "viem";
 import { recoverAddress, signDigest } from "../../protocol/secp256k1.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
-export class SignatureVerificationError extends Error {
-  override name = "SignatureVerificationError";
+export class SignatureVerificationError extends MevCommitError {
   constructor(reason: string) {
     super(`signature verification failed: ${reason}`);
   }

@@ -11,12 +11,11 @@ import { EKMWithSignatureSchema, EncryptedKeysMessageSchema, type EKMWithSignatu
 import { openAesGcm, sealAesGcm } from "./aesGcm.ts";
 import { eciesDecrypt, eciesEncrypt } from "./ecies.ts";
 import { recoverMessageSigner, signMessageHash } from "./hashSignature.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 export const TIMESTAMP_MAX_AGE_S = 60;
 
-export class KeyExchangeError extends Error {
-  override name = "KeyExchangeError";
-}
+export class KeyExchangeError extends MevCommitError {}
 
 export function timestampMessage(bidder: Address, unixSeconds: number): string {
   return `mev-commit bidder ${getAddress(bidder)} setup ${unixSeconds}`;

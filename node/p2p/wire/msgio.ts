@@ -3,11 +3,12 @@
  * length, then that many bytes. go-msgio refuses frames above 8 MiB; so do we.
  */
 
+import { MevCommitError } from "../../../lib/errors.ts";
+
 export const MSGIO_MAX_SIZE = 8 * 1024 * 1024;
 export const MSGIO_LENGTH_BYTES = 4;
 
-export class MsgioFrameError extends Error {
-  override name = "MsgioFrameError";
+export class MsgioFrameError extends MevCommitError {
 }
 
 /** The 4-byte length prefix of a frame of `length` bytes. */

@@ -9,10 +9,9 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import type { Address } from "viem";
 import { hexToBytes } from "../../protocol/bytes.ts";
 import { publicKeyToAddress } from "../../protocol/secp256k1.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
-export class PeerIdentityError extends Error {
-  override name = "PeerIdentityError";
-}
+export class PeerIdentityError extends MevCommitError {}
 
 export function libp2pKeyOf(nodeKey: `0x${string}` | Uint8Array): PrivateKey {
   const raw = typeof nodeKey === "string" ? hexToBytes(nodeKey) : nodeKey;

@@ -18,10 +18,9 @@ import { splitTxHashes } from "../../protocol/digest.ts";
 import type { SignedBid } from "../../protocol/types.ts";
 import type { CommitmentReply } from "../../network/network.ts";
 import { openAesGcm, sealAesGcm } from "./aesGcm.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
-export class BidMessageError extends Error {
-  override name = "BidMessageError";
-}
+export class BidMessageError extends MevCommitError {}
 
 const DECIMAL = /^\d+$/;
 

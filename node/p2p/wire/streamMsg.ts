@@ -7,21 +7,19 @@ import { create, fromBinary, toBinary, type DescMessage, type MessageShape } fro
 import { HeaderSchema, StreamMsgSchema } from "../../gen/proto/p2p/streammsg/v1/streammsg_pb.ts";
 import { StatusSchema } from "../../gen/proto/google/rpc/status_pb.ts";
 import { GrpcCode, grpcCodeName } from "../../protocol/grpcCodes.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** A peer's handler ended the stream with this status (upstream: status.FromProto(...).Err()). */
-export class PeerStatusError extends Error {
-  override name = "PeerStatusError";
+export class PeerStatusError extends MevCommitError {
   constructor(
     readonly code: number,
     readonly statusMessage: string,
   ) {
-    super(`peer answered ${grpcCodeName(code)}: ${statusMessage}`);
+    super(`peer answered ${grpcCodeName(code)}: ${statusMessage}`, { context: { code } });
   }
 }
 
-export class StreamMsgError extends Error {
-  override name = "StreamMsgError";
-}
+export class StreamMsgError extends MevCommitError {}
 
 export function encodeData<D extends DescMessage>(schema: D, message: MessageShape<D>): Uint8Array {
   return toBinary(StreamMsgSchema, create(StreamMsgSchema, { body: { case: "data", value: toBinary(schema, message) } }));

@@ -67,7 +67,7 @@ describe("stream envelopes", () => {
   test("data and error bodies are upstream's bytes", () => {
     expect(bytesToHex(encodeError(13, "bid rejected"))).toBe(V.streamMsgError);
     const m = create(EncryptedBidSchema, { ciphertext: Uint8Array.of(1, 2, 3) });
-    expect(bytesToHex(encodeData(EncryptedBidSchema, m))).toBe("0a05" + bytesToHex(toBinary(EncryptedBidSchema, m)));
+    expect(bytesToHex(encodeData(EncryptedBidSchema, m))).toBe(`0a05${bytesToHex(toBinary(EncryptedBidSchema, m))}`);
   });
   test("a carried status surfaces as PeerStatusError with its code", () => {
     const err = (() => {

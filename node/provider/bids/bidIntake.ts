@@ -10,6 +10,7 @@ import { Ahead } from "../../util/ahead.ts";
 import { afterThisTurnsWrites } from "../../util/queuedWrites.ts";
 import type { BidDispatcher } from "./bidDispatcher.ts";
 import type { DepositManager } from "./depositManager.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 export interface BidIntakeOptions {
   privateKey: `0x${string}`;
@@ -27,9 +28,7 @@ export interface BidIntakeOptions {
 }
 
 /** A bid the provider node refused; the bidder node logs it and moves on (upstream drops it silently). */
-export class BidRefusedError extends Error {
-  override name = "BidRefusedError";
-}
+export class BidRefusedError extends MevCommitError {}
 
 /**
  * The provider node's handling of one bid (api-behaviour §2.2): verify the bidder's signature, reserve the bidder's

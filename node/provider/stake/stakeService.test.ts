@@ -3,7 +3,7 @@
  * contract calls, the amounts answered from events, and upstream's error texts.
  */
 import { describe, expect, test } from "bun:test";
-import { parseEther, type Hex } from "viem";
+import { parseEther } from "viem";
 import { ROLES } from "../../chain/accounts.ts";
 import { chainClients } from "../../chain/clients.ts";
 import { builderKeyFor } from "../../chain/deploy.ts";
@@ -16,8 +16,8 @@ import { ProviderStakeService } from "./stakeService.ts";
 const P0 = ROLES.firstProvider;
 const OUTSIDER = 8;
 const DELAY_MS = 5_000n;
-const KEY = "0x" + "ab".repeat(48);
-const SIG = "0x" + "cd".repeat(96);
+const KEY = `0x${"ab".repeat(48)}`;
+const SIG = `0x${"cd".repeat(96)}`;
 
 let h: Harness;
 chainPerTestFile({ name: "stake", chainId: 31337, providers: 1, params: { withdrawalDelay: DELAY_MS } }, (x) => (h = x));

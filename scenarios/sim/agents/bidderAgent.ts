@@ -14,10 +14,9 @@ import type { BidRecord, RunLog } from "../run/runLog.ts";
 import { sendRawToL1, SenderPool } from "./l1Senders.ts";
 import { bidsForBlock, drawAmount, maxBidsPerBlock } from "./strategies.ts";
 import type { ValidatorWatch } from "./validatorWatch.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
-export class BidderAgentError extends Error {
-  override name = "BidderAgentError";
-}
+export class BidderAgentError extends MevCommitError {}
 
 interface StreamedCommitment {
   providerAddress: string;

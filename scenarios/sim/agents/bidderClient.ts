@@ -9,11 +9,10 @@ import { NdjsonStream } from "../../../node/clients/ndjson.ts";
 import { Bidder, BidSchema, CommitmentSchema, WithdrawFromWindowsResponseSchema } from "../../../node/gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { GrpcCallError, GrpcClient } from "../../../node/grpc/client.ts";
 import { messageJson } from "../../../node/api/wire/message.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** A call the node refused: the transport's description of the answer. */
-export class BidderCallError extends Error {
-  override name = "BidderCallError";
-}
+export class BidderCallError extends MevCommitError {}
 
 /** A bid as the gateway's JSON takes it (int64 values as decimal strings). */
 export interface BidBody {

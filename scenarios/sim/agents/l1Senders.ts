@@ -7,6 +7,7 @@ import { createPublicClient, createWalletClient, http, keccak256, parseEther, st
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { devAccount, ROLES } from "../../../node/chain/accounts.ts";
 import { localChain } from "../../../node/chain/clients.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** Dev account (Anvil mnemonic) that funds the pools on the L1 and opts validators in. */
 export const SIM_L1_ACCOUNT = ROLES.simulationL1;
@@ -14,9 +15,7 @@ export const SIM_L1_ACCOUNT = ROLES.simulationL1;
 export const SENDER_FUNDING = parseEther("1");
 const MAX_FEE = 10_000_000_000n;
 
-export class SenderFundingError extends Error {
-  override name = "SenderFundingError";
-}
+export class SenderFundingError extends MevCommitError {}
 
 export class SenderPool {
   readonly accounts: PrivateKeyAccount[];

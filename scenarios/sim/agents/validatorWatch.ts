@@ -7,15 +7,14 @@
 import { NdjsonStream } from "../../../node/clients/ndjson.ts";
 import { call } from "../../../node/clients/http.ts";
 import { KeptStream, stderrLog, type AgentLog } from "../../../node/clients/keptStream.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 interface Notification {
   topic: string;
   value: Record<string, unknown>;
 }
 
-export class ValidatorWatchError extends Error {
-  override name = "ValidatorWatchError";
-}
+export class ValidatorWatchError extends MevCommitError {}
 
 export class ValidatorWatch {
   private readonly kept: KeptStream<Notification>;

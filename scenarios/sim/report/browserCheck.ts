@@ -5,14 +5,13 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { chromium } from "playwright-core";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 import { CHROMIUM_FLAGS as FLAGS, CHROMIUM_PATH } from "../../../node/testing/chromium.ts";
 
 export { CHROMIUM_PATH };
 
-export class BrowserCheckError extends Error {
-  override name = "BrowserCheckError";
-}
+export class BrowserCheckError extends MevCommitError {}
 
 export interface RenderedPage {
   /** Every canvas of the page: its id, size and painted (non-transparent) pixels. */

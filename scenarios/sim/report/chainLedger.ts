@@ -6,6 +6,7 @@
 import { decodeFunctionData, type Address, type Hex, type PublicClient } from "viem";
 import { bidderRegistryAbi, providerRegistryAbi } from "../../../node/chain/contracts.ts";
 import { isPastStateGone } from "../../../node/chain/pastState.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 export interface ChainContracts {
   bidderRegistry: Address;
@@ -38,9 +39,7 @@ export interface ChainLedger {
 const lower = (a: string) => a.toLowerCase();
 const strip = (h: string) => h.replace(/^0x/, "").toLowerCase();
 
-export class SnapshotError extends Error {
-  override name = "SnapshotError";
-}
+export class SnapshotError extends MevCommitError {}
 
 /**
  * Each provider's stake and rewards at one settlement block (the ledger's events are counted from that block on).

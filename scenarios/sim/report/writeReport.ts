@@ -20,7 +20,7 @@ function csvCell(v: unknown): string {
 }
 
 export function eventsCsv(events: RunEvent[]): string {
-  return [CSV_COLUMNS.join(","), ...events.map((e) => CSV_COLUMNS.map((c) => csvCell(e[c])).join(","))].join("\n") + "\n";
+  return `${[CSV_COLUMNS.join(","), ...events.map((e) => CSV_COLUMNS.map((c) => csvCell(e[c])).join(","))].join("\n")}\n`;
 }
 
 /** Gathers the nodes' and the chain's view of the run and computes its summary. */
@@ -64,7 +64,7 @@ export function writeReport(dir: string, summary: Summary, log: RunLog): void {
   const events = [...log.events];
   for (const c of summary.commitments)
     events.push({ t: summary.timing.durationMs, step: "", block: c.block, kind: c.status === "slashed" ? "slashed" : c.status === "settled" ? "settled" : "failed", actor: c.provider, amount: c.status === "slashed" ? c.slashed : c.payment, detail: `${c.status}; bid ${c.bidAmount} from ${c.bidder}, dispatched at ${c.dispatchAt} of the decay window` });
-  writeFileSync(join(dir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+  writeFileSync(join(dir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(join(dir, "events.csv"), eventsCsv(events));
   writeFileSync(join(dir, "index.html"), renderHtml(summary));
 }

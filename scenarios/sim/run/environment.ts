@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import type { Target } from "../../../node/devnet/target.ts";
 import { ControlClient } from "../../../node/clients/control.ts";
 import type { Scenario } from "../scenario/schema.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** A node of the run: its HTTP URL, its gRPC URL when known, its address. */
 export interface SimNode {
@@ -30,9 +31,7 @@ export interface SimEnvironment {
   stop(): Promise<void>;
 }
 
-export class SimEnvironmentError extends Error {
-  override name = "SimEnvironmentError";
-}
+export class SimEnvironmentError extends MevCommitError {}
 
 /** What in a scenario needs the control API (empty: it can run against any target). */
 export function controlNeeds(s: Scenario): string[] {
@@ -40,7 +39,9 @@ export function controlNeeds(s: Scenario): string[] {
   if (s.l1.blockTime === "manual") needs.push("l1.blockTime manual (the runner mines each block)");
   if (s.l1.winners.type !== "round-robin") needs.push(`l1.winners ${s.l1.winners.type} (the runner names each block's winner)`);
   if (s.faults.length) needs.push("faults (provider nodes stopped and started, failing transactions)");
-  s.providers.forEach((p, i) => p.builder.mode !== "honest" && needs.push(`providers[${i}].builder ${p.builder.mode} (the devnet's builder)`));
+  s.providers.forEach((p, i) => {
+    if (p.builder.mode !== "honest") needs.push(`providers[${i}].builder ${p.builder.mode} (the devnet's builder)`);
+  });
   return needs;
 }
 

@@ -38,7 +38,7 @@ export class Progress {
     if (tenth !== this.lastPrinted || c.phase !== this.lastPhase) {
       this.lastPrinted = tenth;
       this.lastPhase = c.phase;
-      this.out.write(line + "\n");
+      this.out.write(`${line}\n`);
     }
   }
 
@@ -52,6 +52,6 @@ export class Progress {
   note(message: string): void {
     if (!this.enabled) return;
     if (this.drawn) this.out.write("\r\x1b[2K");
-    this.out.write(message + "\n");
+    this.out.write(`${message}\n`);
   }
 }

@@ -30,6 +30,7 @@ import { snapshot, type ChainSnapshot } from "../report/chainLedger.ts";
 import type { SimEnvironment, SimNode, SimNodes } from "./environment.ts";
 import type { Progress } from "./progress.ts";
 import type { BidRecord, RunLog } from "./runLog.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** The bidder opens a winner's commitment this many recorded blocks after its block (node/tracker). */
 const BIDDER_OPEN_LAG = 2;
@@ -59,9 +60,7 @@ function bidderClient(transport: Transport, node: SimNode, who: string): BidderC
   return transport === "grpc" ? new GrpcBidderClient(rpcUrlOf(node, who)) : new HttpBidderClient(node.url);
 }
 
-export class SimulationError extends Error {
-  override name = "SimulationError";
-}
+export class SimulationError extends MevCommitError {}
 
 export interface MinedBlock {
   step: number;
@@ -375,7 +374,7 @@ export class Simulation {
   /** Waits until every running provider has stored (or failed to store) its commitments for the block. */
   private async waitStored(block: bigint, step: number): Promise<void> {
     await Promise.all(
-      this.providers.map(async (p, i) => {
+      this.providers.map(async (_, i) => {
         if (!this.running[i]) return;
         const ok = await poll(async () => {
           const r = await call("GET", `${this.nodes.providers[i]!.url}/v1/provider/get_commitment_info?block_number=${block}&limit=1000`);

@@ -1,14 +1,14 @@
 import { parseUnits } from "viem";
+import { MevCommitError } from "../../../lib/errors.ts";
 
 /** A scenario file is wrong; `field` names the offending field as a path (`providers[1].policy.percent`). */
-export class ScenarioError extends Error {
-  override name = "ScenarioError";
+export class ScenarioError extends MevCommitError {
   constructor(
     readonly file: string,
     readonly field: string,
     problem: string,
   ) {
-    super(`${file}: ${field ? `${field}: ` : ""}${problem}`);
+    super(`${file}: ${field ? `${field}: ` : ""}${problem}`, { context: { file, field } });
   }
 }
 
@@ -89,7 +89,14 @@ export class Fields {
   }
 
   optionalObject(key: string): Fields | undefined {
-    return this.has(key) ? this.object(key) : (this.raw(key), undefined);
+    return this.optional(key, (k) => this.object(k));
+  }
+
+  /** `read(key)` when the key has a value, else undefined; a key present but null counts as read all the same. */
+  optional<T>(key: string, read: (key: string) => T): T | undefined {
+    if (this.has(key)) return read(key);
+    this.raw(key);
+    return undefined;
   }
 
   list(key: string, o: { min?: number; def?: unknown[] } = {}): { path: string; value: unknown }[] {

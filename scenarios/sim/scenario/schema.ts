@@ -127,8 +127,8 @@ function policyOf(f: Fields): PolicySpec {
       spec = { type, delayMs: p.number("delayMs", { min: 0, max: 60_000, integer: true }) };
       break;
     case "price-floor": {
-      const perTx = p.has("perTx") ? p.wei("perTx") : (p.raw("perTx"), undefined);
-      const perGas = p.has("perGas") ? p.wei("perGas") : (p.raw("perGas"), undefined);
+      const perTx = p.optional("perTx", (k) => p.wei(k));
+      const perGas = p.optional("perGas", (k) => p.wei(k));
       if (perTx === undefined && perGas === undefined) p.fail("perTx", "price-floor needs perTx or perGas (or both)");
       spec = { type, perTx, perGas };
       break;
@@ -170,8 +170,8 @@ function strategyOf(f: Fields): BidStrategy {
 
 function depositOf(f: Fields): DepositPlan {
   const d = f.object("deposit");
-  const perWindow = d.has("perWindow") ? d.wei("perWindow") : (d.raw("perWindow"), undefined);
-  const auto = d.has("auto") ? d.wei("auto") : (d.raw("auto"), undefined);
+  const perWindow = d.optional("perWindow", (k) => d.wei(k));
+  const auto = d.optional("auto", (k) => d.wei(k));
   d.done();
   if ((perWindow === undefined) === (auto === undefined)) f.fail("deposit", 'needs exactly one of perWindow (the bidder deposits each window itself) or auto (the node\'s auto-deposit), e.g. {perWindow: "1 ETH"}');
   const amount = (perWindow ?? auto)!;
@@ -268,7 +268,7 @@ export function parseScenario(file: string, doc: unknown): Scenario {
       transactions: b.oneOf("transactions", ["raw", "hash"] as const, "raw"),
       txsPerBid: b.number("txsPerBid", { def: 1, min: 1, max: 4, integer: true }),
       slashAmount: b.wei("slashAmount", 0n),
-      budget: b.has("budget") ? b.wei("budget") : (b.raw("budget"), undefined),
+      budget: b.optional("budget", (k) => b.wei(k)),
       transport: transport(b),
     };
     b.done();
@@ -286,7 +286,7 @@ export function parseScenario(file: string, doc: unknown): Scenario {
     blocks,
     blockTime: bt as "manual" | number,
     winners: winnersOf(l1f, providerNames),
-    optedIn: l1f.has("optedIn") ? l1f.number("optedIn", { min: 0, max: 1 }) : (l1f.raw("optedIn"), undefined),
+    optedIn: l1f.optional("optedIn", (k) => l1f.number(k, { min: 0, max: 1 })),
   };
   l1f.done();
   if (bidders.some((b) => b.strategy.type === "bot") && l1.optedIn === undefined)
