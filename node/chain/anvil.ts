@@ -46,6 +46,8 @@ export interface AnvilOptions {
   blockGasLimit?: bigint;
   /** Blocks whose transactions and receipts Anvil keeps (`--transaction-block-keeper`); default all. */
   keepTxBlocks?: number;
+  /** EVM hardfork (Anvil's `--hardfork`, e.g. "prague" for EIP-7702 transactions); default Anvil's latest. */
+  hardfork?: "prague" | "cancun";
 }
 
 export interface AnvilChain {
@@ -190,6 +192,8 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     noMining: opts.mining !== "auto" ? true : undefined,
     blockBaseFeePerGas: opts.baseFeePerGas,
     gasLimit: opts.blockGasLimit,
+    // @viem/anvil's type predates Prague; the value is passed through as the flag.
+    hardfork: opts.hardfork as never,
     // @viem/anvil passes unknown options on as flags: --number.
     ...(opts.genesisNumber ? ({ number: opts.genesisNumber } as object) : {}),
     ...(opts.keepTxBlocks !== undefined ? ({ transactionBlockKeeper: opts.keepTxBlocks } as object) : {}),

@@ -45,16 +45,18 @@ export const DEFAULT_CACHE_DIR = join(REPO_ROOT, ".cache", "contracts");
 /** The committed compile of the current sources (see the file comment). */
 export const COMMITTED_CONTRACTS = resolve(import.meta.dir, "compiled-contracts.json");
 
-const SETTINGS = {
+export const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: "cancun",
   outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
 } as const;
 
-function solcPackageVersion(): string {
+export function solcPackageVersion(): string {
   const require = createRequire(import.meta.url);
   return (require("solc/package.json") as { version: string }).version;
 }
+
+export type SoliditySources = Record<string, { content: string }>;
 
 function readSources(dir: string): Record<string, { content: string }> {
   const sources: Record<string, { content: string }> = {};
@@ -64,10 +66,11 @@ function readSources(dir: string): Record<string, { content: string }> {
   return sources;
 }
 
-function hashInputs(version: string, sources: Record<string, { content: string }>): string {
+/** sha256 of the compiler version, the settings and the sources: the cache key of a compile. */
+export function hashInputs(version: string, sources: SoliditySources, settings: object = SETTINGS): string {
   const h = createHash("sha256");
   h.update(`solc ${version}\n`);
-  h.update(JSON.stringify(SETTINGS));
+  h.update(JSON.stringify(settings));
   for (const [name, { content }] of Object.entries(sources)) {
     h.update(`\n--- ${name} ${content.length}\n`);
     h.update(content);
@@ -80,17 +83,27 @@ interface SolcOutput {
   contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
 }
 
-function runSolc(sources: Record<string, { content: string }>): CompiledContracts["contracts"] {
+function runSolc(sources: SoliditySources): CompiledContracts["contracts"] {
+  return runSolcOn(sources, CONTRACT_NAMES, (name) => `${name}.sol`);
+}
+
+/** Compiles `sources` and returns contract `name` of source unit `unitOf(name)` for every name. */
+export function runSolcOn<N extends string>(
+  sources: SoliditySources,
+  names: readonly N[],
+  unitOf: (name: N) => string,
+  settings: object = SETTINGS,
+): Record<N, CompiledContract> {
   const require = createRequire(import.meta.url);
   const solc = require("solc") as { compile(input: string): string };
   const output = JSON.parse(
-    solc.compile(JSON.stringify({ language: "Solidity", sources, settings: SETTINGS })),
+    solc.compile(JSON.stringify({ language: "Solidity", sources, settings })),
   ) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === "error").map((e) => e.formattedMessage);
   if (errors.length) throw new ContractCompileError(errors);
-  const out = {} as CompiledContracts["contracts"];
-  for (const name of CONTRACT_NAMES) {
-    const c = output.contracts?.[`${name}.sol`]?.[name];
+  const out = {} as Record<N, CompiledContract>;
+  for (const name of names) {
+    const c = output.contracts?.[unitOf(name)]?.[name];
     if (!c) throw new ContractCompileError([`contract ${name} missing from solc output`]);
     out[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
   }

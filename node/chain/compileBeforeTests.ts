@@ -4,8 +4,10 @@
  * needs the contracts, it would eat that hook's deadline and freeze every server and timer of the process meanwhile.
  */
 import { compileContracts } from "./compile.ts";
+import { compileV12Contracts } from "./compileV12.ts";
 
 const t0 = performance.now();
 await compileContracts();
+await compileV12Contracts();
 const s = (performance.now() - t0) / 1000;
 if (s > 1) console.log(`contracts compiled before the tests in ${s.toFixed(1)} s (cached in .cache/contracts for the next runs)`);

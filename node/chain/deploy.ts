@@ -92,9 +92,9 @@ export class DeployError extends MevCommitError {
   }
 }
 
-const SETTER_GAS = 200_000n;
+export const SETTER_GAS = 200_000n;
 
-interface TxRequest {
+export interface TxRequest {
   step: string;
   to?: Address;
   data: Hex;
@@ -111,7 +111,7 @@ function chainFor(chainId: number, rpcUrl: string) {
   });
 }
 
-function publicClientFor(rpcUrl: string, chainId: number): PublicClient {
+export function publicClientFor(rpcUrl: string, chainId: number): PublicClient {
   return createPublicClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl), pollingInterval: 25 });
 }
 
@@ -126,7 +126,7 @@ async function feeFields(client: PublicClient): Promise<{ maxFeePerGas: bigint; 
  * Signs `txs` with consecutive nonces, submits them in order and waits for all receipts. Throws a
  * DeployError naming the failed step (with the decoded revert if the node reports one).
  */
-async function sendAll(
+export async function sendAll(
   client: PublicClient,
   account: PrivateKeyAccount,
   chainId: number,

@@ -1,0 +1,138 @@
+/**
+ * Compiles the protocol v1.2 contracts (`node/chain/contracts/v1.2/`, plus the shared helpers of
+ * `node/chain/contracts/` they import) the same way compile.ts compiles v1.1's: pinned solc, same settings, a disk
+ * cache keyed by sha256 of compiler, settings and sources, and a committed compile (`compiled-contracts-v1.2.json`)
+ * so a fresh clone runs no solc. `bun node/chain/compileV12.ts --write` rewrites that file and the typed ABIs in
+ * `contractsV12.ts`; `compileV12.test.ts` fails while either disagrees with the sources.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, posix, resolve } from "node:path";
+import {
+  CONTRACTS_DIR,
+  SETTINGS,
+  DEFAULT_CACHE_DIR,
+  formatHumanReadableAbi,
+  hashInputs,
+  runSolcOn,
+  solcPackageVersion,
+  type CompiledContract,
+  type SoliditySources,
+} from "./compile.ts";
+
+/** The deployable v1.2 contracts (one `.sol` file each in `contracts/v1.2/`). */
+export const V12_CONTRACT_NAMES = ["BlockTracker", "ProviderRegistry", "BidderRegistry", "PreconfManager", "Oracle", "DepositManager"] as const;
+export type V12ContractName = (typeof V12_CONTRACT_NAMES)[number];
+
+export interface CompiledV12Contracts {
+  solcVersion: string;
+  sourceHash: string;
+  contracts: Record<V12ContractName, CompiledContract>;
+}
+
+const V12_FOLDER = "v1.2";
+export const V12_CONTRACTS_DIR = join(CONTRACTS_DIR, V12_FOLDER);
+export const COMMITTED_V12_CONTRACTS = resolve(import.meta.dir, "compiled-contracts-v1.2.json");
+export const CONTRACTS_V12_TS = resolve(import.meta.dir, "contractsV12.ts");
+
+/**
+ * v1.1's settings with the IR pipeline: the v1.2 PreconfManager's `openedCommitments` getter returns 14 values, one
+ * more than the legacy code generator can keep on the stack.
+ */
+export const V12_SETTINGS = { ...SETTINGS, viaIR: true } as const;
+
+const unitOf = (name: V12ContractName) => `${V12_FOLDER}/${name}.sol`;
+
+/**
+ * The source units solc needs: every `.sol` file of `v1.2/` (unit name `v1.2/<file>`) and, transitively, the files of
+ * `contracts/` they import with a relative path (unit name `<file>`, as v1.1 names them).
+ */
+export function readV12Sources(contractsDir = CONTRACTS_DIR): SoliditySources {
+  const sources: SoliditySources = {};
+  const pending = readdirSync(join(contractsDir, V12_FOLDER))
+    .filter((f) => f.endsWith(".sol"))
+    .sort()
+    .map((f) => `${V12_FOLDER}/${f}`);
+  while (pending.length) {
+    const unit = pending.shift()!;
+    if (sources[unit]) continue;
+    const content = readFileSync(join(contractsDir, unit), "utf8");
+    sources[unit] = { content };
+    for (const m of content.matchAll(/^import\s[^"]*"(\.{1,2}\/[^"]+)";/gm)) {
+      pending.push(posix.normalize(posix.join(posix.dirname(unit), m[1]!)));
+    }
+  }
+  return Object.fromEntries(Object.entries(sources).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export function v12SourceHash(contractsDir = CONTRACTS_DIR): string {
+  return hashInputs(solcPackageVersion(), readV12Sources(contractsDir), V12_SETTINGS);
+}
+
+const complete = (c: CompiledV12Contracts | undefined, sourceHash: string): c is CompiledV12Contracts =>
+  c?.sourceHash === sourceHash && V12_CONTRACT_NAMES.every((n) => c.contracts[n]?.bytecode);
+
+function readJson(file: string): CompiledV12Contracts | undefined {
+  try {
+    return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as CompiledV12Contracts) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let memo: { key: string; value: CompiledV12Contracts } | undefined;
+
+/** ABI and bytecode of every v1.2 contract: from the memo, the disk cache, the committed compile or solc. */
+export async function compileV12Contracts(opts: { cacheDir?: string; force?: boolean } = {}): Promise<CompiledV12Contracts> {
+  const cacheDir = opts.cacheDir ?? DEFAULT_CACHE_DIR;
+  const sources = readV12Sources();
+  const solcVersion = solcPackageVersion();
+  const sourceHash = hashInputs(solcVersion, sources, V12_SETTINGS);
+  const key = `${cacheDir}:${sourceHash}`;
+  if (!opts.force && memo?.key === key) return memo.value;
+  const file = join(cacheDir, `${sourceHash}.json`);
+  if (!opts.force) {
+    const found = [readJson(file), readJson(COMMITTED_V12_CONTRACTS)].find((c) => complete(c, sourceHash));
+    if (found) {
+      memo = { key, value: found };
+      return found;
+    }
+  }
+  const value: CompiledV12Contracts = { solcVersion, sourceHash, contracts: runSolcOn(sources, V12_CONTRACT_NAMES, unitOf, V12_SETTINGS) };
+  mkdirSync(cacheDir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value));
+  renameSync(tmp, file);
+  memo = { key, value };
+  return value;
+}
+
+/** The whole of contractsV12.ts: one typed `parseAbi([...])` constant per v1.2 contract. */
+export function v12AbiTs(compiled: CompiledV12Contracts): string {
+  const out = [
+    "/**",
+    " * Typed ABIs of the protocol v1.2 contracts (node/chain/contracts/v1.2/). Generated by",
+    " * `bun node/chain/compileV12.ts --write`; do not edit by hand.",
+    " */",
+    'import { parseAbi } from "viem";',
+    "",
+  ];
+  for (const name of V12_CONTRACT_NAMES) {
+    const varName = `${name[0]!.toLowerCase()}${name.slice(1)}V12Abi`;
+    const lines = formatHumanReadableAbi(compiled.contracts[name].abi).map((s) => `  ${JSON.stringify(s)},`);
+    out.push(`export const ${varName} = parseAbi([\n${lines.join("\n")}\n]);\n`);
+  }
+  return out.join("\n");
+}
+
+/** `bun node/chain/compileV12.ts` compiles (cached); `--force` recompiles; `--write` writes the committed files. */
+if (import.meta.main) {
+  const started = performance.now();
+  const compiled = await compileV12Contracts({ force: process.argv.includes("--force") });
+  if (process.argv.includes("--write")) {
+    writeFileSync(CONTRACTS_V12_TS, v12AbiTs(compiled));
+    writeFileSync(COMMITTED_V12_CONTRACTS, JSON.stringify(compiled, null, 1) + "\n");
+    console.log(`updated ${CONTRACTS_V12_TS} and ${COMMITTED_V12_CONTRACTS}`);
+  } else {
+    console.log(`compiled ${V12_CONTRACT_NAMES.length} v1.2 contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`);
+  }
+}
