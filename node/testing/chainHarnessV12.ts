@@ -29,6 +29,7 @@ import {
 } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
+import { MevCommitError } from "../../lib/errors.ts";
 import { ROLES } from "../chain/accounts.ts";
 import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
 import { builderKeyFor, registerProvider } from "../chain/deploy.ts";
@@ -213,9 +214,7 @@ function revertName(e: unknown): { name: string; args: readonly unknown[] } | un
   return undefined;
 }
 
-export class UnexpectedOutcomeError extends Error {
-  override name = "UnexpectedOutcomeError";
-}
+export class UnexpectedOutcomeError extends MevCommitError {}
 
 /** One v1.2 chain per test file; every test runs on a fresh snapshot. */
 export function v12ChainPerTestFile(opts: Parameters<typeof setupV12Chain>[0], use: (h: HarnessV12) => void): void {
