@@ -1,0 +1,109 @@
+/**
+ * How our commands fail: one line on stderr that says what went wrong and what to do, and a non-zero exit code,
+ * never a stack trace (CLI_STACK=1 prints it, for debugging the command itself).
+ *
+ *   const { values } = parseCliArgs({ options: { … } });   // an unknown or malformed flag: CliUsageError
+ *   exitOnCliErrors({ unreachable: "start a devnet with npm run node" });  // anything thrown after this line
+ *
+ * Exit codes: 2 for a usage mistake (bad flag, bad value), 1 for everything else.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** A flag or argument the command cannot use; the message says which and what it wants. */
+export class CliUsageError extends Error {
+  override name = "CliUsageError";
+  readonly exitCode = 2;
+}
+
+/** The command ran and failed for a reason its user can act on; the message says what to do. */
+export class CliFailure extends Error {
+  override name = "CliFailure";
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** parseArgs (strict; `args` defaults to the command's) whose mistakes are CliUsageErrors of one line pointing at --help. */
+export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config.args ? config : ({ ...config, args: process.argv.slice(2) } as T));
+  } catch (e) {
+    throw new CliUsageError(`${usageMessage(e as Error & { code?: string })}; run with --help for the options`);
+  }
+}
+
+function usageMessage(e: Error & { code?: string }): string {
+  const first = firstLine(e.message);
+  const unknown = /^Unknown option '([^']+)'/.exec(first);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const positional = /^Unexpected argument '([^']+)'/.exec(first);
+  if (positional) return `unexpected argument ${positional[1]}`;
+  return first.replace(/^./, (c) => c.toLowerCase());
+}
+
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ConnectionRefused", "ECONNRESET", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "FailedToOpenSocket", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** The URL a connection failure names, if `e` (or an error it wraps) is one: Bun's fetch, viem, gRPC. */
+export function unreachableUrl(e: unknown): string | undefined {
+  let url: string | undefined;
+  for (let c = e as (Error & { code?: unknown; path?: unknown; url?: unknown; cause?: unknown }) | undefined, depth = 0; c && depth < 8; c = c.cause as typeof c, depth++) {
+    if (typeof c.url === "string") url ??= c.url;
+    if (typeof c.path === "string" && /^\w+:\/\//.test(c.path)) url ??= c.path;
+    const code = typeof c.code === "string" ? c.code : undefined;
+    if ((code && UNREACHABLE_CODES.has(code)) || /ECONNREFUSED|Unable to connect|connection refused/i.test(String(c.message ?? ""))) return url ?? "the target";
+  }
+  return undefined;
+}
+
+export interface CliErrorHints {
+  /** What to do when the target does not answer, e.g. "start a devnet with npm run node or name another with --target". */
+  unreachable?: string;
+  /** Run before exiting (stop what the command started); given 10 s at most. */
+  cleanup?: () => Promise<unknown>;
+}
+
+/** The one line a failure prints, and the exit code. */
+export function describeCliError(e: unknown, hints: CliErrorHints = {}): { line: string; exitCode: number } {
+  if (e instanceof CliUsageError || e instanceof CliFailure) return { line: `error: ${e.message}`, exitCode: e.exitCode };
+  const url = unreachableUrl(e);
+  if (url) return { line: `error: cannot reach ${url} (connection refused); ${hints.unreachable ?? "is the target running?"}`, exitCode: 1 };
+  const err = e instanceof Error ? e : new Error(String(e));
+  return { line: `error: ${err.name && err.name !== "Error" ? `${err.name}: ` : ""}${firstLine(err.message)} (CLI_STACK=1 shows where)`, exitCode: 1 };
+}
+
+let installed: CliErrorHints | undefined;
+let exiting = false;
+
+/**
+ * From here on, an error nothing caught (a top-level await included) ends the command with describeCliError's line.
+ * A second call replaces the hints.
+ */
+export function exitOnCliErrors(hints: CliErrorHints = {}): void {
+  const first = installed === undefined;
+  installed = hints;
+  if (!first) return;
+  const fail = (e: unknown) => void failWith(e);
+  process.on("uncaughtException", fail);
+  process.on("unhandledRejection", fail);
+}
+
+/** Prints the line for `e`, runs the cleanup, exits. */
+export async function failWith(e: unknown, hints: CliErrorHints = installed ?? {}): Promise<never> {
+  if (exiting) return new Promise<never>(() => {});
+  exiting = true;
+  const { line, exitCode } = describeCliError(e, hints);
+  console.error(line);
+  if (process.env.CLI_STACK && e instanceof Error && e.stack) console.error(e.stack);
+  if (hints.cleanup) {
+    setTimeout(() => process.exit(exitCode), 10_000).unref();
+    await hints.cleanup().catch(() => {});
+  }
+  process.exit(exitCode);
+}
+
+function firstLine(s: string): string {
+  return (s.split("\n").find((l) => l.trim()) ?? s).trim();
+}
