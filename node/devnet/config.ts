@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { parseEther } from "viem";
+import { argsErrorMessage } from "../util/cli.ts";
 
 /**
  * Default seconds between the settlement chain's state dumps (`--settlement-state-interval`): what a kill -9 of the
@@ -325,7 +326,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
       },
     });
   } catch (e) {
-    throw new ConfigError(`${(e as Error).message}\nRun with --help for the list of options.`);
+    throw new ConfigError(`${argsErrorMessage(e as Error)}; run with --help for the options`);
   }
   const o = parsed.values;
   if (o.help) return "help";

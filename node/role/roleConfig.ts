@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getAddress, isAddress, type Address, type Hex } from "viem";
+import { argsErrorMessage } from "../util/cli.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
 
 export type Role = "bidder" | "provider" | "bootnode";
@@ -177,7 +178,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
       },
     });
   } catch (e) {
-    throw new RoleConfigError(`${(e as Error).message}\nRun with --role ROLE --help for the list of options.`);
+    throw new RoleConfigError(`${argsErrorMessage(e as Error)}; run with --role ROLE --help for the options`);
   }
   const o = parsed.values;
   if (o.help) return "help";

@@ -31,11 +31,12 @@ export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<t
   try {
     return parseArgs(config.args ? config : ({ ...config, args: process.argv.slice(2) } as T));
   } catch (e) {
-    throw new CliUsageError(`${usageMessage(e as Error & { code?: string })}; run with --help for the options`);
+    throw new CliUsageError(`${argsErrorMessage(e as Error)}; run with --help for the options`);
   }
 }
 
-function usageMessage(e: Error & { code?: string }): string {
+/** parseArgs' error in a few words ("unknown option --bogus"), for commands that word their own usage errors. */
+export function argsErrorMessage(e: Error): string {
   const first = firstLine(e.message);
   const unknown = /^Unknown option '([^']+)'/.exec(first);
   if (unknown) return `unknown option ${unknown[1]}`;
@@ -43,6 +44,22 @@ function usageMessage(e: Error & { code?: string }): string {
   if (positional) return `unexpected argument ${positional[1]}`;
   return first.replace(/^./, (c) => c.toLowerCase());
 }
+
+/**
+ * A number flag's value (`fallback` when not given); anything else than a number ≥ `min` (a whole one unless
+ * `fraction`) is a CliUsageError naming the flag.
+ */
+export function numberOption(flag: string, value: string | undefined, fallback: number, o: { min?: number; fraction?: boolean } = {}): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  const min = o.min ?? 0;
+  if (value.trim() === "" || !Number.isFinite(n) || n < min || (!o.fraction && !Number.isInteger(n)))
+    throw new CliUsageError(`${flag} must be a ${o.fraction ? "number" : "whole number"} ≥ ${min}, got "${value}"`);
+  return n;
+}
+
+/** Errors our parsers throw for bad input (ConfigError, RoleConfigError, UsageError, ScenarioError…): exit 2, message as is. */
+const USAGE_ERROR_NAME = /(Config|Usage|Scenario)Error$/;
 
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ConnectionRefused", "ECONNRESET", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "FailedToOpenSocket", "UND_ERR_CONNECT_TIMEOUT"]);
 
@@ -68,6 +85,7 @@ export interface CliErrorHints {
 /** The one line a failure prints, and the exit code. */
 export function describeCliError(e: unknown, hints: CliErrorHints = {}): { line: string; exitCode: number } {
   if (e instanceof CliUsageError || e instanceof CliFailure) return { line: `error: ${e.message}`, exitCode: e.exitCode };
+  if (e instanceof Error && USAGE_ERROR_NAME.test(e.name)) return { line: `error: ${firstLine(e.message)}`, exitCode: 2 };
   const url = unreachableUrl(e);
   if (url) return { line: `error: cannot reach ${url} (connection refused); ${hints.unreachable ?? "is the target running?"}`, exitCode: 1 };
   const err = e instanceof Error ? e : new Error(String(e));
