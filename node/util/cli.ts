@@ -69,10 +69,21 @@ export function unreachableUrl(e: unknown): string | undefined {
   for (let c = e as (Error & { code?: unknown; path?: unknown; url?: unknown; cause?: unknown }) | undefined, depth = 0; c && depth < 8; c = c.cause as typeof c, depth++) {
     if (typeof c.url === "string") url ??= c.url;
     if (typeof c.path === "string" && /^\w+:\/\//.test(c.path)) url ??= c.path;
+    url ??= /\bhttps?:\/\/[^\s"'),;]+/.exec(String(c.message ?? ""))?.[0];
     const code = typeof c.code === "string" ? c.code : undefined;
     if ((code && UNREACHABLE_CODES.has(code)) || /ECONNREFUSED|Unable to connect|connection refused/i.test(String(c.message ?? ""))) return url ?? "the target";
   }
   return undefined;
+}
+
+/** Fails with one line (CliFailure) unless `url` answers HTTP at all (any status): for commands about to use a target. */
+export async function requireReachable(url: string, hint: string): Promise<void> {
+  try {
+    await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  } catch (e) {
+    const unreachable = unreachableUrl(e);
+    throw new CliFailure(`cannot reach ${unreachable && unreachable !== "the target" ? unreachable : url} (${unreachable ? "connection refused" : firstLine((e as Error).message)}); ${hint}`);
+  }
 }
 
 export interface CliErrorHints {
