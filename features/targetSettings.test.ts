@@ -1,7 +1,7 @@
 /**
  * The conformance suite leaves a target's settings as it found them: a run against a devnet whose bidder
- * auto-deposits stops it for the run and starts it again at the end (saying so), and builder modes changed by
- * scenarios are put back; an attached provider application that left is reported.
+ * auto-deposits stops it for the run and starts it again at the end (saying so); builder modes changed by scenarios
+ * are put back and provider nodes they stopped started; an attached provider application that left is reported.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolve } from "node:path";
@@ -48,7 +48,7 @@ test(
   120_000,
 );
 
-test("builder modes are put back; an application that left is reported", async () => {
+test("builder modes are put back, a stopped provider node is started; an application that left is reported", async () => {
   const target = loadTargetFile(local.devnet.dir.targetFile);
   const provider = target.providerAddresses[0]!;
   const builder = (mode: string, every?: number) => call("POST", `${target.controlUrl}/sim/v1/builder`, { body: { provider, mode, ...(every ? { every } : {}) } });
@@ -60,7 +60,10 @@ test("builder modes are put back; an application that left is reported", async (
     expect(before.receivers?.find((r) => r.name === "provider-0")?.receivers).toBe(1);
     expect((await builder("honest")).status).toBe(200);
     await agent.stop();
+    expect((await call("POST", `${target.controlUrl}/sim/v1/providers/1/stop`)).status).toBe(200);
     const lines = await restoreTargetSettings(target, before);
+    expect(lines).toContain("restored: provider-1 runs again (the run left it stopped)");
+    expect(local.devnet.providers[1]!.listening).toBe(true);
     expect(lines).toContain(`restored: provider ${provider}'s builder mode (omit every 2; the run left honest)`);
     expect(lines.some((l) => l.startsWith("left changed: provider-0 had 1 provider application(s) attached, now 0"))).toBe(true);
     const after = await readTargetSettings(target);

@@ -33,12 +33,14 @@ export interface TargetSettings {
   builders?: BuilderSetting[];
   /** Provider applications attached to each provider node (ReceiveBids readers), by node name. */
   receivers?: { name: string; receivers: number }[];
+  /** Whether each of the devnet's provider nodes runs (`sim-nodes` stops and starts them), by node name. */
+  running?: { name: string; running: boolean }[];
 }
 
 type Status = { isAutodepositEnabled?: boolean; windowBalances?: { depositedAmount?: string }[] };
 type ControlStatus = {
   registeredProviders?: { address: string; builder?: string; builderEvery?: number }[];
-  nodes?: { name: string; role: string; address?: string; receivers?: number; builderEvery?: number }[];
+  nodes?: { name: string; role: string; address?: string; running?: boolean; receivers?: number; builderEvery?: number }[];
 };
 
 async function readAutoDeposit(t: Target): Promise<AutoDepositSetting | undefined> {
@@ -68,6 +70,7 @@ export async function readTargetSettings(t: Target): Promise<TargetSettings> {
         return { provider: p.address, mode: p.builder!, every: p.builderEvery ?? node?.builderEvery ?? 1 };
       }),
     receivers: control?.nodes?.filter((n) => n.role === "provider" && n.receivers !== undefined).map((n) => ({ name: n.name, receivers: n.receivers! })),
+    running: control?.nodes?.filter((n) => n.role === "provider" && n.running !== undefined).map((n) => ({ name: n.name, running: n.running! })),
   };
 }
 
@@ -116,6 +119,17 @@ export async function restoreTargetSettings(t: Target, before: TargetSettings): 
       lines.push(`restored: provider ${b.provider}'s builder mode (${b.mode}${b.every > 1 ? ` every ${b.every}` : ""}; the run left ${cur.mode})`);
     } catch (e) {
       lines.push(`left changed: provider ${b.provider}'s builder mode is ${cur.mode}, was ${b.mode} (${(e as Error).message})`);
+    }
+  }
+
+  for (const r of before.running ?? []) {
+    const index = /^provider-(\d+)$/.exec(r.name)?.[1];
+    if (!r.running || now.running?.find((x) => x.name === r.name)?.running !== false || index === undefined) continue;
+    try {
+      await post(`${t.controlUrl}/sim/v1/providers/${index}/start`);
+      lines.push(`restored: ${r.name} runs again (the run left it stopped)`);
+    } catch (e) {
+      lines.push(`left changed: ${r.name} is stopped (${(e as Error).message}); to start it: POST ${t.controlUrl}/sim/v1/providers/${index}/start`);
     }
   }
 
