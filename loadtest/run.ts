@@ -6,13 +6,17 @@
  * (loadtest/market.js), prints the figures and writes the JSON summary under reports/. Exits non-zero when a check
  * failed (correctness only: nothing fails on speed).
  */
-import { parseArgs } from "node:util";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnSync, spawn } from "bun";
 import { startLocalDevnet, type LocalDevnet } from "../node/devnet/localDevnet.ts";
 import { namedTargetFile, TargetFileError } from "../features/support/target.ts";
+import { stopAllAnvils } from "../node/chain/anvil.ts";
+import { CliFailure, CliUsageError, exitOnCliErrors, numberOption, parseCliArgs, requireReachable } from "../lib/cli.ts";
+import { profileHeader } from "./profileHeader.ts";
+
+exitOnCliErrors({ unreachable: "is the target running? (without TARGET the run starts its own devnet)", cleanup: stopAllAnvils });
 
 const PROFILES = ["smoke", "steady", "ramp", "slot-burst", "soak", "fan-out"] as const;
 const DEFAULT_DURATION: Record<(typeof PROFILES)[number], string> = {
@@ -55,57 +59,52 @@ Options:
 The JSON summary goes to reports/load-<profile>.json; the devnet's log to reports/load-devnet.log.
 `;
 
-let values;
-try {
-  values = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      profile: { type: "string", default: "steady" },
-      rate: { type: "string", default: "30" },
-      duration: { type: "string" },
-      bidders: { type: "string", default: "grpc" },
-      policy: { type: "string", default: "accept" },
-      "streams-per-provider": { type: "string", default: "1" },
-      subscribers: { type: "string", default: "100" },
-      burst: { type: "string", default: "20" },
-      "block-time": { type: "string", default: "2" },
-      network: { type: "string", default: "libp2p" },
-      "no-provider-vus": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  }).values;
-} catch (e) {
-  console.error(`error: ${(e as Error).message}\nRun with --help for the options.`);
-  process.exit(2);
-}
+const values = parseCliArgs({
+  options: {
+    profile: { type: "string", default: "steady" },
+    rate: { type: "string", default: "30" },
+    duration: { type: "string" },
+    bidders: { type: "string", default: "grpc" },
+    policy: { type: "string", default: "accept" },
+    "streams-per-provider": { type: "string", default: "1" },
+    subscribers: { type: "string", default: "100" },
+    burst: { type: "string", default: "20" },
+    "block-time": { type: "string", default: "2" },
+    network: { type: "string", default: "libp2p" },
+    "no-provider-vus": { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  },
+}).values;
 if (values.help) {
   process.stdout.write(HELP);
   process.exit(0);
 }
 const profile = values.profile as (typeof PROFILES)[number];
-if (!PROFILES.includes(profile)) {
-  console.error(`error: --profile must be one of ${PROFILES.join(", ")}, got "${values.profile}"`);
-  process.exit(2);
-}
-if (values.bidders !== "grpc" && values.bidders !== "http") {
-  console.error(`error: --bidders must be grpc or http, got "${values.bidders}"`);
-  process.exit(2);
-}
-if (values.network !== "libp2p" && values.network !== "in-process") {
-  console.error(`error: --network must be libp2p or in-process, got "${values.network}"`);
-  process.exit(2);
-}
+if (!PROFILES.includes(profile)) throw new CliUsageError(`--profile must be one of ${PROFILES.join(", ")}, got "${values.profile}"`);
+if (values.bidders !== "grpc" && values.bidders !== "http") throw new CliUsageError(`--bidders must be grpc or http, got "${values.bidders}"`);
+if (values.network !== "libp2p" && values.network !== "in-process") throw new CliUsageError(`--network must be libp2p or in-process, got "${values.network}"`);
+numberOption("--rate", values.rate, 30, { min: 1 });
+for (const flag of ["streams-per-provider", "subscribers", "burst"] as const) numberOption(`--${flag}`, values[flag], 1, { min: 1 });
+if (values.duration !== undefined && !/^\d+(ms|s|m|h)$/.test(values.duration)) throw new CliUsageError(`--duration must be like 20s or 2m, got "${values.duration}"`);
 let namedTarget: string | undefined;
 try {
   namedTarget = namedTargetFile(process.env.TARGET);
 } catch (e) {
-  if (!(e instanceof TargetFileError)) throw e;
-  console.error(`error: ${e.message}`);
-  process.exit(2);
+  if (e instanceof TargetFileError) throw new CliUsageError(e.message);
+  throw e;
 }
 const duration = values.duration ?? DEFAULT_DURATION[profile];
-const blockTime = Number(values["block-time"]);
+const blockTime = numberOption("--block-time", values["block-time"], 2, { min: 1 });
 
+if (process.env.TARGET) {
+  let t: { bidderUrl: string; providerUrls: string[] };
+  try {
+    t = JSON.parse(readFileSync(process.env.TARGET, "utf8"));
+  } catch (e) {
+    throw new CliFailure(`cannot read the target file TARGET=${process.env.TARGET} (${(e as Error).message.split("\n")[0]}); unset TARGET to start a devnet for the run`, 2);
+  }
+  for (const url of [t.bidderUrl, ...t.providerUrls]) await requireReachable(`${url}/health`, `is the target ${process.env.TARGET} running? (without TARGET the run starts its own devnet)`);
+}
 const here = resolve(import.meta.dir);
 const root = resolve(here, "..");
 const k6 = spawnSync(["bash", join(here, "install-k6.sh")], { stderr: "inherit" });
@@ -130,7 +129,8 @@ try {
     const t0 = performance.now();
     sampler = setInterval(() => samples.push({ s: (performance.now() - t0) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }), 1000);
   }
-  console.log(`k6 ${profile}: rate ${values.rate}/s, duration ${duration}, bidders over ${values.bidders}, policy ${values.policy}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`);
+  const header = profileHeader(profile, { rate: values.rate!, duration, burst: values.burst!, subscribers: values.subscribers! });
+  console.log(`k6 ${profile}: ${header}, bidders over ${values.bidders}, policy ${values.policy}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`);
   const env = {
     TARGET: targetFile,
     PROFILE: profile,

@@ -5,6 +5,7 @@ import { startDevnet, type Devnet } from "./devnet/startDevnet.ts";
 import { banner } from "./devnet/banner.ts";
 import { stopAllAnvils } from "./chain/anvil.ts";
 import { logger, setLogLevel } from "./util/log.ts";
+import { describeCliError } from "../lib/cli.ts";
 import { parseRoleArgs, ROLE_HELP, RoleConfigError } from "./role/roleConfig.ts";
 import { startRoleNode, type RoleNode } from "./role/startRoleNode.ts";
 
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
     devnet = await startDevnet(cfg);
   } catch (e) {
     if (e instanceof ConfigError) console.error(`error: ${e.message}`);
-    else log.error(`devnet failed to start: ${(e as Error).message}`);
+    else console.error(describeCliError(e, { unreachable: "check --l1-rpc-url / --settlement-rpc-url, or leave them out to start local chains" }).line.replace(/^error: /, "error: the devnet failed to start: "));
     await shutdown("start failed", e instanceof ConfigError ? 2 : 1);
     return;
   }
@@ -93,7 +94,7 @@ async function mainRole(argv: string[]): Promise<void> {
   try {
     node = await startRoleNode(cfg);
   } catch (e) {
-    log.error(`${cfg.role} node failed to start: ${(e as Error).message}`);
+    console.error(describeCliError(e, { unreachable: "is the chain running? (--settlement-rpc-url / --l1-rpc-url, or the --contracts file's URLs)" }).line.replace(/^error: /, `error: the ${cfg.role} node failed to start: `));
     await shutdown("start failed", 1);
     return;
   }

@@ -9,12 +9,15 @@
  *   npm run fuzz                              # the default budget (20 test cases per operation)
  *   npm run fuzz -- --examples 500 --seed 1   # a long run
  */
-import { parseArgs } from "node:util";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseEther } from "viem";
 import { startLocalDevnet } from "../node/devnet/localDevnet.ts";
 import { NdjsonStream } from "../node/clients/ndjson.ts";
+import { stopAllAnvils } from "../node/chain/anvil.ts";
+import { exitOnCliErrors, numberOption, parseCliArgs } from "../lib/cli.ts";
+
+exitOnCliErrors({ cleanup: stopAllAnvils });
 
 const HELP = `Usage: npm run fuzz -- [--examples N] [--seed N] [--workers N]
 
@@ -38,14 +41,16 @@ const ENDLESS_STREAMS = ["/v1/subscribe", "/v1/provider/receive_bids"];
  */
 const STAKE_ENDING = ["/v1/provider/unstake", "/v1/provider/withdraw_stake"];
 
-const { values: opts } = parseArgs({
+const { values: opts } = parseCliArgs({
   options: { examples: { type: "string" }, seed: { type: "string" }, workers: { type: "string" }, help: { type: "boolean", short: "h" } },
 });
 if (opts.help) {
   console.log(HELP);
   process.exit(0);
 }
-const examples = Number(opts.examples ?? 20);
+const examples = numberOption("--examples", opts.examples, 20, { min: 1 });
+numberOption("--seed", opts.seed, 0);
+numberOption("--workers", opts.workers, 2, { min: 1 });
 const ROOT = join(import.meta.dir, "..");
 const ST = join(ROOT, ".cache/python-tools/bin/st");
 const REPORTS = join(ROOT, "reports/fuzz");

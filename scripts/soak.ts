@@ -15,7 +15,6 @@
  * timed out waiting to be mined, fails the run. A bid answered with fewer commitments than there are providers is
  * listed with what its stream said instead.
  */
-import { parseArgs } from "node:util";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, mkdirSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
 import { join } from "node:path";
@@ -30,6 +29,7 @@ import { explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon, type
 import { headAndPool, rssOf } from "../scenarios/bench/health.ts";
 import { jsonRpc as rpc } from "../node/chain/jsonRpc.ts";
 import { MevCommitError } from "../lib/errors.ts";
+import { exitOnCliErrors, numberOption, parseCliArgs } from "../lib/cli.ts";
 
 const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S] [-- DEVNET FLAGS]
 
@@ -48,7 +48,8 @@ L1, whose rss rises and falls with the past states it keeps: beyond its highest 
 the devnet died, when a chain produced no block between two samples, or when a transaction timed out waiting to be
 mined. The devnet's log: reports/soak-devnet.log.`;
 
-const { values: o, positionals: devnetFlags } = parseArgs({
+exitOnCliErrors();
+const { values: o, positionals: devnetFlags } = parseCliArgs({
   allowPositionals: true,
   options: {
     minutes: { type: "string" },
@@ -62,13 +63,10 @@ if (o.help) {
   console.log(HELP);
   process.exit(0);
 }
-const minutes = Number(o.minutes ?? 30);
-const rate = Number(o["bids-per-second"] ?? 4);
-const sampleMs = Number(o["sample-seconds"] ?? 60) * 1000;
-if (!(minutes > 0) || !(rate > 0) || !(sampleMs > 0)) {
-  console.error(HELP);
-  process.exit(2);
-}
+const minutes = numberOption("--minutes", o.minutes, 30, { min: 0.01, fraction: true });
+const rate = numberOption("--bids-per-second", o["bids-per-second"], 4, { min: 0.01, fraction: true });
+const sampleMs = numberOption("--sample-seconds", o["sample-seconds"], 60, { min: 1 }) * 1000;
+numberOption("--port-base", o["port-base"], 0, { min: 1 });
 const ROOT = join(import.meta.dir, "..");
 const devnetConfig = parseDevnetArgs(devnetFlags);
 if (devnetConfig === "help") {
@@ -113,6 +111,7 @@ const stopDevnet = async () => {
   rmSync(dataDir, { recursive: true, force: true });
 };
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stopDevnet().then(() => process.exit(130)));
+exitOnCliErrors({ cleanup: stopDevnet });
 
 for (const deadline = Date.now() + 120_000; ; ) {
   if (existsSync(logPath) && readFileSync(logPath, "utf8").includes("devnet is up")) break;

@@ -21,6 +21,8 @@ import { startTarget, TargetFileError, CAPABILITIES } from "../support/target.ts
 import { TRANSPORTS, type Transport } from "../support/transport.ts";
 import { LEVELS, ResultCollector, resultJson, summaryText, type Level, type RunInfo } from "./results.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import { argsErrorMessage, describeCliError } from "../../lib/cli.ts";
+import { markDown, probeTarget } from "../support/health.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -84,7 +86,7 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
       },
     });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(argsErrorMessage(e as Error));
   }
   const v = parsed.values;
   if (v.help) return "help";
@@ -142,6 +144,12 @@ async function main(argv: string[]): Promise<number> {
   const started = new Date();
   if (!hasRun()) setRun(await startTarget(o.target, o.reports));
   const t = run().target;
+  // A target that is down from the start (and has no restart command): said once, and no scenario is run against it.
+  const down = t.restart ? undefined : await probeTarget(t);
+  if (down) {
+    console.error(`mev-commit-conformance: the target ${t.name} does not answer: ${down}; is it running? (npm run node starts a devnet; --target names another target file)`);
+    markDown(down);
+  }
   console.log(`Target: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`);
   if (o.transport === "grpc") {
     if (!t.bidderRpcUrl || (t.providerRpcUrls?.length ?? 0) < t.providerUrls.length)
@@ -217,8 +225,9 @@ if (import.meta.main) {
       console.error(`mev-commit-conformance: ${e.message}${e instanceof UsageError ? " (--help for usage)" : ""}`);
       code = 2;
     } else {
-      console.error(e);
-      code = 1;
+      const failed = describeCliError(e, { unreachable: "is the target running? (npm run node starts a devnet; --target names another target file)" });
+      console.error(`mev-commit-conformance: ${failed.line.replace(/^error: /, "")}`);
+      code = failed.exitCode;
     }
   }
   if (hasRun()) await run().stop().catch(() => {});

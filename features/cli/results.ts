@@ -193,7 +193,10 @@ export function summaryText(info: RunInfo, c: ResultCollector, jsonPath: string)
     }
   }
   const notRun = c.scenarios.filter((s) => s.outcome === "not-run");
-  for (const s of notRun) out.push(`  - not run: ${s.reason} — ${s.uri}:${s.line} ${s.name}`);
+  // Every scenario not run for one reason (a target down from the start): said once.
+  const reasons = new Set(notRun.map((s) => s.reason));
+  if (notRun.length > 1 && reasons.size === 1 && c.scenarios.length === notRun.length) out.push(`  - not run (all ${notRun.length}): ${notRun[0]!.reason}`);
+  else for (const s of notRun) out.push(`  - not run: ${s.reason} — ${s.uri}:${s.line} ${s.name}`);
   const skippedFor = new Map<string, number>();
   for (const s of c.scenarios.filter((x) => x.outcome === "skipped")) skippedFor.set(s.reason ?? "", (skippedFor.get(s.reason ?? "") ?? 0) + 1);
   for (const [why, n] of skippedFor) out.push(`  skipped ${n}: ${why}`);

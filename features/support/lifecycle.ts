@@ -2,7 +2,10 @@
  * The run's and each scenario's life, in one place so that the order is plain:
  *
  * - BeforeAll: the target is loaded or started (once per process; the CLI may have done it already); a target with a
- *   restart command that does not answer is marked down, so that the first Before restarts it.
+ *   restart command that does not answer is marked down, so that the first Before restarts it. The settings of a
+ *   target the suite did not start (auto-deposit, builder modes, attached applications) are read, and its bidder's
+ *   auto-deposit is stopped for the run (scenarios deposit by hand).
+ * - AfterAll: those settings are put back, and what could not be is printed (targetSettings.ts).
  * - Before: a scenario is not run when the target is down (unless its restart command brings it back), and is
  *   skipped when it needs a capability the target lacks (tags below), or is tagged @http in a gRPC run.
  * - After: every teardown runs (last registered first), then the scenario's scope ends, which aborts every request
@@ -14,6 +17,7 @@ import { markDown, NOT_RUN_PREFIX, probeTarget, restartTarget, SKIPPED_PREFIX, t
 import { CAPABILITY_TAGS } from "./capabilities.ts";
 import { hasRun, run, setRun } from "./run.ts";
 import { startTarget } from "./target.ts";
+import { prepareTarget, readTargetSettings, restoreTargetSettings, type TargetSettings } from "./targetSettings.ts";
 import type { ConformanceWorld } from "./world.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 
@@ -22,6 +26,8 @@ setDefaultTimeout(60_000);
 export class TeardownError extends MevCommitError {}
 
 let startedHere = false;
+/** A target's settings as the pass found them (not read for the suite's own devnet), put back after it. */
+let settingsBefore: TargetSettings | undefined;
 
 BeforeAll({ timeout: 180_000 }, async () => {
   if (!hasRun()) {
@@ -36,9 +42,18 @@ BeforeAll({ timeout: 180_000 }, async () => {
   const t = run().target;
   const dead = t.restart && !targetDown() ? await probeTarget(t) : undefined;
   if (dead) markDown(dead);
+  if (!run().ownDevnet && !targetDown()) {
+    settingsBefore = await readTargetSettings(t);
+    for (const line of await prepareTarget(t, settingsBefore)) console.log(`\n${line}`);
+  }
 });
 
-AfterAll({ timeout: 60_000 }, async () => {
+AfterAll({ timeout: 120_000 }, async function () {
+  if (settingsBefore) {
+    const lines = await restoreTargetSettings(run().target, settingsBefore).catch((e: Error) => [`left unknown: the target's settings (${e.message})`]);
+    settingsBefore = undefined;
+    if (lines.length) console.log(`\nThe target's settings this pass changed:\n${lines.map((l) => `  ${l}`).join("\n")}`);
+  }
   if (!startedHere) return;
   await run().stop();
   setRun(undefined);

@@ -16,6 +16,8 @@ function rpc(url: string | undefined): string {
 export function banner(d: Devnet): string {
   const t = d.targetFile();
   const c = d.config;
+  // What the bidder runs (a setting its data dir saved may have been resumed); node processes: what they were told.
+  const autodeposit = d.hasNodes && !d.procs ? d.bidder.deposits.auto.amountPerWindow : c.autodepositAmount;
   const nodes = d.hasNodes
     ? [
         `    bidder       ${t.bidderUrl}   ${t.bidderAddress}   (OpenAPI: ${t.bidderUrl}/swagger)`,
@@ -69,7 +71,7 @@ export function banner(d: Devnet): string {
     "",
     ...(d.hasNodes
       ? [
-          `  Bidder auto-deposit: ${c.autodepositAmount !== undefined ? `${formatEther(c.autodepositAmount)} ETH per window` : "off"}` +
+          `  Bidder auto-deposit: ${autodeposit !== undefined ? `${formatEther(autodeposit)} ETH per window` : "off"}` +
             `;  built-in provider responder: ${c.autoAccept ? "accept all" : "off"}`,
           `  Target file for the conformance suite: ${d.dir.targetFile}`,
         ]

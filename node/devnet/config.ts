@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { parseEther } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { argsErrorMessage } from "../../lib/cli.ts";
 
 /**
  * Default seconds between the settlement chain's state dumps (`--settlement-state-interval`): what a kill -9 of the
@@ -80,6 +81,12 @@ export interface DevnetConfig {
   autoAccept: boolean;
   /** Wei per window; undefined = auto-deposit off at start. */
   autodepositAmount?: bigint;
+  /**
+   * Whether autodepositAmount comes from a flag (--autodeposit-amount or --no-autodeposit): it then replaces the
+   * setting a bidder saved in the data dir; otherwise a saved setting is resumed and the amount only starts a bidder
+   * that has none.
+   */
+  autodepositFromFlag?: boolean;
   bidTimeoutMs: number;
   decisionTimeoutMs: number;
   /**
@@ -257,8 +264,9 @@ Options:
                               event loop's thread)
   --auto-accept / --no-auto-accept
                               attach a built-in accept-all provider application (default on)
-  --autodeposit-amount WEI    bidder auto-deposit per window at start (default 10 ETH)
-  --no-autodeposit            start without auto-deposit
+  --autodeposit-amount WEI    bidder auto-deposit per window at start (default: the setting the data dir saved,
+                              else 10 ETH); replaces a saved setting
+  --no-autodeposit            start without auto-deposit, even when the data dir saved it on
   --bid-timeout MS            how long SendBid waits for providers (default 30000)
   --decision-timeout MS       how long a provider node waits for its application (default 30000)
   --provider-stake WEI        stake each provider registers with (default 20 ETH)
@@ -361,7 +369,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
       },
     });
   } catch (e) {
-    throw new ConfigError(`${(e as Error).message}\nRun with --help for the list of options.`);
+    throw new ConfigError(`${argsErrorMessage(e as Error)}; run with --help for the options`);
   }
   const o = parsed.values;
   if (o.help) return "help";
@@ -392,6 +400,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
   if ((o["rpc-tls-cert"] === undefined) !== (o["rpc-tls-key"] === undefined)) throw new ConfigError("--rpc-tls-cert and --rpc-tls-key go together");
   const level = o["log-level"] ?? base.logLevel;
   if (!["debug", "info", "warn", "error"].includes(level)) throw new ConfigError(`--log-level must be debug, info, warn or error`);
+  if (o["no-autodeposit"] && o["autodeposit-amount"] !== undefined) throw new ConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
   const autoAccept = o["no-auto-accept"] ? false : o["auto-accept"] ? true : base.autoAccept;
   return {
     host: o.host ?? base.host,
@@ -425,6 +434,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     oracleLag: int("oracle-lag", o["oracle-lag"], 0, 64) ?? base.oracleLag,
     autoAccept,
     autodepositAmount: o["no-autodeposit"] ? undefined : (wei("autodeposit-amount", o["autodeposit-amount"]) ?? base.autodepositAmount),
+    autodepositFromFlag: o["no-autodeposit"] !== undefined || o["autodeposit-amount"] !== undefined || base.autodepositFromFlag,
     bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000) ?? base.bidTimeoutMs,
     decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000) ?? base.decisionTimeoutMs,
     providerStake: wei("provider-stake", o["provider-stake"]) ?? base.providerStake,

@@ -709,6 +709,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     devnet.explorer = devnetExplorer({ events: oracleEvents, bids: bidOutcomes, notifier: () => devnet.bidders[0]?.notifier, info: async () => ({ ...(await devnet.status()) }) });
     await directory.start();
     devnet.rpcTls = cfg.rpcTlsCert && cfg.rpcTlsKey ? readTlsFiles(cfg.rpcTlsCert, cfg.rpcTlsKey) : cfg.rpcTls ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host) : undefined;
+    if (bidder && cfg.autodepositFromFlag) bidder.deposits.auto.replaceSaved(cfg.autodepositAmount);
     await bidder?.start({ host: cfg.host, httpPort: cfg.bidderPort, rpcPort: cfg.bidderRpcPort, rpcTls: devnet.rpcTls, readiness: devnet.readiness });
     for (const [j, b] of extraBidders.entries())
       await b.start({ host: cfg.host, httpPort: extraBidderPort(cfg.bidderPort, j), rpcPort: extraBidderPort(cfg.bidderRpcPort, j), rpcTls: devnet.rpcTls, readiness: devnet.readiness });
@@ -790,7 +791,7 @@ async function startNodeProcesses(
   const bidder = make("bidder", "bidder", devAccount(ROLES.bidder).privateKey, { http: cfg.bidderPort, rpc: cfg.bidderRpcPort, p2p: cfg.bidderP2pPort }, [
     "--bid-timeout",
     String(cfg.bidTimeoutMs),
-    ...(cfg.autodepositAmount !== undefined ? ["--autodeposit-amount", cfg.autodepositAmount.toString()] : []),
+    ...(cfg.autodepositAmount !== undefined ? ["--autodeposit-amount", cfg.autodepositAmount.toString()] : cfg.autodepositFromFlag ? ["--no-autodeposit"] : []),
   ]);
   const providers = providerKeys.map((key, i) =>
     make(`provider-${i}`, "provider", key, { http: cfg.providerPorts[i] ?? 0, rpc: cfg.providerRpcPorts[i] ?? 0, p2p: cfg.providerP2pPorts[i] ?? 0 }, [

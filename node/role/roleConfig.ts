@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getAddress, isAddress, type Address, type Hex } from "viem";
+import { argsErrorMessage } from "../../lib/cli.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 
@@ -35,6 +36,8 @@ export interface RoleConfig {
   autoAccept: boolean;
   /** Bidder: auto-deposit this much per window at start. */
   autodepositAmount?: bigint;
+  /** Bidder: --autodeposit-amount or --no-autodeposit was given; it replaces the setting the store saved. */
+  autodepositFromFlag?: boolean;
   logLevel: "debug" | "info" | "warn" | "error";
   /** Serve the admin API (node/role/adminApi.ts) on this port of --http-addr (0: any free port); off when undefined. */
   adminPort?: number;
@@ -79,7 +82,9 @@ Options:
   --bid-timeout MS            bidder: how long SendBid waits for providers (default 30000)
   --decision-timeout MS       provider: how long to wait for the provider application (default 30000)
   --auto-accept               provider: attach a built-in accept-all provider application
-  --autodeposit-amount WEI    bidder: auto-deposit this much per window from the start
+  --autodeposit-amount WEI    bidder: auto-deposit this much per window from the start (replaces a saved setting;
+                              without either flag the bidder resumes the one its store saved)
+  --no-autodeposit            bidder: no auto-deposit, even when the store saved it on
   --log-level LEVEL           debug | info | warn | error (default info)
   --admin-port PORT           serve the admin API a devnet of node processes drives (status, faults, bundles) on
                               this port of --http-addr (0: any free port); not for production: it arms failing
@@ -166,6 +171,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "decision-timeout": { type: "string" },
         "auto-accept": { type: "boolean" },
         "autodeposit-amount": { type: "string" },
+        "no-autodeposit": { type: "boolean" },
         "log-level": { type: "string" },
         "admin-port": { type: "string" },
         "parent-pid": { type: "string" },
@@ -176,7 +182,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
       },
     });
   } catch (e) {
-    throw new RoleConfigError(`${(e as Error).message}\nRun with --role ROLE --help for the list of options.`);
+    throw new RoleConfigError(`${argsErrorMessage(e as Error)}; run with --role ROLE --help for the options`);
   }
   const o = parsed.values;
   if (o.help) return "help";
@@ -192,6 +198,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
   if (o["nat-addr"] !== undefined && !/^[^:]+:\d+$/.test(o["nat-addr"])) throw new RoleConfigError(`--nat-addr must be HOST:PORT, got "${o["nat-addr"]}"`);
   const amount = o["autodeposit-amount"];
   if (amount !== undefined && !/^\d+$/.test(amount)) throw new RoleConfigError(`--autodeposit-amount must be wei (digits), got "${amount}"`);
+  if (amount !== undefined && o["no-autodeposit"]) throw new RoleConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
   return {
     role,
     nodeKey,
@@ -211,6 +218,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000, 30_000),
     autoAccept: o["auto-accept"] ?? false,
     autodepositAmount: amount === undefined ? undefined : BigInt(amount),
+    autodepositFromFlag: amount !== undefined || o["no-autodeposit"] === true,
     logLevel: level as RoleConfig["logLevel"],
     adminPort: o["admin-port"] === undefined ? undefined : int("admin-port", o["admin-port"], 0, 65535, 0),
     streamKeepAliveMs: o["stream-keepalive"] === undefined ? undefined : int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000, 0),

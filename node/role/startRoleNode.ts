@@ -102,6 +102,7 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
   if (cfg.role === "bidder") {
     const node = new BidderNode({ privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, bidTimeoutMs: cfg.bidTimeoutMs, network, validators, streamKeepAliveMs: cfg.streamKeepAliveMs, cryptoWorkers: cfg.cryptoWorkers });
     notifiers.push(node.notifier);
+    if (cfg.autodepositFromFlag) node.deposits.auto.replaceSaved(cfg.autodepositAmount);
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
     if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running) await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
     const admin = adminOf({ role: "bidder", node });

@@ -4,12 +4,14 @@
  * memory of a bare Anvil started as the devnet's settlement chain (scenarios/bench/anvilMemory.ts), three times, so
  * the spread shows. The soak measures the same once before its devnet starts.
  */
-import { parseArgs } from "node:util";
+import { exitOnCliErrors, numberOption, parseCliArgs } from "../../lib/cli.ts";
+import { stopAllAnvils } from "../../node/chain/anvil.ts";
 import { loadavg } from "node:os";
 import { formatCosts, measureAnvilCosts } from "./anvilMemory.ts";
 import { DEFAULTS } from "../../node/devnet/config.ts";
 
-const { values: o } = parseArgs({ options: { "keep-blocks": { type: "string" }, runs: { type: "string" }, help: { type: "boolean", short: "h" } } });
+exitOnCliErrors({ cleanup: stopAllAnvils });
+const { values: o } = parseCliArgs({ options: { "keep-blocks": { type: "string" }, runs: { type: "string" }, help: { type: "boolean", short: "h" } } });
 if (o.help) {
   console.log(`Usage: npm run bench:anvil-memory -- [--keep-blocks N] [--runs R]
 
@@ -17,8 +19,8 @@ if (o.help) {
   --runs R          measurements (default 3)`);
   process.exit(0);
 }
-const keep = Number(o["keep-blocks"] ?? DEFAULTS.settlementKeepBlocks);
-const runs = Number(o.runs ?? 3);
+const keep = numberOption("--keep-blocks", o["keep-blocks"], DEFAULTS.settlementKeepBlocks);
+const runs = numberOption("--runs", o.runs, 3, { min: 1 });
 console.log(`anvil-memory: a settlement-like Anvil keeping ${keep || "all"} blocks' transactions; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 for (let i = 1; i <= runs; i++) {
   const t = performance.now();

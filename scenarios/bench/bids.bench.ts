@@ -26,7 +26,8 @@
 import os from "node:os";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
+import { stopAllAnvils } from "../../node/chain/anvil.ts";
 import { parseEther } from "viem";
 import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
 import { startDevnet, type Devnet } from "../../node/devnet/startDevnet.ts";
@@ -72,7 +73,8 @@ const USAGE = `Usage: npm run bench:bids -- [options]
   --rate R                 sustained run: commitments per second asked for (default 500)
   --l1-block-time S        sustained run: L1 block interval in seconds (default 2)`;
 
-const { values: args } = parseArgs({
+exitOnCliErrors({ cleanup: stopAllAnvils });
+const { values: args } = parseCliArgs({
   options: {
     networks: { type: "string", default: "in-process,libp2p" },
     transports: { type: "string", default: "http,grpc" },
@@ -105,24 +107,15 @@ if (args.help) {
 }
 function positive(name: string, v: string, min = 1): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) {
-    console.error(`--${name} must be an integer ≥ ${min}, got "${v}"\n\n${USAGE}`);
-    process.exit(2);
-  }
+  if (!Number.isInteger(n) || n < min) throw new CliUsageError(`--${name} must be an integer ≥ ${min}, got "${v}"`);
   return n;
 }
 const networks = args.networks!.split(",").map((s) => s.trim());
 for (const n of networks)
-  if (n !== "in-process" && n !== "libp2p") {
-    console.error(`--networks takes in-process and/or libp2p, got "${n}"`);
-    process.exit(2);
-  }
+  if (n !== "in-process" && n !== "libp2p") throw new CliUsageError(`--networks takes in-process and/or libp2p, got "${n}"`);
 const transports = args.transports!.split(",").map((s) => s.trim());
 for (const t of transports)
-  if (t !== "http" && t !== "grpc") {
-    console.error(`--transports takes http and/or grpc, got "${t}"`);
-    process.exit(2);
-  }
+  if (t !== "http" && t !== "grpc") throw new CliUsageError(`--transports takes http and/or grpc, got "${t}"`);
 const LATENCY_BIDS = positive("latency-bids", args["latency-bids"]!, 0);
 const N = positive("bids", args.bids!, 0);
 const PACED = positive("paced", args.paced!, 0);
@@ -140,23 +133,14 @@ const SUSTAIN_STATE_INTERVAL_S = 0;
 const SUSTAIN = args.sustain === undefined ? undefined : positive("sustain", args.sustain);
 const RATE = positive("rate", args.rate!);
 const L1_BLOCK_TIME = positive("l1-block-time", args["l1-block-time"]!);
-if (args.client !== "thread" && args.client !== "in-process") {
-  console.error(`--client takes thread or in-process, got "${args.client}"`);
-  process.exit(2);
-}
+if (args.client !== "thread" && args.client !== "in-process") throw new CliUsageError(`--client takes thread or in-process, got "${args.client}"`);
 const CLIENT_THREAD = args.client === "thread";
-if (args.apps !== "thread" && args.apps !== "in-process") {
-  console.error(`--apps takes thread or in-process, got "${args.apps}"`);
-  process.exit(2);
-}
+if (args.apps !== "thread" && args.apps !== "in-process") throw new CliUsageError(`--apps takes thread or in-process, got "${args.apps}"`);
 const APPS_THREAD = args.apps === "thread";
 /** What shares the nodes' event loop besides the nodes, as the per-phase loop lines say. */
 const ON_LOOP = [CLIENT_THREAD ? "" : "the client", APPS_THREAD ? "" : "the applications"].filter(Boolean);
 const LOOP_HOLDS = ON_LOOP.length ? ` (with ${ON_LOOP.join(" and ")} on it)` : "";
-if (args.decisions !== "stream" && args.decisions !== "request") {
-  console.error(`--decisions takes stream or request, got "${args.decisions}"`);
-  process.exit(2);
-}
+if (args.decisions !== "stream" && args.decisions !== "request") throw new CliUsageError(`--decisions takes stream or request, got "${args.decisions}"`);
 const DECISIONS = args.decisions;
 
 const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");

@@ -15,7 +15,8 @@
 import os from "node:os";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { CliUsageError, exitOnCliErrors, numberOption, parseCliArgs } from "../../lib/cli.ts";
+import { stopAllAnvils } from "../../node/chain/anvil.ts";
 import { spawn, type Subprocess } from "bun";
 import { parseEther } from "viem";
 import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
@@ -35,7 +36,8 @@ import { cpuMsOf, rssOf, mib } from "./health.ts";
 import { bidBodies, ms } from "./common.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
 
-const { values: args } = parseArgs({
+exitOnCliErrors({ cleanup: stopAllAnvils });
+const { values: args } = parseCliArgs({
   options: {
     nodes: { type: "string", default: "processes" },
     "latency-bids": { type: "string", default: "200" },
@@ -53,18 +55,11 @@ if (args.help) {
   --concurrency C     bids in flight in the throughput phase (default 32)`);
   process.exit(0);
 }
-const N = Number(args.bids);
-const C = Number(args.concurrency);
-const L = Number(args["latency-bids"]);
+const N = numberOption("--bids", args.bids, 2000, { min: 1 });
+const C = numberOption("--concurrency", args.concurrency, 32, { min: 1 });
+const L = numberOption("--latency-bids", args["latency-bids"], 200);
 const THREADS = args.nodes === "threads";
-if (!Number.isInteger(N) || N < 1 || !Number.isInteger(C) || C < 1 || !Number.isInteger(L) || L < 0) {
-  console.error("--bids and --concurrency take positive integers, --latency-bids an integer ≥ 0");
-  process.exit(2);
-}
-if (!["processes", "threads"].includes(args.nodes!)) {
-  console.error(`--nodes takes processes or threads, got "${args.nodes}"`);
-  process.exit(2);
-}
+if (!["processes", "threads"].includes(args.nodes!)) throw new CliUsageError(`--nodes takes processes or threads, got "${args.nodes}"`);
 const ROOT = resolve(import.meta.dir, "../..");
 const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 const print = (line: string) => console.log(line);

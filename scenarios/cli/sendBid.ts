@@ -3,19 +3,21 @@
  * `npm run bid`: sends one bid to a running devnet (or any target) and prints the commitments that come back.
  * A first thing to try after `npm run node`.
  */
-import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { createPublicClient, http } from "viem";
 import { NdjsonStream } from "../../node/clients/ndjson.ts";
 import type { Target } from "../../node/devnet/target.ts";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccount } from "../../node/chain/accounts.ts";
+import { CliFailure, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
+import { missingCommitmentsLine, whyNotCommitted } from "./missingCommitments.ts";
+
+exitOnCliErrors({ unreachable: "is the devnet running (npm run node)? --target names another target file" });
 
 /** Dev account that signs the demo's L1 transaction (not used by the devnet or the features). */
 const DEMO_ACCOUNT = 9;
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = parseCliArgs({
   options: {
     target: { type: "string", default: ".devnet/target.json" },
     amount: { type: "string", default: "1000000000000000" },
@@ -26,7 +28,8 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(`Usage: npm run bid -- [--target .devnet/target.json] [--amount wei] [--block N] [--tx-hash hex]
-Sends one bid to the target's bidder node and prints each commitment. Default: 0.001 ETH for the L1 block after the next one
+Sends one bid to the target's bidder node and prints each commitment; exits 1 with the reason (no deposit for the
+window, no provider application attached, …) when fewer providers commit than the target has. Default: 0.001 ETH for the L1 block after the next one
 (so the winner's builder has the commitment before that block is mined, even with 2 s blocks),
 decay over the next 12 s, for a fresh signed L1 transaction (1 wei from dev account 9 to itself) that the
 block's winning provider includes, so the commitment settles; --tx-hash bids for a transaction by hash instead.
@@ -39,9 +42,10 @@ let target: Target;
 try {
   target = JSON.parse(readFileSync(values.target!, "utf8")) as Target;
 } catch (e) {
-  console.error(`cannot read the target file ${values.target} (${(e as Error).message}); is the devnet running (npm run node)?`);
-  process.exit(2);
+  throw new CliFailure(`cannot read the target file ${values.target} (${(e as Error).message.split("\n")[0]}); is the devnet running (npm run node)?`, 2);
 }
+if (values.amount !== undefined && !/^\d+$/.test(values.amount)) throw new CliFailure(`--amount must be wei (digits), got "${values.amount}"`, 2);
+if (values.block !== undefined && !/^[1-9]\d*$/.test(values.block)) throw new CliFailure(`--block must be a block number, got "${values.block}"`, 2);
 const l1 = createPublicClient({ transport: http(target.l1RpcUrl) });
 const head = await l1.getBlockNumber();
 // The next block may be mined while the bid is in flight; the one after it leaves a whole block time of slack.
@@ -66,21 +70,22 @@ else {
 }
 console.log(`POST ${target.bidderUrl}/v1/bidder/bid\n${JSON.stringify(bid, null, 2)}\n`);
 const stream = await NdjsonStream.open<Record<string, unknown>>("POST", `${target.bidderUrl}/v1/bidder/bid`, bid);
-let n = 0;
+const committed = new Set<string>();
 let bidDigest: unknown;
 for (let line = await stream.next(); line; line = await stream.next()) {
-  if ("error" in line) {
-    console.log(`HTTP ${stream.status}: ${JSON.stringify(line.error)}`);
-    process.exitCode = 1;
-    continue;
-  }
-  n++;
+  if ("error" in line) throw new CliFailure(`the bidder answered HTTP ${stream.status}: ${JSON.stringify(line.error)}`);
+  committed.add(String(line.result.providerAddress).toLowerCase().replace(/^0x/, ""));
   bidDigest ??= line.result.receivedBidDigest;
   console.log(`commitment from provider 0x${line.result.providerAddress} (dispatched at ${line.result.dispatchTimestamp}):\n${JSON.stringify(line.result, null, 2)}\n`);
 }
-console.log(`${n} commitment(s) for block ${block}. Watch them settle: GET ${target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`);
+console.log(`${committed.size} commitment(s) for block ${block}. Watch them settle: GET ${target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`);
 if (target.controlUrl)
   console.log(
     `Each provider's outcome (and why a provider did not commit): ${target.controlUrl}/explorer/` +
       (bidDigest ? ` or GET ${target.controlUrl}/sim/v1/bids/0x${bidDigest}` : ` or GET ${target.controlUrl}/sim/v1/bids?limit=1`),
   );
+const missing = (target.providerAddresses ?? []).filter((a) => !committed.has(a.toLowerCase().replace(/^0x/, "")));
+if (missing.length) {
+  const reasons = await whyNotCommitted(target, { blockNumber: BigInt(block), amount: BigInt(values.amount!) }, missing);
+  throw new CliFailure(missingCommitmentsLine(target.providerAddresses.length, target.providerAddresses.length - missing.length, reasons));
+}

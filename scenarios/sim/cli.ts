@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 /** `npm run simulate -- scenarios/<file>.yaml`: runs a market scenario and writes its report. */
-import { parseArgs } from "node:util";
+import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
+import { stopAllAnvils } from "../../node/chain/anvil.ts";
 import { join, resolve } from "node:path";
 import { loadScenario } from "./scenario/load.ts";
 import { ScenarioError } from "./scenario/fields.ts";
@@ -40,34 +41,25 @@ settling; a third exits at once.
 Shipped scenarios: ls scenarios/*.yaml (the README says what each one shows).`;
 
 async function main(): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: process.argv.slice(2),
-      allowPositionals: true,
-      options: {
-        target: { type: "string" },
-        out: { type: "string" },
-        seed: { type: "string" },
-        blocks: { type: "string" },
-        check: { type: "boolean" },
-        quiet: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (e) {
-    console.error(`${(e as Error).message}\nRun with --help for the options.`);
-    return 2;
-  }
+  exitOnCliErrors({ unreachable: "is the target running? (without --target the simulation starts its own devnet)", cleanup: stopAllAnvils });
+  const parsed = parseCliArgs({
+    allowPositionals: true,
+    options: {
+      target: { type: "string" },
+      out: { type: "string" },
+      seed: { type: "string" },
+      blocks: { type: "string" },
+      check: { type: "boolean" },
+      quiet: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
   const o = parsed.values;
   if (o.help) {
     console.log(HELP);
     return 0;
   }
-  if (parsed.positionals.length !== 1) {
-    console.error("name one scenario file, e.g. npm run simulate -- scenarios/honest-market.yaml (--help for more)");
-    return 2;
-  }
+  if (parsed.positionals.length !== 1) throw new CliUsageError("name one scenario file, e.g. npm run simulate -- scenarios/honest-market.yaml (--help for more)");
   const file = parsed.positionals[0]!;
   let scenario;
   try {

@@ -47,6 +47,19 @@ export class AutoDepositor {
     });
   }
 
+  /**
+   * A setting given at start (a flag) wins over the one a previous run saved: a saved setting that differs from
+   * `wanted` (undefined: off) is forgotten, so resume() leaves auto-deposit off and the caller starts `wanted`.
+   * Answers whether a saved setting was replaced. Call it before the node starts.
+   */
+  replaceSaved(wanted: bigint | undefined): boolean {
+    const saved = this.store.autoDeposit();
+    if (!saved || saved.amountPerWindow === wanted) return false;
+    this.store.setAutoDeposit(undefined);
+    this.log.info("saved auto-deposit setting replaced by the start flags", { saved: saved.amountPerWindow, wanted: wanted ?? "off" });
+    return true;
+  }
+
   /** After a restart: catch up with windows that passed while the node was down. */
   resume(): Promise<void> {
     return this.queue.run(async () => {
