@@ -29,7 +29,7 @@ export interface AnvilOptions {
    * every block (O(all storage): 230 ms a block at 128k storage slots) and copies the whole state for every block
    * it keeps; in fork mode it computes no state root, so a block costs the copies of the states it keeps (14 ms at
    * 128k slots with 64 kept, 1 ms with none). With none kept, calls at past blocks fail and a call at `latest` can
-   * race the next block (BlockOutOfRangeError; chainClients retries it). docs/performance.md has the measurements.
+   * race the next block (BlockOutOfRangeError; localHttp in clients.ts asks again). docs/performance.md has the measurements.
    */
   emptyFork?: { keepStates: number; /** Port of the empty chain; 0 or absent: a free one not in avoidPorts. */ port?: number };
   /** Ports the empty chain of `emptyFork` must not take (others of the devnet, free now and bound later). */

@@ -1,4 +1,4 @@
-import { createPublicClient, http, type Address, type PublicClient } from "viem";
+import { createPublicClient, type Address, type PublicClient } from "viem";
 import { bidderAccountIndex, devAccount, ROLES } from "../chain/accounts.ts";
 import type { ContractAddresses } from "../chain/deploy.ts";
 import { chainClients, localChain, nonceManagerFor } from "../chain/clients.ts";
@@ -130,8 +130,8 @@ export class Devnet implements SimControl {
     /** Bundles posted by provider applications for future blocks (`POST /sim/v1/bundles`). */
     readonly bundles: BundleBook,
   ) {
-    this.l1Client = createPublicClient({ transport: http(chains.l1.rpcUrl) });
-    this.settlementClient = createPublicClient({ transport: http(chains.settlement.rpcUrl) });
+    this.l1Client = createPublicClient({ transport: localHttp(chains.l1.rpcUrl) });
+    this.settlementClient = createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) });
   }
 
   /** The node processes (`--network processes|netns`); undefined when the nodes live in this process. */
@@ -660,7 +660,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const driver = new L1BlockDriver(chains.l1.rpcUrl, []);
     driver.minIntervalMs = cfg.minBlockIntervalMs ?? (cfg.nodes ? 0 : FOREIGN_MIN_BLOCK_INTERVAL_MS);
     const oracleStore = new NodeStore(dir.store("oracle"));
-    const oracleEvents = protocolEventPoller(createPublicClient({ transport: http(chains.settlement.rpcUrl) }), addresses, oracleStore, "oracle.events.cursor", 50);
+    const oracleEvents = protocolEventPoller(createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) }), addresses, oracleStore, "oracle.events.cursor", 50);
     const directory = new ProviderDirectory({
       owner: chainClients(settlementChain, owner.privateKey),
       providerRegistry: addresses.providerRegistry,
@@ -670,11 +670,11 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     });
     const oracle = new WinnerRecorder({
       settlement: chainClients(settlementChain, oracleAccount.privateKey),
-      l1: createPublicClient({ transport: http(chains.l1.rpcUrl) }),
+      l1: createPublicClient({ transport: localHttp(chains.l1.rpcUrl) }),
       blockTracker: addresses.blockTracker,
       store: oracleStore,
       lag: cfg.oracleLag,
-      firstBlock: (await createPublicClient({ transport: http(chains.l1.rpcUrl) }).getBlock({ blockTag: "earliest" })).number,
+      firstBlock: (await createPublicClient({ transport: localHttp(chains.l1.rpcUrl) }).getBlock({ blockTag: "earliest" })).number,
       builderKeyOf: (coinbase) => directory.builderKeyOf(coinbase),
     });
     driver.onAfterMine(oracle.onBlock);
@@ -682,7 +682,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     driver.onAfterMine(validators.onL1Block);
     const settler = new Settler({
       settlement: chainClients(settlementChain, oracleAccount.privateKey),
-      l1: createPublicClient({ transport: http(chains.l1.rpcUrl) }),
+      l1: createPublicClient({ transport: localHttp(chains.l1.rpcUrl) }),
       blockTracker: addresses.blockTracker,
       preconfManager: addresses.preconfManager,
       oracle: addresses.oracle,
@@ -692,7 +692,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     });
     const bundles = new BundleBook();
     const builder = new Builder(
-      createPublicClient({ transport: http(chains.l1.rpcUrl) }),
+      createPublicClient({ transport: localHttp(chains.l1.rpcUrl) }),
       chains.l1.rpcUrl,
       () => [...providers.filter((p) => p.listening), ...spawned.filter((p) => p.role === "provider" && p.running), ...bundles.sources()],
       devAccount(ROLES.l1Filler).privateKey,

@@ -2,8 +2,9 @@
 import { join } from "node:path";
 import { existsSync, mkdirSync } from "node:fs";
 import { isIP } from "node:net";
-import { createPublicClient, http } from "viem";
+import { createPublicClient } from "viem";
 import { localChain } from "../chain/clients.ts";
+import { localHttp } from "../chain/localHttp.ts";
 import { BidderNode } from "../bidder/bidderNode.ts";
 import { ProviderNode } from "../provider/providerNode.ts";
 import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
@@ -50,7 +51,7 @@ const noValidators: ValidatorsSource = {
 
 export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
   await initCrypto();
-  const settlementClient = createPublicClient({ transport: http(cfg.settlementRpcUrl) });
+  const settlementClient = createPublicClient({ transport: localHttp(cfg.settlementRpcUrl) });
   const network = new Libp2pNetwork({
     nodeKey: cfg.nodeKey,
     peerType: cfg.role,
@@ -75,7 +76,7 @@ export type StartedNode = Omit<RoleNode, "role" | "network">;
  */
 export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<StartedNode> {
   await initCrypto();
-  const chainId = await createPublicClient({ transport: http(cfg.settlementRpcUrl) }).getChainId();
+  const chainId = await createPublicClient({ transport: localHttp(cfg.settlementRpcUrl) }).getChainId();
   const address = privateKeyToAddress(cfg.nodeKey);
   const adminOf = (node: Parameters<typeof adminApi>[0]): Served | undefined =>
     cfg.adminPort === undefined || !(network instanceof Libp2pNetwork) ? undefined : serve(adminApi(node, network), cfg.httpAddr, cfg.adminPort, "admin API");
@@ -92,7 +93,7 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
       },
     });
     validators = service;
-    const l1 = createPublicClient({ transport: http(cfg.l1RpcUrl) });
+    const l1 = createPublicClient({ transport: localHttp(cfg.l1RpcUrl) });
     unwatch = l1.watchBlocks({ pollingInterval: 500, onBlock: (b) => void service.onL1Block({ number: b.number, timestamp: b.timestamp }), onError: () => {} });
   }
   const settlementChain = localChain(chainId, cfg.settlementRpcUrl, "settlement");

@@ -4,7 +4,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createPublicClient, http, type Address } from "viem";
+import { createPublicClient, type Address } from "viem";
+import { localHttp } from "../../../node/chain/localHttp.ts";
 import type { RunLog, RunEvent } from "../run/runLog.ts";
 import { bidInfo, type RunResult } from "../run/simulation.ts";
 import type { SimEnvironment } from "../run/environment.ts";
@@ -25,7 +26,7 @@ export function eventsCsv(events: RunEvent[]): string {
 
 /** Gathers the nodes' and the chain's view of the run and computes its summary. */
 export async function collect(run: RunResult, env: SimEnvironment, log: RunLog, file: string): Promise<Summary> {
-  const settlement = createPublicClient({ transport: http(env.target.settlementRpcUrl), cacheTime: 0 });
+  const settlement = createPublicClient({ transport: localHttp(env.target.settlementRpcUrl), cacheTime: 0 });
   const contracts = env.target.contracts as { bidderRegistry: Address; providerRegistry: Address };
   const ledger = await readLedger(
     settlement,

@@ -11,13 +11,14 @@
  * the same bids, decisions, winners and amounts on every run (timestamps aside). A stop request (Ctrl-C) ends the
  * block loop after the current block; what ran is then drained (mined until settled) and reported.
  */
-import { createPublicClient, http, zeroAddress, type Address, type PublicClient } from "viem";
+import { createPublicClient, zeroAddress, type Address, type PublicClient } from "viem";
 import { GrpcProviderAgent } from "../../../node/providerApp/grpcProviderAgent.ts";
 import type { ProviderPolicy } from "../../../node/providerApp/policies.ts";
 import { ProviderAgent } from "../../../node/providerApp/providerAgent.ts";
 import { call } from "../../../node/clients/http.ts";
 import { optInValidators, optOutValidators } from "../../../node/validators/optInRegistry.ts";
 import { devAccount, ROLES } from "../../../node/chain/accounts.ts";
+import { localHttp } from "../../../node/chain/localHttp.ts";
 import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../../node/protocol/windows.ts";
 import { prng, seedFrom } from "../../util/prng.ts";
 import { BidderAgent } from "../agents/bidderAgent.ts";
@@ -134,8 +135,8 @@ export class Simulation {
 
   async run(): Promise<RunResult> {
     const t = this.env.target;
-    this.l1 = createPublicClient({ transport: http(t.l1RpcUrl), cacheTime: 0 });
-    const settlement = createPublicClient({ transport: http(t.settlementRpcUrl), cacheTime: 0 });
+    this.l1 = createPublicClient({ transport: localHttp(t.l1RpcUrl), cacheTime: 0 });
+    const settlement = createPublicClient({ transport: localHttp(t.settlementRpcUrl), cacheTime: 0 });
     this.nodes = await this.env.nodes();
     const before = await snapshot(settlement, t.contracts as never, this.nodes.providers.map((p) => p.address));
     await this.setUp();
