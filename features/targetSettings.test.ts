@@ -8,8 +8,9 @@ import { resolve } from "node:path";
 import { spawn } from "bun";
 import { parseEther } from "viem";
 import { startLocalDevnet, type LocalDevnet } from "../node/devnet/localDevnet.ts";
-import { ProviderAgent } from "../node/providerApp/providerAgent.ts";
-import { acceptAll } from "../node/providerApp/policies.ts";
+import { HttpProviderApi } from "./support/clients/httpApi.ts";
+import { acceptAll, ProviderApplication } from "./support/clients/providerApp.ts";
+import { ScenarioScope } from "./support/clients/scope.ts";
 import { call } from "./support/clients/http.ts";
 import { loadTargetFile } from "./support/target.ts";
 import { readTargetSettings, restoreTargetSettings } from "./support/targetSettings.ts";
@@ -53,7 +54,7 @@ test("builder modes are put back, a stopped provider node is started; an applica
   const provider = target.providerAddresses[0]!;
   const builder = (mode: string, every?: number) => call("POST", `${target.controlUrl}/sim/v1/builder`, { body: { provider, mode, ...(every ? { every } : {}) } });
   expect((await builder("omit", 2)).status).toBe(200);
-  const agent = new ProviderAgent(local.devnet.providers[0]!.url, acceptAll());
+  const agent = new ProviderApplication("provider-0", new HttpProviderApi(local.devnet.providers[0]!.url, new ScenarioScope()), acceptAll());
   await agent.start();
   try {
     const before = await readTargetSettings(target);
