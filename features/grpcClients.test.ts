@@ -17,7 +17,10 @@ test("features/gen/api.binpb is up to date with proto/ (run `npm run proto` afte
   try {
     const bin = join(root, "node_modules", ".bin");
     const out = join(dir, "api.binpb");
-    const r = Bun.spawnSync([join(bin, "buf"), "build", "proto", "--exclude-path", "proto/p2p", "--exclude-source-info", "-o", out], { cwd: root });
+    const r = Bun.spawnSync(
+      [join(bin, "buf"), "build", "proto", "--exclude-path", "proto/p2p", "--exclude-source-info", "-o", out],
+      { cwd: root },
+    );
     expect(r.stderr.toString()).toBe("");
     expect(Buffer.compare(readFileSync(out), readFileSync(join(root, "features", "gen", "api.binpb")))).toBe(0);
   } finally {
@@ -35,8 +38,14 @@ describe("JSON mapping", () => {
     expect(jsonOf(d, messageOf(d, { amount: "5", window_number: "7" }))).toEqual({ amount: "5", windowNumber: "7" });
     const bid = m("SendBid").input;
     expect(jsonOf(bid, messageOf(bid, { txHashes: ["ab"], blockNumber: 3 }))).toEqual({
-      txHashes: ["ab"], amount: "", blockNumber: "3", decayStartTimestamp: "0", decayEndTimestamp: "0",
-      revertingTxHashes: [], rawTransactions: [], slashAmount: "",
+      txHashes: ["ab"],
+      amount: "",
+      blockNumber: "3",
+      decayStartTimestamp: "0",
+      decayEndTimestamp: "0",
+      revertingTxHashes: [],
+      rawTransactions: [],
+      slashAmount: "",
     });
   });
 
@@ -56,11 +65,28 @@ describe("JSON mapping", () => {
 
 describe("gateway routes as gRPC calls", () => {
   test("path, query (either spelling, unknown ignored) and body make the request; the path wins", () => {
-    expect(grpcCallOf("POST", "/v1/bidder/deposit/5?window_number=3&amount=7&unknown=x")).toEqual({ role: "bidder", rpc: "Deposit", request: { windowNumber: "3", amount: "5" } });
-    expect(grpcCallOf("POST", "/v1/bidder/cancel_auto_deposit?withdraw=true")).toEqual({ role: "bidder", rpc: "CancelAutoDeposit", request: { withdraw: true } });
-    expect(grpcCallOf("POST", "/v1/bidder/withdraw_from_windows", '{"windowNumbers":["3",4]}')?.request).toEqual({ windowNumbers: ["3", 4] });
-    expect(grpcCallOf("POST", "/v1/provider/stake/1?bls_public_keys=ab&bls_public_keys=cd")?.request).toEqual({ blsPublicKeys: ["ab", "cd"], amount: "1" });
-    expect(grpcCallOf("GET", "/v1/provider/get_commitment_info?page=-2")).toEqual({ role: "provider", rpc: "GetCommitmentInfo", request: { page: "-2" } });
+    expect(grpcCallOf("POST", "/v1/bidder/deposit/5?window_number=3&amount=7&unknown=x")).toEqual({
+      role: "bidder",
+      rpc: "Deposit",
+      request: { windowNumber: "3", amount: "5" },
+    });
+    expect(grpcCallOf("POST", "/v1/bidder/cancel_auto_deposit?withdraw=true")).toEqual({
+      role: "bidder",
+      rpc: "CancelAutoDeposit",
+      request: { withdraw: true },
+    });
+    expect(grpcCallOf("POST", "/v1/bidder/withdraw_from_windows", '{"windowNumbers":["3",4]}')?.request).toEqual({
+      windowNumbers: ["3", 4],
+    });
+    expect(grpcCallOf("POST", "/v1/provider/stake/1?bls_public_keys=ab&bls_public_keys=cd")?.request).toEqual({
+      blsPublicKeys: ["ab", "cd"],
+      amount: "1",
+    });
+    expect(grpcCallOf("GET", "/v1/provider/get_commitment_info?page=-2")).toEqual({
+      role: "provider",
+      rpc: "GetCommitmentInfo",
+      request: { page: "-2" },
+    });
   });
 
   test("what the gateway refuses before the call has no gRPC form", () => {

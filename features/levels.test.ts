@@ -18,10 +18,15 @@ function scenarios() {
     const newId = IdGenerator.incrementing();
     const doc = new Parser(new AstBuilder(newId), new GherkinClassicTokenMatcher()).parse(text);
     const byId = new Map<string, { line: number; description: string }>();
-    for (const c of doc.feature?.children ?? []) if (c.scenario) byId.set(c.scenario.id, { line: c.scenario.location.line, description: c.scenario.description });
+    for (const c of doc.feature?.children ?? [])
+      if (c.scenario) byId.set(c.scenario.id, { line: c.scenario.location.line, description: c.scenario.description });
     for (const p of compile(doc, `features/${file}`, newId)) {
       const sc = byId.get(p.astNodeIds[0]!)!;
-      out.push({ where: `features/${file}:${sc.line} ${p.name}`, tags: p.tags.map((t) => t.name), divergence: divergenceOf(sc.description) });
+      out.push({
+        where: `features/${file}:${sc.line} ${p.name}`,
+        tags: p.tags.map((t) => t.name),
+        divergence: divergenceOf(sc.description),
+      });
     }
   }
   return out;
@@ -46,7 +51,9 @@ describe("scenario levels", () => {
   });
 
   test("every scenario has exactly one level", () => {
-    const bad = all.filter((s) => s.tags.filter((t) => (LEVELS as readonly string[]).includes(t.slice(1))).length !== 1).map((s) => `${s.where} [${s.tags.join(" ")}]`);
+    const bad = all
+      .filter((s) => s.tags.filter((t) => (LEVELS as readonly string[]).includes(t.slice(1))).length !== 1)
+      .map((s) => `${s.where} [${s.tags.join(" ")}]`);
     expect(bad).toEqual([]);
   });
 
@@ -56,7 +63,9 @@ describe("scenario levels", () => {
 
   test("every named divergence is an entry of docs/divergences.md", () => {
     const topics = divergenceTopics();
-    const unknown = all.filter((s) => s.divergence && !topics.has(s.divergence.replaceAll("`", ""))).map((s) => `${s.where}: "${s.divergence}"`);
+    const unknown = all
+      .filter((s) => s.divergence && !topics.has(s.divergence.replaceAll("`", "")))
+      .map((s) => `${s.where}: "${s.divergence}"`);
     expect(unknown).toEqual([]);
   });
 });

@@ -12,7 +12,13 @@ const minimal = {
   l1ChainId: 1,
   settlementRpcUrl: "http://127.0.0.1:4",
   settlementChainId: 2,
-  contracts: { blockTracker: "0x1", providerRegistry: "0x2", bidderRegistry: "0x3", preconfManager: "0x4", oracle: "0x5" },
+  contracts: {
+    blockTracker: "0x1",
+    providerRegistry: "0x2",
+    bidderRegistry: "0x3",
+    preconfManager: "0x4",
+    oracle: "0x5",
+  },
 };
 
 describe("target files", () => {
@@ -33,7 +39,9 @@ describe("target files", () => {
 
 describe("error texts", () => {
   test("protobuf-go's space or non-breaking space after proto: read the same", () => {
-    expect(stableText("proto:\u00a0(line 1:12): invalid value for string type: 5")).toBe("proto: (line 1:12): invalid value for string type: 5");
+    expect(stableText("proto:\u00a0(line 1:12): invalid value for string type: 5")).toBe(
+      "proto: (line 1:12): invalid value for string type: 5",
+    );
     expect(stableText("proto: (line 1:12): x")).toBe("proto: (line 1:12): x");
     expect(stableText("validating: proto:\u00a0syntax error")).toBe("validating: proto: syntax error");
   });
@@ -51,10 +59,23 @@ describe("the spec's arithmetic (crypto-contracts §2)", () => {
   });
   test("the worked examples: 1 ETH, 25 % into the decay, 2 % fee, 5 % penalty, 0.1 ETH slash amount", () => {
     const r = residualAfterDecay(0n, 1000n, 250n);
-    expect(rewardSplit(10n ** 18n, r, 2n * 10n ** 16n)).toEqual({ decayed: 75n * 10n ** 16n, provider: 735n * 10n ** 15n, fee: 15n * 10n ** 15n, bidderRefund: 25n * 10n ** 16n });
-    expect(slashSplit(10n ** 18n, r, 10n ** 17n, 5n * 10n ** 16n, 20n * 10n ** 18n)).toEqual({ bidderPortion: 85n * 10n ** 16n, penalty: 375n * 10n ** 14n, totalSlash: 8875n * 10n ** 14n });
+    expect(rewardSplit(10n ** 18n, r, 2n * 10n ** 16n)).toEqual({
+      decayed: 75n * 10n ** 16n,
+      provider: 735n * 10n ** 15n,
+      fee: 15n * 10n ** 15n,
+      bidderRefund: 25n * 10n ** 16n,
+    });
+    expect(slashSplit(10n ** 18n, r, 10n ** 17n, 5n * 10n ** 16n, 20n * 10n ** 18n)).toEqual({
+      bidderPortion: 85n * 10n ** 16n,
+      penalty: 375n * 10n ** 14n,
+      totalSlash: 8875n * 10n ** 14n,
+    });
   });
   test("a slash is capped by the stake, the bidder's portion first", () => {
-    expect(slashSplit(10n ** 18n, 10n ** 18n, 0n, 5n * 10n ** 16n, 10n ** 18n)).toEqual({ bidderPortion: 10n ** 18n, penalty: 0n, totalSlash: 10n ** 18n });
+    expect(slashSplit(10n ** 18n, 10n ** 18n, 0n, 5n * 10n ** 16n, 10n ** 18n)).toEqual({
+      bidderPortion: 10n ** 18n,
+      penalty: 0n,
+      totalSlash: 10n ** 18n,
+    });
   });
 });

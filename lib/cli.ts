@@ -7,7 +7,7 @@
  *
  * Exit codes: 2 for a usage mistake (bad flag, bad value), 1 for everything else.
  */
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { MevCommitError } from "./errors.ts";
 
 /** A flag or argument the command cannot use; the message says which and what it wants. */
@@ -48,7 +48,12 @@ export function argsErrorMessage(e: Error): string {
  * A number flag's value (`fallback` when not given); anything else than a number ≥ `min` (a whole one unless
  * `fraction`) is a CliUsageError naming the flag.
  */
-export function numberOption(flag: string, value: string | undefined, fallback: number, o: { min?: number; fraction?: boolean } = {}): number {
+export function numberOption(
+  flag: string,
+  value: string | undefined,
+  fallback: number,
+  o: { min?: number; fraction?: boolean } = {},
+): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   const min = o.min ?? 0;
@@ -60,17 +65,34 @@ export function numberOption(flag: string, value: string | undefined, fallback: 
 /** Errors our parsers throw for bad input (ConfigError, RoleConfigError, UsageError, ScenarioError…): exit 2, message as is. */
 const USAGE_ERROR_NAME = /(Config|Usage|Scenario)Error$/;
 
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ConnectionRefused", "ECONNRESET", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "FailedToOpenSocket", "UND_ERR_CONNECT_TIMEOUT"]);
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ConnectionRefused",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ETIMEDOUT",
+  "FailedToOpenSocket",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 /** The URL a connection failure names, if `e` (or an error it wraps) is one: Bun's fetch, viem, gRPC. */
 export function unreachableUrl(e: unknown): string | undefined {
   let url: string | undefined;
-  for (let c = e as (Error & { code?: unknown; path?: unknown; url?: unknown; cause?: unknown }) | undefined, depth = 0; c && depth < 8; c = c.cause as typeof c, depth++) {
+  for (
+    let c = e as (Error & { code?: unknown; path?: unknown; url?: unknown; cause?: unknown }) | undefined, depth = 0;
+    c && depth < 8;
+    c = c.cause as typeof c, depth++
+  ) {
     if (typeof c.url === "string") url ??= c.url;
     if (typeof c.path === "string" && /^\w+:\/\//.test(c.path)) url ??= c.path;
     url ??= /\bhttps?:\/\/[^\s"'),;]+/.exec(String(c.message ?? ""))?.[0];
     const code = typeof c.code === "string" ? c.code : undefined;
-    if ((code && UNREACHABLE_CODES.has(code)) || /ECONNREFUSED|Unable to connect|connection refused/i.test(String(c.message ?? ""))) return url ?? "the target";
+    if (
+      (code && UNREACHABLE_CODES.has(code)) ||
+      /ECONNREFUSED|Unable to connect|connection refused/i.test(String(c.message ?? ""))
+    )
+      return url ?? "the target";
   }
   return undefined;
 }
@@ -81,7 +103,9 @@ export async function requireReachable(url: string, hint: string): Promise<void>
     await fetch(url, { signal: AbortSignal.timeout(5_000) });
   } catch (e) {
     const unreachable = unreachableUrl(e);
-    throw new CliFailure(`cannot reach ${unreachable && unreachable !== "the target" ? unreachable : url} (${unreachable ? "connection refused" : firstLine((e as Error).message)}); ${hint}`);
+    throw new CliFailure(
+      `cannot reach ${unreachable && unreachable !== "the target" ? unreachable : url} (${unreachable ? "connection refused" : firstLine((e as Error).message)}); ${hint}`,
+    );
   }
 }
 
@@ -94,12 +118,21 @@ export interface CliErrorHints {
 
 /** The one line a failure prints, and the exit code. */
 export function describeCliError(e: unknown, hints: CliErrorHints = {}): { line: string; exitCode: number } {
-  if (e instanceof CliUsageError || e instanceof CliFailure) return { line: `error: ${e.message}`, exitCode: e.exitCode };
-  if (e instanceof Error && USAGE_ERROR_NAME.test(e.name)) return { line: `error: ${firstLine(e.message)}`, exitCode: 2 };
+  if (e instanceof CliUsageError || e instanceof CliFailure)
+    return { line: `error: ${e.message}`, exitCode: e.exitCode };
+  if (e instanceof Error && USAGE_ERROR_NAME.test(e.name))
+    return { line: `error: ${firstLine(e.message)}`, exitCode: 2 };
   const url = unreachableUrl(e);
-  if (url) return { line: `error: cannot reach ${url} (connection refused); ${hints.unreachable ?? "is the target running?"}`, exitCode: 1 };
+  if (url)
+    return {
+      line: `error: cannot reach ${url} (connection refused); ${hints.unreachable ?? "is the target running?"}`,
+      exitCode: 1,
+    };
   const err = e instanceof Error ? e : new Error(String(e));
-  return { line: `error: ${err.name && err.name !== "Error" ? `${err.name}: ` : ""}${firstLine(err.message)} (CLI_STACK=1 shows where)`, exitCode: 1 };
+  return {
+    line: `error: ${err.name && err.name !== "Error" ? `${err.name}: ` : ""}${firstLine(err.message)} (CLI_STACK=1 shows where)`,
+    exitCode: 1,
+  };
 }
 
 let installed: CliErrorHints | undefined;

@@ -4,11 +4,12 @@
 // Run through `npm run load` (starts a --no-auto-accept devnet, or TARGET=file), or directly:
 //   k6 run -e TARGET=path/to/target.json -e PROFILE=steady loadtest/market.js
 // Profiles: smoke, steady, ramp, slot-burst, soak, fan-out (see loadtest/README.md).
-import grpc from "k6/net/grpc";
-import http from "k6/http";
-import exec from "k6/execution";
+
 import { check, sleep } from "k6";
+import exec from "k6/execution";
+import http from "k6/http";
 import { Counter, Rate, Trend } from "k6/metrics";
+import grpc from "k6/net/grpc";
 
 const target = JSON.parse(open(__ENV.TARGET));
 const PROFILE = __ENV.PROFILE || "steady";
@@ -24,8 +25,12 @@ const PROVIDER_VUS = (__ENV.PROVIDER_VUS || "on") !== "off";
 
 const providerRpcUrls = target.providerRpcUrls || [];
 const P = (target.providerUrls || []).length;
-if (PROVIDER_VUS && providerRpcUrls.length === 0) throw new Error("provider VUs need the target's providerRpcUrls (capability grpc); run with PROVIDER_VUS=off to use the target's own provider applications");
-if (BIDDER_TRANSPORT === "grpc" && !target.bidderRpcUrl) throw new Error("BIDDER_TRANSPORT=grpc needs the target's bidderRpcUrl (capability grpc)");
+if (PROVIDER_VUS && providerRpcUrls.length === 0)
+  throw new Error(
+    "provider VUs need the target's providerRpcUrls (capability grpc); run with PROVIDER_VUS=off to use the target's own provider applications",
+  );
+if (BIDDER_TRANSPORT === "grpc" && !target.bidderRpcUrl)
+  throw new Error("BIDDER_TRANSPORT=grpc needs the target's bidderRpcUrl (capability grpc)");
 
 /** `http://host:port` → `host:port`, and whether it is TLS (the devnet's certificate is self-signed). */
 function dial(url) {
@@ -64,9 +69,34 @@ const providers = {
 };
 const bidderStart = "3s"; // the provider streams are attached first
 const bidders = {
-  smoke: { executor: "shared-iterations", exec: "bidder", vus: 2, iterations: 20, maxDuration: "60s", startTime: bidderStart },
-  steady: { executor: "constant-arrival-rate", exec: "bidder", rate: RATE, timeUnit: "1s", duration: DURATION, preAllocatedVUs: 20, maxVUs: 300, startTime: bidderStart },
-  soak: { executor: "constant-arrival-rate", exec: "bidder", rate: RATE, timeUnit: "1s", duration: DURATION, preAllocatedVUs: 20, maxVUs: 300, startTime: bidderStart },
+  smoke: {
+    executor: "shared-iterations",
+    exec: "bidder",
+    vus: 2,
+    iterations: 20,
+    maxDuration: "60s",
+    startTime: bidderStart,
+  },
+  steady: {
+    executor: "constant-arrival-rate",
+    exec: "bidder",
+    rate: RATE,
+    timeUnit: "1s",
+    duration: DURATION,
+    preAllocatedVUs: 20,
+    maxVUs: 300,
+    startTime: bidderStart,
+  },
+  soak: {
+    executor: "constant-arrival-rate",
+    exec: "bidder",
+    rate: RATE,
+    timeUnit: "1s",
+    duration: DURATION,
+    preAllocatedVUs: 20,
+    maxVUs: 300,
+    startTime: bidderStart,
+  },
   ramp: {
     executor: "ramping-arrival-rate",
     exec: "bidder",
@@ -82,14 +112,29 @@ const bidders = {
     ],
   },
   "slot-burst": { executor: "constant-vus", exec: "slotBurst", vus: 1, duration: DURATION, startTime: bidderStart },
-  "fan-out": { executor: "constant-arrival-rate", exec: "bidder", rate: RATE, timeUnit: "1s", duration: DURATION, preAllocatedVUs: 20, maxVUs: 300, startTime: bidderStart },
+  "fan-out": {
+    executor: "constant-arrival-rate",
+    exec: "bidder",
+    rate: RATE,
+    timeUnit: "1s",
+    duration: DURATION,
+    preAllocatedVUs: 20,
+    maxVUs: 300,
+    startTime: bidderStart,
+  },
 };
 if (!bidders[PROFILE]) throw new Error(`unknown PROFILE ${PROFILE}: smoke, steady, ramp, slot-burst, soak or fan-out`);
 
 const scenarios = { bidders: bidders[PROFILE] };
 if (PROVIDER_VUS) scenarios.providers = providers;
 if (PROFILE === "fan-out")
-  scenarios.subscribers = { executor: "per-vu-iterations", exec: "subscriber", vus: SUBSCRIBERS, iterations: 1, maxDuration: `${providerHold + 30}s` };
+  scenarios.subscribers = {
+    executor: "per-vu-iterations",
+    exec: "subscriber",
+    vus: SUBSCRIBERS,
+    iterations: 1,
+    maxDuration: `${providerHold + 30}s`,
+  };
 
 // Correctness only: no threshold on speed. Every check must hold (CI runs the smoke profile on this).
 export const options = {
@@ -116,7 +161,12 @@ const bidClock = new Trend("bid_clock");
 // ---- helpers ---------------------------------------------------------------------------------------------------------
 // One gRPC client per VU (protos load in the init context), connected on first use to the one node the VU talks to.
 const grpcClient = new grpc.Client();
-grpcClient.load(["../proto"], "bidderapi/v1/bidderapi.proto", "providerapi/v1/providerapi.proto", "notificationsapi/v1/notifications.proto");
+grpcClient.load(
+  ["../proto"],
+  "bidderapi/v1/bidderapi.proto",
+  "providerapi/v1/providerapi.proto",
+  "notificationsapi/v1/notifications.proto",
+);
 let connectedTo;
 function client(url) {
   if (connectedTo === url) return grpcClient;
@@ -137,17 +187,27 @@ let cachedBlock = { at: 0, number: 0 };
 /** The L1 block number (read at most every 250 ms). */
 function l1Block() {
   if (Date.now() - cachedBlock.at < 250) return cachedBlock.number;
-  const r = http.post(target.l1RpcUrl, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }), {
-    headers: { "content-type": "application/json" },
-    tags: { name: "eth_blockNumber" },
-  });
+  const r = http.post(
+    target.l1RpcUrl,
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+    {
+      headers: { "content-type": "application/json" },
+      tags: { name: "eth_blockNumber" },
+    },
+  );
   cachedBlock = { at: Date.now(), number: parseInt(JSON.parse(r.body).result, 16) };
   return cachedBlock.number;
 }
 
 function bid() {
   const now = Date.now();
-  return { txHashes: [randomHash()], amount: "1000", blockNumber: l1Block() + 2, decayStartTimestamp: now, decayEndTimestamp: now + 12000 };
+  return {
+    txHashes: [randomHash()],
+    amount: "1000",
+    blockNumber: l1Block() + 2,
+    decayStartTimestamp: now,
+    decayEndTimestamp: now + 12000,
+  };
 }
 
 function judge(n, t0) {
@@ -189,11 +249,15 @@ function grpcBid(onDone) {
 /** One bid over HTTP: k6 reads the whole NDJSON body, so only the full stream time is measured. */
 function httpBid() {
   const t0 = Date.now();
-  const res = http.post(`${target.bidderUrl}/v1/bidder/bid`, JSON.stringify({ ...bid(), blockNumber: String(bid().blockNumber) }), {
-    headers: { "content-type": "application/json" },
-    timeout: "60s",
-    tags: { name: "SendBid" },
-  });
+  const res = http.post(
+    `${target.bidderUrl}/v1/bidder/bid`,
+    JSON.stringify({ ...bid(), blockNumber: String(bid().blockNumber) }),
+    {
+      headers: { "content-type": "application/json" },
+      timeout: "60s",
+      tags: { name: "SendBid" },
+    },
+  );
   bidStream.add(Date.now() - t0);
   let n = 0;
   for (const l of (res.body || "").split("\n")) {
@@ -225,7 +289,11 @@ export function provider() {
     const d = decide();
     const answer = () => {
       if (!open) return;
-      out.write({ bidDigest: b.bidDigest, status: d.accept ? "STATUS_ACCEPTED" : "STATUS_REJECTED", dispatchTimestamp: Date.now() });
+      out.write({
+        bidDigest: b.bidDigest,
+        status: d.accept ? "STATUS_ACCEPTED" : "STATUS_REJECTED",
+        dispatchTimestamp: Date.now(),
+      });
       decisions.add(1);
     };
     if (d.delayMs > 0) setTimeout(answer, d.delayMs);
@@ -261,7 +329,12 @@ export function slotBurst() {
   if (BIDDER_TRANSPORT === "http") {
     const reqs = [];
     for (let i = 0; i < BURST; i++)
-      reqs.push(["POST", `${target.bidderUrl}/v1/bidder/bid`, JSON.stringify({ ...bid(), blockNumber: String(bid().blockNumber) }), { headers: { "content-type": "application/json" }, timeout: "60s" }]);
+      reqs.push([
+        "POST",
+        `${target.bidderUrl}/v1/bidder/bid`,
+        JSON.stringify({ ...bid(), blockNumber: String(bid().blockNumber) }),
+        { headers: { "content-type": "application/json" }, timeout: "60s" },
+      ]);
     const t0 = Date.now();
     for (const res of http.batch(reqs)) {
       let n = 0;
@@ -284,7 +357,18 @@ export function subscriber() {
     streamErrors.add(1);
     console.error(`Subscribe on ${url}: ${e.code} ${e.message}`);
   });
-  s.write({ topics: ["peer_connected", "peer_disconnected", "provider_registered", "provider_deposit", "commitment_store_failed", "commitment_open_failed", "validator_opted_in", "epoch_validators_opted_in"] });
+  s.write({
+    topics: [
+      "peer_connected",
+      "peer_disconnected",
+      "provider_registered",
+      "provider_deposit",
+      "commitment_store_failed",
+      "commitment_open_failed",
+      "validator_opted_in",
+      "epoch_validators_opted_in",
+    ],
+  });
   setTimeout(() => {
     open = false;
     c.close();
@@ -313,8 +397,16 @@ export function handleSummary(data) {
     bidsPerSecond: bidSpan > 0 ? (metric(data, "bids", "count") || 0) / bidSpan : null,
     commitments: metric(data, "commitments", "count") || 0,
     commitmentsPerBid: metric(data, "commitments_per_bid", "avg"),
-    firstCommitmentMs: { p50: metric(data, "first_commitment_ms", "p(50)"), p99: metric(data, "first_commitment_ms", "p(99)"), max: metric(data, "first_commitment_ms", "max") },
-    bidStreamMs: { p50: metric(data, "bid_stream_ms", "p(50)"), p99: metric(data, "bid_stream_ms", "p(99)"), max: metric(data, "bid_stream_ms", "max") },
+    firstCommitmentMs: {
+      p50: metric(data, "first_commitment_ms", "p(50)"),
+      p99: metric(data, "first_commitment_ms", "p(99)"),
+      max: metric(data, "first_commitment_ms", "max"),
+    },
+    bidStreamMs: {
+      p50: metric(data, "bid_stream_ms", "p(50)"),
+      p99: metric(data, "bid_stream_ms", "p(99)"),
+      max: metric(data, "bid_stream_ms", "max"),
+    },
     bidsReceivedByProviders: metric(data, "bids_received", "count") || 0,
     decisions: metric(data, "decisions", "count") || 0,
     decisionsPerSecond: bidSpan > 0 ? (metric(data, "decisions", "count") || 0) / bidSpan : null,
@@ -322,7 +414,9 @@ export function handleSummary(data) {
     subscribers: PROFILE === "fan-out" ? SUBSCRIBERS : 0,
     streamErrors: metric(data, "stream_errors", "count") || 0,
     checks: { passed: checks.passes, failed: checks.fails },
-    thresholdsPassed: Object.values(data.metrics).every((m) => !m.thresholds || Object.values(m.thresholds).every((t) => t.ok)),
+    thresholdsPassed: Object.values(data.metrics).every(
+      (m) => !m.thresholds || Object.values(m.thresholds).every((t) => t.ok),
+    ),
   };
   const f = (x, d = 1) => (x === null || x === undefined ? "-" : Number(x).toFixed(d));
   const text = [
@@ -332,7 +426,9 @@ export function handleSummary(data) {
     `  first commitment     p50 ${f(summary.firstCommitmentMs.p50)} ms, p99 ${f(summary.firstCommitmentMs.p99)} ms, max ${f(summary.firstCommitmentMs.max)} ms${BIDDER_TRANSPORT === "http" ? "  (not measurable over HTTP in k6)" : "  (SendBid sent → first commitment on the gRPC stream)"}`,
     `  whole bid stream     p50 ${f(summary.bidStreamMs.p50)} ms, p99 ${f(summary.bidStreamMs.p99)} ms, max ${f(summary.bidStreamMs.max)} ms`,
     `  provider decisions   ${summary.decisions} (${f(summary.decisionsPerSecond)}/s while bidding) for ${summary.bidsReceivedByProviders} bids received`,
-    ...(PROFILE === "fan-out" ? [`  notifications        ${summary.notifications} on ${SUBSCRIBERS} Subscribe streams`] : []),
+    ...(PROFILE === "fan-out"
+      ? [`  notifications        ${summary.notifications} on ${SUBSCRIBERS} Subscribe streams`]
+      : []),
     `  stream errors        ${summary.streamErrors}`,
     `  checks               ${checks.passes} passed, ${checks.fails} failed`,
     `  summary              ${REPORT}`,

@@ -9,14 +9,24 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnSync, spawn } from "bun";
-import { startLocalDevnet, type LocalDevnet } from "../node/devnet/localDevnet.ts";
+import { spawn, spawnSync } from "bun";
 import { namedTargetFile, TargetFileError } from "../features/support/target.ts";
+import {
+  CliFailure,
+  CliUsageError,
+  exitOnCliErrors,
+  numberOption,
+  parseCliArgs,
+  requireReachable,
+} from "../lib/cli.ts";
 import { stopAllAnvils } from "../node/chain/anvil.ts";
-import { CliFailure, CliUsageError, exitOnCliErrors, numberOption, parseCliArgs, requireReachable } from "../lib/cli.ts";
+import { type LocalDevnet, startLocalDevnet } from "../node/devnet/localDevnet.ts";
 import { profileHeader } from "./profileHeader.ts";
 
-exitOnCliErrors({ unreachable: "is the target running? (without TARGET the run starts its own devnet)", cleanup: stopAllAnvils });
+exitOnCliErrors({
+  unreachable: "is the target running? (without TARGET the run starts its own devnet)",
+  cleanup: stopAllAnvils,
+});
 
 const PROFILES = ["smoke", "steady", "ramp", "slot-burst", "soak", "fan-out"] as const;
 const DEFAULT_DURATION: Record<(typeof PROFILES)[number], string> = {
@@ -80,12 +90,17 @@ if (values.help) {
   process.exit(0);
 }
 const profile = values.profile as (typeof PROFILES)[number];
-if (!PROFILES.includes(profile)) throw new CliUsageError(`--profile must be one of ${PROFILES.join(", ")}, got "${values.profile}"`);
-if (values.bidders !== "grpc" && values.bidders !== "http") throw new CliUsageError(`--bidders must be grpc or http, got "${values.bidders}"`);
-if (values.network !== "libp2p" && values.network !== "in-process") throw new CliUsageError(`--network must be libp2p or in-process, got "${values.network}"`);
+if (!PROFILES.includes(profile))
+  throw new CliUsageError(`--profile must be one of ${PROFILES.join(", ")}, got "${values.profile}"`);
+if (values.bidders !== "grpc" && values.bidders !== "http")
+  throw new CliUsageError(`--bidders must be grpc or http, got "${values.bidders}"`);
+if (values.network !== "libp2p" && values.network !== "in-process")
+  throw new CliUsageError(`--network must be libp2p or in-process, got "${values.network}"`);
 numberOption("--rate", values.rate, 30, { min: 1 });
-for (const flag of ["streams-per-provider", "subscribers", "burst"] as const) numberOption(`--${flag}`, values[flag], 1, { min: 1 });
-if (values.duration !== undefined && !/^\d+(ms|s|m|h)$/.test(values.duration)) throw new CliUsageError(`--duration must be like 20s or 2m, got "${values.duration}"`);
+for (const flag of ["streams-per-provider", "subscribers", "burst"] as const)
+  numberOption(`--${flag}`, values[flag], 1, { min: 1 });
+if (values.duration !== undefined && !/^\d+(ms|s|m|h)$/.test(values.duration))
+  throw new CliUsageError(`--duration must be like 20s or 2m, got "${values.duration}"`);
 let namedTarget: string | undefined;
 try {
   namedTarget = namedTargetFile(process.env.TARGET);
@@ -101,9 +116,16 @@ if (process.env.TARGET) {
   try {
     t = JSON.parse(readFileSync(process.env.TARGET, "utf8"));
   } catch (e) {
-    throw new CliFailure(`cannot read the target file TARGET=${process.env.TARGET} (${(e as Error).message.split("\n")[0]}); unset TARGET to start a devnet for the run`, 2);
+    throw new CliFailure(
+      `cannot read the target file TARGET=${process.env.TARGET} (${(e as Error).message.split("\n")[0]}); unset TARGET to start a devnet for the run`,
+      2,
+    );
   }
-  for (const url of [t.bidderUrl, ...t.providerUrls]) await requireReachable(`${url}/health`, `is the target ${process.env.TARGET} running? (without TARGET the run starts its own devnet)`);
+  for (const url of [t.bidderUrl, ...t.providerUrls])
+    await requireReachable(
+      `${url}/health`,
+      `is the target ${process.env.TARGET} running? (without TARGET the run starts its own devnet)`,
+    );
 }
 const here = resolve(import.meta.dir);
 const root = resolve(here, "..");
@@ -111,7 +133,10 @@ const k6 = spawnSync(["bash", join(here, "install-k6.sh")], { stderr: "inherit" 
 if (k6.exitCode !== 0) process.exit(1);
 const k6Path = k6.stdout.toString().trim();
 
-const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
 const report = join(root, "reports", `load-${profile}.json`);
 let local: LocalDevnet | undefined;
 let targetFile = namedTarget;
@@ -121,16 +146,32 @@ try {
   if (!targetFile) {
     console.log("starting a reference devnet without provider applications (log: reports/load-devnet.log) …");
     local = await startLocalDevnet(
-      { autoAccept: false, autodepositAmount: 1000n * 10n ** 18n, logLevel: "warn", l1BlockTime: blockTime, network: values.network as "libp2p" | "in-process" },
+      {
+        autoAccept: false,
+        autodepositAmount: 1000n * 10n ** 18n,
+        logLevel: "warn",
+        l1BlockTime: blockTime,
+        network: values.network as "libp2p" | "in-process",
+      },
       join(root, "reports", "load-devnet.log"),
     );
     targetFile = local.devnet.dir.targetFile;
     // The devnet runs in this process: its memory over the run (the Anvil chains are separate processes).
     const t0 = performance.now();
-    sampler = setInterval(() => samples.push({ s: (performance.now() - t0) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }), 1000);
+    sampler = setInterval(
+      () => samples.push({ s: (performance.now() - t0) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }),
+      1000,
+    );
   }
-  const header = profileHeader(profile, { rate: values.rate!, duration, burst: values.burst!, subscribers: values.subscribers! });
-  console.log(`k6 ${profile}: ${header}, bidders over ${values.bidders}, policy ${values.policy}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`);
+  const header = profileHeader(profile, {
+    rate: values.rate!,
+    duration,
+    burst: values.burst!,
+    subscribers: values.subscribers!,
+  });
+  console.log(
+    `k6 ${profile}: ${header}, bidders over ${values.bidders}, policy ${values.policy}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`,
+  );
   const env = {
     TARGET: targetFile,
     PROFILE: profile,
@@ -144,7 +185,13 @@ try {
     PROVIDER_VUS: values["no-provider-vus"] ? "off" : "on",
     REPORT: report,
   };
-  const args = [k6Path, "run", "--quiet", ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]), join(here, "market.js")];
+  const args = [
+    k6Path,
+    "run",
+    "--quiet",
+    ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+    join(here, "market.js"),
+  ];
   const run = spawn(args, { cwd: here, stdout: "inherit", stderr: "inherit" });
   const code = await run.exited;
   clearInterval(sampler);
@@ -152,10 +199,14 @@ try {
     const memory = memoryCheck(samples);
     console.log(`  devnet memory        ${memory.text}`);
     const summary = JSON.parse(readFileSync(report, "utf8"));
-    writeFileSync(report, `${JSON.stringify({ ...summary, devnetMemory: memory.figures, loadAverage: load() }, null, 2)}\n`);
+    writeFileSync(
+      report,
+      `${JSON.stringify({ ...summary, devnetMemory: memory.figures, loadAverage: load() }, null, 2)}\n`,
+    );
   }
   console.log(`  load average         ${load()} (k6 and the devnet share the machine's cores)`);
-  if (code !== 0) console.log(code === 99 ? "load run FAILED: a check did not hold (see above)" : `k6 exited with ${code}`);
+  if (code !== 0)
+    console.log(code === 99 ? "load run FAILED: a check did not hold (see above)" : `k6 exited with ${code}`);
   process.exitCode = code ?? 1;
 } finally {
   clearInterval(sampler);
@@ -176,7 +227,13 @@ function memoryCheck(s: { s: number; rssMiB: number }[]) {
   const growth = peak2 - peak1;
   const flat = growth <= Math.max(16, peak1 * 0.05);
   return {
-    figures: { firstHalfPeakMiB: +peak1.toFixed(1), secondHalfPeakMiB: +peak2.toFixed(1), lastMiB: +last.toFixed(1), samples: s.length, flat },
+    figures: {
+      firstHalfPeakMiB: +peak1.toFixed(1),
+      secondHalfPeakMiB: +peak2.toFixed(1),
+      lastMiB: +last.toFixed(1),
+      samples: s.length,
+      flat,
+    },
     text: `rss peak ${peak1.toFixed(0)} MiB (first half) → ${peak2.toFixed(0)} MiB (second half), last ${last.toFixed(0)} MiB: ${flat ? "flat" : `GROWING by ${growth.toFixed(0)} MiB`}`,
   };
 }

@@ -62,7 +62,8 @@ const modules = SOURCE_DIRS.filter((d) => existsSync(join(ROOT, d)))
 const inNode = modules.filter((m) => m.path.startsWith("node/"));
 const isTestOrBench = (path: string) => /\.(test|bench)\.tsx?$/.test(path);
 const under = (path: string, dir: string) => path.startsWith(`${dir}/`);
-const edges = (from: Module[], to: (target: string) => boolean) => from.flatMap((m) => m.imports.filter(to).map((t) => `${m.path} -> ${t}`));
+const edges = (from: Module[], to: (target: string) => boolean) =>
+  from.flatMap((m) => m.imports.filter(to).map((t) => `${m.path} -> ${t}`));
 
 describe("layering of the reference node", () => {
   test("the import scan sees the node's modules and their imports", () => {
@@ -78,19 +79,30 @@ describe("layering of the reference node", () => {
   });
 
   test("node/network does not import node/devnet", () => {
-    expect(edges(inNode.filter((m) => under(m.path, "node/network")), (t) => under(t, "node/devnet"))).toEqual([]);
+    expect(
+      edges(
+        inNode.filter((m) => under(m.path, "node/network")),
+        (t) => under(t, "node/devnet"),
+      ),
+    ).toEqual([]);
   });
 
   test("node/protocol does no I/O: no built-in modules, nothing of node/ but node/protocol and pure helpers", () => {
     const protocol = inNode.filter((m) => under(m.path, "node/protocol") && !isTestOrBench(m.path));
-    const builtins = protocol.flatMap((m) => m.packages.filter((p) => p.startsWith("node:") || p === "bun" || p.startsWith("bun:")).map((p) => `${m.path} -> ${p}`));
+    const builtins = protocol.flatMap((m) =>
+      m.packages
+        .filter((p) => p.startsWith("node:") || p === "bun" || p.startsWith("bun:"))
+        .map((p) => `${m.path} -> ${p}`),
+    );
     expect(builtins).toEqual([]);
     expect(edges(protocol, (t) => !under(t, "node/protocol") && !PROTOCOL_MAY_USE.includes(t))).toEqual([]);
   });
 
   test("no two modules of node/ import each other", () => {
     const importsOf = new Map(inNode.map((m) => [m.path, new Set(m.imports)]));
-    const circles = inNode.flatMap((m) => m.imports.filter((t) => m.path < t && importsOf.get(t)?.has(m.path)).map((t) => `${m.path} <-> ${t}`));
+    const circles = inNode.flatMap((m) =>
+      m.imports.filter((t) => m.path < t && importsOf.get(t)?.has(m.path)).map((t) => `${m.path} <-> ${t}`),
+    );
     expect(circles).toEqual([]);
   });
 
@@ -102,7 +114,10 @@ describe("layering of the reference node", () => {
     for (const m of modules) for (const t of m.imports) importersOf.set(t, [...(importersOf.get(t) ?? []), m.path]);
     const misplaced = production
       .map((m) => ({ path: m.path, importers: importersOf.get(m.path) ?? [] }))
-      .filter(({ path, importers }) => importers.length > 0 && importers.every(isTestOrBench) && importers.some((i) => dirname(i) !== dirname(path)))
+      .filter(
+        ({ path, importers }) =>
+          importers.length > 0 && importers.every(isTestOrBench) && importers.some((i) => dirname(i) !== dirname(path)),
+      )
       .map(({ path, importers }) => `${path} (only ${importers.join(", ")})`);
     expect(misplaced).toEqual([]);
   });

@@ -1,13 +1,13 @@
 #!/usr/bin/env bun
+import { describeCliError } from "../lib/cli.ts";
+import { stopAllAnvils } from "./chain/anvil.ts";
+import { banner } from "./devnet/banner.ts";
 /** `bun run node`: starts a whole devnet and serves it until Ctrl-C; with `--role`, one node of a network. */
 import { ConfigError, HELP, parseDevnetArgs } from "./devnet/config.ts";
-import { startDevnet, type Devnet } from "./devnet/startDevnet.ts";
-import { banner } from "./devnet/banner.ts";
-import { stopAllAnvils } from "./chain/anvil.ts";
-import { logger, setLogLevel } from "./util/log.ts";
-import { describeCliError } from "../lib/cli.ts";
+import { type Devnet, startDevnet } from "./devnet/startDevnet.ts";
 import { parseRoleArgs, ROLE_HELP, RoleConfigError } from "./role/roleConfig.ts";
-import { startRoleNode, type RoleNode } from "./role/startRoleNode.ts";
+import { type RoleNode, startRoleNode } from "./role/startRoleNode.ts";
+import { logger, setLogLevel } from "./util/log.ts";
 
 const log = logger("main");
 
@@ -56,7 +56,12 @@ async function main(): Promise<void> {
     devnet = await startDevnet(cfg);
   } catch (e) {
     if (e instanceof ConfigError) console.error(`error: ${e.message}`);
-    else console.error(describeCliError(e, { unreachable: "check --l1-rpc-url / --settlement-rpc-url, or leave them out to start local chains" }).line.replace(/^error: /, "error: the devnet failed to start: "));
+    else
+      console.error(
+        describeCliError(e, {
+          unreachable: "check --l1-rpc-url / --settlement-rpc-url, or leave them out to start local chains",
+        }).line.replace(/^error: /, "error: the devnet failed to start: "),
+      );
     await shutdown("start failed", e instanceof ConfigError ? 2 : 1);
     return;
   }
@@ -94,7 +99,11 @@ async function mainRole(argv: string[]): Promise<void> {
   try {
     node = await startRoleNode(cfg);
   } catch (e) {
-    console.error(describeCliError(e, { unreachable: "is the chain running? (--settlement-rpc-url / --l1-rpc-url, or the --contracts file's URLs)" }).line.replace(/^error: /, `error: the ${cfg.role} node failed to start: `));
+    console.error(
+      describeCliError(e, {
+        unreachable: "is the chain running? (--settlement-rpc-url / --l1-rpc-url, or the --contracts file's URLs)",
+      }).line.replace(/^error: /, `error: the ${cfg.role} node failed to start: `),
+    );
     await shutdown("start failed", 1);
     return;
   }

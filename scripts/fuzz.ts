@@ -12,10 +12,10 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseEther } from "viem";
-import { startLocalDevnet } from "../node/devnet/localDevnet.ts";
-import { NdjsonStream } from "../node/clients/ndjson.ts";
-import { stopAllAnvils } from "../node/chain/anvil.ts";
 import { exitOnCliErrors, numberOption, parseCliArgs } from "../lib/cli.ts";
+import { stopAllAnvils } from "../node/chain/anvil.ts";
+import { NdjsonStream } from "../node/clients/ndjson.ts";
+import { startLocalDevnet } from "../node/devnet/localDevnet.ts";
 
 exitOnCliErrors({ cleanup: stopAllAnvils });
 
@@ -42,7 +42,12 @@ const ENDLESS_STREAMS = ["/v1/subscribe", "/v1/provider/receive_bids"];
 const STAKE_ENDING = ["/v1/provider/unstake", "/v1/provider/withdraw_stake"];
 
 const { values: opts } = parseCliArgs({
-  options: { examples: { type: "string" }, seed: { type: "string" }, workers: { type: "string" }, help: { type: "boolean", short: "h" } },
+  options: {
+    examples: { type: "string" },
+    seed: { type: "string" },
+    workers: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
 });
 if (opts.help) {
   console.log(HELP);
@@ -55,7 +60,10 @@ const ROOT = join(import.meta.dir, "..");
 const ST = join(ROOT, ".cache/python-tools/bin/st");
 const REPORTS = join(ROOT, "reports/fuzz");
 
-const install = Bun.spawnSync(["bash", join(ROOT, "scripts/install-python-tools.sh")], { stdout: "inherit", stderr: "inherit" });
+const install = Bun.spawnSync(["bash", join(ROOT, "scripts/install-python-tools.sh")], {
+  stdout: "inherit",
+  stderr: "inherit",
+});
 if (install.exitCode !== 0) {
   console.error("fuzz: installing schemathesis failed");
   process.exit(1);
@@ -64,7 +72,10 @@ mkdirSync(REPORTS, { recursive: true });
 
 const t0 = performance.now();
 console.log("fuzz: starting a devnet …");
-const local = await startLocalDevnet({ autoAccept: true, autodepositAmount: parseEther("10") }, join(ROOT, "reports/fuzz-devnet.log"));
+const local = await startLocalDevnet(
+  { autoAccept: true, autodepositAmount: parseEther("10") },
+  join(ROOT, "reports/fuzz-devnet.log"),
+);
 const { devnet } = local;
 const nodes = [
   { name: "bidder", url: devnet.bidder.url },
@@ -124,7 +135,11 @@ try {
     } else {
       console.log(out);
     }
-    results.push({ name: `schemathesis on ${node.label}`, ok: code === 0 && /\d+ passed/.test(cases), detail: `${cases} (exit ${code})` });
+    results.push({
+      name: `schemathesis on ${node.label}`,
+      ok: code === 0 && /\d+ passed/.test(cases),
+      detail: `${cases} (exit ${code})`,
+    });
   }
 
   // The property's second half: everything still up and working.
@@ -133,11 +148,17 @@ try {
     const r = await fetch(`${node.url}/health`).catch(() => undefined);
     if (r?.status !== 200) down.push(node.name);
   }
-  results.push({ name: "every node answers /health", ok: down.length === 0, detail: down.length ? `down: ${down.join(", ")}` : `${nodes.length} nodes` });
+  results.push({
+    name: "every node answers /health",
+    ok: down.length === 0,
+    detail: down.length ? `down: ${down.join(", ")}` : `${nodes.length} nodes`,
+  });
 
   // The fuzzer may have withdrawn the deposits or cancelled auto-deposit: deposit again for the bid's block first.
   const block = (await devnet.driver.blockNumber()) + 1n;
-  const deposit = await fetch(`${devnet.bidder.url}/v1/bidder/deposit/${parseEther("10")}?block_number=${block}`, { method: "POST" });
+  const deposit = await fetch(`${devnet.bidder.url}/v1/bidder/deposit/${parseEther("10")}?block_number=${block}`, {
+    method: "POST",
+  });
   await deposit.text();
   const now = Date.now();
   const lines = await (

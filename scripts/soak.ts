@@ -15,21 +15,28 @@
  * timed out waiting to be mined, fails the run. A bid answered with fewer commitments than there are providers is
  * listed with what its stream said instead.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, mkdirSync } from "node:fs";
-import { tmpdir, loadavg } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "bun";
-import { freePort } from "../node/util/ports.ts";
+import { exitOnCliErrors, numberOption, parseCliArgs } from "../lib/cli.ts";
+import { MevCommitError } from "../lib/errors.ts";
+import { anvilPidFile } from "../node/chain/anvil.ts";
+import { jsonRpc as rpc } from "../node/chain/jsonRpc.ts";
 import { NdjsonStream } from "../node/clients/ndjson.ts";
-import { TOPICS } from "../node/notify/topics.ts";
 import { parseDevnetArgs } from "../node/devnet/config.ts";
 import { DataDir } from "../node/devnet/dataDir.ts";
-import { anvilPidFile } from "../node/chain/anvil.ts";
-import { explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon, type AnvilCosts, type ChainData } from "../scenarios/bench/anvilMemory.ts";
+import { TOPICS } from "../node/notify/topics.ts";
+import { freePort } from "../node/util/ports.ts";
+import {
+  type AnvilCosts,
+  type ChainData,
+  explainedBytes,
+  formatCosts,
+  measureAnvilCosts,
+  readChainDataSoon,
+} from "../scenarios/bench/anvilMemory.ts";
 import { headAndPool, rssOf } from "../scenarios/bench/health.ts";
-import { jsonRpc as rpc } from "../node/chain/jsonRpc.ts";
-import { MevCommitError } from "../lib/errors.ts";
-import { exitOnCliErrors, numberOption, parseCliArgs } from "../lib/cli.ts";
 
 const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S] [-- DEVNET FLAGS]
 
@@ -75,9 +82,13 @@ if (devnetConfig === "help") {
 }
 
 // What chain data costs an Anvil, measured before the devnet starts so that nothing else runs beside it.
-console.log(`soak: measuring what a block, a transaction and a storage slot cost a bare settlement-like Anvil (about a minute) …`);
+console.log(
+  `soak: measuring what a block, a transaction and a storage slot cost a bare settlement-like Anvil (about a minute) …`,
+);
 const anvilCosts: AnvilCosts = await measureAnvilCosts(devnetConfig.settlementKeepBlocks || undefined);
-console.log(`soak: a bare Anvil keeping ${devnetConfig.settlementKeepBlocks || "all"} blocks' transactions costs ${formatCosts(anvilCosts)}`);
+console.log(
+  `soak: a bare Anvil keeping ${devnetConfig.settlementKeepBlocks || "all"} blocks' transactions costs ${formatCosts(anvilCosts)}`,
+);
 
 /** Distinct free ports (two calls of freePort may return the same port). */
 async function ports(n: number): Promise<number[]> {
@@ -96,10 +107,32 @@ const logPath = join(ROOT, "reports/soak-devnet.log");
 rmSync(logPath, { force: true });
 const child = spawn(
   [
-    "bun", "node/main.ts", "--data-dir", dataDir, "--fresh", "--l1-block-time", "1", "--no-autodeposit",
-    "--bidder-port", String(bidder), "--provider-ports", `${p0},${p1}`, "--control-port", String(control),
-    "--beacon-port", String(beacon), "--bootnode-port", String(bootnode), "--bidder-p2p-port", String(bidderP2p),
-    "--provider-p2p-ports", `${p0P2p},${p1P2p}`, "--l1-port", String(l1), "--settlement-port", String(settlement),
+    "bun",
+    "node/main.ts",
+    "--data-dir",
+    dataDir,
+    "--fresh",
+    "--l1-block-time",
+    "1",
+    "--no-autodeposit",
+    "--bidder-port",
+    String(bidder),
+    "--provider-ports",
+    `${p0},${p1}`,
+    "--control-port",
+    String(control),
+    "--beacon-port",
+    String(beacon),
+    "--bootnode-port",
+    String(bootnode),
+    "--bidder-p2p-port",
+    String(bidderP2p),
+    "--provider-p2p-ports",
+    `${p0P2p},${p1P2p}`,
+    "--l1-port",
+    String(l1),
+    "--settlement-port",
+    String(settlement),
     ...devnetFlags,
   ],
   { cwd: ROOT, stdout: Bun.file(logPath), stderr: Bun.file(logPath) },
@@ -110,7 +143,8 @@ const stopDevnet = async () => {
   if (child.exitCode === null) child.kill("SIGKILL");
   rmSync(dataDir, { recursive: true, force: true });
 };
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stopDevnet().then(() => process.exit(130)));
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => void stopDevnet().then(() => process.exit(130)));
 exitOnCliErrors({ cleanup: stopDevnet });
 
 for (const deadline = Date.now() + 120_000; ; ) {
@@ -126,7 +160,15 @@ const bidderUrl = `http://127.0.0.1:${bidder}`;
 const l1Url = `http://127.0.0.1:${l1}`;
 
 // ------------------------------------------------------------------------------------------------ the load
-const counts = { bids: 0, commitments: 0, bidErrors: 0, deposits: 0, depositErrors: 0, subscriptions: 0, notifications: 0 };
+const counts = {
+  bids: 0,
+  commitments: 0,
+  bidErrors: 0,
+  deposits: 0,
+  depositErrors: 0,
+  subscriptions: 0,
+  notifications: 0,
+};
 let running = true;
 
 async function l1Block(): Promise<bigint> {
@@ -169,7 +211,13 @@ async function oneBid(): Promise<void> {
     const got = lines.filter((l) => "result" in l).length;
     counts.commitments += got;
     if (s.status !== 200) counts.bidErrors++;
-    if (got < PROVIDERS) short.push({ block, status: s.status, at: new Date(now).toISOString(), lines: lines.filter((l) => !("result" in l)) });
+    if (got < PROVIDERS)
+      short.push({
+        block,
+        status: s.status,
+        at: new Date(now).toISOString(),
+        lines: lines.filter((l) => !("result" in l)),
+      });
   } catch (e) {
     counts.bidErrors++;
     short.push({ block: 0n, status: 0, at: new Date().toISOString(), lines: [String((e as Error)?.message ?? e)] });
@@ -237,7 +285,8 @@ class ProcessGoneError extends MevCommitError {}
 /** rss and open fds of a process; the devnet's own pid, or an Anvil's from its pid file in the data dir. */
 function procSample(name: Proc): ProcSample {
   const pidFile = anvilPidFile(devnetDir.pidDir, name);
-  const pid = name === "devnet" ? child.pid : existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
+  const pid =
+    name === "devnet" ? child.pid : existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
   try {
     if (!pid) throw new Error(`no pid file ${pidFile}`);
     const rss = rssOf(pid);
@@ -259,7 +308,12 @@ async function chainData(name: "l1" | "settlement", prev: ChainData | undefined)
 async function sample(prev: Sample | undefined): Promise<Sample> {
   const [l1Chain, settlementChain] = await Promise.all([chainSample(l1!), chainSample(settlement!)]);
   const procs = Object.fromEntries(PROCS.map((p) => [p, procSample(p)])) as Record<Proc, ProcSample>;
-  const data = { devnet: undefined, "settlement-genesis": undefined, l1: await chainData("l1", prev?.data.l1), settlement: await chainData("settlement", prev?.data.settlement) };
+  const data = {
+    devnet: undefined,
+    "settlement-genesis": undefined,
+    l1: await chainData("l1", prev?.data.l1),
+    settlement: await chainData("settlement", prev?.data.settlement),
+  };
   return { at: Date.now(), l1: l1Chain, settlement: settlementChain, procs, data };
 }
 /** Lines of the devnet's log that say a store, open or settlement transaction timed out. */
@@ -272,7 +326,9 @@ const fifth = Math.max(1, Math.floor(total / sampleMs / 5));
 const FD_NOISE = 3;
 console.log(
   `soak: ${minutes} min, ${rate} bids/s, a deposit per window, subscribers coming and going; devnet pid ${child.pid} ` +
-    `(log ${logPath}); load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`,
+    `(log ${logPath}); load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
 );
 console.log(
   "minute  rss MiB  open fds  bids  commitments  short bids  bid errors  deposits  subscriptions  notifications  " +
@@ -303,11 +359,19 @@ while (Date.now() - t0 < total) {
       `${String(counts.bids).padStart(4)}  ${String(counts.commitments).padStart(11)}  ${String(short.length).padStart(10)}  ${String(counts.bidErrors).padStart(10)}  ` +
       `${String(counts.deposits).padStart(8)}  ${String(counts.subscriptions).padStart(13)}  ${String(counts.notifications).padStart(13)}  ` +
       `${String(s.l1.head).padStart(7)}  ${String(s.settlement.head).padStart(15)}  ${String(s.settlement.pending + s.l1.pending).padStart(7)}  ` +
-      `${anvils.map((a) => a.rssMiB.toFixed(0)).join("/").padStart(36)}  ${anvils.map((a) => a.fds).join("/").padStart(9)}  ${loadavg()[0]!.toFixed(2)}`,
+      `${anvils
+        .map((a) => a.rssMiB.toFixed(0))
+        .join("/")
+        .padStart(36)}  ${anvils
+        .map((a) => a.fds)
+        .join("/")
+        .padStart(9)}  ${loadavg()[0]!.toFixed(2)}`,
   );
   // The stall the first 30-minute soak met: a chain that stops producing blocks stops the whole market.
-  if (prev && s.l1.head === prev.l1.head) failed = `the L1 produced no block in the last ${((s.at - prev.at) / 1000).toFixed(0)} s`;
-  else if (prev && s.settlement.head === prev.settlement.head) failed = `the settlement chain produced no block in the last ${((s.at - prev.at) / 1000).toFixed(0)} s`;
+  if (prev && s.l1.head === prev.l1.head)
+    failed = `the L1 produced no block in the last ${((s.at - prev.at) / 1000).toFixed(0)} s`;
+  else if (prev && s.settlement.head === prev.settlement.head)
+    failed = `the settlement chain produced no block in the last ${((s.at - prev.at) / 1000).toFixed(0)} s`;
   if (failed) break;
 }
 running = false;
@@ -317,7 +381,8 @@ await stopDevnet();
 
 if (short.length) {
   console.log(`soak: ${short.length} bid(s) got fewer than ${PROVIDERS} commitments:`);
-  for (const b of short.slice(0, 20)) console.log(`  sent ${b.at} for L1 block ${b.block}, HTTP ${b.status}: ${JSON.stringify(b.lines)}`);
+  for (const b of short.slice(0, 20))
+    console.log(`  sent ${b.at} for L1 block ${b.block}, HTTP ${b.status}: ${JSON.stringify(b.lines)}`);
 }
 if (!failed) {
   // Medians of a few samples on each side: in-flight requests (connections to the chains) make single samples noisy.
@@ -344,7 +409,9 @@ if (!failed) {
       `pending at the last sample ${last.l1.pending + last.settlement.pending}; transactions timed out ${timeouts}; ` +
       `bids ${counts.bids}, commitments ${counts.commitments}, short bids ${short.length}, bid errors ${counts.bidErrors}`,
   );
-  console.log(`soak: median of ${base.length} sample(s) after the warm-up (${warmupSamples}) vs the last ${end.length}:`);
+  console.log(
+    `soak: median of ${base.length} sample(s) after the warm-up (${warmupSamples}) vs the last ${end.length}:`,
+  );
   const grew: string[] = [];
   const mid = (xs: Sample[]) => xs[Math.floor(xs.length / 2)]!;
   for (const p of PROCS) {
@@ -356,7 +423,8 @@ if (!failed) {
     // The L1 Anvil keeps the states of past blocks: those of its last 500 blocks in memory, then it moves older ones to
     // disk, one more at each block, until 10 remain; its rss rises and falls by tens of MiB (28 → 75 → 35 over half an
     // hour). A sawtooth is judged against its highest point before the end: a leak sets new highs.
-    const peak = p === "l1" ? Math.max(...samples.slice(0, samples.length - end.length).map((x) => x.procs[p].rssMiB)) : rss[0];
+    const peak =
+      p === "l1" ? Math.max(...samples.slice(0, samples.length - end.length).map((x) => x.procs[p].rssMiB)) : rss[0];
     const unexplained = (rss[1] - peak - explainedMiB) / peak;
     console.log(
       `  ${p.padEnd(18)} rss ${rss[0].toFixed(1)} → ${rss[1].toFixed(1)} MiB (${(growth(rss) * 100).toFixed(1)} %), ` +
@@ -367,9 +435,13 @@ if (!failed) {
             (p === "l1" ? ` of its highest rss before the end, ${peak.toFixed(1)} MiB` : "")
           : ""),
     );
-    if (unexplained > 0.1) grew.push(`${p} rss grew ${(growth(rss) * 100).toFixed(1)} %${from && to ? ` (${(unexplained * 100).toFixed(1)} % beyond its chain data)` : ""}`);
+    if (unexplained > 0.1)
+      grew.push(
+        `${p} rss grew ${(growth(rss) * 100).toFixed(1)} %${from && to ? ` (${(unexplained * 100).toFixed(1)} % beyond its chain data)` : ""}`,
+      );
     // A few descriptors are connections in flight at the moment of the sample: 19 → 21 is no leak.
-    if (growth(fds) > 0.1 && fds[1] - fds[0] > FD_NOISE) grew.push(`${p} open fds grew ${(growth(fds) * 100).toFixed(1)} %`);
+    if (growth(fds) > 0.1 && fds[1] - fds[0] > FD_NOISE)
+      grew.push(`${p} open fds grew ${(growth(fds) * 100).toFixed(1)} %`);
   }
   failed ??= grew.length
     ? `${grew.join(", ")} after warm-up`
@@ -379,5 +451,9 @@ if (!failed) {
         ? `${timeouts} transaction(s) timed out waiting to be mined (see ${logPath})`
         : undefined;
 }
-console.log(failed ? `soak: FAILED: ${failed}` : "soak: passed (memory and descriptors flat; each Anvil's growth within its chain data)");
+console.log(
+  failed
+    ? `soak: FAILED: ${failed}`
+    : "soak: passed (memory and descriptors flat; each Anvil's growth within its chain data)",
+);
 process.exit(failed ? 1 : 0);

@@ -1,4 +1,6 @@
 #!/usr/bin/env bun
+import { readFileSync } from "node:fs";
+import Ajv from "ajv";
 /**
  * `npm test`: the lint (`npm run lint`: Biome's format, lint and import order), the unit and contract tests (bun
  * test), then the conformance suite (features/cli/conformance.ts: cucumber, the level summary and the JSON result)
@@ -8,8 +10,6 @@
  * providers in k6). Prints one closing line with the counts of all: `tests: N passed, N failed, N skipped`.
  */
 import { spawn } from "bun";
-import { readFileSync } from "node:fs";
-import Ajv from "ajv";
 
 interface Counts {
   passed: number;
@@ -17,7 +17,11 @@ interface Counts {
   skipped: number;
 }
 
-async function runStep(name: string, cmd: string[], parse: (out: string) => Counts | undefined): Promise<{ code: number; counts?: Counts }> {
+async function runStep(
+  name: string,
+  cmd: string[],
+  parse: (out: string) => Counts | undefined,
+): Promise<{ code: number; counts?: Counts }> {
   console.log(`\n=== ${name}: ${cmd.join(" ")}\n`);
   const proc = spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, FORCE_COLOR: "0" } });
   let out = "";
@@ -68,7 +72,9 @@ const RESULT = "reports/conformance-result.json";
 function checkResult(): { code: number; counts: Counts } {
   console.log(`\n=== conformance result: ${RESULT} against docs/conformance-result.schema.json\n`);
   try {
-    const validate = new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync("docs/conformance-result.schema.json", "utf8")));
+    const validate = new Ajv({ allErrors: true }).compile(
+      JSON.parse(readFileSync("docs/conformance-result.schema.json", "utf8")),
+    );
     const result = JSON.parse(readFileSync(RESULT, "utf8")) as { scenarios: unknown[] };
     if (!validate(result)) throw new Error(JSON.stringify(validate.errors, null, 2));
     console.log(`valid (${result.scenarios.length} scenarios)`);
@@ -90,28 +96,63 @@ const results: { name: string; code: number; counts?: Counts }[] = [];
 // Biome's formatting, lint rules and import order (biome.jsonc): one test, passed when `npm run lint` exits 0.
 if (!only || only === "lint") {
   const lint = await runStep("lint (biome check)", ["npm", "run", "--silent", "lint"], () => undefined);
-  results.push({ name: "lint", code: lint.code, counts: { passed: lint.code === 0 ? 1 : 0, failed: lint.code === 0 ? 0 : 1, skipped: 0 } });
+  results.push({
+    name: "lint",
+    code: lint.code,
+    counts: { passed: lint.code === 0 ? 1 : 0, failed: lint.code === 0 ? 0 : 1, skipped: 0 },
+  });
 }
 // The simulation report test opens its page in Debian's chromium; the script installs it when missing.
 if (!only || only === "unit") {
   const install = Bun.spawnSync(["bash", "scripts/install-chromium.sh"], { stdout: "inherit", stderr: "inherit" });
   if (install.exitCode !== 0) console.log("chromium could not be installed: the simulation report test will fail");
 }
-if (!only || only === "unit") results.push({ name: "unit and contract tests", ...(await runStep("unit and contract tests", ["bun", "test", "--timeout", "60000", "lib", "node", "scenarios", "features"], parseBunTest)) });
+if (!only || only === "unit")
+  results.push({
+    name: "unit and contract tests",
+    ...(await runStep(
+      "unit and contract tests",
+      ["bun", "test", "--timeout", "60000", "lib", "node", "scenarios", "features"],
+      parseBunTest,
+    )),
+  });
 if (!only || only === "features") {
-  results.push({ name: "conformance features", ...(await runStep("conformance features", ["bun", "features/cli/conformance.ts"], parseConformance)) });
+  results.push({
+    name: "conformance features",
+    ...(await runStep("conformance features", ["bun", "features/cli/conformance.ts"], parseConformance)),
+  });
   results.push({ name: "conformance result", ...checkResult() });
   // The whole suite again over gRPC (upstream's services on the nodes' RPC ports): every bid, deposit, query,
   // subscription and provider decision of every feature goes over gRPC; HTTP-only scenarios are reported skipped.
   results.push({
     name: "conformance features over gRPC",
-    ...(await runStep("conformance features over gRPC", ["bun", "features/cli/conformance.ts", "--transport", "grpc", "--reports", "reports/grpc"], parseConformance)),
+    ...(await runStep(
+      "conformance features over gRPC",
+      ["bun", "features/cli/conformance.ts", "--transport", "grpc", "--reports", "reports/grpc"],
+      parseConformance,
+    )),
   });
 }
 // OpenAPI fuzzing with a small budget (`npm run fuzz -- --examples 500` is the long run).
-if (!only || only === "fuzz") results.push({ name: "fuzz", ...(await runStep("fuzz (schemathesis, 5 cases per operation)", ["bun", "scripts/fuzz.ts", "--examples", "5", "--workers", "1"], parseFuzz)) });
+if (!only || only === "fuzz")
+  results.push({
+    name: "fuzz",
+    ...(await runStep(
+      "fuzz (schemathesis, 5 cases per operation)",
+      ["bun", "scripts/fuzz.ts", "--examples", "5", "--workers", "1"],
+      parseFuzz,
+    )),
+  });
 // k6 plays bidders and providers against a devnet of its own (loadtest/run.ts builds k6 into loadtest/.bin once).
-if (!only || only === "load") results.push({ name: "load smoke", ...(await runStep("load smoke (k6: bidder and provider VUs over gRPC)", ["bun", "loadtest/run.ts", "--profile", "smoke"], parseLoad)) });
+if (!only || only === "load")
+  results.push({
+    name: "load smoke",
+    ...(await runStep(
+      "load smoke (k6: bidder and provider VUs over gRPC)",
+      ["bun", "loadtest/run.ts", "--profile", "smoke"],
+      parseLoad,
+    )),
+  });
 
 const total: Counts = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;

@@ -41,12 +41,15 @@ const { TARGET: _shellTarget, ...withoutTarget } = process.env;
 async function runCli(args: string[], env: Record<string, string> = {}) {
   const dir = tempDir("conformance-cli-");
   const json = join(dir, "result.json");
-  const p = Bun.spawn(["bun", join(ROOT, "features", "cli", "conformance.ts"), "--reports", dir, "--json", json, ...args], {
-    cwd: ROOT,
-    env: { ...withoutTarget, ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const p = Bun.spawn(
+    ["bun", join(ROOT, "features", "cli", "conformance.ts"), "--reports", dir, "--json", json, ...args],
+    {
+      cwd: ROOT,
+      env: { ...withoutTarget, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   let result: unknown;
   try {
@@ -54,7 +57,16 @@ async function runCli(args: string[], env: Record<string, string> = {}) {
   } catch {
     result = undefined;
   }
-  return { code, out: out + err, result: result as { success: boolean; totals: Record<string, number>; scenarios: { outcome: string; failure: string | null; reason: string | null; level: string }[] }, dir };
+  return {
+    code,
+    out: out + err,
+    result: result as {
+      success: boolean;
+      totals: Record<string, number>;
+      scenarios: { outcome: string; failure: string | null; reason: string | null; level: string }[];
+    },
+    dir,
+  };
 }
 
 describe("options", () => {
@@ -118,7 +130,9 @@ describe("runs", () => {
     const r = await runCli(["--target", join(dir, "t.json"), "features/node-shell.feature"]);
     expect(validate(r.result), JSON.stringify(validate.errors)).toBe(true);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/^mev-commit-conformance: the target .* does not answer: bidder \(http:\/\/127\.0\.0\.1:\d+\) refuses connections.*; is it running\?/m);
+    expect(r.out).toMatch(
+      /^mev-commit-conformance: the target .* does not answer: bidder \(http:\/\/127\.0\.0\.1:\d+\) refuses connections.*; is it running\?/m,
+    );
     expect(r.result.scenarios.filter((s) => s.outcome === "failed")).toEqual([]);
     const notRun = r.result.scenarios.filter((s) => s.outcome === "not-run");
     expect(notRun.length).toBeGreaterThan(5);
@@ -155,7 +169,13 @@ async function deadTarget() {
     l1ChainId: 31337,
     settlementRpcUrl: dead,
     settlementChainId: 17864,
-    contracts: { blockTracker: "0x0", providerRegistry: "0x0", bidderRegistry: "0x0", preconfManager: "0x0", oracle: "0x0" },
+    contracts: {
+      blockTracker: "0x0",
+      providerRegistry: "0x0",
+      bidderRegistry: "0x0",
+      preconfManager: "0x0",
+      oracle: "0x0",
+    },
     bidderAddress: "0x0000000000000000000000000000000000000001",
     providerAddresses: ["0x0000000000000000000000000000000000000002", "0x0000000000000000000000000000000000000003"],
     capabilities: [],

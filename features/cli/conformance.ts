@@ -15,14 +15,20 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { loadConfiguration, loadSources, loadSupport, runCucumber, type IRunConfiguration } from "@cucumber/cucumber/api";
-import { hasRun, run, setRun } from "../support/run.ts";
-import { startTarget, TargetFileError, CAPABILITIES } from "../support/target.ts";
-import { TRANSPORTS, type Transport } from "../support/transport.ts";
-import { LEVELS, ResultCollector, resultJson, summaryText, type Level, type RunInfo } from "./results.ts";
-import { MevCommitError } from "../../lib/errors.ts";
+import {
+  type IRunConfiguration,
+  loadConfiguration,
+  loadSources,
+  loadSupport,
+  runCucumber,
+} from "@cucumber/cucumber/api";
 import { argsErrorMessage, describeCliError } from "../../lib/cli.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 import { markDown, probeTarget } from "../support/health.ts";
+import { hasRun, run, setRun } from "../support/run.ts";
+import { CAPABILITIES, startTarget, TargetFileError } from "../support/target.ts";
+import { TRANSPORTS, type Transport } from "../support/transport.ts";
+import { LEVELS, type Level, ResultCollector, type RunInfo, resultJson, summaryText } from "./results.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -95,11 +101,14 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
     .map((l) => l.trim().replace(/^@/, ""))
     .filter(Boolean);
   const bad = levels.filter((l) => !(LEVELS as readonly string[]).includes(l));
-  if (bad.length || levels.length === 0) throw new UsageError(`--level takes ${LEVELS.join(", ")} (comma-separated), not "${v.level}"`);
+  if (bad.length || levels.length === 0)
+    throw new UsageError(`--level takes ${LEVELS.join(", ")} (comma-separated), not "${v.level}"`);
   const order = v.order ?? "defined";
-  if (!/^(defined|random(:\d+)?)$/.test(order)) throw new UsageError(`--order is defined or random[:SEED], not "${order}"`);
+  if (!/^(defined|random(:\d+)?)$/.test(order))
+    throw new UsageError(`--order is defined or random[:SEED], not "${order}"`);
   const transport = v.transport ?? env.TRANSPORT ?? "http";
-  if (!(TRANSPORTS as readonly string[]).includes(transport)) throw new UsageError(`--transport is ${TRANSPORTS.join(" or ")}, not "${transport}"`);
+  if (!(TRANSPORTS as readonly string[]).includes(transport))
+    throw new UsageError(`--transport is ${TRANSPORTS.join(" or ")}, not "${transport}"`);
   const reports = resolve(v.reports ?? "reports");
   return {
     target: v.target ?? env.TARGET,
@@ -125,7 +134,10 @@ function suiteInfo(): RunInfo["suite"] {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version?: string };
   let commit = "unknown";
   try {
-    commit = execFileSync("git", ["-C", ROOT, "rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    commit = execFileSync("git", ["-C", ROOT, "rev-parse", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     // not a git checkout (an installed package)
   }
@@ -147,16 +159,24 @@ async function main(argv: string[]): Promise<number> {
   // A target that is down from the start (and has no restart command): said once, and no scenario is run against it.
   const down = t.restart ? undefined : await probeTarget(t);
   if (down) {
-    console.error(`mev-commit-conformance: the target ${t.name} does not answer: ${down}; is it running? (npm run node starts a devnet; --target names another target file)`);
+    console.error(
+      `mev-commit-conformance: the target ${t.name} does not answer: ${down}; is it running? (npm run node starts a devnet; --target names another target file)`,
+    );
     markDown(down);
   }
-  console.log(`Target: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`);
+  console.log(
+    `Target: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`,
+  );
   if (o.transport === "grpc") {
     if (!t.bidderRpcUrl || (t.providerRpcUrls?.length ?? 0) < t.providerUrls.length)
-      throw new TargetFileError(`--transport grpc needs the target's bidderRpcUrl and one providerRpcUrls entry per provider (capability grpc)`);
+      throw new TargetFileError(
+        `--transport grpc needs the target's bidderRpcUrl and one providerRpcUrls entry per provider (capability grpc)`,
+      );
     console.log(`Transport: gRPC — bidder ${t.bidderRpcUrl}, providers ${t.providerRpcUrls!.join(", ")}`);
   }
-  console.log(`Levels: ${o.levels.map((l) => `@${l}`).join(", ")}${o.tags ? `; tags ${o.tags}` : ""}; order ${o.order}`);
+  console.log(
+    `Levels: ${o.levels.map((l) => `@${l}`).join(", ")}${o.tags ? `; tags ${o.tags}` : ""}; order ${o.order}`,
+  );
 
   const { runConfiguration } = await loadConfiguration({
     file: false,
@@ -168,7 +188,8 @@ async function main(argv: string[]): Promise<number> {
       name: o.name ? [o.name] : [],
     },
   });
-  let support: IRunConfiguration["support"] | Awaited<ReturnType<typeof loadSupport>> = await loadSupport(runConfiguration);
+  let support: IRunConfiguration["support"] | Awaited<ReturnType<typeof loadSupport>> =
+    await loadSupport(runConfiguration);
   const collector = new ResultCollector();
   for (const [pass, mayCrash] of [
     [1, false],
@@ -201,7 +222,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const info: RunInfo = {
     suite: suiteInfo(),
-    target: { name: t.name, version: t.version ?? null, capabilities: t.capabilities, bidTimeoutMs: t.bidTimeoutMs, decisionTimeoutMs: t.decisionTimeoutMs },
+    target: {
+      name: t.name,
+      version: t.version ?? null,
+      capabilities: t.capabilities,
+      bidTimeoutMs: t.bidTimeoutMs,
+      decisionTimeoutMs: t.decisionTimeoutMs,
+    },
     levels: o.levels,
     tags: o.tags ?? null,
     order: o.order,
@@ -225,13 +252,17 @@ if (import.meta.main) {
       console.error(`mev-commit-conformance: ${e.message}${e instanceof UsageError ? " (--help for usage)" : ""}`);
       code = 2;
     } else {
-      const failed = describeCliError(e, { unreachable: "is the target running? (npm run node starts a devnet; --target names another target file)" });
+      const failed = describeCliError(e, {
+        unreachable: "is the target running? (npm run node starts a devnet; --target names another target file)",
+      });
       console.error(`mev-commit-conformance: ${failed.line.replace(/^error: /, "")}`);
       code = failed.exitCode;
     }
   }
-  if (hasRun()) await run().stop().catch(() => {});
+  if (hasRun())
+    await run()
+      .stop()
+      .catch(() => {});
   // Libraries leave timers behind; everything the suite started is stopped.
   process.exit(code);
 }
-

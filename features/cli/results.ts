@@ -4,8 +4,8 @@
  * result (schema: docs/conformance-result.schema.json).
  */
 import type { Envelope, GherkinDocument, Pickle } from "@cucumber/messages";
-import { NOT_RUN_PREFIX, SKIPPED_PREFIX } from "../support/health.ts";
 import { CAPABILITY_TAGS } from "../support/capabilities.ts";
+import { NOT_RUN_PREFIX, SKIPPED_PREFIX } from "../support/health.ts";
 
 export const LEVELS = ["spec", "upstream", "intended"] as const;
 export type Level = (typeof LEVELS)[number];
@@ -46,7 +46,10 @@ export class ResultCollector {
   private readonly docs = new Map<string, GherkinDocument>();
   private readonly pickles = new Map<string, Pickle>();
   private readonly testCases = new Map<string, string>(); // testCase id → pickle id
-  private readonly started = new Map<string, { pickleId: string; at: number; attachments: string[]; failures: string[]; statuses: string[] }>();
+  private readonly started = new Map<
+    string,
+    { pickleId: string; at: number; attachments: string[]; failures: string[]; statuses: string[] }
+  >();
 
   startPass(): void {
     this.pass++;
@@ -58,15 +61,23 @@ export class ResultCollector {
     if (e.testCase) this.testCases.set(e.testCase.id, e.testCase.pickleId);
     if (e.testCaseStarted) {
       const pickleId = this.testCases.get(e.testCaseStarted.testCaseId)!;
-      this.started.set(e.testCaseStarted.id, { pickleId, at: ms(e.testCaseStarted.timestamp), attachments: [], failures: [], statuses: [] });
+      this.started.set(e.testCaseStarted.id, {
+        pickleId,
+        at: ms(e.testCaseStarted.timestamp),
+        attachments: [],
+        failures: [],
+        statuses: [],
+      });
     }
-    if (e.attachment?.testCaseStartedId) this.started.get(e.attachment.testCaseStartedId)?.attachments.push(e.attachment.body);
+    if (e.attachment?.testCaseStartedId)
+      this.started.get(e.attachment.testCaseStartedId)?.attachments.push(e.attachment.body);
     if (e.testStepFinished) {
       const s = this.started.get(e.testStepFinished.testCaseStartedId);
       const r = e.testStepFinished.testStepResult;
       s?.statuses.push(r.status);
       if (s && r.status === "FAILED") s.failures.push(r.message ?? r.exception?.message ?? "failed");
-      if (s && (r.status === "UNDEFINED" || r.status === "AMBIGUOUS" || r.status === "PENDING")) s.failures.push(`a step is ${r.status.toLowerCase()}`);
+      if (s && (r.status === "UNDEFINED" || r.status === "AMBIGUOUS" || r.status === "PENDING"))
+        s.failures.push(`a step is ${r.status.toLowerCase()}`);
     }
     if (e.testCaseFinished && !e.testCaseFinished.willBeRetried) {
       const s = this.started.get(e.testCaseFinished.testCaseStartedId);
@@ -74,7 +85,10 @@ export class ResultCollector {
     }
   };
 
-  private record(s: { pickleId: string; at: number; attachments: string[]; failures: string[]; statuses: string[] }, end: number): ScenarioResult {
+  private record(
+    s: { pickleId: string; at: number; attachments: string[]; failures: string[]; statuses: string[] },
+    end: number,
+  ): ScenarioResult {
     const p = this.pickles.get(s.pickleId)!;
     const doc = this.docs.get(p.uri);
     const scenario = findScenario(doc, p.astNodeIds[0]!);
@@ -99,7 +113,11 @@ export class ResultCollector {
       tags,
       pass: this.pass,
       outcome,
-      reason: notRun ? notRun.slice(NOT_RUN_PREFIX.length) : outcome === "skipped" ? (skipped?.slice(SKIPPED_PREFIX.length) ?? "a step skipped the scenario") : null,
+      reason: notRun
+        ? notRun.slice(NOT_RUN_PREFIX.length)
+        : outcome === "skipped"
+          ? (skipped?.slice(SKIPPED_PREFIX.length) ?? "a step skipped the scenario")
+          : null,
       durationMs: Math.max(0, Math.round(end - s.at)),
       failure: outcome === "failed" ? cleanFailure(down ?? s.failures[0]!) : null,
     };
@@ -129,7 +147,10 @@ function cleanFailure(text: string): string {
 }
 
 /** The scenario (or outline) node with this id: its line and its "Divergence: …" line. */
-function findScenario(doc: GherkinDocument | undefined, id: string): { line: number; divergence: string | null } | undefined {
+function findScenario(
+  doc: GherkinDocument | undefined,
+  id: string,
+): { line: number; divergence: string | null } | undefined {
   const children = [...(doc?.feature?.children ?? [])];
   for (const c of [...children]) if (c.rule) children.push(...c.rule.children);
   const sc = children.map((c) => c.scenario).find((s) => s?.id === id);
@@ -147,7 +168,13 @@ export function divergenceOf(description: string | undefined): string | null {
 
 export interface RunInfo {
   suite: { name: string; version: string; commit: string };
-  target: { name: string; version: string | null; capabilities: string[]; bidTimeoutMs: number; decisionTimeoutMs: number };
+  target: {
+    name: string;
+    version: string | null;
+    capabilities: string[];
+    bidTimeoutMs: number;
+    decisionTimeoutMs: number;
+  };
   levels: Level[];
   tags: string | null;
   order: string;
@@ -162,7 +189,14 @@ export function resultJson(info: RunInfo, c: ResultCollector) {
     schemaVersion: 1,
     suite: info.suite,
     target: info.target,
-    run: { levels: info.levels, tags: info.tags, order: info.order, transport: info.transport, startedAt: info.startedAt, durationMs: info.durationMs },
+    run: {
+      levels: info.levels,
+      tags: info.tags,
+      order: info.order,
+      transport: info.transport,
+      startedAt: info.startedAt,
+      durationMs: info.durationMs,
+    },
     success: totals.failed === 0 && totals.notRun === 0,
     totals,
     byLevel: Object.fromEntries(LEVELS.map((l) => [l, c.counts((s) => s.level === l)])),
@@ -174,7 +208,10 @@ export function resultJson(info: RunInfo, c: ResultCollector) {
 export function summaryText(info: RunInfo, c: ResultCollector, jsonPath: string): string {
   const out: string[] = [];
   const pad = (s: string | number, n: number) => String(s).padStart(n);
-  out.push("", `=== conformance: ${info.target.name}${info.target.version ? ` ${info.target.version}` : ""} — suite ${info.suite.version} (${info.suite.commit.slice(0, 10)})`);
+  out.push(
+    "",
+    `=== conformance: ${info.target.name}${info.target.version ? ` ${info.target.version}` : ""} — suite ${info.suite.version} (${info.suite.commit.slice(0, 10)})`,
+  );
   out.push(`level        ${pad("passed", 7)} ${pad("failed", 7)} ${pad("skipped", 8)} ${pad("not run", 8)}`);
   for (const l of LEVELS) {
     if (!info.levels.includes(l)) continue;
@@ -188,17 +225,22 @@ export function summaryText(info: RunInfo, c: ResultCollector, jsonPath: string)
     out.push("", "failed:");
     for (const s of failed) {
       out.push(`  ✗ [@${s.level ?? "no level"}] ${s.uri}:${s.line} ${s.name}`);
-      if (s.divergence) out.push(`      divergence: docs/divergences.md, "${s.divergence}"${s.level === "intended" ? " (the suite expects the intended behaviour)" : ""}`);
+      if (s.divergence)
+        out.push(
+          `      divergence: docs/divergences.md, "${s.divergence}"${s.level === "intended" ? " (the suite expects the intended behaviour)" : ""}`,
+        );
       out.push(`      ${(s.failure ?? "").split("\n").slice(0, 3).join("\n      ")}`);
     }
   }
   const notRun = c.scenarios.filter((s) => s.outcome === "not-run");
   // Every scenario not run for one reason (a target down from the start): said once.
   const reasons = new Set(notRun.map((s) => s.reason));
-  if (notRun.length > 1 && reasons.size === 1 && c.scenarios.length === notRun.length) out.push(`  - not run (all ${notRun.length}): ${notRun[0]!.reason}`);
+  if (notRun.length > 1 && reasons.size === 1 && c.scenarios.length === notRun.length)
+    out.push(`  - not run (all ${notRun.length}): ${notRun[0]!.reason}`);
   else for (const s of notRun) out.push(`  - not run: ${s.reason} — ${s.uri}:${s.line} ${s.name}`);
   const skippedFor = new Map<string, number>();
-  for (const s of c.scenarios.filter((x) => x.outcome === "skipped")) skippedFor.set(s.reason ?? "", (skippedFor.get(s.reason ?? "") ?? 0) + 1);
+  for (const s of c.scenarios.filter((x) => x.outcome === "skipped"))
+    skippedFor.set(s.reason ?? "", (skippedFor.get(s.reason ?? "") ?? 0) + 1);
   for (const [why, n] of skippedFor) out.push(`  skipped ${n}: ${why}`);
   out.push("", `result: ${jsonPath}`);
   // The one line that CI tools read.

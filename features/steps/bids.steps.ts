@@ -3,16 +3,32 @@
  * features/support/bids.ts; signatures are recovered with viem (secp256k1, v = 27/28), independently of the node.
  * cucumber-js turns a regex group written (\d+) into a number: steps convert with Number() / String().
  */
-import { Given, Then, When, type DataTable } from "@cucumber/cucumber";
+
 import { expect } from "bun:test";
+import { type DataTable, Given, Then, When } from "@cucumber/cucumber";
 import { keccak256, parseEther, parseGwei, recoverAddress } from "viem";
+import {
+  amountOf,
+  type BidOutcome,
+  type BidScenario,
+  BidSuiteError,
+  bidsOf,
+  RECEIVE_WAIT_MS,
+  type SentBid,
+} from "../support/bids.ts";
 import type { Unary } from "../support/clients/api.ts";
-import { acceptAfter, acceptAll, acceptWithDispatch, neverAnswer, rejectAll, type ReceivedBid } from "../support/clients/providerApp.ts";
 import { NotAMessageError } from "../support/clients/grpc.ts";
+import {
+  acceptAfter,
+  acceptAll,
+  acceptWithDispatch,
+  neverAnswer,
+  type ReceivedBid,
+  rejectAll,
+} from "../support/clients/providerApp.ts";
 import { SKIPPED_PREFIX } from "../support/health.ts";
 import { stableText } from "../support/protocol.ts";
 import type { ConformanceWorld } from "../support/world.ts";
-import { BidSuiteError, RECEIVE_WAIT_MS, amountOf, bidsOf, type BidOutcome, type BidScenario, type SentBid } from "../support/bids.ts";
 
 // ------------------------------------------------------------------------------------------- helpers
 
@@ -76,7 +92,8 @@ function lastBid(s: BidScenario): SentBid {
 /** The outcome of the bid the commitment steps look at. */
 function current(s: BidScenario): { bid: SentBid; outcome: BidOutcome } {
   const bid = s.current ?? lastBid(s);
-  if (!bid.settled) throw new BidSuiteError(`bid ${bid.index} has not ended yet (say "Then bid ${bid.index} ends with …" first)`);
+  if (!bid.settled)
+    throw new BidSuiteError(`bid ${bid.index} has not ended yet (say "Then bid ${bid.index} ends with …" first)`);
   return { bid, outcome: bid.settled };
 }
 
@@ -87,7 +104,10 @@ function commitments(s: BidScenario): WireCommitment[] {
 /** The 1-based index of the provider whose address a commitment names. */
 function providerIndexOf(world: ConformanceWorld, address: string): number {
   const i = world.target.providerAddresses.findIndex((a) => noHex(a) === noHex(address));
-  if (i < 0) throw new BidSuiteError(`providerAddress ${address} is none of the target's providers (${world.target.providerAddresses.join(", ")})`);
+  if (i < 0)
+    throw new BidSuiteError(
+      `providerAddress ${address} is none of the target's providers (${world.target.providerAddresses.join(", ")})`,
+    );
   return i + 1;
 }
 
@@ -96,7 +116,9 @@ async function expectCommitments(s: BidScenario, bid: SentBid, n: number): Promi
   const o = await bid.outcome;
   s.current = bid;
   // Judged by its messages: a stream that ends with none may come without a content type (upstream's does).
-  expect(o.ok, `bid ${bid.index}: expected ${o.transport === "http" ? "HTTP 200" : "status OK"}, got ${show(o)}`).toBe(true);
+  expect(o.ok, `bid ${bid.index}: expected ${o.transport === "http" ? "HTTP 200" : "status OK"}, got ${show(o)}`).toBe(
+    true,
+  );
   const bad = o.lines.filter((l) => typeof l !== "object" || l === null || Object.keys(l).join() !== "result");
   expect(bad, `bid ${bid.index}: every stream line must be {"result":…}; ${show(o)}`).toEqual([]);
   expect(o.lines.length, `bid ${bid.index}: number of commitments; ${show(o)}`).toBe(n);
@@ -123,7 +145,9 @@ function receivedByProvider(s: BidScenario, provider: number): ReceivedBid {
   if (!apps.length) throw new BidSuiteError(`provider ${provider} runs no application in this scenario`);
   const found = apps.flatMap((a) => a.received).filter((r) => amountOf(r) === amount);
   if (found.length !== 1)
-    throw new BidSuiteError(`provider ${provider}'s applications received ${found.length} bids of amount ${amount}, expected 1`);
+    throw new BidSuiteError(
+      `provider ${provider}'s applications received ${found.length} bids of amount ${amount}, expected 1`,
+    );
   return found[0]!;
 }
 
@@ -157,16 +181,20 @@ function defaultBid(amount: string, block = "$BLOCK"): string {
 /** Checks a gRPC status body. `\n` written in a step's text (outside an Examples table) stands for a newline. */
 function expectStatusBody(body: unknown, code: number, message: string, where: string): void {
   const b = body as { message?: unknown };
-  const normal = b && typeof b === "object" && typeof b.message === "string" ? { ...b, message: stableText(b.message) } : body;
+  const normal =
+    b && typeof b === "object" && typeof b.message === "string" ? { ...b, message: stableText(b.message) } : body;
   expect(normal, where).toEqual({ code, message: stableText(message.replaceAll("\\n", "\n")), details: [] });
 }
 
 // ------------------------------------------------------------------------------------------- Given
 
-Given(/^the bidder has (\d+) (ETH|gwei|wei) deposited in a fresh window$/, async function (this: ConformanceWorld, n: string, unit: string) {
-  const wei = unit === "ETH" ? parseEther(String(n)) : unit === "gwei" ? parseGwei(String(n)) : BigInt(n);
-  await bidsOf(this).depositInFreshWindow(wei);
-});
+Given(
+  /^the bidder has (\d+) (ETH|gwei|wei) deposited in a fresh window$/,
+  async function (this: ConformanceWorld, n: string, unit: string) {
+    const wei = unit === "ETH" ? parseEther(String(n)) : unit === "gwei" ? parseGwei(String(n)) : BigInt(n);
+    await bidsOf(this).depositInFreshWindow(wei);
+  },
+);
 
 Given(
   /^provider (\d+) runs a provider application that (accepts every bid|rejects every bid|never answers|accepts with dispatch time decay start \+ \d+ ms|accepts (?:\d+) ms after the decision timeout)$/,
@@ -175,8 +203,7 @@ Given(
     const late = /^accepts (\d+) ms after the decision timeout$/.exec(what)?.[1];
     const policy = late
       ? acceptAfter(this.target.decisionTimeoutMs + Number(late))
-      :
-      what === "accepts every bid"
+      : what === "accepts every bid"
         ? acceptAll()
         : what === "rejects every bid"
           ? rejectAll()
@@ -187,9 +214,12 @@ Given(
   },
 );
 
-Given(/^provider (\d+) runs (\d+) provider applications that accept every bid$/, async function (this: ConformanceWorld, provider: string, n: string) {
-  for (let i = 0; i < Number(n); i++) await bidsOf(this).attach(Number(provider), acceptAll());
-});
+Given(
+  /^provider (\d+) runs (\d+) provider applications that accept every bid$/,
+  async function (this: ConformanceWorld, provider: string, n: string) {
+    for (let i = 0; i < Number(n); i++) await bidsOf(this).attach(Number(provider), acceptAll());
+  },
+);
 
 Given("every provider node has left the network", async function (this: ConformanceWorld) {
   const s = bidsOf(this);
@@ -204,13 +234,16 @@ When("the bidder sends the bid:", async function (this: ConformanceWorld, doc: s
   await s.current.outcome;
 });
 
-When("the bidder sends the bid with content type {string}:", async function (this: ConformanceWorld, contentType: string, doc: string) {
-  const http = this.httpOnly("a request content type");
-  if (http) return http;
-  const s = bidsOf(this);
-  s.current = s.send(await s.substitute(doc), contentType);
-  await s.current.outcome;
-});
+When(
+  "the bidder sends the bid with content type {string}:",
+  async function (this: ConformanceWorld, contentType: string, doc: string) {
+    const http = this.httpOnly("a request content type");
+    if (http) return http;
+    const s = bidsOf(this);
+    s.current = s.send(await s.substitute(doc), contentType);
+    await s.current.outcome;
+  },
+);
 
 When(/^the bidder sends a bid of (\d+) wei$/, async function (this: ConformanceWorld, amount: string) {
   const s = bidsOf(this);
@@ -218,11 +251,14 @@ When(/^the bidder sends a bid of (\d+) wei$/, async function (this: ConformanceW
   await s.current.outcome;
 });
 
-When(/^the bidder sends (\d+) bids of (\d+) to (\d+) wei, one after another$/, async function (this: ConformanceWorld, n: string, from: string, to: string) {
-  const s = bidsOf(this);
-  if (Number(to) - Number(from) + 1 !== Number(n)) throw new BidSuiteError(`${from} to ${to} is not ${n} amounts`);
-  for (let a = Number(from); a <= Number(to); a++) await s.send(await s.substitute(defaultBid(String(a)))).outcome;
-});
+When(
+  /^the bidder sends (\d+) bids of (\d+) to (\d+) wei, one after another$/,
+  async function (this: ConformanceWorld, n: string, from: string, to: string) {
+    const s = bidsOf(this);
+    if (Number(to) - Number(from) + 1 !== Number(n)) throw new BidSuiteError(`${from} to ${to} is not ${n} amounts`);
+    for (let a = Number(from); a <= Number(to); a++) await s.send(await s.substitute(defaultBid(String(a)))).outcome;
+  },
+);
 
 When(/^the bidder starts a bid of (\d+) wei$/, async function (this: ConformanceWorld, amount: string) {
   const s = bidsOf(this);
@@ -258,11 +294,15 @@ When("the bidder is sent these bodies, one after another:", async function (this
 
 // ------------------------------------------------------------------------------------------- When: decisions
 
-When(/^provider (\d+)'s application has received (\d+) bids?$/, async function (this: ConformanceWorld, provider: string, n: string) {
-  const apps = bidsOf(this).appsOf(Number(provider));
-  if (apps.length !== 1) throw new BidSuiteError(`provider ${provider} runs ${apps.length} applications; this step needs exactly one`);
-  await apps[0]!.waitForBids(Number(n), RECEIVE_WAIT_MS);
-});
+When(
+  /^provider (\d+)'s application has received (\d+) bids?$/,
+  async function (this: ConformanceWorld, provider: string, n: string) {
+    const apps = bidsOf(this).appsOf(Number(provider));
+    if (apps.length !== 1)
+      throw new BidSuiteError(`provider ${provider} runs ${apps.length} applications; this step needs exactly one`);
+    await apps[0]!.waitForBids(Number(n), RECEIVE_WAIT_MS);
+  },
+);
 
 const decisionsOf = new WeakMap<BidScenario, Unary[]>();
 
@@ -273,7 +313,8 @@ async function postDecisions(world: ConformanceWorld, provider: number, body: st
     r = await world.provider(provider).sendProcessedBids(body);
   } catch (e) {
     // Over gRPC a body that is not a sequence of BidResponse messages cannot be sent (the gateway refuses it as JSON).
-    if (e instanceof NotAMessageError) return world.httpOnly(`a decision body that is not a BidResponse (${e.message})`);
+    if (e instanceof NotAMessageError)
+      return world.httpOnly(`a decision body that is not a BidResponse (${e.message})`);
     throw e;
   }
   const list = decisionsOf.get(s) ?? [];
@@ -299,25 +340,34 @@ When(
   },
 );
 
-When(/^provider (\d+)'s application sends these decisions, one request each:$/, async function (this: ConformanceWorld, provider: string, table: DataTable) {
-  for (const o of await decisionObjects(bidsOf(this), table)) {
-    const skipped = await postDecisions(this, Number(provider), o);
-    if (skipped) return skipped;
-  }
-});
+When(
+  /^provider (\d+)'s application sends these decisions, one request each:$/,
+  async function (this: ConformanceWorld, provider: string, table: DataTable) {
+    for (const o of await decisionObjects(bidsOf(this), table)) {
+      const skipped = await postDecisions(this, Number(provider), o);
+      if (skipped) return skipped;
+    }
+  },
+);
 
-When(/^provider (\d+)'s application sends the decision body:$/, async function (this: ConformanceWorld, provider: string, doc: string) {
-  return postDecisions(this, Number(provider), await bidsOf(this).substitute(doc));
-});
+When(
+  /^provider (\d+)'s application sends the decision body:$/,
+  async function (this: ConformanceWorld, provider: string, doc: string) {
+    return postDecisions(this, Number(provider), await bidsOf(this).substitute(doc));
+  },
+);
 
-Then(/^(the|every) decision requests? (?:is|are) answered with HTTP 200 and the body \{\}$/, function (this: ConformanceWorld, which: string) {
-  const list = decisionsOf.get(bidsOf(this)) ?? [];
-  if (!list.length) throw new BidSuiteError("no decision was sent");
-  for (const r of which === "the" ? [list.at(-1)!] : list) {
-    expect(r.error, r.describe()).toBeUndefined();
-    expect(r.value, r.describe()).toEqual({});
-  }
-});
+Then(
+  /^(the|every) decision requests? (?:is|are) answered with HTTP 200 and the body \{\}$/,
+  function (this: ConformanceWorld, which: string) {
+    const list = decisionsOf.get(bidsOf(this)) ?? [];
+    if (!list.length) throw new BidSuiteError("no decision was sent");
+    for (const r of which === "the" ? [list.at(-1)!] : list) {
+      expect(r.error, r.describe()).toBeUndefined();
+      expect(r.value, r.describe()).toEqual({});
+    }
+  },
+);
 
 Then(
   /^the decision request is refused with HTTP (\d+), code (\d+) and the message "(.*)"$/s,
@@ -335,25 +385,36 @@ Then(
 
 // ------------------------------------------------------------------------------------------- Then: stream shape
 
-Then(/^the bid stream ends with HTTP 200 and (no|\d+) commitments?$/, async function (this: ConformanceWorld, n: string) {
-  const s = bidsOf(this);
-  await expectCommitments(s, s.current ?? lastBid(s), parseCount(n));
-});
+Then(
+  /^the bid stream ends with HTTP 200 and (no|\d+) commitments?$/,
+  async function (this: ConformanceWorld, n: string) {
+    const s = bidsOf(this);
+    await expectCommitments(s, s.current ?? lastBid(s), parseCount(n));
+  },
+);
 
-Then(/^bid (\d+) ends with HTTP 200 and (no|\d+) commitments?$/, async function (this: ConformanceWorld, i: string, n: string) {
-  const s = bidsOf(this);
-  await expectCommitments(s, s.bid(Number(i)), parseCount(n));
-});
+Then(
+  /^bid (\d+) ends with HTTP 200 and (no|\d+) commitments?$/,
+  async function (this: ConformanceWorld, i: string, n: string) {
+    const s = bidsOf(this);
+    await expectCommitments(s, s.bid(Number(i)), parseCount(n));
+  },
+);
 
-Then(/^each bid ended with HTTP 200 and exactly 1 commitment, from provider (\d+)$/, async function (this: ConformanceWorld, provider: string) {
-  const s = bidsOf(this);
-  if (!s.bids.length) throw new BidSuiteError("the scenario sent no bid");
-  for (const b of s.bids) {
-    await expectCommitments(s, b, 1);
-    const c = commitments(s)[0]!;
-    expect(providerIndexOf(this, c.providerAddress), `bid ${b.index}: provider of the commitment`).toBe(Number(provider));
-  }
-});
+Then(
+  /^each bid ended with HTTP 200 and exactly 1 commitment, from provider (\d+)$/,
+  async function (this: ConformanceWorld, provider: string) {
+    const s = bidsOf(this);
+    if (!s.bids.length) throw new BidSuiteError("the scenario sent no bid");
+    for (const b of s.bids) {
+      await expectCommitments(s, b, 1);
+      const c = commitments(s)[0]!;
+      expect(providerIndexOf(this, c.providerAddress), `bid ${b.index}: provider of the commitment`).toBe(
+        Number(provider),
+      );
+    }
+  },
+);
 
 Then(
   /^the bid is refused with HTTP (\d+), code (\d+) and the message "(.*)"$/s,
@@ -365,7 +426,9 @@ Then(
       expect(o.status, `expected HTTP ${status}; ${show(o)}`).toBe(Number(status));
       expect(o.contentType ?? "", "content type").toContain("application/json");
     }
-    expect(o.lines.length, `a refused stream is exactly one {"error":…} line (over gRPC, its status); ${show(o)}`).toBe(1);
+    expect(o.lines.length, `a refused stream is exactly one {"error":…} line (over gRPC, its status); ${show(o)}`).toBe(
+      1,
+    );
     const line = o.lines[0] as { error?: unknown };
     expect(Object.keys(line ?? {}), `the line must be the stream error envelope; ${show(o)}`).toEqual(["error"]);
     expectStatusBody(line.error, Number(code), message, `error of the stream; ${show(o)}`);
@@ -391,40 +454,59 @@ Then(
   },
 );
 
-Then("every one of them was refused with HTTP {int} and code {int}", async function (this: ConformanceWorld, status: number, code: number) {
-  const s = bidsOf(this);
-  if (!s.bids.length) throw new BidSuiteError("no body was sent");
-  for (const b of s.bids) {
-    const o = await b.outcome;
-    if (o.transport === "grpc") {
-      expect(o.lines.map((l) => (l as { error?: { code?: number } }).error?.code), `body ${b.bodyText}: ${show(o)}`).toEqual([code]);
-      continue;
+Then(
+  "every one of them was refused with HTTP {int} and code {int}",
+  async function (this: ConformanceWorld, status: number, code: number) {
+    const s = bidsOf(this);
+    if (!s.bids.length) throw new BidSuiteError("no body was sent");
+    for (const b of s.bids) {
+      const o = await b.outcome;
+      if (o.transport === "grpc") {
+        expect(
+          o.lines.map((l) => (l as { error?: { code?: number } }).error?.code),
+          `body ${b.bodyText}: ${show(o)}`,
+        ).toEqual([code]);
+        continue;
+      }
+      expect(o.status, `body ${b.bodyText}: ${show(o)}`).toBe(status);
+      const body = JSON.parse(o.text.trim()) as { code?: number; error?: { code?: number } };
+      expect(body.error?.code ?? body.code, `body ${b.bodyText}: ${show(o)}`).toBe(code);
     }
-    expect(o.status, `body ${b.bodyText}: ${show(o)}`).toBe(status);
-    const body = JSON.parse(o.text.trim()) as { code?: number; error?: { code?: number } };
-    expect(body.error?.code ?? body.code, `body ${b.bodyText}: ${show(o)}`).toBe(code);
-  }
-});
+  },
+);
 
 Then(/^the first commitment arrived within (\d+) ms$/, function (this: ConformanceWorld, ms: string) {
   const { outcome } = current(bidsOf(this));
   if (outcome.firstResultMs === undefined) throw new BidSuiteError("no commitment arrived");
-  expect(outcome.firstResultMs, `first commitment after ${outcome.firstResultMs.toFixed(0)} ms`).toBeLessThanOrEqual(Number(ms));
+  expect(outcome.firstResultMs, `first commitment after ${outcome.firstResultMs.toFixed(0)} ms`).toBeLessThanOrEqual(
+    Number(ms),
+  );
 });
 
 Then(/^the stream ended no later than the bid timeout plus (\d+) ms$/, function (this: ConformanceWorld, ms: string) {
   const { outcome } = current(bidsOf(this));
   const limit = this.target.bidTimeoutMs + Number(ms);
-  expect(outcome.endMs!, `the stream ended after ${outcome.endMs!.toFixed(0)} ms; the target's bid timeout is ${this.target.bidTimeoutMs} ms (bidTimeoutMs)`).toBeLessThanOrEqual(limit);
+  expect(
+    outcome.endMs!,
+    `the stream ended after ${outcome.endMs!.toFixed(0)} ms; the target's bid timeout is ${this.target.bidTimeoutMs} ms (bidTimeoutMs)`,
+  ).toBeLessThanOrEqual(limit);
 });
 
 // ------------------------------------------------------------------------------------------- Then: commitments
 
-Then(/^the commitments? comes? from providers? (\d+(?:(?:, | and )\d+)*)$/, function (this: ConformanceWorld, list: string) {
-  const expected = list.split(/, | and /).map(Number).sort();
-  const got = commitments(bidsOf(this)).map((c) => providerIndexOf(this, c.providerAddress)).sort();
-  expect(got, "providers of the commitments (one commitment per provider)").toEqual(expected);
-});
+Then(
+  /^the commitments? comes? from providers? (\d+(?:(?:, | and )\d+)*)$/,
+  function (this: ConformanceWorld, list: string) {
+    const expected = list
+      .split(/, | and /)
+      .map(Number)
+      .sort();
+    const got = commitments(bidsOf(this))
+      .map((c) => providerIndexOf(this, c.providerAddress))
+      .sort();
+    expect(got, "providers of the commitments (one commitment per provider)").toEqual(expected);
+  },
+);
 
 Then("every commitment is well-formed", function (this: ConformanceWorld) {
   const problems: string[] = [];
@@ -435,12 +517,22 @@ Then("every commitment is well-formed", function (this: ConformanceWorld) {
     const extra = keys.filter((k) => !COMMITMENT_FIELDS.includes(k));
     if (missing.length) p(`missing fields ${missing.join(", ")}`);
     if (extra.length) p(`unexpected fields ${extra.join(", ")}`);
-    for (const f of ["bidAmount", "blockNumber", "decayStartTimestamp", "decayEndTimestamp", "dispatchTimestamp", "slashAmount"] as const)
-      if (typeof c[f] !== "string" || !DECIMAL.test(c[f])) p(`${f} must be a decimal string, got ${JSON.stringify(c[f])}`);
+    for (const f of [
+      "bidAmount",
+      "blockNumber",
+      "decayStartTimestamp",
+      "decayEndTimestamp",
+      "dispatchTimestamp",
+      "slashAmount",
+    ] as const)
+      if (typeof c[f] !== "string" || !DECIMAL.test(c[f]))
+        p(`${f} must be a decimal string, got ${JSON.stringify(c[f])}`);
     for (const f of ["receivedBidDigest", "commitmentDigest"] as const)
-      if (typeof c[f] !== "string" || !HASH.test(c[f])) p(`${f} must be 64 lower-case hex digits without 0x, got ${JSON.stringify(c[f])}`);
+      if (typeof c[f] !== "string" || !HASH.test(c[f]))
+        p(`${f} must be 64 lower-case hex digits without 0x, got ${JSON.stringify(c[f])}`);
     for (const f of ["receivedBidSignature", "commitmentSignature"] as const)
-      if (typeof c[f] !== "string" || !SIGNATURE.test(c[f])) p(`${f} must be 65 bytes of lower-case hex without 0x ending in v = 1b/1c, got ${JSON.stringify(c[f])}`);
+      if (typeof c[f] !== "string" || !SIGNATURE.test(c[f]))
+        p(`${f} must be 65 bytes of lower-case hex without 0x ending in v = 1b/1c, got ${JSON.stringify(c[f])}`);
     if (typeof c.providerAddress !== "string" || !ADDRESS.test(c.providerAddress))
       p(`providerAddress must be 40 lower-case hex digits without 0x, got ${JSON.stringify(c.providerAddress)}`);
     for (const f of ["txHashes", "revertingTxHashes"] as const) {
@@ -463,32 +555,48 @@ Then("every commitment is signed by the provider it names", async function (this
     try {
       signer = await signerOf(c.commitmentDigest, c.commitmentSignature);
     } catch (e) {
-      throw new BidSuiteError(`commitmentSignature of ${c.providerAddress} does not recover over commitmentDigest: ${(e as Error).message}`);
+      throw new BidSuiteError(
+        `commitmentSignature of ${c.providerAddress} does not recover over commitmentDigest: ${(e as Error).message}`,
+      );
     }
     expect(signer, `signer of commitmentDigest ${c.commitmentDigest}`).toBe(c.providerAddress);
   }
 });
 
-Then("every commitment carries the bidder's signature of the bid the provider applications received", async function (this: ConformanceWorld) {
-  const s = bidsOf(this);
-  const cs = commitments(s);
-  if (!cs.length) throw new BidSuiteError("there is no commitment to check");
-  const bidder = noHex(this.target.bidderAddress);
-  for (const c of cs) {
-    let signer: string;
-    try {
-      signer = await signerOf(c.receivedBidDigest, c.receivedBidSignature);
-    } catch (e) {
-      throw new BidSuiteError(`receivedBidSignature does not recover over receivedBidDigest: ${(e as Error).message}`);
+Then(
+  "every commitment carries the bidder's signature of the bid the provider applications received",
+  async function (this: ConformanceWorld) {
+    const s = bidsOf(this);
+    const cs = commitments(s);
+    if (!cs.length) throw new BidSuiteError("there is no commitment to check");
+    const bidder = noHex(this.target.bidderAddress);
+    for (const c of cs) {
+      let signer: string;
+      try {
+        signer = await signerOf(c.receivedBidDigest, c.receivedBidSignature);
+      } catch (e) {
+        throw new BidSuiteError(
+          `receivedBidSignature does not recover over receivedBidDigest: ${(e as Error).message}`,
+        );
+      }
+      expect(signer, `signer of receivedBidDigest ${c.receivedBidDigest} (the target's bidder is ${bidder})`).toBe(
+        bidder,
+      );
+      expect(c.receivedBidDigest, "every commitment of one bid names the same bid digest").toBe(
+        cs[0]!.receivedBidDigest,
+      );
+      expect(c.receivedBidSignature, "every commitment of one bid carries the same bid signature").toBe(
+        cs[0]!.receivedBidSignature,
+      );
+      const p = providerIndexOf(this, c.providerAddress);
+      const digests = s.appsOf(p).flatMap((a) => a.received.map((r) => base64ToHex(r.bidDigest)));
+      expect(
+        digests,
+        `the bid digests provider ${p}'s application received (ReceiveBids bidDigest, base64 → hex)`,
+      ).toContain(c.receivedBidDigest);
     }
-    expect(signer, `signer of receivedBidDigest ${c.receivedBidDigest} (the target's bidder is ${bidder})`).toBe(bidder);
-    expect(c.receivedBidDigest, "every commitment of one bid names the same bid digest").toBe(cs[0]!.receivedBidDigest);
-    expect(c.receivedBidSignature, "every commitment of one bid carries the same bid signature").toBe(cs[0]!.receivedBidSignature);
-    const p = providerIndexOf(this, c.providerAddress);
-    const digests = s.appsOf(p).flatMap((a) => a.received.map((r) => base64ToHex(r.bidDigest)));
-    expect(digests, `the bid digests provider ${p}'s application received (ReceiveBids bidDigest, base64 → hex)`).toContain(c.receivedBidDigest);
-  }
-});
+  },
+);
 
 Then("every commitment echoes the bid's amount, block number and decay timestamps", function (this: ConformanceWorld) {
   const { bid } = current(bidsOf(this));
@@ -507,27 +615,43 @@ Then(/^every commitment has (\w+) (.+)$/, async function (this: ConformanceWorld
   const expected = await expectedJson(s, value);
   const cs = commitments(s);
   if (!cs.length) throw new BidSuiteError("there is no commitment to check");
-  for (const c of cs) expect((c as unknown as Record<string, unknown>)[field], `${field} of the commitment of ${c.providerAddress}`).toEqual(expected);
+  for (const c of cs)
+    expect(
+      (c as unknown as Record<string, unknown>)[field],
+      `${field} of the commitment of ${c.providerAddress}`,
+    ).toEqual(expected);
 });
 
-Then(/^the commitment of provider (\d+) has (\w+) (.+)$/, async function (this: ConformanceWorld, provider: string, field: string, value: string) {
-  const s = bidsOf(this);
-  const expected = await expectedJson(s, value);
-  const mine = commitments(s).filter((c) => providerIndexOf(this, c.providerAddress) === Number(provider));
-  expect(mine.length, `commitments from provider ${provider}`).toBe(1);
-  expect((mine[0] as unknown as Record<string, unknown>)[field], `${field} of provider ${provider}'s commitment`).toEqual(expected);
-});
+Then(
+  /^the commitment of provider (\d+) has (\w+) (.+)$/,
+  async function (this: ConformanceWorld, provider: string, field: string, value: string) {
+    const s = bidsOf(this);
+    const expected = await expectedJson(s, value);
+    const mine = commitments(s).filter((c) => providerIndexOf(this, c.providerAddress) === Number(provider));
+    expect(mine.length, `commitments from provider ${provider}`).toBe(1);
+    expect(
+      (mine[0] as unknown as Record<string, unknown>)[field],
+      `${field} of provider ${provider}'s commitment`,
+    ).toEqual(expected);
+  },
+);
 
-Then("every commitment carries the dispatch timestamp its provider application chose", function (this: ConformanceWorld) {
-  const s = bidsOf(this);
-  for (const c of commitments(s)) {
-    const p = providerIndexOf(this, c.providerAddress);
-    const digest = hexToBase64(c.receivedBidDigest);
-    const chosen = s.appsOf(p).map((a) => a.chosenDispatch.get(digest)).find((d) => d !== undefined);
-    if (chosen === undefined) throw new BidSuiteError(`provider ${p}'s application did not accept the bid ${digest}`);
-    expect(c.dispatchTimestamp, `dispatchTimestamp of provider ${p}'s commitment`).toBe(chosen.toString());
-  }
-});
+Then(
+  "every commitment carries the dispatch timestamp its provider application chose",
+  function (this: ConformanceWorld) {
+    const s = bidsOf(this);
+    for (const c of commitments(s)) {
+      const p = providerIndexOf(this, c.providerAddress);
+      const digest = hexToBase64(c.receivedBidDigest);
+      const chosen = s
+        .appsOf(p)
+        .map((a) => a.chosenDispatch.get(digest))
+        .find((d) => d !== undefined);
+      if (chosen === undefined) throw new BidSuiteError(`provider ${p}'s application did not accept the bid ${digest}`);
+      expect(c.dispatchTimestamp, `dispatchTimestamp of provider ${p}'s commitment`).toBe(chosen.toString());
+    }
+  },
+);
 
 Then("the two commitments have different commitment digests", function (this: ConformanceWorld) {
   const cs = commitments(bidsOf(this));
@@ -537,22 +661,31 @@ Then("the two commitments have different commitment digests", function (this: Co
 
 // ------------------------------------------------------------------------------------------- Then: provider applications
 
-Then(/^provider (\d+)'s application received (no|\d+) bids?$/, async function (this: ConformanceWorld, provider: string, n: string) {
-  const s = bidsOf(this);
-  // Every bid of the scenario has ended, so every bid a provider node handed on has been read by now.
-  await Promise.all(s.bids.map((b) => b.outcome));
-  const apps = s.appsOf(Number(provider));
-  if (!apps.length) throw new BidSuiteError(`provider ${provider} runs no application in this scenario`);
-  const got = apps.flatMap((a) => a.received);
-  expect(got.length, `bids provider ${provider}'s application received: ${JSON.stringify(got)}`).toBe(parseCount(n));
-});
+Then(
+  /^provider (\d+)'s application received (no|\d+) bids?$/,
+  async function (this: ConformanceWorld, provider: string, n: string) {
+    const s = bidsOf(this);
+    // Every bid of the scenario has ended, so every bid a provider node handed on has been read by now.
+    await Promise.all(s.bids.map((b) => b.outcome));
+    const apps = s.appsOf(Number(provider));
+    if (!apps.length) throw new BidSuiteError(`provider ${provider} runs no application in this scenario`);
+    const got = apps.flatMap((a) => a.received);
+    expect(got.length, `bids provider ${provider}'s application received: ${JSON.stringify(got)}`).toBe(parseCount(n));
+  },
+);
 
-Then(/^provider (\d+)'s application received the bid with (\w+) (.+)$/, async function (this: ConformanceWorld, provider: string, field: string, value: string) {
-  const s = bidsOf(this);
-  const expected = await expectedJson(s, value);
-  const r = receivedByProvider(s, Number(provider));
-  expect((r as unknown as Record<string, unknown>)[field], `${field} on provider ${provider}'s ReceiveBids: ${JSON.stringify(r)}`).toEqual(expected);
-});
+Then(
+  /^provider (\d+)'s application received the bid with (\w+) (.+)$/,
+  async function (this: ConformanceWorld, provider: string, field: string, value: string) {
+    const s = bidsOf(this);
+    const expected = await expectedJson(s, value);
+    const r = receivedByProvider(s, Number(provider));
+    expect(
+      (r as unknown as Record<string, unknown>)[field],
+      `${field} on provider ${provider}'s ReceiveBids: ${JSON.stringify(r)}`,
+    ).toEqual(expected);
+  },
+);
 
 Then(
   /^provider (\d+)'s application received the raw transactions (.+) in the order of the bid's txHashes$/,
@@ -564,25 +697,36 @@ Then(
     expect(raws.length, `rawTransactions on ReceiveBids: ${JSON.stringify(raws)}`).toBe(sent.length);
     expect(r.txHashes.length, "txHashes and rawTransactions have the same length").toBe(raws.length);
     for (const [i, raw] of raws.entries()) {
-      expect(noHex(raw), `rawTransactions[${i}] is raw transaction #${i + 1} of the list (compared as bytes)`).toBe(noHex(sent[i]!));
-      expect(r.txHashes[i], `txHashes[${i}] is keccak256 of rawTransactions[${i}]`).toBe(noHex(keccak256(`0x${noHex(raw)}`)));
+      expect(noHex(raw), `rawTransactions[${i}] is raw transaction #${i + 1} of the list (compared as bytes)`).toBe(
+        noHex(sent[i]!),
+      );
+      expect(r.txHashes[i], `txHashes[${i}] is keccak256 of rawTransactions[${i}]`).toBe(
+        noHex(keccak256(`0x${noHex(raw)}`)),
+      );
     }
   },
 );
 
-Then(/^each bid was received by exactly one of provider (\d+)'s applications$/, function (this: ConformanceWorld, provider: string) {
-  const s = bidsOf(this);
-  const apps = s.appsOf(Number(provider));
-  if (apps.length < 2) throw new BidSuiteError(`provider ${provider} runs ${apps.length} application(s); this step needs several`);
-  for (const b of s.bids) {
-    const c = (b.settled!.lines[0] as { result: WireCommitment }).result;
-    const digest = hexToBase64(c.receivedBidDigest);
-    const holders = apps.filter((a) => a.received.some((r) => r.bidDigest === digest)).map((a) => a.label);
-    expect(holders.length, `bid ${b.index} (${digest}) was received by ${holders.length ? holders.join(" and ") : "none"}`).toBe(1);
-  }
-  const total = apps.reduce((n, a) => n + a.received.length, 0);
-  expect(total, "bids received by the applications in all").toBe(s.bids.length);
-});
+Then(
+  /^each bid was received by exactly one of provider (\d+)'s applications$/,
+  function (this: ConformanceWorld, provider: string) {
+    const s = bidsOf(this);
+    const apps = s.appsOf(Number(provider));
+    if (apps.length < 2)
+      throw new BidSuiteError(`provider ${provider} runs ${apps.length} application(s); this step needs several`);
+    for (const b of s.bids) {
+      const c = (b.settled!.lines[0] as { result: WireCommitment }).result;
+      const digest = hexToBase64(c.receivedBidDigest);
+      const holders = apps.filter((a) => a.received.some((r) => r.bidDigest === digest)).map((a) => a.label);
+      expect(
+        holders.length,
+        `bid ${b.index} (${digest}) was received by ${holders.length ? holders.join(" and ") : "none"}`,
+      ).toBe(1);
+    }
+    const total = apps.reduce((n, a) => n + a.received.length, 0);
+    expect(total, "bids received by the applications in all").toBe(s.bids.length);
+  },
+);
 
 Then(
   /^the bid digest provider (\d+)'s application received is the base64 of the commitment's receivedBidDigest$/,
@@ -602,32 +746,55 @@ Then("the stream of the bid had the content type {string}", function (this: Conf
   const http = this.httpOnly("content type");
   if (http) return http;
   const { outcome } = current(bidsOf(this));
-  if (outcome.lines.length === 0) throw new BidSuiteError("the stream carried no message, so its content type says nothing");
+  if (outcome.lines.length === 0)
+    throw new BidSuiteError("the stream carried no message, so its content type says nothing");
   expect(outcome.contentType ?? "", `SendBid stream: ${show(outcome)}`).toStartWith(type);
 });
 
-Then(/^provider (\d+)'s ReceiveBids stream had the content type "([^"]+)"$/, function (this: ConformanceWorld, provider: string, type: string) {
-  const http = this.httpOnly("content type");
-  if (http) return http;
-  const apps = bidsOf(this).appsOf(Number(provider));
-  const stream = apps.find((a) => a.received.length > 0)?.receiveStream;
-  if (!stream) throw new BidSuiteError(`no application of provider ${provider} received a bid on its ReceiveBids stream`);
-  expect(stream.contentType ?? "", `ReceiveBids stream of provider ${provider}: ${stream.describe(300)}`).toStartWith(type);
-});
+Then(
+  /^provider (\d+)'s ReceiveBids stream had the content type "([^"]+)"$/,
+  function (this: ConformanceWorld, provider: string, type: string) {
+    const http = this.httpOnly("content type");
+    if (http) return http;
+    const apps = bidsOf(this).appsOf(Number(provider));
+    const stream = apps.find((a) => a.received.length > 0)?.receiveStream;
+    if (!stream)
+      throw new BidSuiteError(`no application of provider ${provider} received a bid on its ReceiveBids stream`);
+    expect(stream.contentType ?? "", `ReceiveBids stream of provider ${provider}: ${stream.describe(300)}`).toStartWith(
+      type,
+    );
+  },
+);
 
 // ------------------------------------------------------------------------------------------- timeouts
 
-Given(/^the target's decision timeout is at least (\d+) ms shorter than its bid timeout$/, function (this: ConformanceWorld, ms: string) {
-  const { bidTimeoutMs, decisionTimeoutMs } = this.target;
-  if (bidTimeoutMs - decisionTimeoutMs >= Number(ms)) return;
-  this.attach(`${SKIPPED_PREFIX}the target's decision timeout (${decisionTimeoutMs} ms) is not ${ms} ms shorter than its bid timeout (${bidTimeoutMs} ms)`, "text/plain");
-  return "skipped";
-});
+Given(
+  /^the target's decision timeout is at least (\d+) ms shorter than its bid timeout$/,
+  function (this: ConformanceWorld, ms: string) {
+    const { bidTimeoutMs, decisionTimeoutMs } = this.target;
+    if (bidTimeoutMs - decisionTimeoutMs >= Number(ms)) return;
+    this.attach(
+      `${SKIPPED_PREFIX}the target's decision timeout (${decisionTimeoutMs} ms) is not ${ms} ms shorter than its bid timeout (${bidTimeoutMs} ms)`,
+      "text/plain",
+    );
+    return "skipped";
+  },
+);
 
-When(/^provider (\d+)'s application has answered every bid it received$/, async function (this: ConformanceWorld, provider: string) {
-  await Promise.all(bidsOf(this).appsOf(Number(provider)).map((a) => a.idle()));
-});
+When(
+  /^provider (\d+)'s application has answered every bid it received$/,
+  async function (this: ConformanceWorld, provider: string) {
+    await Promise.all(
+      bidsOf(this)
+        .appsOf(Number(provider))
+        .map((a) => a.idle()),
+    );
+  },
+);
 
-When(/^provider (\d+)'s application accepts every bid from now on$/, function (this: ConformanceWorld, provider: string) {
-  for (const a of bidsOf(this).appsOf(Number(provider))) a.policy = acceptAll();
-});
+When(
+  /^provider (\d+)'s application accepts every bid from now on$/,
+  function (this: ConformanceWorld, provider: string) {
+    for (const a of bidsOf(this).appsOf(Number(provider))) a.policy = acceptAll();
+  },
+);

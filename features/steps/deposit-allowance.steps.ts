@@ -3,12 +3,13 @@
  * (ReceiveBids streams on provider nodes 1 and 2, rejecting each bid through SendProcessedBids) and the bidder's
  * user (SendBid), and checks which bids reach the provider applications.
  */
-import { Given, Then, When } from "@cucumber/cucumber";
+
 import { expect } from "bun:test";
-import type { MessageStream, ProviderApi } from "../support/clients/api.ts";
-import { ATTACH_GRACE_MS, decisionDelivered } from "../support/clients/providerApp.ts";
+import { Given, Then, When } from "@cucumber/cucumber";
 import { finished } from "../support/bids.ts";
 import { chainOf, freshWindowsAhead } from "../support/chain.ts";
+import type { MessageStream, ProviderApi } from "../support/clients/api.ts";
+import { ATTACH_GRACE_MS, decisionDelivered } from "../support/clients/providerApp.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 /** How long the allowance scenario keeps retrying a bid that the provider nodes may refuse until they saw the deposit. */
@@ -87,7 +88,8 @@ function randomTxHash(): string {
 /** Rejects a received bid through SendProcessedBids (200 `{}`, or upstream's 500 "EOF" after applying it). */
 async function reject(r: Receiver, bid: ReceivedBid): Promise<void> {
   const res = await r.api.sendProcessedBids(JSON.stringify({ bidDigest: bid.bidDigest, status: "STATUS_REJECTED" }));
-  if (res.error && !decisionDelivered(res.http?.status ?? 500, res.http?.json ?? res.error)) throw new Error(`provider ${r.provider}: send_processed_bids (reject): ${res.describe()}`);
+  if (res.error && !decisionDelivered(res.http?.status ?? 500, res.http?.json ?? res.error))
+    throw new Error(`provider ${r.provider}: send_processed_bids (reject): ${res.describe()}`);
 }
 
 function describeLine(line: StreamLine<ReceivedBid> | undefined): string {
@@ -115,7 +117,9 @@ async function runBid(world: ConformanceWorld, amount: bigint, block: bigint): P
     lines: st.lines as StreamLine<unknown>[],
   }));
   const run: BidRun = { amount, block, txHash, ok: false, lines: [], receivedBy: [] };
-  type Event = { kind: "bid"; ok: boolean; lines: StreamLine<unknown>[] } | { kind: "line"; r: Receiver; line: StreamLine<ReceivedBid> | undefined };
+  type Event =
+    | { kind: "bid"; ok: boolean; lines: StreamLine<unknown>[] }
+    | { kind: "line"; r: Receiver; line: StreamLine<ReceivedBid> | undefined };
   for (;;) {
     const ev: Event = await Promise.race<Event>([
       bid.then((b) => ({ kind: "bid" as const, ...b })),
@@ -131,8 +135,13 @@ async function runBid(world: ConformanceWorld, amount: bigint, block: bigint): P
     if (line === undefined || "error" in line)
       throw new Error(`provider ${ev.r.provider}: ReceiveBids gave ${describeLine(line)} while a bid was in flight`);
     if (line.result.txHashes?.[0] !== txHash)
-      throw new Error(`provider ${ev.r.provider} received a bid other than the one in flight (${txHash}): ${describeLine(line)}`);
-    expect({ bidAmount: line.result.bidAmount, blockNumber: line.result.blockNumber }, `provider ${ev.r.provider}: the received bid`).toEqual({
+      throw new Error(
+        `provider ${ev.r.provider} received a bid other than the one in flight (${txHash}): ${describeLine(line)}`,
+      );
+    expect(
+      { bidAmount: line.result.bidAmount, blockNumber: line.result.blockNumber },
+      `provider ${ev.r.provider}: the received bid`,
+    ).toEqual({
       bidAmount: amount.toString(),
       blockNumber: block.toString(),
     });
@@ -183,7 +192,9 @@ Given(
     const window = (block - 1n) / 10n + 1n;
     expect(body.windowNumber, `deposit answer: ${r.describe()}`).toBe(window.toString());
     const total = BigInt(body.amount);
-    expect(total, `the deposit answer's total vs BidderRegistry.getDeposit(bidder, ${window})`).toBe(await chainOf(this.target).getDeposit(window));
+    expect(total, `the deposit answer's total vs BidderRegistry.getDeposit(bidder, ${window})`).toBe(
+      await chainOf(this.target).getDeposit(window),
+    );
     s.amounts.set(totalName, total);
     this.attach(`${totalName} = ${total} wei (window ${window})`);
   },
@@ -201,7 +212,9 @@ Then(
     let attempts = 0;
     while (reached.size < 2) {
       if (Date.now() > deadline)
-        throw new Error(`after ${attempts} bids of ${amount} wei for block ${block} in ${REACH_DEADLINE_MS} ms, only providers [${[...reached]}] received one`);
+        throw new Error(
+          `after ${attempts} bids of ${amount} wei for block ${block} in ${REACH_DEADLINE_MS} ms, only providers [${[...reached]}] received one`,
+        );
       const run = await runBid(this, amount, block);
       attempts++;
       expectNoCommitment(run);
@@ -210,10 +223,17 @@ Then(
   },
 );
 
-When(/^the bidder bids ([A-Z])\/10 \+ (\d+) wei for block ([A-Z])$/, async function (this: ConformanceWorld, totalName: string, extra: string, blockName: string) {
-  const s = scenario(this);
-  s.last = await runBid(this, named(s.amounts, totalName, "amount") / 10n + BigInt(extra), named(s.blocks, blockName, "block"));
-});
+When(
+  /^the bidder bids ([A-Z])\/10 \+ (\d+) wei for block ([A-Z])$/,
+  async function (this: ConformanceWorld, totalName: string, extra: string, blockName: string) {
+    const s = scenario(this);
+    s.last = await runBid(
+      this,
+      named(s.amounts, totalName, "amount") / 10n + BigInt(extra),
+      named(s.blocks, blockName, "block"),
+    );
+  },
+);
 
 Then("the stream of that bid ends with HTTP 200 and no commitment line", function (this: ConformanceWorld) {
   const run = scenario(this).last;
@@ -227,7 +247,10 @@ Then(
     const s = scenario(this);
     const refused = s.last;
     if (!refused) throw new Error("no bid was sent in this scenario");
-    expect(refused.receivedBy, `providers whose application received the bid of ${refused.amount} wei while it was in flight`).toEqual([]);
+    expect(
+      refused.receivedBy,
+      `providers whose application received the bid of ${refused.amount} wei while it was in flight`,
+    ).toEqual([]);
     // A bid the node forwarded would sit on its stream before the marker: runBid fails on any other bid.
     const marker = await runBid(this, named(s.amounts, totalName, "amount") / 10n, named(s.blocks, blockName, "block"));
     expectNoCommitment(marker);

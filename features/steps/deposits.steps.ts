@@ -8,11 +8,12 @@
  * are never handed out twice in a run and hold no deposit of the bidder when handed out, so scenarios do not
  * depend on each other's order even though they share one devnet.
  */
-import { Before, Given, Then, When, defineParameterType, type DataTable } from "@cucumber/cucumber";
+
 import { expect } from "bun:test";
+import { Before, type DataTable, defineParameterType, Given, Then, When } from "@cucumber/cucumber";
 import { formatEther, parseEther, parseGwei } from "viem";
-import type { Unary, WindowChoice } from "../support/clients/api.ts";
 import { chainOf, freshClosedWindow, freshWindowsAhead } from "../support/chain.ts";
+import type { Unary, WindowChoice } from "../support/clients/api.ts";
 import { stableText } from "../support/protocol.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
@@ -60,7 +61,8 @@ function resolveWindow(world: ConformanceWorld, ref: string): bigint {
   if (!m) throw new Error(`"${ref}" is not a window reference (a capital letter with an optional +n/-n, or a number)`);
   if (m[3] !== undefined) return BigInt(m[3]);
   const base = scenario(world).names.get(m[1]!);
-  if (base === undefined) throw new Error(`window ${m[1]} is not bound in this scenario (bind it with a Given step first)`);
+  if (base === undefined)
+    throw new Error(`window ${m[1]} is not bound in this scenario (bind it with a Given step first)`);
   return base + BigInt(m[2] ?? 0);
 }
 
@@ -73,12 +75,15 @@ function bindWindow(world: ConformanceWorld, name: string, window: bigint): void
 
 /** Replaces `{W}`, `{C+1}`, `{first block of W}`, `{last block of W+1}` … in a text with their numbers. */
 function substituteWindows(world: ConformanceWorld, text: string): string {
-  return text.replace(/\{(?:(first|last) block of )?([A-Z](?:[+-]\d+)?)\}/g, (_, edge: string | undefined, ref: string) => {
-    const w = resolveWindow(world, ref);
-    if (!edge) return w.toString();
-    const { start, end } = windowRange(w);
-    return (edge === "first" ? start : end).toString();
-  });
+  return text.replace(
+    /\{(?:(first|last) block of )?([A-Z](?:[+-]\d+)?)\}/g,
+    (_, edge: string | undefined, ref: string) => {
+      const w = resolveWindow(world, ref);
+      if (!edge) return w.toString();
+      const { start, end } = windowRange(w);
+      return (edge === "first" ? start : end).toString();
+    },
+  );
 }
 
 /** Table cells and quoted texts write a newline as `\n`. */
@@ -137,7 +142,13 @@ function expectOk(r: Unary, what: string): void {
  * A bidder call: over HTTP exactly the request the step names (its query spelling included), over gRPC the same
  * operation through the role client. Its answer becomes the scenario's last answer.
  */
-async function callBidder(world: ConformanceWorld, method: string, path: string, grpc: (api: ConformanceWorld["bidder"]) => Promise<Unary>, body?: string): Promise<Unary> {
+async function callBidder(
+  world: ConformanceWorld,
+  method: string,
+  path: string,
+  grpc: (api: ConformanceWorld["bidder"]) => Promise<Unary>,
+  body?: string,
+): Promise<Unary> {
   if (world.transport === "http") await world.request(method, "bidder", path, body === undefined ? {} : { body });
   else world.answer = await grpc(world.bidder);
   return world.lastAnswer;
@@ -151,12 +162,18 @@ function choice(key: string, value: bigint): WindowChoice {
 }
 
 /** Polls `probe` until `done` holds, failing with the last value seen after the deadline. */
-async function eventually<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, describe: (v: T) => string): Promise<T> {
+async function eventually<T>(
+  what: string,
+  probe: () => Promise<T>,
+  done: (v: T) => boolean,
+  describe: (v: T) => string,
+): Promise<T> {
   const deadline = Date.now() + EFFECT_DEADLINE_MS;
   for (;;) {
     const v = await probe();
     if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not so after ${EFFECT_DEADLINE_MS} ms; last seen ${describe(v)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not so after ${EFFECT_DEADLINE_MS} ms; last seen ${describe(v)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -186,7 +203,8 @@ function windowsOfBody(text: string): bigint[] | undefined {
   try {
     const o = JSON.parse(text) as Record<string, unknown>;
     const list = o?.window_numbers ?? o?.windowNumbers ?? [];
-    if (!Array.isArray(list) || Object.keys(o).some((k) => k !== "window_numbers" && k !== "windowNumbers")) return undefined;
+    if (!Array.isArray(list) || Object.keys(o).some((k) => k !== "window_numbers" && k !== "windowNumbers"))
+      return undefined;
     return list.map((w) => BigInt(w as string));
   } catch {
     return undefined;
@@ -203,7 +221,10 @@ async function fetchStatus(world: ConformanceWorld): Promise<AutoDepositStatus> 
   expectOk(r, "auto_deposit_status");
   const body = r.value as AutoDepositStatus;
   const text = JSON.stringify(body);
-  expect(Object.keys(body ?? {}).sort(), `auto_deposit_status fields: ${text}`).toEqual(["isAutodepositEnabled", "windowBalances"]);
+  expect(Object.keys(body ?? {}).sort(), `auto_deposit_status fields: ${text}`).toEqual([
+    "isAutodepositEnabled",
+    "windowBalances",
+  ]);
   expect(typeof body.isAutodepositEnabled, `isAutodepositEnabled must be a boolean: ${text}`).toBe("boolean");
   expect(Array.isArray(body.windowBalances), `windowBalances must be an array: ${text}`).toBe(true);
   for (const b of body.windowBalances) {
@@ -217,7 +238,10 @@ async function fetchStatus(world: ConformanceWorld): Promise<AutoDepositStatus> 
     expect(b.windowNumber, `windowNumber is a uint64 string: ${JSON.stringify(b)}`).toMatch(/^[1-9]\d*$/);
     expect(b.depositedAmount, `depositedAmount is a decimal string: ${JSON.stringify(b)}`).toMatch(/^(0|[1-9]\d*)$/);
     const { start, end } = windowRange(BigInt(b.windowNumber));
-    expect([b.startBlockNumber, b.endBlockNumber], `block range of window ${b.windowNumber}`).toEqual([start.toString(), end.toString()]);
+    expect([b.startBlockNumber, b.endBlockNumber], `block range of window ${b.windowNumber}`).toEqual([
+      start.toString(),
+      end.toString(),
+    ]);
     expect(typeof b.isCurrent, `isCurrent is a boolean: ${JSON.stringify(b)}`).toBe("boolean");
   }
   const windows = body.windowBalances.map((b) => b.windowNumber);
@@ -235,14 +259,21 @@ async function checkStatusIsLive(world: ConformanceWorld, first: AutoDepositStat
   const differences = async (body: AutoDepositStatus) => {
     const held = await Promise.all(body.windowBalances.map((b) => c.getDeposit(BigInt(b.windowNumber))));
     return body.windowBalances
-      .map((b, i) => (BigInt(b.depositedAmount) === held[i] ? "" : `window ${b.windowNumber}: the status says ${b.depositedAmount}, BidderRegistry holds ${held[i]}`))
+      .map((b, i) =>
+        BigInt(b.depositedAmount) === held[i]
+          ? ""
+          : `window ${b.windowNumber}: the status says ${b.depositedAmount}, BidderRegistry holds ${held[i]}`,
+      )
       .filter(Boolean);
   };
   const deadline = Date.now() + EFFECT_DEADLINE_MS;
   for (let body = first; ; body = await fetchStatus(world)) {
     const off = await differences(body);
     if (off.length === 0) return body;
-    if (Date.now() > deadline) throw new Error(`the auto-deposit status still differs from BidderRegistry after ${EFFECT_DEADLINE_MS} ms: ${off.join("; ")}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the auto-deposit status still differs from BidderRegistry after ${EFFECT_DEADLINE_MS} ms: ${off.join("; ")}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -292,10 +323,13 @@ Given("a fresh window {word} ahead", async function (this: ConformanceWorld, nam
   bindWindow(this, name, await freshWindowsAhead(chain(this), 1));
 });
 
-Given(/^fresh windows ([A-Z]) to ([A-Z])\+(\d+) ahead$/, async function (this: ConformanceWorld, name: string, again: string, extra: string) {
-  if (again !== name) throw new Error(`say "fresh windows ${name} to ${name}+${extra} ahead"`);
-  bindWindow(this, name, await freshWindowsAhead(chain(this), Number(extra) + 1));
-});
+Given(
+  /^fresh windows ([A-Z]) to ([A-Z])\+(\d+) ahead$/,
+  async function (this: ConformanceWorld, name: string, again: string, extra: string) {
+    if (again !== name) throw new Error(`say "fresh windows ${name} to ${name}+${extra} ahead"`);
+    bindWindow(this, name, await freshWindowsAhead(chain(this), Number(extra) + 1));
+  },
+);
 
 Given("a fresh closed window {word}", async function (this: ConformanceWorld, name: string) {
   // Other scenarios deposit into windows too: when every closed window holds something, close another one
@@ -326,19 +360,25 @@ Given("the bidder's deposit in window {windowRef} is noted", async function (thi
   this.attach(`deposit in window ${w} before: ${fmt(amount)}`);
 });
 
-Given("the bidder has deposited {ethAmount} into window {windowRef}", async function (this: ConformanceWorld, amount: bigint, w: bigint) {
-  const before = await chain(this).getDeposit(w);
-  const r = await this.bidder.deposit(amount, { windowNumber: w });
-  expectOk(r, `deposit ${fmt(amount)} into window ${w}`);
-  expect(r.value, `deposit answer`).toEqual({ amount: (before + amount).toString(), windowNumber: w.toString() });
-});
+Given(
+  "the bidder has deposited {ethAmount} into window {windowRef}",
+  async function (this: ConformanceWorld, amount: bigint, w: bigint) {
+    const before = await chain(this).getDeposit(w);
+    const r = await this.bidder.deposit(amount, { windowNumber: w });
+    expectOk(r, `deposit ${fmt(amount)} into window ${w}`);
+    expect(r.value, `deposit answer`).toEqual({ amount: (before + amount).toString(), windowNumber: w.toString() });
+  },
+);
 
 Given(
   "the bidder has started auto-deposit of {ethAmount} per window from window {windowRef}",
   async function (this: ConformanceWorld, amount: bigint, w: bigint) {
     const r = await this.bidder.autoDeposit(amount, { windowNumber: w });
     expectOk(r, `auto_deposit of ${fmt(amount)} per window from window ${w}`);
-    expect(r.value, "auto_deposit answer").toEqual({ startWindowNumber: w.toString(), amountPerWindow: amount.toString() });
+    expect(r.value, "auto_deposit answer").toEqual({
+      startWindowNumber: w.toString(),
+      amountPerWindow: amount.toString(),
+    });
   },
 );
 
@@ -355,29 +395,41 @@ Given(
       if (candidate !== current) await advanceL1To(this, candidate);
       return;
     }
-    throw new Error(`no window from ${current} to ${current + 59n} is followed by ${count} windows without a deposit of the bidder`);
+    throw new Error(
+      `no window from ${current} to ${current + 59n} is followed by ${count} windows without a deposit of the bidder`,
+    );
   },
 );
 
 // ------------------------------------------------------------------------------------------------ When
 
-When("the bidder deposits {ethAmount} into window {windowRef}", async function (this: ConformanceWorld, amount: bigint, w: bigint) {
-  await callBidder(this, "POST", `/v1/bidder/deposit/${amount}${windowQuery("window_number", w)}`, (b) => b.deposit(amount, { windowNumber: w }));
-});
+When(
+  "the bidder deposits {ethAmount} into window {windowRef}",
+  async function (this: ConformanceWorld, amount: bigint, w: bigint) {
+    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}${windowQuery("window_number", w)}`, (b) =>
+      b.deposit(amount, { windowNumber: w }),
+    );
+  },
+);
 
 When(
   "the bidder deposits {ethAmount} into window {windowRef}, naming it with {string}",
   async function (this: ConformanceWorld, amount: bigint, w: bigint, key: string) {
-    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}${windowQuery(key, w)}`, (b) => b.deposit(amount, choice(key, w)));
+    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}${windowQuery(key, w)}`, (b) =>
+      b.deposit(amount, choice(key, w)),
+    );
   },
 );
 
 When(
   "the bidder deposits {ethAmount} into the window of block {int} of window {windowRef}, naming it with {string}",
   async function (this: ConformanceWorld, amount: bigint, nth: number, w: bigint, key: string) {
-    if (nth < 1 || nth > Number(BLOCKS_PER_WINDOW)) throw new Error(`a window has blocks 1 to ${BLOCKS_PER_WINDOW}, not ${nth}`);
+    if (nth < 1 || nth > Number(BLOCKS_PER_WINDOW))
+      throw new Error(`a window has blocks 1 to ${BLOCKS_PER_WINDOW}, not ${nth}`);
     const block = windowRange(w).start + BigInt(nth - 1);
-    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}${windowQuery(key, block)}`, (b) => b.deposit(amount, choice(key, block)));
+    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}${windowQuery(key, block)}`, (b) =>
+      b.deposit(amount, choice(key, block)),
+    );
   },
 );
 
@@ -385,23 +437,30 @@ When(
   "the bidder deposits {ethAmount} into window {windowRef} and the window of block {int} of window {windowRef}",
   async function (this: ConformanceWorld, amount: bigint, w: bigint, nth: number, v: bigint) {
     const block = windowRange(v).start + BigInt(nth - 1);
-    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}?block_number=${block}&window_number=${w}`, (b) => b.deposit(amount, { windowNumber: w, blockNumber: block }));
+    await callBidder(this, "POST", `/v1/bidder/deposit/${amount}?block_number=${block}&window_number=${w}`, (b) =>
+      b.deposit(amount, { windowNumber: w, blockNumber: block }),
+    );
   },
 );
 
-When("the bidder deposits {ethAmount} without naming a window", async function (this: ConformanceWorld, amount: bigint) {
-  const r = await callBidder(this, "POST", `/v1/bidder/deposit/${amount}`, (b) => b.deposit(amount));
-  const w = (r.value as { windowNumber?: unknown } | undefined)?.windowNumber;
-  if (!r.error && typeof w === "string" && /^\d+$/.test(w)) {
-    if (scenario(this).nearWindows.size === 0) this.onTeardown("near windows", () => withdrawNearWindows(this));
-    scenario(this).nearWindows.add(BigInt(w));
-  }
-});
+When(
+  "the bidder deposits {ethAmount} without naming a window",
+  async function (this: ConformanceWorld, amount: bigint) {
+    const r = await callBidder(this, "POST", `/v1/bidder/deposit/${amount}`, (b) => b.deposit(amount));
+    const w = (r.value as { windowNumber?: unknown } | undefined)?.windowNumber;
+    if (!r.error && typeof w === "string" && /^\d+$/.test(w)) {
+      if (scenario(this).nearWindows.size === 0) this.onTeardown("near windows", () => withdrawNearWindows(this));
+      scenario(this).nearWindows.add(BigInt(w));
+    }
+  },
+);
 
 When(
   "the bidder asks for its deposit in window {windowRef}, naming it with {string}",
   async function (this: ConformanceWorld, w: bigint, key: string) {
-    await callBidder(this, "GET", `/v1/bidder/get_deposit${windowQuery(key, w)}`, (b) => b.getDeposit(choice(key, w).windowNumber));
+    await callBidder(this, "GET", `/v1/bidder/get_deposit${windowQuery(key, w)}`, (b) =>
+      b.getDeposit(choice(key, w).windowNumber),
+    );
   },
 );
 
@@ -410,7 +469,13 @@ When("the bidder asks for its deposit without naming a window", async function (
 });
 
 When("the bidder withdraws from windows {windowRefs}", async function (this: ConformanceWorld, windows: bigint[]) {
-  await callBidder(this, "POST", "/v1/bidder/withdraw_from_windows", (b) => b.withdrawFromWindows(windows), `{"window_numbers":[${windows.join(",")}]}`);
+  await callBidder(
+    this,
+    "POST",
+    "/v1/bidder/withdraw_from_windows",
+    (b) => b.withdrawFromWindows(windows),
+    `{"window_numbers":[${windows.join(",")}]}`,
+  );
 });
 
 When(/^the bidder withdraws from windows with the body '(.*)'$/, async function (this: ConformanceWorld, body: string) {
@@ -431,7 +496,12 @@ When("the bidder withdraws window {windowRef} alone", async function (this: Conf
 When(
   /^the bidder is called with (GET|POST) "([^"]*)"(?: and the body '(.*)')?$/,
   async function (this: ConformanceWorld, method: string, path: string, body?: string) {
-    return this.send(method, "bidder", substituteWindows(this, path), body === undefined ? undefined : substituteWindows(this, body));
+    return this.send(
+      method,
+      "bidder",
+      substituteWindows(this, path),
+      body === undefined ? undefined : substituteWindows(this, body),
+    );
   },
 );
 
@@ -439,14 +509,19 @@ When("the bidder withdraws without naming a window", async function (this: Confo
   await callBidder(this, "POST", "/v1/bidder/withdraw", (b) => b.withdraw());
 });
 
-When("the bidder starts auto-deposit of {ethAmount} per window", async function (this: ConformanceWorld, amount: bigint) {
-  await callBidder(this, "POST", `/v1/bidder/auto_deposit/${amount}`, (b) => b.autoDeposit(amount));
-});
+When(
+  "the bidder starts auto-deposit of {ethAmount} per window",
+  async function (this: ConformanceWorld, amount: bigint) {
+    await callBidder(this, "POST", `/v1/bidder/auto_deposit/${amount}`, (b) => b.autoDeposit(amount));
+  },
+);
 
 When(
   "the bidder starts auto-deposit of {ethAmount} per window from window {windowRef}",
   async function (this: ConformanceWorld, amount: bigint, w: bigint) {
-    await callBidder(this, "POST", `/v1/bidder/auto_deposit/${amount}${windowQuery("window_number", w)}`, (b) => b.autoDeposit(amount, { windowNumber: w }));
+    await callBidder(this, "POST", `/v1/bidder/auto_deposit/${amount}${windowQuery("window_number", w)}`, (b) =>
+      b.autoDeposit(amount, { windowNumber: w }),
+    );
   },
 );
 
@@ -464,10 +539,16 @@ When("L1 advances to window {windowRef}", async function (this: ConformanceWorld
 
 // ------------------------------------------------------------------------------------------------ Then
 
-Then("the deposit answer is {ethAmount} in window {windowRef}", function (this: ConformanceWorld, amount: bigint, w: bigint) {
-  expectOk(this.lastAnswer, "the deposit call");
-  expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({ amount: amount.toString(), windowNumber: w.toString() });
-});
+Then(
+  "the deposit answer is {ethAmount} in window {windowRef}",
+  function (this: ConformanceWorld, amount: bigint, w: bigint) {
+    expectOk(this.lastAnswer, "the deposit call");
+    expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({
+      amount: amount.toString(),
+      windowNumber: w.toString(),
+    });
+  },
+);
 
 Then(
   "the deposit answer is the noted deposit of window {windowRef} plus {ethAmount}",
@@ -475,20 +556,27 @@ Then(
     const noted = scenario(this).noted.get(w);
     if (noted === undefined) throw new Error(`the deposit in window ${w} was not noted in this scenario`);
     expectOk(this.lastAnswer, "the deposit call");
-    expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({ amount: (noted + amount).toString(), windowNumber: w.toString() });
+    expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({
+      amount: (noted + amount).toString(),
+      windowNumber: w.toString(),
+    });
   },
 );
 
 Then(
   "BidderRegistry holds {ethAmount} for the bidder in window(s) {windowRefs}",
   async function (this: ConformanceWorld, amount: bigint, windows: bigint[]) {
-    for (const w of windows) expect(await chain(this).getDeposit(w), `BidderRegistry.getDeposit(bidder, ${w})`).toBe(amount);
+    for (const w of windows)
+      expect(await chain(this).getDeposit(w), `BidderRegistry.getDeposit(bidder, ${w})`).toBe(amount);
   },
 );
 
-Then("BidderRegistry holds nothing for the bidder in window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
-  expect(await chain(this).getDeposit(w), `BidderRegistry.getDeposit(bidder, ${w})`).toBe(0n);
-});
+Then(
+  "BidderRegistry holds nothing for the bidder in window {windowRef}",
+  async function (this: ConformanceWorld, w: bigint) {
+    expect(await chain(this).getDeposit(w), `BidderRegistry.getDeposit(bidder, ${w})`).toBe(0n);
+  },
+);
 
 Then(
   "BidderRegistry holds the noted deposit of window {windowRef} plus {ethAmount} for the bidder",
@@ -512,10 +600,18 @@ Then(
   },
 );
 
-Then("BidderRegistry soon holds nothing for the bidder in window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
-  const c = chain(this);
-  await eventually(`BidderRegistry holds nothing for the bidder in window ${w}`, () => c.getDeposit(w), (h) => h === 0n, (h) => fmt(h));
-});
+Then(
+  "BidderRegistry soon holds nothing for the bidder in window {windowRef}",
+  async function (this: ConformanceWorld, w: bigint) {
+    const c = chain(this);
+    await eventually(
+      `BidderRegistry holds nothing for the bidder in window ${w}`,
+      () => c.getDeposit(w),
+      (h) => h === 0n,
+      (h) => fmt(h),
+    );
+  },
+);
 
 // The message runs to the last double quote of the line, so it may itself contain quotes (`parsing field "…"`).
 Then(
@@ -536,7 +632,8 @@ function expectFailure(world: ConformanceWorld, status: number, code: number, me
   }
   const r = world.response;
   const body = r.json as { message?: unknown } | undefined;
-  const got = body && typeof body.message === "string" ? { ...body, message: stableText(body.message) } : (r.json ?? r.text);
+  const got =
+    body && typeof body.message === "string" ? { ...body, message: stableText(body.message) } : (r.json ?? r.text);
   expect({ status: r.status, body: got }, `response ${r.status}: ${r.text}`).toEqual({
     status,
     body: { code, message: expected, details: [] },
@@ -549,10 +646,16 @@ Then(/^the bidder answers exactly (\{.*\})$/, function (this: ConformanceWorld, 
   expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual(JSON.parse(substituteWindows(this, json)));
 });
 
-Then("the auto-deposit answer starts at window {windowRef} with {ethAmount} per window", function (this: ConformanceWorld, w: bigint, amount: bigint) {
-  expectOk(this.lastAnswer, "auto_deposit");
-  expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({ startWindowNumber: w.toString(), amountPerWindow: amount.toString() });
-});
+Then(
+  "the auto-deposit answer starts at window {windowRef} with {ethAmount} per window",
+  function (this: ConformanceWorld, w: bigint, amount: bigint) {
+    expectOk(this.lastAnswer, "auto_deposit");
+    expect(this.lastAnswer.value, this.lastAnswer.describe()).toEqual({
+      startWindowNumber: w.toString(),
+      amountPerWindow: amount.toString(),
+    });
+  },
+);
 
 Then(/^the auto-deposit status is (enabled|disabled)$/, async function (this: ConformanceWorld, state: string) {
   const s = await fetchStatus(this);
@@ -565,7 +668,8 @@ Then("the auto-deposit status lists:", async function (this: ConformanceWorld, t
   for (const row of table.hashes()) {
     const w = resolveWindow(this, row.window!);
     const { start, end } = windowRange(w);
-    if (row.current !== "yes" && row.current !== "no") throw new Error(`current must be "yes" or "no", not "${row.current}"`);
+    if (row.current !== "yes" && row.current !== "no")
+      throw new Error(`current must be "yes" or "no", not "${row.current}"`);
     const entry = s.windowBalances.find((b) => b.windowNumber === w.toString());
     expect(entry, `window ${w} in the status ${JSON.stringify(s)}`).toBeDefined();
     expect(entry).toEqual({
@@ -580,17 +684,23 @@ Then("the auto-deposit status lists:", async function (this: ConformanceWorld, t
 
 Then("the auto-deposit status does not list window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
   const s = await fetchStatus(this);
-  expect(s.windowBalances.map((b) => b.windowNumber), "windows in the status").not.toContain(w.toString());
+  expect(
+    s.windowBalances.map((b) => b.windowNumber),
+    "windows in the status",
+  ).not.toContain(w.toString());
 });
 
-Then("the auto-deposit status soon lists no window before window {windowRef}", async function (this: ConformanceWorld, w: bigint) {
-  await eventually(
-    `the auto-deposit status lists no window before ${w}`,
-    () => fetchStatus(this),
-    (s) => s.windowBalances.every((b) => BigInt(b.windowNumber) >= w),
-    (s) => `windows ${s.windowBalances.map((b) => b.windowNumber).join(", ")}`,
-  );
-});
+Then(
+  "the auto-deposit status soon lists no window before window {windowRef}",
+  async function (this: ConformanceWorld, w: bigint) {
+    await eventually(
+      `the auto-deposit status lists no window before ${w}`,
+      () => fetchStatus(this),
+      (s) => s.windowBalances.every((b) => BigInt(b.windowNumber) >= w),
+      (s) => `windows ${s.windowBalances.map((b) => b.windowNumber).join(", ")}`,
+    );
+  },
+);
 
 Then("the cancel answer lists exactly the windows the status lists now", async function (this: ConformanceWorld) {
   expectOk(this.lastAnswer, "cancel_auto_deposit");
@@ -598,7 +708,9 @@ Then("the cancel answer lists exactly the windows the status lists now", async f
   expect(Object.keys(body ?? {}), this.lastAnswer.describe()).toEqual(["windowNumbers"]);
   expect(Array.isArray(body.windowNumbers), `windowNumbers is an array: ${this.lastAnswer.describe()}`).toBe(true);
   const answered = (body.windowNumbers as unknown[]).map((w) => {
-    expect(typeof w === "string" && /^[1-9]\d*$/.test(w), `window number ${JSON.stringify(w)} is a uint64 string`).toBe(true);
+    expect(typeof w === "string" && /^[1-9]\d*$/.test(w), `window number ${JSON.stringify(w)} is a uint64 string`).toBe(
+      true,
+    );
     return w as string;
   });
   // Cancel answers every window on record and clears nothing; once stopped, nothing changes the record, so the
@@ -634,5 +746,6 @@ Then("the auto-deposit status lists its windows in ascending order", async funct
   const windows = s.windowBalances.map((b) => BigInt(b.windowNumber));
   if (windows.length < 2) throw new Error(`the status lists ${windows.length} window(s); the check needs several`);
   for (let i = 1; i < windows.length; i++)
-    if (!(windows[i - 1]! < windows[i]!)) throw new Error(`windowBalances are not in ascending window order: ${windows.join(", ")}`);
+    if (!(windows[i - 1]! < windows[i]!))
+      throw new Error(`windowBalances are not in ascending window order: ${windows.join(", ")}`);
 });

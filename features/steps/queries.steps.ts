@@ -3,14 +3,22 @@
  * SendBid, and the provider stake / reward and bidder slashed-funds operations checked against the registries.
  * Scenario state and chain reads live in features/support/queries.ts.
  */
-import { Given, Then, When, type DataTable } from "@cucumber/cucumber";
+
 import { expect } from "bun:test";
-import { getAddress, type Address } from "viem";
-import { chainOf } from "../support/chain.ts";
+import { type DataTable, Given, Then, When } from "@cucumber/cucumber";
+import { type Address, getAddress } from "viem";
 import { providerRegistryAbi } from "../support/abi.ts";
+import { chainOf } from "../support/chain.ts";
 import { SKIPPED_PREFIX } from "../support/health.ts";
+import {
+  allPages,
+  providerAddress,
+  QuerySuiteError,
+  queriesOf,
+  registries,
+  type SentQueryBid,
+} from "../support/queries.ts";
 import type { ConformanceWorld } from "../support/world.ts";
-import { allPages, providerAddress, queriesOf, QuerySuiteError, registries, type SentQueryBid } from "../support/queries.ts";
 
 // ------------------------------------------------------------------------------------------- wire shapes
 
@@ -90,7 +98,12 @@ async function bidInfo(world: ConformanceWorld, query: string): Promise<BidInfoR
  * bidder (upstream sends it first, then stores it): with `atLeast`, the listing is read again, for up to 5 s, until
  * it holds that many commitments.
  */
-async function commitmentInfo(world: ConformanceWorld, provider: number, query: string, atLeast = 0): Promise<CommitmentInfoResponse> {
+async function commitmentInfo(
+  world: ConformanceWorld,
+  provider: number,
+  query: string,
+  atLeast = 0,
+): Promise<CommitmentInfoResponse> {
   const deadline = performance.now() + 5_000;
   for (;;) {
     await ask(world, `provider ${provider}`, `/v1/provider/get_commitment_info?${query}`);
@@ -103,7 +116,10 @@ async function commitmentInfo(world: ConformanceWorld, provider: number, query: 
 
 /** The only group of a filtered listing, which must be block `block`. */
 function onlyGroup<G extends { blockNumber: string }>(groups: G[], block: bigint, text: string): G {
-  expect(groups.map((g) => g.blockNumber), `groups of ${text}`).toEqual([block.toString()]);
+  expect(
+    groups.map((g) => g.blockNumber),
+    `groups of ${text}`,
+  ).toEqual([block.toString()]);
   return groups[0]!;
 }
 
@@ -113,17 +129,23 @@ function sortedProviders(world: ConformanceWorld, providers: number[]): string[]
 
 // ------------------------------------------------------------------------------------------- setup
 
-Given(/^providers (\d+) and (\d+) run applications that accept every bid$/, async function (this: ConformanceWorld, a: number, b: number) {
-  await queriesOf(this).attachAcceptAll(providersOf(a, b));
-});
+Given(
+  /^providers (\d+) and (\d+) run applications that accept every bid$/,
+  async function (this: ConformanceWorld, a: number, b: number) {
+    await queriesOf(this).attachAcceptAll(providersOf(a, b));
+  },
+);
 
-Given(/^a fresh block ([A-Z])((?: with a deposit)?)$/, async function (this: ConformanceWorld, name: string, deposit?: string) {
-  const s = queriesOf(this);
-  const w = await s.freshWindow();
-  const block = (w - 1n) * 10n + 1n + BigInt(Math.floor(Math.random() * 10));
-  s.bind(name, block);
-  if (deposit) await s.fund(block);
-});
+Given(
+  /^a fresh block ([A-Z])((?: with a deposit)?)$/,
+  async function (this: ConformanceWorld, name: string, deposit?: string) {
+    const s = queriesOf(this);
+    const w = await s.freshWindow();
+    const block = (w - 1n) * 10n + 1n + BigInt(Math.floor(Math.random() * 10));
+    s.bind(name, block);
+    if (deposit) await s.fund(block);
+  },
+);
 
 Given(
   /^fresh blocks ([A-Z]) and ([A-Z]) on either side of a decimal digit boundary, with a deposit$/,
@@ -171,24 +193,29 @@ When(
     const s = queriesOf(this);
     const block = s.block(name);
     for (const a of amounts(list)) {
-      const revertingTxHashes = reverting ? [Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")] : [];
+      const revertingTxHashes = reverting
+        ? [Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")]
+        : [];
       await s.bid(block, a, s.agents.length, { revertingTxHashes });
     }
   },
 );
 
-When(/^the bidder sends (\d+) bids of ([0-9]+) wei for block ([A-Z])$/, async function (this: ConformanceWorld, n: number, amount: string, name: string) {
-  const s = queriesOf(this);
-  const block = s.block(name);
-  let next = 0;
-  const worker = async () => {
-    while (next < n) {
-      next++;
-      await s.bid(block, BigInt(amount), s.agents.length);
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-});
+When(
+  /^the bidder sends (\d+) bids of ([0-9]+) wei for block ([A-Z])$/,
+  async function (this: ConformanceWorld, n: number, amount: string, name: string) {
+    const s = queriesOf(this);
+    const block = s.block(name);
+    let next = 0;
+    const worker = async () => {
+      while (next < n) {
+        next++;
+        await s.bid(block, BigInt(amount), s.agents.length);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+  },
+);
 
 // ------------------------------------------------------------------------------------------- listings
 
@@ -196,9 +223,12 @@ When(/^I ask the bidder for its bid info with "([^"]*)"$/, async function (this:
   return this.send("GET", "bidder", `/v1/bidder/get_bid_info?${queriesOf(this).substitute(query)}`);
 });
 
-When(/^I ask provider (\d+) for its commitment info with "([^"]*)"$/, async function (this: ConformanceWorld, p: number, query: string) {
-  return this.send("GET", `provider ${p}`, `/v1/provider/get_commitment_info?${queriesOf(this).substitute(query)}`);
-});
+When(
+  /^I ask provider (\d+) for its commitment info with "([^"]*)"$/,
+  async function (this: ConformanceWorld, p: number, query: string) {
+    return this.send("GET", `provider ${p}`, `/v1/provider/get_commitment_info?${queriesOf(this).substitute(query)}`);
+  },
+);
 
 Then(
   /^every page of (the bidder's bid info|provider \d+'s commitment info) lists blocks in ascending numeric order, block ([A-Z]) before block ([A-Z])$/,
@@ -211,9 +241,11 @@ Then(
     const blocks = pages.map((p) => p.map((b) => BigInt(b)));
     for (const [i, page] of blocks.entries()) {
       for (let j = 1; j < page.length; j++)
-        if (!(page[j - 1]! < page[j]!)) throw new QuerySuiteError(`${which}, page ${i}: block ${page[j - 1]} is listed before block ${page[j]}`);
+        if (!(page[j - 1]! < page[j]!))
+          throw new QuerySuiteError(`${which}, page ${i}: block ${page[j - 1]} is listed before block ${page[j]}`);
       const prev = blocks[i - 1]?.at(-1);
-      if (prev !== undefined && prev > page[0]!) throw new QuerySuiteError(`${which}: page ${i - 1} ends with block ${prev}, page ${i} starts with ${page[0]}`);
+      if (prev !== undefined && prev > page[0]!)
+        throw new QuerySuiteError(`${which}: page ${i - 1} ends with block ${prev}, page ${i} starts with ${page[0]}`);
     }
     const flat = blocks.flat();
     const a = flat.indexOf(s.block(first));
@@ -228,9 +260,15 @@ Then(
   async function (this: ConformanceWorld, name: string, list: string, p1: number, p2: number) {
     const block = queriesOf(this).block(name);
     const group = onlyGroup((await bidInfo(this, `block_number=${block}`)).blockBidInfo, block, "the bid info");
-    expect(group.bids.map((b) => b.bidAmount), `bids of block ${block}`).toEqual(amounts(list).map(String));
+    expect(
+      group.bids.map((b) => b.bidAmount),
+      `bids of block ${block}`,
+    ).toEqual(amounts(list).map(String));
     const expected = sortedProviders(this, providersOf(p1, p2));
-    for (const b of group.bids) expect(b.commitments.map((c) => c.providerAddress).sort(), `providers of the ${b.bidAmount} wei bid`).toEqual(expected);
+    for (const b of group.bids)
+      expect(b.commitments.map((c) => c.providerAddress).sort(), `providers of the ${b.bidAmount} wei bid`).toEqual(
+        expected,
+      );
   },
 );
 
@@ -238,8 +276,15 @@ Then(
   /^provider (\d+)'s commitment info for block ([A-Z]) lists the commitments of ([\d, and]+) wei in that order$/,
   async function (this: ConformanceWorld, p: number, name: string, list: string) {
     const block = queriesOf(this).block(name);
-    const group = onlyGroup((await commitmentInfo(this, p, `block_number=${block}`, amounts(list).length)).commitments, block, "the commitment info");
-    expect(group.commitments.map((c) => c.amount), `commitments of block ${block}`).toEqual(amounts(list).map(String));
+    const group = onlyGroup(
+      (await commitmentInfo(this, p, `block_number=${block}`, amounts(list).length)).commitments,
+      block,
+      "the commitment info",
+    );
+    expect(
+      group.commitments.map((c) => c.amount),
+      `commitments of block ${block}`,
+    ).toEqual(amounts(list).map(String));
   },
 );
 
@@ -278,7 +323,10 @@ Then(
     expect(group.bids.map((b) => b.bidDigest).sort(), "bid digests listed").toEqual(sent.map((b) => b.digest).sort());
     for (const b of sent) {
       const listed = group.bids.find((x) => x.bidDigest === b.digest)!;
-      const normalised = { ...listed, commitments: [...listed.commitments].sort((x, y) => x.providerAddress.localeCompare(y.providerAddress)) };
+      const normalised = {
+        ...listed,
+        commitments: [...listed.commitments].sort((x, y) => x.providerAddress.localeCompare(y.providerAddress)),
+      };
       expect(normalised, `the ${b.amount} wei bid`).toEqual(expectedBid(b, listed));
     }
   },
@@ -292,10 +340,15 @@ Then(
     const sent = s.bidsFor(block);
     for (const p of providersOf(p1, p2)) {
       const address = noHex(providerAddress(this, p));
-      const group = onlyGroup((await commitmentInfo(this, p, `block_number=${block}`, sent.length)).commitments, block, `provider ${p}'s commitment info`);
-      expect(group.commitments.map((c) => c.amount), `amounts listed by provider ${p}`).toEqual(
-        [...sent].sort((a, b) => (a.amount > b.amount ? -1 : 1)).map((b) => b.amount.toString()),
+      const group = onlyGroup(
+        (await commitmentInfo(this, p, `block_number=${block}`, sent.length)).commitments,
+        block,
+        `provider ${p}'s commitment info`,
       );
+      expect(
+        group.commitments.map((c) => c.amount),
+        `amounts listed by provider ${p}`,
+      ).toEqual([...sent].sort((a, b) => (a.amount > b.amount ? -1 : 1)).map((b) => b.amount.toString()));
       for (const b of sent) {
         const listed = group.commitments.find((c) => c.amount === b.amount.toString())!;
         const mine = b.commitments.find((c) => noHex(c.providerAddress) === address);
@@ -323,16 +376,24 @@ Then(
 Then("the bid info lists exactly:", function (this: ConformanceWorld, table: DataTable) {
   const s = queriesOf(this);
   const body = okJson<BidInfoResponse>(this, "get_bid_info");
-  const got = body.blockBidInfo.flatMap((g) => g.bids.map((b) => ({ block: g.blockNumber, bid: b.bidAmount, commitments: b.commitments.length })));
-  const want = table.hashes().map((r) => ({ block: s.block(r.block!).toString(), bid: r.bid!, commitments: Number(r.commitments) }));
+  const got = body.blockBidInfo.flatMap((g) =>
+    g.bids.map((b) => ({ block: g.blockNumber, bid: b.bidAmount, commitments: b.commitments.length })),
+  );
+  const want = table
+    .hashes()
+    .map((r) => ({ block: s.block(r.block!).toString(), bid: r.bid!, commitments: Number(r.commitments) }));
   expect(got, `bid info ${this.lastAnswer.describe().slice(0, 2000)}`).toEqual(want);
 });
 
 Then("the commitment info lists exactly:", function (this: ConformanceWorld, table: DataTable) {
   const s = queriesOf(this);
   const body = okJson<CommitmentInfoResponse>(this, "get_commitment_info");
-  const got = body.commitments.flatMap((g) => g.commitments.map((c) => ({ group: g.blockNumber, block: c.blockNumber, amount: c.amount })));
-  const want = table.hashes().map((r) => ({ group: s.block(r.block!).toString(), block: s.block(r.block!).toString(), amount: r.amount! }));
+  const got = body.commitments.flatMap((g) =>
+    g.commitments.map((c) => ({ group: g.blockNumber, block: c.blockNumber, amount: c.amount })),
+  );
+  const want = table
+    .hashes()
+    .map((r) => ({ group: s.block(r.block!).toString(), block: s.block(r.block!).toString(), amount: r.amount! }));
   expect(got, `commitment info ${this.lastAnswer.describe().slice(0, 2000)}`).toEqual(want);
 });
 
@@ -367,7 +428,10 @@ Then(
       return;
     }
     const r = this.response;
-    expect({ status: r.status, body: r.json ?? r.text }, `response ${r.status}: ${r.text}`).toEqual({ status: Number(status), body: want });
+    expect({ status: r.status, body: r.json ?? r.text }, `response ${r.status}: ${r.text}`).toEqual({
+      status: Number(status),
+      body: want,
+    });
   },
 );
 
@@ -383,11 +447,17 @@ Then("the stake answer is ProviderRegistry's minimum stake with no BLS keys", as
   expect(okJson<StakeAnswer>(this, "get_min_stake")).toEqual({ amount: min.toString(), blsPublicKeys: [] });
 });
 
-Then(/^the stake answer is provider (\d+)'s stake and BLS keys in ProviderRegistry$/, async function (this: ConformanceWorld, p: number) {
-  const address = providerAddress(this, p);
-  const [stake, keys] = await Promise.all([registries(this).stakeOf(address), registries(this).blsKeysOf(address)]);
-  expect(okJson<StakeAnswer>(this, "get_stake")).toEqual({ amount: stake.toString(), blsPublicKeys: keys.map(noHex) });
-});
+Then(
+  /^the stake answer is provider (\d+)'s stake and BLS keys in ProviderRegistry$/,
+  async function (this: ConformanceWorld, p: number) {
+    const address = providerAddress(this, p);
+    const [stake, keys] = await Promise.all([registries(this).stakeOf(address), registries(this).blsKeysOf(address)]);
+    expect(okJson<StakeAnswer>(this, "get_stake")).toEqual({
+      amount: stake.toString(),
+      blsPublicKeys: keys.map(noHex),
+    });
+  },
+);
 
 Given(/^provider (\d+)'s stake in ProviderRegistry is noted$/, async function (this: ConformanceWorld, p: number) {
   queriesOf(this).noted.set(`stake ${p}`, await registries(this).stakeOf(providerAddress(this, p)));
@@ -397,11 +467,17 @@ Then(/^the stake answer is ([0-9]+) wei with no BLS keys$/, function (this: Conf
   expect(okJson<StakeAnswer>(this, "stake")).toEqual({ amount: wei, blsPublicKeys: [] });
 });
 
-Then(/^ProviderRegistry holds the noted stake plus ([0-9]+) wei for provider (\d+)$/, async function (this: ConformanceWorld, wei: string, p: number) {
-  const noted = queriesOf(this).noted.get(`stake ${p}`);
-  if (noted === undefined) throw new QuerySuiteError(`provider ${p}'s stake was not noted`);
-  expect(await registries(this).stakeOf(providerAddress(this, p)), `ProviderRegistry.getProviderStake(provider ${p})`).toBe(noted + BigInt(wei));
-});
+Then(
+  /^ProviderRegistry holds the noted stake plus ([0-9]+) wei for provider (\d+)$/,
+  async function (this: ConformanceWorld, wei: string, p: number) {
+    const noted = queriesOf(this).noted.get(`stake ${p}`);
+    if (noted === undefined) throw new QuerySuiteError(`provider ${p}'s stake was not noted`);
+    expect(
+      await registries(this).stakeOf(providerAddress(this, p)),
+      `ProviderRegistry.getProviderStake(provider ${p})`,
+    ).toBe(noted + BigInt(wei));
+  },
+);
 
 // ------------------------------------------------------------------------------------------- rewards and slashed funds
 
@@ -420,7 +496,10 @@ Then(/^the reward answer is ([0-9]+)$/, function (this: ConformanceWorld, wei: s
 });
 
 Then(/^BidderRegistry holds no reward for provider (\d+)$/, async function (this: ConformanceWorld, p: number) {
-  expect(await registries(this).rewardOf(providerAddress(this, p)), `BidderRegistry.providerAmount(provider ${p})`).toBe(0n);
+  expect(
+    await registries(this).rewardOf(providerAddress(this, p)),
+    `BidderRegistry.providerAmount(provider ${p})`,
+  ).toBe(0n);
 });
 
 function accountOf(world: ConformanceWorld, who: string): Address {
@@ -435,7 +514,10 @@ Given(/^(provider \d+|the bidder)'s transaction count is noted$/, async function
 Then(/^(provider \d+|the bidder) sent no transaction$/, async function (this: ConformanceWorld, who: string) {
   const noted = queriesOf(this).noted.get(`nonce ${who}`);
   if (noted === undefined) throw new QuerySuiteError(`${who}'s transaction count was not noted`);
-  expect(BigInt(await registries(this).nonceOf(accountOf(this, who))), `${who}'s transaction count on the settlement chain`).toBe(noted);
+  expect(
+    BigInt(await registries(this).nonceOf(accountOf(this, who))),
+    `${who}'s transaction count on the settlement chain`,
+  ).toBe(noted);
 });
 
 Given("the slashed funds owed to the bidder are noted", async function (this: ConformanceWorld) {
@@ -450,7 +532,10 @@ Then("the body is the JSON string of the noted slashed funds", function (this: C
 });
 
 Then("ProviderRegistry owes the bidder nothing", async function (this: ConformanceWorld) {
-  expect(await registries(this).slashedOwedTo(getAddress(this.target.bidderAddress)), "ProviderRegistry.bidderSlashedAmount(bidder)").toBe(0n);
+  expect(
+    await registries(this).slashedOwedTo(getAddress(this.target.bidderAddress)),
+    "ProviderRegistry.bidderSlashedAmount(bidder)",
+  ).toBe(0n);
 });
 
 // ------------------------------------------------------------------------------------------- unstake
@@ -459,24 +544,41 @@ const unstakeFrom = new WeakMap<ConformanceWorld, bigint>();
 
 Given(/^provider (\d+) of the target may be unstaked$/, async function (this: ConformanceWorld, p: number) {
   if (this.target.providerUrls.length < Number(p)) {
-    this.attach(`${SKIPPED_PREFIX}the target has ${this.target.providerUrls.length} providers; provider ${p} is the one the unstake scenario takes out`, "text/plain");
+    this.attach(
+      `${SKIPPED_PREFIX}the target has ${this.target.providerUrls.length} providers; provider ${p} is the one the unstake scenario takes out`,
+      "text/plain",
+    );
     return "skipped";
   }
   const requested = await registries(this).withdrawalRequestOf(providerAddress(this, p));
   if (requested !== 0n) {
-    this.attach(`${SKIPPED_PREFIX}provider ${p} already asked to unstake (an earlier run on this target)`, "text/plain");
+    this.attach(
+      `${SKIPPED_PREFIX}provider ${p} already asked to unstake (an earlier run on this target)`,
+      "text/plain",
+    );
     return "skipped";
   }
   unstakeFrom.set(this, (await chainOf(this.target).settlementBlockNumber()) + 1n);
 });
 
-Then(/^ProviderRegistry recorded an unstake request of provider (\d+) in this scenario$/, async function (this: ConformanceWorld, p: number) {
-  const address = providerAddress(this, p);
-  const from = unstakeFrom.get(this) ?? fail("the scenario did not note where it began");
-  const logs = await chainOf(this.target).settlement.getLogs({ address: this.target.contracts.providerRegistry as Address, event: providerRegistryAbi.find((x) => x.type === "event" && x.name === "Unstake")!, args: { provider: address }, fromBlock: from });
-  expect(logs.length, `Unstake events of ${address} since settlement block ${from}`).toBe(1);
-  expect(await registries(this).withdrawalRequestOf(address), `ProviderRegistry.withdrawalRequests(${address})`).toBeGreaterThan(0n);
-});
+Then(
+  /^ProviderRegistry recorded an unstake request of provider (\d+) in this scenario$/,
+  async function (this: ConformanceWorld, p: number) {
+    const address = providerAddress(this, p);
+    const from = unstakeFrom.get(this) ?? fail("the scenario did not note where it began");
+    const logs = await chainOf(this.target).settlement.getLogs({
+      address: this.target.contracts.providerRegistry as Address,
+      event: providerRegistryAbi.find((x) => x.type === "event" && x.name === "Unstake")!,
+      args: { provider: address },
+      fromBlock: from,
+    });
+    expect(logs.length, `Unstake events of ${address} since settlement block ${from}`).toBe(1);
+    expect(
+      await registries(this).withdrawalRequestOf(address),
+      `ProviderRegistry.withdrawalRequests(${address})`,
+    ).toBeGreaterThan(0n);
+  },
+);
 
 function fail(message: string): never {
   throw new QuerySuiteError(message);

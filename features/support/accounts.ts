@@ -4,8 +4,8 @@
  * settlement chain, 17 sends validator opt-ins; 0–9 belong to the devnet itself (deployer, oracle, nodes).
  */
 import type { Hex } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
 import { bytesToHex } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
 
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
 

@@ -6,14 +6,14 @@
  */
 import { keccak256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { perScenario } from "./perScenario.ts";
+import { MevCommitError } from "../../lib/errors.ts";
+import { chainOf, freshWindowsAhead } from "./chain.ts";
 import type { MessageStream } from "./clients/api.ts";
 import { amountOf, ProviderApplication, type ProviderPolicy, type ReceivedBid } from "./clients/providerApp.ts";
-import { chainOf, freshWindowsAhead } from "./chain.ts";
+import { perScenario } from "./perScenario.ts";
 import { BLOCKS_PER_WINDOW, firstBlockOf } from "./protocol.ts";
-import type { ConformanceWorld } from "./world.ts";
 import type { Target } from "./target.ts";
-import { MevCommitError } from "../../lib/errors.ts";
+import type { ConformanceWorld } from "./world.ts";
 
 export { amountOf };
 
@@ -46,7 +46,9 @@ export async function finished(stream: MessageStream, bidTimeoutMs: number): Pro
     const left = deadline - performance.now();
     if (left <= 0) {
       stream.close();
-      throw new BidSuiteError(`SendBid did not end within ${limit} ms (the target's bid timeout ${bidTimeoutMs} ms + ${STREAM_SLACK_MS} ms): ${stream.describe(600)}`);
+      throw new BidSuiteError(
+        `SendBid did not end within ${limit} ms (the target's bid timeout ${bidTimeoutMs} ms + ${STREAM_SLACK_MS} ms): ${stream.describe(600)}`,
+      );
     }
     await stream.changed(left);
   }
@@ -87,8 +89,11 @@ export class BidScenario {
     if (r.error) throw new BidSuiteError(`deposit of ${wei} wei in window ${window}: ${r.describe()}`);
     const body = r.value as { amount?: string; windowNumber?: string | number };
     if (String(body?.windowNumber) !== String(window))
-      throw new BidSuiteError(`deposit for window ${window} answered windowNumber ${JSON.stringify(body?.windowNumber)}: ${r.describe()}`);
-    if (!/^[0-9]+$/.test(String(body?.amount))) throw new BidSuiteError(`deposit answered amount ${JSON.stringify(body?.amount)}: ${r.describe()}`);
+      throw new BidSuiteError(
+        `deposit for window ${window} answered windowNumber ${JSON.stringify(body?.windowNumber)}: ${r.describe()}`,
+      );
+    if (!/^[0-9]+$/.test(String(body?.amount)))
+      throw new BidSuiteError(`deposit answered amount ${JSON.stringify(body?.amount)}: ${r.describe()}`);
     const total = BigInt(body.amount!);
     if (total < wei) throw new BidSuiteError(`deposit of ${wei} wei in window ${window} answered a total of ${total}`);
     this.window = window;
@@ -109,7 +114,12 @@ export class BidScenario {
       } as const;
       r =
         n % 2 === 1
-          ? await account.signTransaction({ ...common, type: "eip1559", maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n })
+          ? await account.signTransaction({
+              ...common,
+              type: "eip1559",
+              maxFeePerGas: 2_000_000_000n,
+              maxPriorityFeePerGas: 1_000_000_000n,
+            })
           : await account.signTransaction({ ...common, type: "legacy", gasPrice: 2_000_000_000n });
       this.raws.set(n, r);
     }
@@ -125,7 +135,8 @@ export class BidScenario {
    * scenario's nth bid as its provider application received it, base64).
    */
   async substitute(text: string): Promise<string> {
-    const re = /\$(BLOCK|DECAY_START|DECAY_END|ALLOWANCE)([+-]\d+)?|\$RAW_(\d+)(_NO_0X|_BARE)?|\$HASH_OF_RAW_(\d+)|\$DIGEST_OF_BID_(\d+)/g;
+    const re =
+      /\$(BLOCK|DECAY_START|DECAY_END|ALLOWANCE)([+-]\d+)?|\$RAW_(\d+)(_NO_0X|_BARE)?|\$HASH_OF_RAW_(\d+)|\$DIGEST_OF_BID_(\d+)/g;
     const parts: string[] = [];
     let last = 0;
     for (const m of text.matchAll(re)) {
@@ -155,7 +166,8 @@ export class BidScenario {
   }
 
   allowance(): bigint {
-    if (this.deposit === 0n) throw new BidSuiteError("$ALLOWANCE needs a deposit first (Given the bidder has … deposited in a fresh window)");
+    if (this.deposit === 0n)
+      throw new BidSuiteError("$ALLOWANCE needs a deposit first (Given the bidder has … deposited in a fresh window)");
     return this.deposit / BLOCKS_PER_WINDOW;
   }
 
@@ -214,7 +226,8 @@ export class BidScenario {
     if (!this.world.has("sim-control") || this.world.has("sim-nodes") || !address) return undefined;
     return async (bid) => {
       // A bid for a block already mined has nothing left to build ("late"): only future blocks need the bundle.
-      if (bid.rawTransactions?.length) await this.world.control.bundle(address, bid.blockNumber, bid.rawTransactions, amountOf(bid));
+      if (bid.rawTransactions?.length)
+        await this.world.control.bundle(address, bid.blockNumber, bid.rawTransactions, amountOf(bid));
     };
   }
 
@@ -239,7 +252,9 @@ export class BidScenario {
     const errors = this.apps.flatMap((a) => a.app.errors.map((e) => `${a.app.label}: ${e}`));
     if (this.apps.length) errors.push(...(await receiversGone(this.world)));
     for (const index of this.stoppedProviders.splice(0)) {
-      await this.world.control.provider(index, "start").catch((e: Error) => errors.push(`restarting provider node ${index}: ${e.message}`));
+      await this.world.control
+        .provider(index, "start")
+        .catch((e: Error) => errors.push(`restarting provider node ${index}: ${e.message}`));
     }
     return errors;
   }
@@ -269,7 +284,10 @@ export async function receiversGone(world: ConformanceWorld, timeoutMs = 3_000):
     const nodes = (await world.control.status()).nodes ?? [];
     const left = nodes.filter((n) => (n.receivers ?? 0) > 0);
     if (left.length === 0) return [];
-    if (performance.now() > deadline) return [`provider node(s) ${left.map((n) => `${n.name} (${n.receivers} receivers)`).join(", ")} still hold receivers ${timeoutMs} ms after their applications left`];
+    if (performance.now() > deadline)
+      return [
+        `provider node(s) ${left.map((n) => `${n.name} (${n.receivers} receivers)`).join(", ")} still hold receivers ${timeoutMs} ms after their applications left`,
+      ];
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -1,8 +1,8 @@
-import { createPublicClient, http, type Address, type PublicClient } from "viem";
+import { type Address, createPublicClient, http, type PublicClient } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 import { bidderRegistryAbi, blockTrackerAbi } from "./abi.ts";
 import { windowOfBlock } from "./protocol.ts";
 import type { Target } from "./target.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 /** A read against a target's chain failed; carries what was asked so the failing step says it. */
 export class ChainReadError extends MevCommitError {
@@ -123,5 +123,7 @@ export async function freshClosedWindow(chain: ChainReader): Promise<bigint> {
     handedOut.add(w);
     return w;
   }
-  throw new Error(`no closed window without a deposit of the bidder is left below window ${current - 1n} (current window ${current})`);
+  throw new Error(
+    `no closed window without a deposit of the bidder is left below window ${current - 1n} (current window ${current})`,
+  );
 }

@@ -5,9 +5,9 @@
  * the suite runs before going on (issue 9, item 4).
  */
 import { spawn } from "node:child_process";
+import { MevCommitError } from "../../lib/errors.ts";
 import { call, HttpCallError } from "./clients/http.ts";
 import type { Target } from "./target.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 export class TargetDownError extends MevCommitError {}
 
@@ -61,7 +61,8 @@ export async function restartTarget(target: Target, log: (line: string) => void,
   for (;;) {
     const still = await probeTarget(target, 2_000);
     if (!still) break;
-    if (performance.now() > deadline) throw new TargetDownError(`the target is still down ${timeoutMs} ms after its restart command: ${still}`);
+    if (performance.now() > deadline)
+      throw new TargetDownError(`the target is still down ${timeoutMs} ms after its restart command: ${still}`);
     await new Promise((r) => setTimeout(r, 500));
   }
   down = undefined;

@@ -13,13 +13,21 @@
  *   it fails with "the target went down during this scenario" alone, and the scenarios after it are not run.
  */
 import { After, AfterAll, Before, BeforeAll, Status, setDefaultTimeout } from "@cucumber/cucumber";
-import { markDown, NOT_RUN_PREFIX, probeTarget, restartTarget, SKIPPED_PREFIX, targetDown, TargetDownError } from "./health.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 import { CAPABILITY_TAGS } from "./capabilities.ts";
+import {
+  markDown,
+  NOT_RUN_PREFIX,
+  probeTarget,
+  restartTarget,
+  SKIPPED_PREFIX,
+  TargetDownError,
+  targetDown,
+} from "./health.ts";
 import { hasRun, run, setRun } from "./run.ts";
 import { startTarget } from "./target.ts";
 import { prepareTarget, readTargetSettings, restoreTargetSettings, type TargetSettings } from "./targetSettings.ts";
 import type { ConformanceWorld } from "./world.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 setDefaultTimeout(60_000);
 
@@ -35,7 +43,9 @@ BeforeAll({ timeout: 180_000 }, async () => {
     setRun(s);
     startedHere = true;
     const t = s.target;
-    console.log(`\nTarget: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`);
+    console.log(
+      `\nTarget: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`,
+    );
   }
   // A target with a restart command that is down already (e.g. a node the last run's @may-crash pass took down) is
   // restarted before the first scenario, which would otherwise fail for what happened before it.
@@ -48,11 +58,14 @@ BeforeAll({ timeout: 180_000 }, async () => {
   }
 });
 
-AfterAll({ timeout: 120_000 }, async function () {
+AfterAll({ timeout: 120_000 }, async () => {
   if (settingsBefore) {
-    const lines = await restoreTargetSettings(run().target, settingsBefore).catch((e: Error) => [`left unknown: the target's settings (${e.message})`]);
+    const lines = await restoreTargetSettings(run().target, settingsBefore).catch((e: Error) => [
+      `left unknown: the target's settings (${e.message})`,
+    ]);
     settingsBefore = undefined;
-    if (lines.length) console.log(`\nThe target's settings this pass changed:\n${lines.map((l) => `  ${l}`).join("\n")}`);
+    if (lines.length)
+      console.log(`\nThe target's settings this pass changed:\n${lines.map((l) => `  ${l}`).join("\n")}`);
   }
   if (!startedHere) return;
   await run().stop();

@@ -2,16 +2,20 @@
  * Killing a node of the target with SIGKILL and waiting for it to come back (capability `sim-kill`: the control
  * API's `POST /sim/v1/nodes/{name}/kill` kills the node's process and starts it again on the same data).
  */
+
+import { MevCommitError } from "../../lib/errors.ts";
 import { bidsOf } from "./bids.ts";
 import { HttpCallError } from "./clients/http.ts";
 import type { ConformanceWorld } from "./world.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 export class NodeRestartError extends MevCommitError {}
 
 /** The control API's name of a node named the way steps name it ("the bidder", "provider 2"). */
 async function controlName(world: ConformanceWorld, node: string): Promise<string> {
-  const address = node === "the bidder" ? world.target.bidderAddress : world.target.providerAddresses[Number(/^provider (\d+)$/.exec(node)?.[1]) - 1];
+  const address =
+    node === "the bidder"
+      ? world.target.bidderAddress
+      : world.target.providerAddresses[Number(/^provider (\d+)$/.exec(node)?.[1]) - 1];
   if (!address) throw new NodeRestartError(`unknown node "${node}"`);
   const nodes = (await world.control.status()).nodes ?? [];
   const n = nodes.find((x) => x.address.toLowerCase() === address.toLowerCase());
@@ -23,7 +27,12 @@ async function controlName(world: ConformanceWorld, node: string): Promise<strin
 export async function killAndRestart(world: ConformanceWorld, node: string, timeoutMs = 60_000): Promise<void> {
   const provider = /^provider (\d+)$/.exec(node)?.[1];
   // The scenario's applications on that node would see their streams break: they leave first.
-  if (provider) await Promise.all(bidsOf(world).appsOf(Number(provider)).map((a) => a.stop()));
+  if (provider)
+    await Promise.all(
+      bidsOf(world)
+        .appsOf(Number(provider))
+        .map((a) => a.stop()),
+    );
   await world.control.kill(await controlName(world, node));
   const url = world.nodeUrl(node === "the bidder" ? "bidder" : node);
   const deadline = performance.now() + timeoutMs;
@@ -34,7 +43,8 @@ export async function killAndRestart(world: ConformanceWorld, node: string, time
     } catch (e) {
       if (!(e instanceof HttpCallError)) throw e;
     }
-    if (performance.now() > deadline) throw new NodeRestartError(`${node} did not answer /health within ${timeoutMs} ms of its restart`);
+    if (performance.now() > deadline)
+      throw new NodeRestartError(`${node} did not answer /health within ${timeoutMs} ms of its restart`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -7,16 +7,26 @@
  *
  * Waiting is always on an event or a polled state with a deadline; nothing sleeps for a fixed time.
  */
-import { perScenario } from "./perScenario.ts";
-import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseEventLogs, type Address, type Hex } from "viem";
+
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  type Hex,
+  http,
+  parseEventLogs,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { MevCommitError } from "../../lib/errors.ts";
 import { providerRegistryAbi, validatorOptInAbi } from "./abi.ts";
 import { devAccount } from "./accounts.ts";
 import { chainOf } from "./chain.ts";
 import type { MessageStream } from "./clients/api.ts";
+import { perScenario } from "./perScenario.ts";
 import type { Target } from "./target.ts";
 import type { ConformanceWorld } from "./world.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 export class NotificationCheckError extends MevCommitError {}
 
@@ -76,15 +86,21 @@ export function jsonDiff(expected: unknown, actual: unknown, path = "value"): st
       if (!(k in a)) out.push(`${path}.${k} is missing (expected ${JSON.stringify(e[k])})`);
       else out.push(...jsonDiff(e[k], a[k], `${path}.${k}`));
     }
-    for (const k of Object.keys(a)) if (!(k in e)) out.push(`${path}.${k} = ${JSON.stringify(a[k])} is not a field of this topic's value`);
+    for (const k of Object.keys(a))
+      if (!(k in e)) out.push(`${path}.${k} = ${JSON.stringify(a[k])} is not a field of this topic's value`);
     return out;
   }
   if (Array.isArray(expected) && Array.isArray(actual)) {
-    if (expected.length !== actual.length) return [`${path} has ${actual.length} entries, expected ${expected.length}: ${JSON.stringify(actual).slice(0, 300)}`];
+    if (expected.length !== actual.length)
+      return [
+        `${path} has ${actual.length} entries, expected ${expected.length}: ${JSON.stringify(actual).slice(0, 300)}`,
+      ];
     return expected.flatMap((x, i) => jsonDiff(x, actual[i], `${path}[${i}]`));
   }
   const kind = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "array" : typeof x);
-  return [`${path} = ${JSON.stringify(actual)} (${kind(actual)}), expected ${JSON.stringify(expected)} (${kind(expected)})`];
+  return [
+    `${path} = ${JSON.stringify(actual)} (${kind(actual)}), expected ${JSON.stringify(expected)} (${kind(expected)})`,
+  ];
 }
 
 // ------------------------------------------------------------------------------------------- Subscribe streams
@@ -111,9 +127,14 @@ export class Subscriber {
     if (atOnce && !stream.ok) {
       await Promise.race([stream.done, stream.changed(STREAM_OPEN_MS)]);
       stream.close();
-      fail(`subscriber "${name}": Subscribe ${JSON.stringify({ topics })} on ${node} was refused: ${stream.describe(400)}`);
+      fail(
+        `subscriber "${name}": Subscribe ${JSON.stringify({ topics })} on ${node} was refused: ${stream.describe(400)}`,
+      );
     }
-    if (stream.ended && stream.lines.length === 0) fail(`subscriber "${name}": Subscribe ${JSON.stringify({ topics })} on ${node} ended at once: ${stream.describe(400)}`);
+    if (stream.ended && stream.lines.length === 0)
+      fail(
+        `subscriber "${name}": Subscribe ${JSON.stringify({ topics })} on ${node} ended at once: ${stream.describe(400)}`,
+      );
     return new Subscriber(name, node, topics, stream, atOnce);
   }
 
@@ -152,7 +173,12 @@ export class Subscriber {
       const p = line as { result?: { topic?: unknown; value?: unknown } };
       const value = p?.result?.value;
       const wellFormed =
-        keys(p) === "result" && keys(p.result) === "topic,value" && typeof p.result!.topic === "string" && !!value && typeof value === "object" && !Array.isArray(value);
+        keys(p) === "result" &&
+        keys(p.result) === "topic,value" &&
+        typeof p.result!.topic === "string" &&
+        !!value &&
+        typeof value === "object" &&
+        !Array.isArray(value);
       if (wellFormed) notifications.push({ topic: p.result!.topic as string, value: value as Record<string, unknown> });
       else bad.push(JSON.stringify(line).slice(0, 500));
     }
@@ -161,7 +187,9 @@ export class Subscriber {
 
   /** What the subscriber received so far, for failure messages. */
   describe(): string {
-    const list = this.notifications.map((n, i) => `  #${i + 1} ${n.topic} ${canonical(n.value)}`).join("\n") || "  (no notification)";
+    const list =
+      this.notifications.map((n, i) => `  #${i + 1} ${n.topic} ${canonical(n.value)}`).join("\n") ||
+      "  (no notification)";
     const bad = this.badLines.length ? `\n  other lines: ${this.badLines.join(" | ")}` : "";
     const end = this.ended ? `\n  stream ended: ${this.endReason}` : "";
     return `subscriber "${this.name}" (${this.node}, topics ${this.topics.join(", ")}) received:\n${list}${bad}${end}`;
@@ -171,13 +199,19 @@ export class Subscriber {
    * Waits (event-driven, bounded) for the first notification at index ≥ `from` that `pick` selects. Fails at once
    * when the stream carries an error or a malformed line, or ends.
    */
-  async waitFor(what: string, pick: (n: Notification) => boolean, timeoutMs = NOTIFY_WAIT_MS, from = 0): Promise<{ n: Notification; index: number }> {
+  async waitFor(
+    what: string,
+    pick: (n: Notification) => boolean,
+    timeoutMs = NOTIFY_WAIT_MS,
+    from = 0,
+  ): Promise<{ n: Notification; index: number }> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const list = this.notifications;
       const index = list.findIndex((n, i) => i >= from && pick(n));
       if (index >= 0) return { n: list[index]!, index };
-      if (this.badLines.length) fail(`while waiting for ${what}: the stream carried lines that are not notifications.\n${this.describe()}`);
+      if (this.badLines.length)
+        fail(`while waiting for ${what}: the stream carried lines that are not notifications.\n${this.describe()}`);
       if (this.ended) fail(`while waiting for ${what}: ${this.endReason}.\n${this.describe()}`);
       const left = deadline - performance.now();
       if (left <= 0) fail(`${what} did not arrive within ${timeoutMs} ms.\n${this.describe()}`);
@@ -194,7 +228,8 @@ export class Subscriber {
 
 /** "the bidder" / "bidder" / "provider N" → the node's label, URL and address on the target. */
 export function nodeOf(target: Target, text: string): { label: string; url: string; address: Address } {
-  if (text === "the bidder" || text === "bidder") return { label: "the bidder", url: target.bidderUrl, address: getAddress(target.bidderAddress) };
+  if (text === "the bidder" || text === "bidder")
+    return { label: "the bidder", url: target.bidderUrl, address: getAddress(target.bidderAddress) };
   const m = /^provider (\d+)$/.exec(text);
   if (!m) fail(`unknown node "${text}" (say "the bidder" or "provider N")`);
   const i = Number(m[1]);
@@ -206,16 +241,22 @@ export function nodeOf(target: Target, text: string): { label: string; url: stri
 
 /** The node's current Subscribe stream count, from the control API's status (`nodes[].subscribers`). */
 export async function subscriberCount(world: ConformanceWorld, address: Address): Promise<number> {
-  if (!world.has("sim-nodes")) fail("counting a node's subscribers needs the control API over the target's nodes (capability sim-nodes)");
+  if (!world.has("sim-nodes"))
+    fail("counting a node's subscribers needs the control API over the target's nodes (capability sim-nodes)");
   const status = await world.control.status();
   const node = (status.nodes ?? []).find((n) => n.address.toLowerCase() === address.toLowerCase());
   if (!node) fail(`/sim/v1/status lists no node with address ${address}: ${JSON.stringify(status.nodes)}`);
-  if (typeof node.subscribers !== "number") fail(`/sim/v1/status gives node ${node.name} no subscriber count: ${JSON.stringify(node)}`);
+  if (typeof node.subscribers !== "number")
+    fail(`/sim/v1/status gives node ${node.name} no subscriber count: ${JSON.stringify(node)}`);
   return node.subscribers;
 }
 
 /** Polls `probe` until it holds, or fails after `timeoutMs` with what it saw last. */
-export async function pollUntil<T>(what: string, probe: () => Promise<{ ok: true; value: T } | { ok: false; seen: string }>, timeoutMs = NOTIFY_WAIT_MS): Promise<T> {
+export async function pollUntil<T>(
+  what: string,
+  probe: () => Promise<{ ok: true; value: T } | { ok: false; seen: string }>,
+  timeoutMs = NOTIFY_WAIT_MS,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const r = await probe();
@@ -236,17 +277,23 @@ export interface SlotDuty {
 /** GET /v1/validator/get_validators?epoch=E on a node, checked for its shape: 32 slots of the epoch, ascending. */
 export async function getValidators(world: ConformanceWorld, url: string, epoch: bigint): Promise<SlotDuty[]> {
   const r = await world.http("GET", `${url}/v1/validator/get_validators?epoch=${epoch}`);
-  if (r.status !== 200) fail(`GET ${url}/v1/validator/get_validators?epoch=${epoch} answered HTTP ${r.status}: ${r.text.slice(0, 400)}`);
+  if (r.status !== 200)
+    fail(`GET ${url}/v1/validator/get_validators?epoch=${epoch} answered HTTP ${r.status}: ${r.text.slice(0, 400)}`);
   const items = (r.json as { items?: Record<string, { BLSKey?: unknown; isOptedIn?: unknown }> })?.items;
-  if (!items || typeof items !== "object") fail(`get_validators?epoch=${epoch} answered no items map: ${r.text.slice(0, 400)}`);
+  if (!items || typeof items !== "object")
+    fail(`get_validators?epoch=${epoch} answered no items map: ${r.text.slice(0, 400)}`);
   const first = epoch * SLOTS_PER_EPOCH;
   const want = Array.from({ length: Number(SLOTS_PER_EPOCH) }, (_, i) => (first + BigInt(i)).toString());
   if (Object.keys(items).join(",") !== want.join(","))
-    fail(`get_validators?epoch=${epoch} lists slots ${Object.keys(items).join(",")}, expected ${want[0]}…${want.at(-1)} ascending`);
+    fail(
+      `get_validators?epoch=${epoch} lists slots ${Object.keys(items).join(",")}, expected ${want[0]}…${want.at(-1)} ascending`,
+    );
   return want.map((slot) => {
     const it = items[slot]!;
     if (typeof it.BLSKey !== "string" || !/^0x[0-9a-f]{96}$/.test(it.BLSKey) || typeof it.isOptedIn !== "boolean")
-      fail(`get_validators?epoch=${epoch} slot ${slot} is ${JSON.stringify(it)}: expected {"BLSKey":"0x<48 bytes, lower-case hex>","isOptedIn":bool}`);
+      fail(
+        `get_validators?epoch=${epoch} slot ${slot} is ${JSON.stringify(it)}: expected {"BLSKey":"0x<48 bytes, lower-case hex>","isOptedIn":bool}`,
+      );
     return { slot: BigInt(slot), blsKey: it.BLSKey, optedIn: it.isOptedIn };
   });
 }
@@ -291,14 +338,29 @@ export async function sendTx(
   tx: { to: Address; abi?: readonly unknown[]; functionName?: string; args?: readonly unknown[]; value?: bigint },
   what: string,
 ): Promise<{ blockNumber: bigint; hash: Hex }> {
-  const [rpcUrl, chainId] = from.chain === "settlement" ? [target.settlementRpcUrl, target.settlementChainId] : [target.l1RpcUrl, target.l1ChainId];
-  const chain = defineChain({ id: chainId, name: from.chain, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  const [rpcUrl, chainId] =
+    from.chain === "settlement"
+      ? [target.settlementRpcUrl, target.settlementChainId]
+      : [target.l1RpcUrl, target.l1ChainId];
+  const chain = defineChain({
+    id: chainId,
+    name: from.chain,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
   const account = privateKeyToAccount(from.privateKey);
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
   const pub = createPublicClient({ chain, transport: http(rpcUrl), cacheTime: 0 });
   try {
     const hash = tx.abi
-      ? await wallet.writeContract({ address: tx.to, abi: tx.abi as never, functionName: tx.functionName as never, args: (tx.args ?? []) as never, value: tx.value, gas: 500_000n } as never)
+      ? await wallet.writeContract({
+          address: tx.to,
+          abi: tx.abi as never,
+          functionName: tx.functionName as never,
+          args: (tx.args ?? []) as never,
+          value: tx.value,
+          gas: 500_000n,
+        } as never)
       : await wallet.sendTransaction({ to: tx.to, value: tx.value });
     const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 30_000 });
     if (receipt.status !== "success") fail(`${what} from ${account.address}: transaction ${hash} failed`);
@@ -316,14 +378,28 @@ export async function sendSettlementTx(
   args: readonly unknown[] = [],
   value?: bigint,
 ): Promise<bigint> {
-  const r = await sendTx(target, from, { to: target.contracts.providerRegistry as Address, abi: providerRegistryAbi, functionName, args, value }, `ProviderRegistry.${functionName}`);
+  const r = await sendTx(
+    target,
+    from,
+    { to: target.contracts.providerRegistry as Address, abi: providerRegistryAbi, functionName, args, value },
+    `ProviderRegistry.${functionName}`,
+  );
   return r.blockNumber;
 }
 
 /** ProviderRegistry logs of one event for one provider since a settlement block, decoded. */
-export async function registryEvents(target: Target, eventName: "FundsSlashed" | "FundsDeposited" | "ProviderRegistered" | "Unstake", provider: Address, fromBlock: bigint) {
+export async function registryEvents(
+  target: Target,
+  eventName: "FundsSlashed" | "FundsDeposited" | "ProviderRegistered" | "Unstake",
+  provider: Address,
+  fromBlock: bigint,
+) {
   const client = chainOf(target).settlement;
-  const raw = await client.getLogs({ address: target.contracts.providerRegistry as Address, fromBlock, toBlock: "latest" });
+  const raw = await client.getLogs({
+    address: target.contracts.providerRegistry as Address,
+    fromBlock,
+    toBlock: "latest",
+  });
   return parseEventLogs({ abi: providerRegistryAbi, logs: raw, eventName, strict: false }).filter(
     (l) => String((l.args as { provider?: string }).provider).toLowerCase() === provider.toLowerCase(),
   );
@@ -345,7 +421,9 @@ export class NotificationScenario {
   /** The first settlement-chain block after the scenario began (registry logs are looked up from here on). */
   settlementFrom: bigint | undefined;
   /** The last refused or answered Subscribe call made with a raw body. */
-  lastCall: { transport: "http" | "grpc"; status: number; text: string; contentType: string; stillOpen: boolean } | undefined;
+  lastCall:
+    | { transport: "http" | "grpc"; status: number; text: string; contentType: string; stillOpen: boolean }
+    | undefined;
 
   constructor(readonly world: ConformanceWorld) {}
 
@@ -361,18 +439,23 @@ export class NotificationScenario {
   async subscribe(name: string, nodeText: string, topics: readonly string[]): Promise<Subscriber> {
     if (this.subscribers.has(name)) fail(`the scenario already has a subscriber "${name}"`);
     const node = nodeOf(this.target, nodeText);
-    if (this.sim && !this.baselines.has(node.address)) this.baselines.set(node.address, await subscriberCount(this.world, node.address));
+    if (this.sim && !this.baselines.has(node.address))
+      this.baselines.set(node.address, await subscriberCount(this.world, node.address));
     const s = await Subscriber.open(name, node.label, this.world.notifications(nodeText).subscribe(topics), topics);
     this.subscribers.set(name, s);
     return s;
   }
 
   subscriber(name: string): Subscriber {
-    return this.subscribers.get(name) ?? fail(`the scenario has no subscriber "${name}" (known: ${[...this.subscribers.keys()].join(", ") || "none"})`);
+    return (
+      this.subscribers.get(name) ??
+      fail(`the scenario has no subscriber "${name}" (known: ${[...this.subscribers.keys()].join(", ") || "none"})`)
+    );
   }
 
   async markSettlementStart(): Promise<bigint> {
-    if (this.settlementFrom === undefined) this.settlementFrom = (await chainOf(this.target).settlementBlockNumber()) + 1n;
+    if (this.settlementFrom === undefined)
+      this.settlementFrom = (await chainOf(this.target).settlementBlockNumber()) + 1n;
     return this.settlementFrom;
   }
 
@@ -417,18 +500,28 @@ export class NotificationScenario {
     const problems: string[] = [];
     for (const s of this.subscribers.values()) s.close();
     // A fault the scenario armed but never triggered (it failed early) must not fail a later scenario's transaction.
-    for (const node of this.armed) await this.fault(node, "none").catch((e: Error) => problems.push(`disarming the fault on ${node}: ${e.message}`));
+    for (const node of this.armed)
+      await this.fault(node, "none").catch((e: Error) => problems.push(`disarming the fault on ${node}: ${e.message}`));
     for (const index of [...this.stopped]) {
-      await this.providerNode("start", index).catch((e: Error) => problems.push(`restarting provider node ${index}: ${e.message}`));
+      await this.providerNode("start", index).catch((e: Error) =>
+        problems.push(`restarting provider node ${index}: ${e.message}`),
+      );
     }
-    if (this.validator?.optInTx) await this.optOut(this.validator).catch((e: Error) => problems.push(`opting ${this.validator!.key} out again: ${e.message}`));
+    if (this.validator?.optInTx)
+      await this.optOut(this.validator).catch((e: Error) =>
+        problems.push(`opting ${this.validator!.key} out again: ${e.message}`),
+      );
     if (this.sim) {
       // Closed streams must leave the nodes: every later scenario counts on the count going back.
       for (const [address, before] of this.baselines) {
-        await pollUntil(`the subscriber count of node ${address} back to ${before} after the scenario closed its streams`, async () => {
-          const n = await subscriberCount(this.world, address);
-          return n === before ? { ok: true, value: n } : { ok: false, seen: `${n} subscribers` };
-        }, 5_000).catch((e: Error) => problems.push(e.message));
+        await pollUntil(
+          `the subscriber count of node ${address} back to ${before} after the scenario closed its streams`,
+          async () => {
+            const n = await subscriberCount(this.world, address);
+            return n === before ? { ok: true, value: n } : { ok: false, seen: `${n} subscribers` };
+          },
+          5_000,
+        ).catch((e: Error) => problems.push(e.message));
       }
     }
     return problems;
@@ -445,7 +538,8 @@ export class NotificationScenario {
     if (!(await isOptedInOnChain(this.target, v.key))) return;
     await sendRegistryCall(this.target, "optOut", v.key);
     await this.world.control.mine(1);
-    if (await isOptedInOnChain(this.target, v.key)) fail(`${v.key} is still opted in after the opt-out transaction was mined`);
+    if (await isOptedInOnChain(this.target, v.key))
+      fail(`${v.key} is still opted in after the opt-out transaction was mined`);
   }
 }
 
@@ -456,10 +550,25 @@ export const notificationsOf = perScenario("notification scenario", (world) => n
  * (the L1 of a `sim-control` target mines when the scenario asks). Resolves with the transaction hash.
  */
 async function sendRegistryCall(target: Target, fn: "optIn" | "optOut", key: Hex): Promise<Hex> {
-  const chain = defineChain({ id: target.l1ChainId, name: "l1", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [target.l1RpcUrl] } } });
-  const wallet = createWalletClient({ account: privateKeyToAccount(devAccount(OPT_IN_ACCOUNT).privateKey), chain, transport: http(target.l1RpcUrl) });
+  const chain = defineChain({
+    id: target.l1ChainId,
+    name: "l1",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [target.l1RpcUrl] } },
+  });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(devAccount(OPT_IN_ACCOUNT).privateKey),
+    chain,
+    transport: http(target.l1RpcUrl),
+  });
   try {
-    return await wallet.writeContract({ address: target.validatorOptInRouter as Address, abi: validatorOptInAbi, functionName: fn, args: [[key]], gas: 300_000n });
+    return await wallet.writeContract({
+      address: target.validatorOptInRouter as Address,
+      abi: validatorOptInAbi,
+      functionName: fn,
+      args: [[key]],
+      gas: 300_000n,
+    });
   } catch (e) {
     fail(`${fn} of ${key} from dev account ${OPT_IN_ACCOUNT}: ${(e as Error).message.split("\n")[0]}`);
   }

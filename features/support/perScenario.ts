@@ -10,7 +10,10 @@ export interface ScenarioState {
  * One instance of `make(world)` per scenario, created on first use and torn down with the scenario (lifecycle.ts
  * runs every teardown, last created first, and fails the scenario loudly when one reports problems).
  */
-export function perScenario<T extends ScenarioState>(what: string, make: (world: ConformanceWorld) => T): (world: ConformanceWorld) => T {
+export function perScenario<T extends ScenarioState>(
+  what: string,
+  make: (world: ConformanceWorld) => T,
+): (world: ConformanceWorld) => T {
   const states = new WeakMap<ConformanceWorld, T>();
   return (world) => {
     let s = states.get(world);

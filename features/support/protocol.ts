@@ -41,5 +41,8 @@ export function slashSplit(bid: bigint, residual: bigint, slashAmount: bigint, p
  * "proto:" at random so that nobody matches its texts byte for byte (api-behaviour §8.3); both read as one space.
  */
 export function stableText(text: string): string {
-  return text.replace(/\u00a0/g, " ").replace(/^(proto:) +/, "$1 ").replace(/ (proto:) +/g, " $1 ");
+  return text
+    .replace(/\u00a0/g, " ")
+    .replace(/^(proto:) +/, "$1 ")
+    .replace(/ (proto:) +/g, " $1 ");
 }

@@ -7,20 +7,20 @@
  * the L1 head, chosen at random and checked empty on the bidder before use. Assertions look at those blocks only
  * (the block filter), except the order check, which holds for every block listed.
  */
-import { perScenario } from "./perScenario.ts";
-import { getAddress, type Address, type Hex } from "viem";
+
+import { type Address, getAddress, type Hex } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 import { bidderRegistryAbi, providerRegistryAbi } from "./abi.ts";
-import { receiversGone, finished } from "./bids.ts";
+import { finished, receiversGone } from "./bids.ts";
 import { chainOf } from "./chain.ts";
 import { acceptAll, ProviderApplication } from "./clients/providerApp.ts";
+import { perScenario } from "./perScenario.ts";
 import { firstBlockOf, windowOfBlock } from "./protocol.ts";
 import type { ConformanceWorld } from "./world.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 export { windowOfBlock };
 
 export class QuerySuiteError extends MevCommitError {}
-
 
 /** Wei deposited in each window a scenario bids in: its per-block allowance (1/10) covers every bid here. */
 export const SCENARIO_DEPOSIT = 10n ** 16n;
@@ -75,7 +75,8 @@ export class QueryScenario {
   }
 
   bind(name: string, block: bigint): void {
-    if (this.blocks.has(name)) throw new QuerySuiteError(`block ${name} is already bound (to ${this.blocks.get(name)})`);
+    if (this.blocks.has(name))
+      throw new QuerySuiteError(`block ${name} is already bound (to ${this.blocks.get(name)})`);
     this.blocks.set(name, block);
     this.world.attach(`block ${name} = ${block}`);
   }
@@ -122,7 +123,12 @@ export class QueryScenario {
   }
 
   /** Sends one bid and reads its stream to the end; expects exactly `expected` commitments. */
-  async bid(block: bigint, amount: bigint, expected: number, opts: { revertingTxHashes?: string[] } = {}): Promise<SentQueryBid> {
+  async bid(
+    block: bigint,
+    amount: bigint,
+    expected: number,
+    opts: { revertingTxHashes?: string[] } = {},
+  ): Promise<SentQueryBid> {
     const now = BigInt(Date.now());
     const bid = {
       block,
@@ -144,10 +150,13 @@ export class QueryScenario {
     const lines = stream.lines as { result?: WireCommitment }[];
     const commitments = lines.flatMap((l) => (l && typeof l === "object" && l.result ? [l.result] : []));
     if (commitments.length !== expected || commitments.length !== lines.length) {
-      throw new QuerySuiteError(`bid of ${amount} wei for block ${block}: expected ${expected} commitments, got ${stream.describe(1500)}`);
+      throw new QuerySuiteError(
+        `bid of ${amount} wei for block ${block}: expected ${expected} commitments, got ${stream.describe(1500)}`,
+      );
     }
     const digests = new Set(commitments.map((c) => c.receivedBidDigest));
-    if (digests.size !== 1) throw new QuerySuiteError(`the commitments of one bid name different bid digests: ${[...digests].join(", ")}`);
+    if (digests.size !== 1)
+      throw new QuerySuiteError(`the commitments of one bid name different bid digests: ${[...digests].join(", ")}`);
     const sent = { ...bid, commitments, digest: [...digests][0]! };
     this.bids.push(sent);
     return sent;
@@ -170,11 +179,19 @@ export const queriesOf = perScenario("query scenario", (world) => new QueryScena
 // ------------------------------------------------------------------------------------------- pages
 
 /** Fetches every page of a Get*Info listing (limit 1000) until an empty one; returns each page's block numbers. */
-export async function allPages(world: ConformanceWorld, node: string, path: string, groupsKey: "blockBidInfo" | "commitments"): Promise<string[][]> {
+export async function allPages(
+  world: ConformanceWorld,
+  node: string,
+  path: string,
+  groupsKey: "blockBidInfo" | "commitments",
+): Promise<string[][]> {
   const pages: string[][] = [];
   for (let page = 0; page < 1000; page++) {
     const q = { limit: 1000, page };
-    const r = node === "bidder" ? await world.bidder.getBidInfo(q) : await world.provider(Number(/\d+/.exec(node)?.[0] ?? 1)).getCommitmentInfo(q);
+    const r =
+      node === "bidder"
+        ? await world.bidder.getBidInfo(q)
+        : await world.provider(Number(/\d+/.exec(node)?.[0] ?? 1)).getCommitmentInfo(q);
     if (r.error) throw new QuerySuiteError(`${path} page ${page}: ${r.describe()}`);
     const groups = (r.value as Record<string, { blockNumber: string }[]>)[groupsKey] ?? [];
     if (groups.length === 0) return pages;
@@ -193,12 +210,18 @@ export function registries(world: ConformanceWorld) {
   const br = t.contracts.bidderRegistry as Address;
   return {
     minStake: () => client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "minStake" }),
-    stakeOf: (p: Address) => client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p] }),
-    blsKeysOf: async (p: Address): Promise<Hex[]> => [...(await client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "getBLSKeys", args: [p] }))],
-    rewardOf: (p: Address) => client.readContract({ address: br, abi: bidderRegistryAbi, functionName: "providerAmount", args: [p] }),
-    slashedOwedTo: (b: Address) => client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "bidderSlashedAmount", args: [b] }),
+    stakeOf: (p: Address) =>
+      client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p] }),
+    blsKeysOf: async (p: Address): Promise<Hex[]> => [
+      ...(await client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "getBLSKeys", args: [p] })),
+    ],
+    rewardOf: (p: Address) =>
+      client.readContract({ address: br, abi: bidderRegistryAbi, functionName: "providerAmount", args: [p] }),
+    slashedOwedTo: (b: Address) =>
+      client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "bidderSlashedAmount", args: [b] }),
     nonceOf: (a: Address) => client.getTransactionCount({ address: a, blockTag: "latest" }),
-    withdrawalRequestOf: (p: Address) => client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "withdrawalRequests", args: [p] }),
+    withdrawalRequestOf: (p: Address) =>
+      client.readContract({ address: pr, abi: providerRegistryAbi, functionName: "withdrawalRequests", args: [p] }),
   };
 }
 

@@ -6,35 +6,37 @@
  *
  * Everything here waits on chain state or on the nodes' answers with a deadline; nothing sleeps for a fixed time.
  */
-import { perScenario } from "./perScenario.ts";
+
 import {
+  type Abi,
+  type Address,
   concatHex,
   createPublicClient,
+  type Hex,
   http,
   keccak256,
+  type PublicClient,
   parseEther,
   parseEventLogs,
   zeroAddress,
-  type Abi,
-  type Address,
-  type Hex,
-  type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { MevCommitError } from "../../lib/errors.ts";
 import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi } from "./abi.ts";
 import { devAccount } from "./accounts.ts";
-import { amountOf, bidsOf, finished, type BidOutcome } from "./bids.ts";
+import { amountOf, type BidOutcome, bidsOf, finished } from "./bids.ts";
 import { acceptWithDispatch, type ReceivedBid } from "./clients/providerApp.ts";
+import { perScenario } from "./perScenario.ts";
 import { windowOfBlock } from "./protocol.ts";
-import type { ConformanceWorld } from "./world.ts";
 import type { Target } from "./target.ts";
-import { MevCommitError } from "../../lib/errors.ts";
+import type { ConformanceWorld } from "./world.ts";
 
 export class SettlementCheckError extends MevCommitError {}
 
 /** What chains answer for a call at a block whose state they dropped (Anvil, then geth's wordings); any cause of `e`. */
 function pastStateGone(e: unknown): string | undefined {
-  const gone = /BlockOutOfRangeError|block height is \d+ but requested was|missing trie node|historical state|state (is )?not available/i;
+  const gone =
+    /BlockOutOfRangeError|block height is \d+ but requested was|missing trie node|historical state|state (is )?not available/i;
   for (let x: unknown = e, depth = 0; x && depth < 8; x = (x as { cause?: unknown }).cause, depth++) {
     const { message, details } = x as { message?: unknown; details?: unknown };
     const m = gone.exec(`${String(message ?? x)} ${String(details ?? "")}`);
@@ -50,6 +52,7 @@ export const DISPATCH_LEAD_MS = BigInt(process.env.DISPATCH_LEAD_MS ?? 500);
 /** Dev accounts (Anvil mnemonic) that sign the scenarios' L1 transactions; each is funded on the devnet L1. */
 // 16 and 17 belong to the notification features, 18 to the devnet's own validator opt-ins.
 const L1_SENDERS = [10, 11, 12, 13, 14, 15];
+
 export { windowOfBlock };
 
 // ------------------------------------------------------------------------------------------- small helpers
@@ -81,7 +84,8 @@ export async function eventually<T>(
     if (r.done) return r.value;
     seen = r.seen;
     if (r.hopeless) throw new SettlementCheckError(`${what}: ${seen}`);
-    if (performance.now() > deadline) throw new SettlementCheckError(`${what}: not within ${timeoutMs} ms; last seen: ${seen}`);
+    if (performance.now() > deadline)
+      throw new SettlementCheckError(`${what}: not within ${timeoutMs} ms; last seen: ${seen}`);
     await new Promise((res) => setTimeout(res, intervalMs));
   }
 }
@@ -122,7 +126,9 @@ export class L1TxFactory {
     if (n === undefined) {
       const balance = await this.l1.getBalance({ address });
       if (balance < parseEther("1"))
-        throw new SettlementCheckError(`L1 dev account ${address} holds ${balance} wei on the target's L1: the scenarios' L1 transactions need dev accounts 10–18 funded`);
+        throw new SettlementCheckError(
+          `L1 dev account ${address} holds ${balance} wei on the target's L1: the scenarios' L1 transactions need dev accounts 10–18 funded`,
+        );
       n = await this.l1.getTransactionCount({ address, blockTag: "pending" });
     }
     this.nonces.set(address, n + 1);
@@ -165,7 +171,13 @@ export class L1TxFactory {
 
 type Log = { address: Address; eventName: string; args: Record<string, unknown>; transactionHash: Hex };
 
-const ALL_ABIS = [...bidderRegistryAbi, ...providerRegistryAbi, ...preconfManagerAbi, ...oracleAbi, ...blockTrackerAbi] as Abi;
+const ALL_ABIS = [
+  ...bidderRegistryAbi,
+  ...providerRegistryAbi,
+  ...preconfManagerAbi,
+  ...oracleAbi,
+  ...blockTrackerAbi,
+] as Abi;
 
 /** What one settlement transaction did, read from its receipt and from the state just before and after its block. */
 export interface SettlementFacts {
@@ -211,8 +223,16 @@ export class SettlementChain {
   async feePercents(): Promise<{ br: bigint; pr: bigint }> {
     if (!this.fees) {
       const [br, pr] = await Promise.all([
-        this.settlement.readContract({ address: this.c.bidderRegistry!, abi: bidderRegistryAbi, functionName: "feePercent" }),
-        this.settlement.readContract({ address: this.c.providerRegistry!, abi: providerRegistryAbi, functionName: "feePercent" }),
+        this.settlement.readContract({
+          address: this.c.bidderRegistry!,
+          abi: bidderRegistryAbi,
+          functionName: "feePercent",
+        }),
+        this.settlement.readContract({
+          address: this.c.providerRegistry!,
+          abi: providerRegistryAbi,
+          functionName: "feePercent",
+        }),
       ]);
       this.fees = { br, pr };
     }
@@ -220,19 +240,39 @@ export class SettlementChain {
   }
 
   unopened(idx: Hex) {
-    return this.settlement.readContract({ address: this.c.preconfManager!, abi: preconfManagerAbi, functionName: "getUnopenedCommitment", args: [idx] });
+    return this.settlement.readContract({
+      address: this.c.preconfManager!,
+      abi: preconfManagerAbi,
+      functionName: "getUnopenedCommitment",
+      args: [idx],
+    });
   }
 
   opened(idx: Hex) {
-    return this.settlement.readContract({ address: this.c.preconfManager!, abi: preconfManagerAbi, functionName: "getCommitment", args: [idx] });
+    return this.settlement.readContract({
+      address: this.c.preconfManager!,
+      abi: preconfManagerAbi,
+      functionName: "getCommitment",
+      args: [idx],
+    });
   }
 
   winnerOf(block: bigint): Promise<Address> {
-    return this.settlement.readContract({ address: this.c.blockTracker!, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] });
+    return this.settlement.readContract({
+      address: this.c.blockTracker!,
+      abi: blockTrackerAbi,
+      functionName: "getBlockWinner",
+      args: [block],
+    });
   }
 
   bidPayment(digest: Hex) {
-    return this.settlement.readContract({ address: this.c.bidderRegistry!, abi: bidderRegistryAbi, functionName: "bidPayment", args: [digest] });
+    return this.settlement.readContract({
+      address: this.c.bidderRegistry!,
+      abi: bidderRegistryAbi,
+      functionName: "bidPayment",
+      args: [digest],
+    });
   }
 
   /** Logs of the run's contracts since `fromBlock`, decoded. */
@@ -248,11 +288,17 @@ export class SettlementChain {
   /** CommitmentProcessed logs for a commitment index since `fromBlock`. */
   async processed(idx: Hex, fromBlock: bigint): Promise<Log[]> {
     const logs = await this.logsSince(fromBlock);
-    return logs.filter((l) => l.eventName === "CommitmentProcessed" && (l.args.commitmentIndex as string).toLowerCase() === idx.toLowerCase());
+    return logs.filter(
+      (l) =>
+        l.eventName === "CommitmentProcessed" && (l.args.commitmentIndex as string).toLowerCase() === idx.toLowerCase(),
+    );
   }
 
   /** The state a settlement transaction changed, isolated to its block. */
-  async settlementFacts(c: { idx: Hex; digest: Hex; provider: Address; bidder: Address; window: bigint }, processed: Log): Promise<SettlementFacts> {
+  async settlementFacts(
+    c: { idx: Hex; digest: Hex; provider: Address; bidder: Address; window: bigint },
+    processed: Log,
+  ): Promise<SettlementFacts> {
     const receipt = await this.settlement.getTransactionReceipt({ hash: processed.transactionHash });
     const n = receipt.blockNumber;
     const logs = parseEventLogs({ abi: ALL_ABIS, logs: receipt.logs, strict: false }) as unknown as Log[];
@@ -268,11 +314,15 @@ export class SettlementChain {
       if (lower(r.from) === lower(c.bidder)) {
         const tx = await this.settlement.getTransaction({ hash: h });
         if (tx.value !== 0n)
-          throw new SettlementCheckError(`the bidder sent ${tx.value} wei in transaction ${h} of settlement block ${n}; its balance change there is not the settlement's`);
+          throw new SettlementCheckError(
+            `the bidder sent ${tx.value} wei in transaction ${h} of settlement block ${n}; its balance change there is not the settlement's`,
+          );
         bidderFees += r.gasUsed * r.effectiveGasPrice;
       }
       if (h === receipt.transactionHash) continue;
-      const moving = r.logs.filter((l) => [this.c.bidderRegistry, this.c.providerRegistry, this.c.oracle].some((a) => lower(a) === lower(l.address)));
+      const moving = r.logs.filter((l) =>
+        [this.c.bidderRegistry, this.c.providerRegistry, this.c.oracle].some((a) => lower(a) === lower(l.address)),
+      );
       if (moving.length)
         throw new SettlementCheckError(
           `settlement block ${n} also holds transaction ${h}, which moved registry funds: the settlement's amounts cannot be isolated on this chain`,
@@ -282,11 +332,39 @@ export class SettlementChain {
     const at = async (blockNumber: bigint) => {
       const [balance, providerAmount, stake, protocol, penalty, slashedAmt] = await Promise.all([
         this.settlement.getBalance({ address: c.bidder, blockNumber }),
-        this.settlement.readContract({ address: this.c.bidderRegistry!, abi: bidderRegistryAbi, functionName: "providerAmount", args: [c.provider], blockNumber }),
-        this.settlement.readContract({ address: this.c.providerRegistry!, abi: providerRegistryAbi, functionName: "getProviderStake", args: [c.provider], blockNumber }),
-        this.settlement.readContract({ address: this.c.bidderRegistry!, abi: bidderRegistryAbi, functionName: "protocolFeeTracker", blockNumber }),
-        this.settlement.readContract({ address: this.c.providerRegistry!, abi: providerRegistryAbi, functionName: "penaltyFeeTracker", blockNumber }),
-        this.settlement.readContract({ address: this.c.providerRegistry!, abi: providerRegistryAbi, functionName: "bidderSlashedAmount", args: [c.bidder], blockNumber }),
+        this.settlement.readContract({
+          address: this.c.bidderRegistry!,
+          abi: bidderRegistryAbi,
+          functionName: "providerAmount",
+          args: [c.provider],
+          blockNumber,
+        }),
+        this.settlement.readContract({
+          address: this.c.providerRegistry!,
+          abi: providerRegistryAbi,
+          functionName: "getProviderStake",
+          args: [c.provider],
+          blockNumber,
+        }),
+        this.settlement.readContract({
+          address: this.c.bidderRegistry!,
+          abi: bidderRegistryAbi,
+          functionName: "protocolFeeTracker",
+          blockNumber,
+        }),
+        this.settlement.readContract({
+          address: this.c.providerRegistry!,
+          abi: providerRegistryAbi,
+          functionName: "penaltyFeeTracker",
+          blockNumber,
+        }),
+        this.settlement.readContract({
+          address: this.c.providerRegistry!,
+          abi: providerRegistryAbi,
+          functionName: "bidderSlashedAmount",
+          args: [c.bidder],
+          blockNumber,
+        }),
       ]);
       return { balance, providerAmount, stake, protocolAcc: protocol[1], penaltyAcc: penalty[1], slashedAmt };
     };
@@ -310,7 +388,10 @@ export class SettlementChain {
         .filter((l) => l.eventName === "FeeTransfer")
         .reduce((s, l) => s + (l.args.amount as bigint), 0n);
     const one = (ls: Log[], what: string): bigint | undefined => {
-      if (ls.length > 1) throw new SettlementCheckError(`settlement transaction ${receipt.transactionHash} emitted ${ls.length} ${what} events for the commitment`);
+      if (ls.length > 1)
+        throw new SettlementCheckError(
+          `settlement transaction ${receipt.transactionHash} emitted ${ls.length} ${what} events for the commitment`,
+        );
       return ls[0]?.args.amount as bigint | undefined;
     };
     return {
@@ -365,27 +446,45 @@ export async function readReported(
   if (node === "bidder") {
     const r = await world.bidder.getBidInfo({ blockNumber: c.bid.block });
     if (r.error) return { missing: r.describe(), hopeless: hopeless(r.error.code) };
-    const groups = (r.value as { blockBidInfo?: { blockNumber?: string; bids?: Record<string, unknown>[] }[] })?.blockBidInfo;
-    if (!Array.isArray(groups)) return { missing: `get_bid_info answered no blockBidInfo array: ${JSON.stringify(r.value).slice(0, 400)}` };
+    const groups = (r.value as { blockBidInfo?: { blockNumber?: string; bids?: Record<string, unknown>[] }[] })
+      ?.blockBidInfo;
+    if (!Array.isArray(groups))
+      return { missing: `get_bid_info answered no blockBidInfo array: ${JSON.stringify(r.value).slice(0, 400)}` };
     const bids = groups.filter((g) => g.blockNumber === block).flatMap((g) => g.bids ?? []);
     const bid = bids.filter((b) => String(b.bidDigest).toLowerCase() === c.bidDigest);
-    if (bid.length !== 1) return { missing: `get_bid_info has ${bid.length} bids with digest ${c.bidDigest} in block ${block}: ${JSON.stringify(r.value).slice(0, 600)}` };
-    const cs = ((bid[0]!.commitments as ReportedCommitment[]) ?? []).filter((x) => strip0x(String(x.providerAddress)) === c.provider.slice(2).toLowerCase());
-    if (cs.length !== 1) return { missing: `get_bid_info lists ${cs.length} commitments of provider ${c.provider} for the bid: ${JSON.stringify(r.value).slice(0, 600)}` };
+    if (bid.length !== 1)
+      return {
+        missing: `get_bid_info has ${bid.length} bids with digest ${c.bidDigest} in block ${block}: ${JSON.stringify(r.value).slice(0, 600)}`,
+      };
+    const cs = ((bid[0]!.commitments as ReportedCommitment[]) ?? []).filter(
+      (x) => strip0x(String(x.providerAddress)) === c.provider.slice(2).toLowerCase(),
+    );
+    if (cs.length !== 1)
+      return {
+        missing: `get_bid_info lists ${cs.length} commitments of provider ${c.provider} for the bid: ${JSON.stringify(r.value).slice(0, 600)}`,
+      };
     return { found: cs[0]! };
   }
   const i = Number(node.split(" ")[1]);
   const r = await world.provider(i).getCommitmentInfo({ blockNumber: c.bid.block });
   if (r.error) return { missing: r.describe(), hopeless: hopeless(r.error.code) };
-  const groups = (r.value as { commitments?: { blockNumber?: string; commitments?: Record<string, unknown>[] }[] })?.commitments;
-  if (!Array.isArray(groups)) return { missing: `get_commitment_info answered no commitments array: ${JSON.stringify(r.value).slice(0, 400)}` };
+  const groups = (r.value as { commitments?: { blockNumber?: string; commitments?: Record<string, unknown>[] }[] })
+    ?.commitments;
+  if (!Array.isArray(groups))
+    return { missing: `get_commitment_info answered no commitments array: ${JSON.stringify(r.value).slice(0, 400)}` };
   const want = c.bid.txs.map((t) => t.hash).join(",");
   const recs = groups
     .filter((g) => g.blockNumber === block)
     .flatMap((g) => g.commitments ?? [])
-    .filter((x) => String(x.amount) === c.bid.amount.toString() && (x.txnHashes as string[] | undefined)?.map(strip0x).join(",") === want);
+    .filter(
+      (x) =>
+        String(x.amount) === c.bid.amount.toString() &&
+        (x.txnHashes as string[] | undefined)?.map(strip0x).join(",") === want,
+    );
   if (recs.length !== 1)
-    return { missing: `get_commitment_info on ${node} has ${recs.length} commitments of ${c.bid.amount} wei on [${want}] in block ${block}: ${JSON.stringify(r.value).slice(0, 600)}` };
+    return {
+      missing: `get_commitment_info on ${node} has ${recs.length} commitments of ${c.bid.amount} wei on [${want}] in block ${block}: ${JSON.stringify(r.value).slice(0, 600)}`,
+    };
   return { found: recs[0] as unknown as ReportedCommitment };
 }
 
@@ -498,7 +597,8 @@ export class SettlementScenario {
 
   providerAddress(i: number): Address {
     const a = this.target.providerAddresses[i - 1];
-    if (!a) throw new SettlementCheckError(`the target has ${this.target.providerAddresses.length} providers, not ${i}`);
+    if (!a)
+      throw new SettlementCheckError(`the target has ${this.target.providerAddresses.length} providers, not ${i}`);
     return a as Address;
   }
 
@@ -511,7 +611,10 @@ export class SettlementScenario {
     if (this.b === undefined) {
       await this.mine(1);
       await this.withdrawClosedWindows();
-      const [head, sHead] = await Promise.all([this.chain.l1.getBlockNumber({ cacheTime: 0 }), this.chain.settlement.getBlockNumber({ cacheTime: 0 })]);
+      const [head, sHead] = await Promise.all([
+        this.chain.l1.getBlockNumber({ cacheTime: 0 }),
+        this.chain.settlement.getBlockNumber({ cacheTime: 0 }),
+      ]);
       this.b = head + 1n;
       this.settlementFrom = sHead + 1n;
     }
@@ -519,7 +622,8 @@ export class SettlementScenario {
   }
 
   blockOf(ref: string): bigint {
-    if (this.b === undefined) throw new SettlementCheckError("B is not fixed yet (the Background deposit step fixes it)");
+    if (this.b === undefined)
+      throw new SettlementCheckError("B is not fixed yet (the Background deposit step fixes it)");
     const m = /^B(?:\+(\d+))?$/.exec(ref);
     if (!m) throw new SettlementCheckError(`unknown block reference "${ref}" (B or B+n)`);
     return this.b + BigInt(m[1] ?? "0");
@@ -539,7 +643,8 @@ export class SettlementScenario {
     const closed = [...depositedWindows].filter((w) => w < current).sort((a, b) => (a < b ? -1 : 1));
     if (closed.length === 0) return;
     const r = await this.world.bidder.withdrawFromWindows(closed);
-    if (r.error) throw new SettlementCheckError(`housekeeping: withdrawing closed windows ${closed.join(", ")}: ${r.describe()}`);
+    if (r.error)
+      throw new SettlementCheckError(`housekeeping: withdrawing closed windows ${closed.join(", ")}: ${r.describe()}`);
     for (const w of closed) depositedWindows.delete(w);
   }
 
@@ -548,10 +653,16 @@ export class SettlementScenario {
     const windows = [...new Set(blocks.map(windowOfBlock))];
     for (const w of windows) {
       const r = await this.world.bidder.deposit(wei, { windowNumber: w });
-      if (r.error) throw new SettlementCheckError(`deposit of ${wei} wei into window ${w}: ${r.describe()} (is auto-deposit running?)`);
+      if (r.error)
+        throw new SettlementCheckError(
+          `deposit of ${wei} wei into window ${w}: ${r.describe()} (is auto-deposit running?)`,
+        );
       depositedWindows.add(w);
       const total = BigInt(String((r.value as { amount?: string })?.amount ?? "0"));
-      if (total < wei) throw new SettlementCheckError(`deposit of ${wei} wei into window ${w} answered a total of ${total}: ${r.describe()}`);
+      if (total < wei)
+        throw new SettlementCheckError(
+          `deposit of ${wei} wei into window ${w} answered a total of ${total}: ${r.describe()}`,
+        );
     }
   }
 
@@ -574,7 +685,8 @@ export class SettlementScenario {
 
   /** Sends a bid of raw transactions and waits for its stream to end; records the commitments it brought. */
   async sendBid(b: Omit<SettlementBid, "body" | "outcome" | "dispatch">, dispatch: bigint): Promise<SettlementBid> {
-    if (this.bids.some((x) => x.amount === b.amount)) throw new SettlementCheckError(`a scenario's bid amounts must differ (${b.amount} twice)`);
+    if (this.bids.some((x) => x.amount === b.amount))
+      throw new SettlementCheckError(`a scenario's bid amounts must differ (${b.amount} twice)`);
     this.dispatchByAmount.set(b.amount.toString(), dispatch);
     const body: Record<string, unknown> = {
       rawTransactions: b.txs.map((t) => t.raw),
@@ -610,17 +722,25 @@ export class SettlementScenario {
 
   /** The one commitment for the bid of block `ref` (default: the only bid, or the one for B). */
   commitment(ref?: string): SettlementCommitment {
-    const list = ref ? this.commitments.filter((c) => c.bid.blockRef === ref) : this.commitments.filter((c) => c.bid.blockRef === "B");
+    const list = ref
+      ? this.commitments.filter((c) => c.bid.blockRef === ref)
+      : this.commitments.filter((c) => c.bid.blockRef === "B");
     if (list.length !== 1)
       throw new SettlementCheckError(
         `expected exactly one commitment for the bid of block ${ref ?? "B"}, the scenario has ${list.length}` +
-          (this.bids.length ? `; the bid stream said: ${this.bids.map((b) => b.outcome.text.trim()).join(" | ").slice(0, 800)}` : ""),
+          (this.bids.length
+            ? `; the bid stream said: ${this.bids
+                .map((b) => b.outcome.text.trim())
+                .join(" | ")
+                .slice(0, 800)}`
+            : ""),
       );
     return list[0]!;
   }
 
   watch(c: SettlementCommitment, nodes: NodeName[]): void {
-    for (const n of nodes) if (!this.watches.some((w) => w.node === n && w.c === c)) this.watches.push(new StatusWatch(n, this.world, c));
+    for (const n of nodes)
+      if (!this.watches.some((w) => w.node === n && w.c === c)) this.watches.push(new StatusWatch(n, this.world, c));
   }
 
   /** Mines one L1 block with `provider` as its winner (the control API answers once the oracle recorded tip − 1). */
@@ -642,14 +762,18 @@ export class SettlementScenario {
       const opened = await this.chain.opened(c.idx);
       return {
         done: false,
-        seen: opened.committer === zeroAddress ? "the commitment is not opened on chain" : `opened on chain by ${opened.committer}, not processed by the oracle`,
+        seen:
+          opened.committer === zeroAddress
+            ? "the commitment is not opened on chain"
+            : `opened on chain by ${opened.committer}, not processed by the oracle`,
       };
     });
   }
 
   async teardown(): Promise<void> {
     await Promise.all(this.watches.map((w) => w.stop()));
-    if (this.builderChanged) for (const p of this.target.providerAddresses) await this.world.control.builder(p, "honest");
+    if (this.builderChanged)
+      for (const p of this.target.providerAddresses) await this.world.control.builder(p, "honest");
   }
 }
 

@@ -9,9 +9,12 @@ import { MevCommitError } from "../../lib/errors.ts";
 
 /** What a target can do beyond the interface; scenarios that need a capability the target lacks are skipped. */
 export const CAPABILITIES = {
-  "sim-control": "a /sim/v1 control API on the target's chains: mine L1 blocks, choose each block's winner and its builder's behaviour",
-  "sim-nodes": "the control API also drives the target's nodes: stop and start provider nodes, inject failing store/open transactions, report subscriber and receiver counts",
-  "sim-kill": "the control API kills a node with SIGKILL and restarts it on the same data (POST /sim/v1/nodes/{name}/kill)",
+  "sim-control":
+    "a /sim/v1 control API on the target's chains: mine L1 blocks, choose each block's winner and its builder's behaviour",
+  "sim-nodes":
+    "the control API also drives the target's nodes: stop and start provider nodes, inject failing store/open transactions, report subscriber and receiver counts",
+  "sim-kill":
+    "the control API kills a node with SIGKILL and restarts it on the same data (POST /sim/v1/nodes/{name}/kill)",
   openapi: "each node serves its OpenAPI document at /swagger/json",
   beacon: "the target's chains come with a beacon API (beaconUrl) and validator opt-ins the suite can make on the L1",
   grpc: "each node also serves the gRPC API (bidderRpcUrl, providerRpcUrls)",
@@ -35,7 +38,13 @@ export interface Target {
   l1ChainId: number;
   settlementRpcUrl: string;
   settlementChainId: number;
-  contracts: { blockTracker: string; providerRegistry: string; bidderRegistry: string; preconfManager: string; oracle: string };
+  contracts: {
+    blockTracker: string;
+    providerRegistry: string;
+    bidderRegistry: string;
+    preconfManager: string;
+    oracle: string;
+  };
   /** The validator opt-in registry (ValidatorOptInRouter interface) on the L1. */
   validatorOptInRouter?: string;
   bidderAddress: string;
@@ -55,25 +64,39 @@ export class TargetFileError extends MevCommitError {}
 export const UPSTREAM_BID_TIMEOUT_MS = 30_000;
 export const UPSTREAM_DECISION_TIMEOUT_MS = 30_000;
 
-const REQUIRED = ["bidderUrl", "providerUrls", "l1RpcUrl", "l1ChainId", "settlementRpcUrl", "settlementChainId", "contracts", "bidderAddress", "providerAddresses"] as const;
+const REQUIRED = [
+  "bidderUrl",
+  "providerUrls",
+  "l1RpcUrl",
+  "l1ChainId",
+  "settlementRpcUrl",
+  "settlementChainId",
+  "contracts",
+  "bidderAddress",
+  "providerAddresses",
+] as const;
 
 /** Checks a parsed target file and fills the defaults; `where` names it in errors. */
 export function parseTarget(raw: unknown, where: string): Target {
   const t = raw as Partial<Target> & Record<string, unknown>;
   if (!t || typeof t !== "object") throw new TargetFileError(`${where} is not a JSON object`);
   const missing = REQUIRED.filter((k) => t[k] === undefined);
-  if (missing.length) throw new TargetFileError(`${where} lacks ${missing.join(", ")} (docs/conformance.md lists every field)`);
+  if (missing.length)
+    throw new TargetFileError(`${where} lacks ${missing.join(", ")} (docs/conformance.md lists every field)`);
   const problems: string[] = [];
-  if (!Array.isArray(t.providerUrls) || t.providerUrls.length === 0) problems.push("providerUrls must be a non-empty array of URLs");
+  if (!Array.isArray(t.providerUrls) || t.providerUrls.length === 0)
+    problems.push("providerUrls must be a non-empty array of URLs");
   if (!Array.isArray(t.providerAddresses) || t.providerAddresses.length !== t.providerUrls?.length)
     problems.push("providerAddresses must list one address per provider URL");
   for (const k of ["bidTimeoutMs", "decisionTimeoutMs"] as const)
-    if (t[k] !== undefined && !(Number.isInteger(t[k]) && (t[k] as number) > 0)) problems.push(`${k} must be a positive integer of milliseconds`);
+    if (t[k] !== undefined && !(Number.isInteger(t[k]) && (t[k] as number) > 0))
+      problems.push(`${k} must be a positive integer of milliseconds`);
   const caps = t.capabilities ?? [];
   if (!Array.isArray(caps)) problems.push("capabilities must be an array");
   else {
     const unknown = caps.filter((c) => !(c in CAPABILITIES));
-    if (unknown.length) problems.push(`unknown capabilities ${unknown.join(", ")} (known: ${Object.keys(CAPABILITIES).join(", ")})`);
+    if (unknown.length)
+      problems.push(`unknown capabilities ${unknown.join(", ")} (known: ${Object.keys(CAPABILITIES).join(", ")})`);
     if (caps.includes("sim-control") && !t.controlUrl) problems.push("capability sim-control needs controlUrl");
     if (caps.includes("beacon") && !t.beaconUrl) problems.push("capability beacon needs beaconUrl");
   }
@@ -94,7 +117,10 @@ export function parseTarget(raw: unknown, where: string): Target {
  */
 export function namedTargetFile(name: string | undefined = process.env.TARGET): string | undefined {
   if (name === undefined) return undefined;
-  if (name.trim() === "") throw new TargetFileError("--target (or TARGET) is empty: name a target file, or unset it for a devnet of the command's own");
+  if (name.trim() === "")
+    throw new TargetFileError(
+      "--target (or TARGET) is empty: name a target file, or unset it for a devnet of the command's own",
+    );
   const path = resolve(name);
   if (!existsSync(path)) throw new TargetFileError(`target file ${path} does not exist (--target or TARGET)`);
   return path;

@@ -40,15 +40,27 @@ export interface TargetSettings {
 type Status = { isAutodepositEnabled?: boolean; windowBalances?: { depositedAmount?: string }[] };
 type ControlStatus = {
   registeredProviders?: { address: string; builder?: string; builderEvery?: number }[];
-  nodes?: { name: string; role: string; address?: string; running?: boolean; receivers?: number; builderEvery?: number }[];
+  nodes?: {
+    name: string;
+    role: string;
+    address?: string;
+    running?: boolean;
+    receivers?: number;
+    builderEvery?: number;
+  }[];
 };
 
 async function readAutoDeposit(t: Target): Promise<AutoDepositSetting | undefined> {
-  const r = await call("GET", `${t.bidderUrl}/v1/bidder/auto_deposit_status`, { timeoutMs: 10_000 }).catch(() => undefined);
+  const r = await call("GET", `${t.bidderUrl}/v1/bidder/auto_deposit_status`, { timeoutMs: 10_000 }).catch(
+    () => undefined,
+  );
   const body = r?.status === 200 ? (r.json as Status) : undefined;
   if (typeof body?.isAutodepositEnabled !== "boolean") return undefined;
   const amounts = (body.windowBalances ?? []).map((w) => BigInt(w.depositedAmount ?? "0")).filter((a) => a > 0n);
-  return { enabled: body.isAutodepositEnabled, amountPerWindow: amounts.length ? amounts.reduce((m, a) => (a > m ? a : m)) : undefined };
+  return {
+    enabled: body.isAutodepositEnabled,
+    amountPerWindow: amounts.length ? amounts.reduce((m, a) => (a > m ? a : m)) : undefined,
+  };
 }
 
 async function readControl(t: Target): Promise<ControlStatus | undefined> {
@@ -69,8 +81,12 @@ export async function readTargetSettings(t: Target): Promise<TargetSettings> {
         const node = control.nodes?.find((n) => n.address?.toLowerCase() === p.address.toLowerCase());
         return { provider: p.address, mode: p.builder!, every: p.builderEvery ?? node?.builderEvery ?? 1 };
       }),
-    receivers: control?.nodes?.filter((n) => n.role === "provider" && n.receivers !== undefined).map((n) => ({ name: n.name, receivers: n.receivers! })),
-    running: control?.nodes?.filter((n) => n.role === "provider" && n.running !== undefined).map((n) => ({ name: n.name, running: n.running! })),
+    receivers: control?.nodes
+      ?.filter((n) => n.role === "provider" && n.receivers !== undefined)
+      .map((n) => ({ name: n.name, receivers: n.receivers! })),
+    running: control?.nodes
+      ?.filter((n) => n.role === "provider" && n.running !== undefined)
+      .map((n) => ({ name: n.name, running: n.running! })),
   };
 }
 
@@ -80,9 +96,16 @@ export async function readTargetSettings(t: Target): Promise<TargetSettings> {
  */
 export async function prepareTarget(t: Target, found: TargetSettings): Promise<string[]> {
   if (!found.autoDeposit?.enabled) return [];
-  const r = await call("POST", `${t.bidderUrl}/v1/bidder/cancel_auto_deposit`, { timeoutMs: 30_000 }).catch((e: Error) => ({ status: 0, text: e.message }));
-  if (r.status !== 200) return [`the bidder's auto-deposit is on and stopping it failed (${r.text.slice(0, 200)}); scenarios that deposit will fail`];
-  return [`the bidder's auto-deposit was on: stopped for the run${found.autoDeposit.amountPerWindow === undefined ? "" : `, started again at its end (${found.autoDeposit.amountPerWindow} wei per window)`}`];
+  const r = await call("POST", `${t.bidderUrl}/v1/bidder/cancel_auto_deposit`, { timeoutMs: 30_000 }).catch(
+    (e: Error) => ({ status: 0, text: e.message }),
+  );
+  if (r.status !== 200)
+    return [
+      `the bidder's auto-deposit is on and stopping it failed (${r.text.slice(0, 200)}); scenarios that deposit will fail`,
+    ];
+  return [
+    `the bidder's auto-deposit was on: stopped for the run${found.autoDeposit.amountPerWindow === undefined ? "" : `, started again at its end (${found.autoDeposit.amountPerWindow} wei per window)`}`,
+  ];
 }
 
 /**
@@ -101,24 +124,37 @@ export async function restoreTargetSettings(t: Target, before: TargetSettings): 
   if (was && now.autoDeposit && was.enabled !== now.autoDeposit.enabled) {
     const url = `${t.bidderUrl}/v1/bidder/${was.enabled ? `auto_deposit/${was.amountPerWindow}` : "cancel_auto_deposit"}`;
     if (was.enabled && was.amountPerWindow === undefined)
-      lines.push(`left changed: the bidder's auto-deposit was on and is off (its amount is unknown); to put it back: POST ${t.bidderUrl}/v1/bidder/auto_deposit/<wei>`);
+      lines.push(
+        `left changed: the bidder's auto-deposit was on and is off (its amount is unknown); to put it back: POST ${t.bidderUrl}/v1/bidder/auto_deposit/<wei>`,
+      );
     else
       try {
         await post(url);
-        lines.push(`restored: the bidder's auto-deposit ${was.enabled ? `(on, ${was.amountPerWindow} wei per window)` : "(off)"}`);
+        lines.push(
+          `restored: the bidder's auto-deposit ${was.enabled ? `(on, ${was.amountPerWindow} wei per window)` : "(off)"}`,
+        );
       } catch (e) {
-        lines.push(`left changed: the bidder's auto-deposit is ${was.enabled ? "off" : "on"} (${(e as Error).message}); to put it back: POST ${url}`);
+        lines.push(
+          `left changed: the bidder's auto-deposit is ${was.enabled ? "off" : "on"} (${(e as Error).message}); to put it back: POST ${url}`,
+        );
       }
-  } else if (was && !now.autoDeposit) lines.push(`left unknown: the bidder's auto-deposit (it was ${was.enabled ? "on" : "off"}; the bidder no longer answers auto_deposit_status)`);
+  } else if (was && !now.autoDeposit)
+    lines.push(
+      `left unknown: the bidder's auto-deposit (it was ${was.enabled ? "on" : "off"}; the bidder no longer answers auto_deposit_status)`,
+    );
 
   for (const b of before.builders ?? []) {
     const cur = now.builders?.find((x) => x.provider.toLowerCase() === b.provider.toLowerCase());
     if (!cur || (cur.mode === b.mode && cur.every === b.every)) continue;
     try {
       await post(`${t.controlUrl}/sim/v1/builder`, { provider: b.provider, mode: b.mode, every: b.every });
-      lines.push(`restored: provider ${b.provider}'s builder mode (${b.mode}${b.every > 1 ? ` every ${b.every}` : ""}; the run left ${cur.mode})`);
+      lines.push(
+        `restored: provider ${b.provider}'s builder mode (${b.mode}${b.every > 1 ? ` every ${b.every}` : ""}; the run left ${cur.mode})`,
+      );
     } catch (e) {
-      lines.push(`left changed: provider ${b.provider}'s builder mode is ${cur.mode}, was ${b.mode} (${(e as Error).message})`);
+      lines.push(
+        `left changed: provider ${b.provider}'s builder mode is ${cur.mode}, was ${b.mode} (${(e as Error).message})`,
+      );
     }
   }
 
@@ -129,14 +165,18 @@ export async function restoreTargetSettings(t: Target, before: TargetSettings): 
       await post(`${t.controlUrl}/sim/v1/providers/${index}/start`);
       lines.push(`restored: ${r.name} runs again (the run left it stopped)`);
     } catch (e) {
-      lines.push(`left changed: ${r.name} is stopped (${(e as Error).message}); to start it: POST ${t.controlUrl}/sim/v1/providers/${index}/start`);
+      lines.push(
+        `left changed: ${r.name} is stopped (${(e as Error).message}); to start it: POST ${t.controlUrl}/sim/v1/providers/${index}/start`,
+      );
     }
   }
 
   for (const r of before.receivers ?? []) {
     const cur = now.receivers?.find((x) => x.name === r.name);
     if (cur && cur.receivers < r.receivers)
-      lines.push(`left changed: ${r.name} had ${r.receivers} provider application(s) attached, now ${cur.receivers}; restart the application (or the devnet, whose --auto-accept attaches one)`);
+      lines.push(
+        `left changed: ${r.name} had ${r.receivers} provider application(s) attached, now ${cur.receivers}; restart the application (or the devnet, whose --auto-accept attaches one)`,
+      );
   }
   return lines;
 }

@@ -4,6 +4,7 @@ export type Transport = (typeof TRANSPORTS)[number];
 
 export function transport(env = process.env): Transport {
   const t = env.TRANSPORT ?? "http";
-  if (!(TRANSPORTS as readonly string[]).includes(t)) throw new Error(`TRANSPORT=${t}: the suite speaks ${TRANSPORTS.join(" or ")}`);
+  if (!(TRANSPORTS as readonly string[]).includes(t))
+    throw new Error(`TRANSPORT=${t}: the suite speaks ${TRANSPORTS.join(" or ")}`);
   return t as Transport;
 }

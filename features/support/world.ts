@@ -1,16 +1,16 @@
-import { setWorldConstructor, World, type IWorldOptions } from "@cucumber/cucumber";
+import { type IWorldOptions, setWorldConstructor, World } from "@cucumber/cucumber";
+import { MevCommitError } from "../../lib/errors.ts";
 import type { BidderApi, NotificationsApi, ProviderApi, Unary } from "./clients/api.ts";
 import { ControlClient } from "./clients/control.ts";
-import { call, type CallOptions, type HttpResult } from "./clients/http.ts";
 import { GrpcBidderApi, GrpcNotificationsApi, GrpcProviderApi } from "./clients/grpcApi.ts";
+import { type CallOptions, call, type HttpResult } from "./clients/http.ts";
 import { HttpBidderApi, HttpNotificationsApi, HttpProviderApi, unaryOf } from "./clients/httpApi.ts";
 import { callRoute, grpcCallOf } from "./clients/routes.ts";
-import { SKIPPED_PREFIX } from "./health.ts";
-import { transport, type Transport } from "./transport.ts";
 import { ScenarioScope } from "./clients/scope.ts";
+import { SKIPPED_PREFIX } from "./health.ts";
 import { run } from "./run.ts";
 import type { Target } from "./target.ts";
-import { MevCommitError } from "../../lib/errors.ts";
+import { type Transport, transport } from "./transport.ts";
 
 export class TargetLacksCapability extends MevCommitError {}
 
@@ -52,22 +52,29 @@ export class ConformanceWorld extends World {
   }
 
   get control(): ControlClient {
-    if (!this.target.controlUrl || !this.has("sim-control")) throw new TargetLacksCapability("this target has no control API (tag the scenario @sim)");
+    if (!this.target.controlUrl || !this.has("sim-control"))
+      throw new TargetLacksCapability("this target has no control API (tag the scenario @sim)");
     return new ControlClient(this.target.controlUrl, this.scope);
   }
 
   get bidder(): BidderApi {
-    return this.transport === "grpc" ? new GrpcBidderApi(this.rpcUrl("bidder"), this.scope) : new HttpBidderApi(this.target.bidderUrl, this.scope);
+    return this.transport === "grpc"
+      ? new GrpcBidderApi(this.rpcUrl("bidder"), this.scope)
+      : new HttpBidderApi(this.target.bidderUrl, this.scope);
   }
 
   /** Provider n (1-based). */
   provider(n: number): ProviderApi {
     const node = `provider ${n}`;
-    return this.transport === "grpc" ? new GrpcProviderApi(this.rpcUrl(node), this.scope) : new HttpProviderApi(this.nodeUrl(node), this.scope);
+    return this.transport === "grpc"
+      ? new GrpcProviderApi(this.rpcUrl(node), this.scope)
+      : new HttpProviderApi(this.nodeUrl(node), this.scope);
   }
 
   notifications(node: string): NotificationsApi {
-    return this.transport === "grpc" ? new GrpcNotificationsApi(this.rpcUrl(node), this.scope) : new HttpNotificationsApi(this.nodeUrl(node), this.scope);
+    return this.transport === "grpc"
+      ? new GrpcNotificationsApi(this.rpcUrl(node), this.scope)
+      : new HttpNotificationsApi(this.nodeUrl(node), this.scope);
   }
 
   /**
@@ -113,7 +120,9 @@ export class ConformanceWorld extends World {
   /** An HTTP request of this scenario (aborted when it ends). */
   http(method: string, url: string, opts: CallOptions = {}): Promise<HttpResult> {
     if (this.transport === "grpc" && ROLE_API_PATH.test(new URL(url).pathname))
-      throw new HttpInGrpcRunError(`${method} ${url}: this step speaks HTTP to a node's API in a gRPC run (use the role clients, or world.httpOnly)`);
+      throw new HttpInGrpcRunError(
+        `${method} ${url}: this step speaks HTTP to a node's API in a gRPC run (use the role clients, or world.httpOnly)`,
+      );
     return call(method, url, { ...opts, scope: this.scope });
   }
 

@@ -1,10 +1,10 @@
-import { type AnyElysia, Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
-import { routingError } from "./wire/routing.ts";
-import { unaryErrorResponse } from "./wire/errors.ts";
-import { DEFAULT_STREAM_KEEPALIVE_MS, setStreamKeepAlive } from "./wire/stream.ts";
-import { logger } from "../util/log.ts";
+import { type AnyElysia, Elysia } from "elysia";
 import { RpcError } from "../protocol/grpcCodes.ts";
+import { logger } from "../util/log.ts";
+import { unaryErrorResponse } from "./wire/errors.ts";
+import { routingError } from "./wire/routing.ts";
+import { DEFAULT_STREAM_KEEPALIVE_MS, setStreamKeepAlive } from "./wire/stream.ts";
 
 export type NodeRole = "bidder" | "provider";
 
@@ -32,11 +32,18 @@ export function createNodeApp(opts: NodeAppOptions) {
   const keepAliveMs = opts.streamKeepAliveMs ?? DEFAULT_STREAM_KEEPALIVE_MS;
   let app = new Elysia({ name: `${opts.role}-node` })
     .mapResponse({ as: "global" }, ({ response }) => {
-      if (response instanceof Response && keepAliveMs !== DEFAULT_STREAM_KEEPALIVE_MS) setStreamKeepAlive(response, keepAliveMs);
+      if (response instanceof Response && keepAliveMs !== DEFAULT_STREAM_KEEPALIVE_MS)
+        setStreamKeepAlive(response, keepAliveMs);
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
       const path = new URL(request.url).pathname;
-      if (code === "NOT_FOUND") return unaryErrorResponse(routingError(path, app.routes.map((r) => r.path)));
+      if (code === "NOT_FOUND")
+        return unaryErrorResponse(
+          routingError(
+            path,
+            app.routes.map((r) => r.path),
+          ),
+        );
       if (error instanceof RpcError) log.debug("request failed", { path, code: error.code, message: error.message });
       else log.error("handler crashed", { path, code, error });
       return unaryErrorResponse(error);

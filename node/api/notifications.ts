@@ -1,15 +1,15 @@
 import { Elysia, t } from "elysia";
-import { JsonSyntaxError, readFirstJsonValue } from "../protocol/jsonText.ts";
-import { BodyDecodeError } from "../protocol/grpcCodes.ts";
-import { decodeProtoJsonMessage } from "../protocol/protoJson.ts";
-import { TOPICS } from "../notify/topics.ts";
-import type { NotificationsService } from "../services/notificationsService.ts";
 import { NotificationSchema } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
-import { ndjsonResponse } from "./wire/stream.ts";
-import { messageJson } from "./wire/message.ts";
+import { TOPICS } from "../notify/topics.ts";
+import { BodyDecodeError } from "../protocol/grpcCodes.ts";
+import { JsonSyntaxError, readFirstJsonValue } from "../protocol/jsonText.ts";
+import { decodeProtoJsonMessage } from "../protocol/protoJson.ts";
+import type { NotificationsService } from "../services/notificationsService.ts";
+import { jsonBody, streamResponses } from "./openapi.ts";
 import { streamStartErrorResponse } from "./wire/errors.ts";
 import { BODY_LIMITS, readBodyText } from "./wire/limits.ts";
-import { jsonBody, streamResponses } from "./openapi.ts";
+import { messageJson } from "./wire/message.ts";
+import { ndjsonResponse } from "./wire/stream.ts";
 
 /** The topics of a Subscribe body, decoded (the service checks them). */
 export function decodeTopics(text: string): string[] {
@@ -21,7 +21,10 @@ export function decodeTopics(text: string): string[] {
     throw e;
   }
   if (!node) return [];
-  const v = decodeProtoJsonMessage(node, [{ name: "topics", jsonName: "topics", kind: "string", repeated: true }], { text, base: node.start });
+  const v = decodeProtoJsonMessage(node, [{ name: "topics", jsonName: "topics", kind: "string", repeated: true }], {
+    text,
+    base: node.start,
+  });
   return (v.topics as string[] | undefined) ?? [];
 }
 
@@ -48,7 +51,10 @@ export function notificationRoutes(notifications: NotificationsService) {
         summary: "Subscribe",
         description: `Streams the events of the given topics (${TOPICS.join(", ")}) until the client leaves. A subscriber that falls ${100} events behind is disconnected with ResourceExhausted.`,
         requestBody: jsonBody(t.Object({ topics: t.Array(t.Union(TOPICS.map((name) => t.Literal(name)))) })),
-        responses: streamResponses(t.Object({ topic: t.String(), value: t.Record(t.String(), t.Unknown()) }), "Notifications."),
+        responses: streamResponses(
+          t.Object({ topic: t.String(), value: t.Record(t.String(), t.Unknown()) }),
+          "Notifications.",
+        ),
       },
     },
   );

@@ -41,7 +41,11 @@ export const Wire = {
   int32NonNegative: { type: "integer", minimum: 0, maximum: 2147483647 },
   int64: { type: "integer", minimum: -INT64_MAX - 1, maximum: INT64_MAX },
   /** An amount in wei: a decimal from 1 to 2^256-1 without leading zeros. */
-  wei: { type: "string", pattern: positiveDecimalAtMostPattern(2n ** 256n - 1n), description: "wei, a positive decimal that fits in a uint256 (1 to 2^256-1)" },
+  wei: {
+    type: "string",
+    pattern: positiveDecimalAtMostPattern(2n ** 256n - 1n),
+    description: "wei, a positive decimal that fits in a uint256 (1 to 2^256-1)",
+  },
   /** An int64 body field the node requires positive: a JSON number, or a string protojson reads as one. */
   positiveInt64: (description: string) => ({
     description,
@@ -61,22 +65,48 @@ export const Wire = {
 } as const;
 
 /** A query parameter; `schema` is a JSON type name or a whole schema. */
-export function queryParam(name: string, description: string, schema: "string" | "boolean" | "integer" | Doc = "string"): Doc {
-  return { name, in: "query", required: false, schema: typeof schema === "string" ? { type: schema } : schema, description };
+export function queryParam(
+  name: string,
+  description: string,
+  schema: "string" | "boolean" | "integer" | Doc = "string",
+): Doc {
+  return {
+    name,
+    in: "query",
+    required: false,
+    schema: typeof schema === "string" ? { type: schema } : schema,
+    description,
+  };
 }
 
 /** `block_number`, `page` and `limit` of GetBidInfo and GetCommitmentInfo. */
 export function pagingParams(defaultLimit: number, maxLimit: number): Doc[] {
   return [
-    queryParam("block_number", "only this L1 block (exact match; also blockNumber); 0 or absent: every block", Wire.int64),
+    queryParam(
+      "block_number",
+      "only this L1 block (exact match; also blockNumber); 0 or absent: every block",
+      Wire.int64,
+    ),
     queryParam("page", "page number, from 0 (default 0)", Wire.int32NonNegative),
-    queryParam("limit", `commitments per page, 0…${maxLimit} (0 or absent: ${defaultLimit})`, { type: "integer", minimum: 0, maximum: maxLimit }),
+    queryParam("limit", `commitments per page, 0…${maxLimit} (0 or absent: ${defaultLimit})`, {
+      type: "integer",
+      minimum: 0,
+      maximum: maxLimit,
+    }),
   ];
 }
 
 /** A repeated query parameter (`?k=a&k=b`). */
 export function repeatedQueryParam(name: string, description: string, item: Doc): Doc {
-  return { name, in: "query", required: false, style: "form", explode: true, schema: { type: "array", items: item }, description };
+  return {
+    name,
+    in: "query",
+    required: false,
+    style: "form",
+    explode: true,
+    schema: { type: "array", items: item },
+    description,
+  };
 }
 
 export function pathParam(name: string, description: string, schema: Doc = { type: "string" }): Doc {
@@ -87,7 +117,10 @@ export function pathParam(name: string, description: string, schema: Doc = { typ
 export function jsonBody(schema: unknown, description?: string): Doc {
   const s = schema as { properties?: Record<string, object> };
   const nullable = s.properties
-    ? { ...s, properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, { ...v, nullable: true }])) }
+    ? {
+        ...s,
+        properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, { ...v, nullable: true }])),
+      }
     : schema;
   return { required: true, description, content: { "application/json": { schema: nullable } } };
 }
@@ -123,11 +156,15 @@ export function streamResponses(item: unknown, description: string): Doc {
   return {
     200: {
       description: `${description} A stream: one JSON object per line, {"result": <item>} or a final {"error": <status>}; blank lines keep an idle stream open.`,
-      content: { "application/json": { schema: t.Object({ result: t.Optional(item as never), error: t.Optional(Status) }) } },
+      content: {
+        "application/json": { schema: t.Object({ result: t.Optional(item as never), error: t.Optional(Status) }) },
+      },
     },
     default: {
       description: `${ERROR_DESCRIPTION} Before the stream opens: {"error": <status>}, or a bare status when the body does not decode or is too large.`,
-      content: { "application/json": { schema: t.Union([t.Object({ error: Status }, { additionalProperties: false }), Status]) } },
+      content: {
+        "application/json": { schema: t.Union([t.Object({ error: Status }, { additionalProperties: false }), Status]) },
+      },
     },
   };
 }

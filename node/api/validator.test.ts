@@ -3,13 +3,13 @@
  * grpc-gateway's parse errors, and the service's errors rendered as unary statuses.
  */
 import { describe, expect, test } from "bun:test";
+import { ValidatorApiService } from "../services/validatorApiService.ts";
 import { setLogSink } from "../util/log.ts";
 import { BeaconSchedule } from "../validators/beaconSchedule.ts";
-import { FUTURE_EPOCH_MESSAGE, ValidatorService } from "../validators/validatorService.ts";
 import type { ValidatorChain } from "../validators/optInRegistry.ts";
+import { FUTURE_EPOCH_MESSAGE, ValidatorService } from "../validators/validatorService.ts";
 import { createNodeApp } from "./app.ts";
 import { validatorRoutes } from "./validator.ts";
-import { ValidatorApiService } from "../services/validatorApiService.ts";
 
 setLogSink(() => {});
 
@@ -30,7 +30,11 @@ const chain: ValidatorChain & { head: bigint; down: boolean } = {
   },
 };
 const service = new ValidatorService({ chain, schedule, publish: () => {} });
-const app = createNodeApp({ role: "bidder", address: "0x0000000000000000000000000000000000000001", plugins: [validatorRoutes(new ValidatorApiService(service))] });
+const app = createNodeApp({
+  role: "bidder",
+  address: "0x0000000000000000000000000000000000000001",
+  plugins: [validatorRoutes(new ValidatorApiService(service))],
+});
 
 async function get(query: string) {
   const res = await app.handle(new Request(`http://node/v1/validator/get_validators${query}`));
@@ -64,7 +68,10 @@ describe("GET /v1/validator/get_validators", () => {
     for (const [q, message] of [
       ["?epoch=abc", 'parsing field "epoch": strconv.ParseUint: parsing "abc": invalid syntax'],
       ["?epoch=-1", 'parsing field "epoch": strconv.ParseUint: parsing "-1": invalid syntax'],
-      ["?epoch=18446744073709551616", 'parsing field "epoch": strconv.ParseUint: parsing "18446744073709551616": value out of range'],
+      [
+        "?epoch=18446744073709551616",
+        'parsing field "epoch": strconv.ParseUint: parsing "18446744073709551616": value out of range',
+      ],
       ["?epoch=1&epoch=2", 'too many values for field "epoch": 1, 2'],
     ] as const) {
       const { status, body } = await get(q);
@@ -85,7 +92,11 @@ describe("GET /v1/validator/get_validators", () => {
     try {
       const { status, body } = await get("?epoch=1");
       expect(status).toBe(500);
-      expect(body).toEqual({ code: 13, message: "checking if validators are opted in: connection refused", details: [] });
+      expect(body).toEqual({
+        code: 13,
+        message: "checking if validators are opted in: connection refused",
+        details: [],
+      });
     } finally {
       chain.down = false;
     }

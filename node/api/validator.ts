@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
+import { GetValidatorsResponseSchema } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
 import { parseQueryField, type QueryFieldSpec } from "../protocol/queryParams.ts";
 import type { ValidatorApiService } from "../services/validatorApiService.ts";
-import { GetValidatorsResponseSchema } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
+import { queryParam, unaryResponses, Wire } from "./openapi.ts";
 import { messageResponse } from "./wire/message.ts";
 import { queryOf } from "./wire/request.ts";
-import { queryParam, unaryResponses, Wire } from "./openapi.ts";
 
 /** `GetValidatorsRequest.epoch` (uint64): `?epoch=` or its JSON name, which is the same. */
 export const EPOCH_QUERY: QueryFieldSpec = { name: "epoch", jsonName: "epoch", kind: "uint64" };

@@ -1,29 +1,29 @@
 import type { Address, Chain, Hex } from "viem";
-import { chainClients, type ChainClients } from "../chain/clients.ts";
+import { type ChainClients, chainClients } from "../chain/clients.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
+import { processCrypto } from "../crypto/cryptoPool.ts";
+import type { BidOutcomeSink } from "../explorer/outcomeSink.ts";
+import type { Network } from "../network/network.ts";
+import { Notifier } from "../notify/notifier.ts";
+import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
+import { protocolDomains } from "../protocol/digest.ts";
+import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
+import { BidderService } from "../services/bidderService.ts";
+import { DebugService } from "../services/debugService.ts";
+import { NotificationsService } from "../services/notificationsService.ts";
+import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
 import { NodeStore } from "../store/db.ts";
+import { CommitmentStore } from "../tracker/commitmentStore.ts";
+import { CommitmentTracker } from "../tracker/tracker.ts";
+import { KillSwitch } from "../util/killSwitch.ts";
+import { BidSender } from "./bids/bidSender.ts";
 import { AutoDepositor } from "./deposits/autoDepositor.ts";
 import { DepositService } from "./deposits/depositService.ts";
 import { DepositStore } from "./deposits/depositStore.ts";
 import { BidderRegistryClient } from "./deposits/registry.ts";
-import { BidSender } from "./bids/bidSender.ts";
-import type { BidOutcomeSink } from "../explorer/outcomeSink.ts";
-import { processCrypto } from "../crypto/cryptoPool.ts";
-import { CommitmentStore } from "../tracker/commitmentStore.ts";
-import { protocolDomains } from "../protocol/digest.ts";
-import type { Network } from "../network/network.ts";
-import { CommitmentTracker } from "../tracker/tracker.ts";
-import { Notifier } from "../notify/notifier.ts";
-import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { claimSlashedFunds } from "./slashedFunds.ts";
-import { BidderService } from "../services/bidderService.ts";
-import { NotificationsService } from "../services/notificationsService.ts";
-import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
-import { DebugService } from "../services/debugService.ts";
-import { serveNode, type NodeListen, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
-import { KillSwitch } from "../util/killSwitch.ts";
 
 export interface BidderNodeOptions {
   privateKey: Hex;
@@ -129,14 +129,23 @@ export class BidderNode {
     await this.events.start();
     this.tracker.start();
     await this.autoDepositor.resume();
-    this.served = await serveNode(this.services, { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen }, "bidder node");
+    this.served = await serveNode(
+      this.services,
+      { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen },
+      "bidder node",
+    );
     await this.options.network.connectBidder(this.address);
     return this.served.url;
   }
 
   /** The ports it serves on (to start a successor there after a kill). */
   get listenPorts(): { httpPort: number; rpcPort: number } | undefined {
-    return this.served && { httpPort: Number(new URL(this.served.url).port), rpcPort: Number(new URL(this.served.rpcUrl).port) };
+    return (
+      this.served && {
+        httpPort: Number(new URL(this.served.url).port),
+        rpcPort: Number(new URL(this.served.rpcUrl).port),
+      }
+    );
   }
 
   /**

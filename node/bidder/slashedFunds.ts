@@ -1,4 +1,4 @@
-import { parseEventLogs, type Address } from "viem";
+import { type Address, parseEventLogs } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
 import { providerRegistryAbi } from "../chain/contracts.ts";
 import { transact } from "../chain/transact.ts";
@@ -22,8 +22,16 @@ export async function claimSlashedFunds(c: ChainClients, providerRegistry: Addre
     throw new InternalError(`getting slashed amount: ${(e as Error).message.split("\n")[0]}`, { cause: e });
   }
   if (owed === 0n) return 0n;
-  const receipt = await transact(c, { address: providerRegistry, abi: providerRegistryAbi, functionName: "withdrawSlashedAmount" }, "withdrawing slashed amount");
-  const log = parseEventLogs({ abi: providerRegistryAbi, eventName: "BidderWithdrawSlashedAmount", logs: receipt.logs })[0];
+  const receipt = await transact(
+    c,
+    { address: providerRegistry, abi: providerRegistryAbi, functionName: "withdrawSlashedAmount" },
+    "withdrawing slashed amount",
+  );
+  const log = parseEventLogs({
+    abi: providerRegistryAbi,
+    eventName: "BidderWithdrawSlashedAmount",
+    logs: receipt.logs,
+  })[0];
   if (!log) throw new InternalError("missing log for slashed amount withdrawal");
   return log.args.amount;
 }

@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Abi } from "viem";
-import { CONTRACT_NAMES, compileContracts, type ContractName } from "./compile.ts";
+import { CONTRACT_NAMES, type ContractName, compileContracts } from "./compile.ts";
 
 const UPSTREAM_DIR = resolve(import.meta.dir, "..", "..", "..", "shared", "reference", "abi");
 const available = existsSync(UPSTREAM_DIR);
@@ -18,44 +18,131 @@ const available = existsSync(UPSTREAM_DIR);
 /** Upstream functions and events the node, oracle and harness code rely on: they must exist, identical. */
 const REQUIRED: Record<ContractName, { functions: string[]; events: string[] }> = {
   BlockTracker: {
-    functions: ["recordL1Block", "getBlockWinner", "getCurrentWindow", "currentWindow", "getBlocksPerWindow", "blockWinners", "setProviderRegistry", "providerRegistry", "oracleAccount", "addBuilderAddress", "getBuilder"],
+    functions: [
+      "recordL1Block",
+      "getBlockWinner",
+      "getCurrentWindow",
+      "currentWindow",
+      "getBlocksPerWindow",
+      "blockWinners",
+      "setProviderRegistry",
+      "providerRegistry",
+      "oracleAccount",
+      "addBuilderAddress",
+      "getBuilder",
+    ],
     events: ["NewL1Block", "NewWindow"],
   },
   ProviderRegistry: {
     functions: [
-      "registerAndStake", "delegateRegisterAndStake", "stake", "delegateStake", "unstake", "withdraw", "slash",
-      "isProviderValid", "overrideAddBLSKey", "addVerifiedBLSKey", "getEoaFromBLSKey", "getBLSKeys", "getProviderStake",
-      "providerStakes", "providerRegistered", "minStake", "withdrawalRequests", "withdrawalDelay", "withdrawSlashedAmount",
-      "bidderSlashedAmount", "setPreconfManager", "getAccumulatedPenaltyFee", "feePercent",
+      "registerAndStake",
+      "delegateRegisterAndStake",
+      "stake",
+      "delegateStake",
+      "unstake",
+      "withdraw",
+      "slash",
+      "isProviderValid",
+      "overrideAddBLSKey",
+      "addVerifiedBLSKey",
+      "getEoaFromBLSKey",
+      "getBLSKeys",
+      "getProviderStake",
+      "providerStakes",
+      "providerRegistered",
+      "minStake",
+      "withdrawalRequests",
+      "withdrawalDelay",
+      "withdrawSlashedAmount",
+      "bidderSlashedAmount",
+      "setPreconfManager",
+      "getAccumulatedPenaltyFee",
+      "feePercent",
     ],
-    events: ["ProviderRegistered", "FundsDeposited", "FundsSlashed", "Unstake", "Withdraw", "BLSKeyAdded", "InsufficientFundsToSlash", "BidderWithdrawSlashedAmount"],
+    events: [
+      "ProviderRegistered",
+      "FundsDeposited",
+      "FundsSlashed",
+      "Unstake",
+      "Withdraw",
+      "BLSKeyAdded",
+      "InsufficientFundsToSlash",
+      "BidderWithdrawSlashedAmount",
+    ],
   },
   BidderRegistry: {
     functions: [
-      "depositForWindow", "depositForWindows", "getDeposit", "lockedFunds", "maxBidPerBlock", "usedFunds", "bidPayment",
-      "openBid", "retrieveFunds", "unlockFunds", "withdrawFromWindows", "withdrawBidderAmountFromWindow",
-      "withdrawProviderAmount", "getProviderAmount", "providerAmount", "setPreconfManager", "getAccumulatedProtocolFee",
-      "feePercent", "blockTrackerContract",
+      "depositForWindow",
+      "depositForWindows",
+      "getDeposit",
+      "lockedFunds",
+      "maxBidPerBlock",
+      "usedFunds",
+      "bidPayment",
+      "openBid",
+      "retrieveFunds",
+      "unlockFunds",
+      "withdrawFromWindows",
+      "withdrawBidderAmountFromWindow",
+      "withdrawProviderAmount",
+      "getProviderAmount",
+      "providerAmount",
+      "setPreconfManager",
+      "getAccumulatedProtocolFee",
+      "feePercent",
+      "blockTrackerContract",
     ],
     events: ["BidderRegistered", "BidderWithdrawal", "FundsRewarded", "FundsRetrieved", "TransferToBidderFailed"],
   },
   PreconfManager: {
     functions: [
-      "storeUnopenedCommitment", "openCommitment", "initiateReward", "initiateSlash", "getBidHash", "getPreConfHash",
-      "verifyBid", "verifyPreConfCommitment", "getCommitment", "getUnopenedCommitment", "getTxnHashFromCommitment",
-      "commitmentsCount", "processedTxnHashes", "openedCommitments", "unopenedCommitments", "commitmentDispatchWindow",
-      "domainSeparatorBid", "domainSeparatorPreconf", "zkContextHash", "updateOracleContract", "blockTracker",
-      "bidderRegistry", "providerRegistry", "oracleContract",
+      "storeUnopenedCommitment",
+      "openCommitment",
+      "initiateReward",
+      "initiateSlash",
+      "getBidHash",
+      "getPreConfHash",
+      "verifyBid",
+      "verifyPreConfCommitment",
+      "getCommitment",
+      "getUnopenedCommitment",
+      "getTxnHashFromCommitment",
+      "commitmentsCount",
+      "processedTxnHashes",
+      "openedCommitments",
+      "unopenedCommitments",
+      "commitmentDispatchWindow",
+      "domainSeparatorBid",
+      "domainSeparatorPreconf",
+      "zkContextHash",
+      "updateOracleContract",
+      "blockTracker",
+      "bidderRegistry",
+      "providerRegistry",
+      "oracleContract",
     ],
     events: ["UnopenedCommitmentStored", "OpenedCommitmentStored"],
   },
   Oracle: {
-    functions: ["processBuilderCommitmentForBlockNumber", "setPreconfManager", "setBlockTracker", "setOracleAccount", "oracleAccount"],
+    functions: [
+      "processBuilderCommitmentForBlockNumber",
+      "setPreconfManager",
+      "setBlockTracker",
+      "setOracleAccount",
+      "oracleAccount",
+    ],
     events: ["CommitmentProcessed"],
   },
   // The L1 opt-in registry: the node's validator service calls areValidatorsOptedIn (OptInStatus tuple).
   ValidatorOptInRouter: {
-    functions: ["areValidatorsOptedIn", "vanillaRegistry", "mevCommitAVS", "mevCommitMiddleware", "owner", "transferOwnership"],
+    functions: [
+      "areValidatorsOptedIn",
+      "vanillaRegistry",
+      "mevCommitAVS",
+      "mevCommitMiddleware",
+      "owner",
+      "transferOwnership",
+    ],
     events: ["OwnershipTransferred"],
   },
 };
@@ -66,7 +153,12 @@ interface Param {
   indexed?: boolean;
   components?: readonly Param[];
 }
-type Item = Abi[number] & { name?: string; inputs?: readonly Param[]; outputs?: readonly Param[]; stateMutability?: string };
+type Item = Abi[number] & {
+  name?: string;
+  inputs?: readonly Param[];
+  outputs?: readonly Param[];
+  stateMutability?: string;
+};
 
 function canonicalType(p: Param): string {
   if (p.type.startsWith("tuple")) return `(${(p.components ?? []).map(canonicalType).join(",")})${p.type.slice(5)}`;
@@ -88,7 +180,9 @@ function shape(item: Item): unknown {
     type: item.type,
     signature: signature(item),
     inputs: (item.inputs ?? []).map((p) => param(p, namedInputs)),
-    ...(item.type === "function" ? { outputs: (item.outputs ?? []).map((p) => param(p, false)), stateMutability: item.stateMutability } : {}),
+    ...(item.type === "function"
+      ? { outputs: (item.outputs ?? []).map((p) => param(p, false)), stateMutability: item.stateMutability }
+      : {}),
   };
 }
 
@@ -142,7 +236,10 @@ describe.skipIf(!available)("ABI compatibility with upstream", () => {
         const ours = (await compileContracts()).contracts[name].abi as Item[];
         const upstream = loadUpstream(name);
         const missing: string[] = [];
-        for (const [kind, names] of [["function", REQUIRED[name].functions], ["event", REQUIRED[name].events]] as const) {
+        for (const [kind, names] of [
+          ["function", REQUIRED[name].functions],
+          ["event", REQUIRED[name].events],
+        ] as const) {
           for (const n of names) {
             const u = upstream.find((i) => i.type === kind && i.name === n);
             if (!u) {
@@ -151,14 +248,17 @@ describe.skipIf(!available)("ABI compatibility with upstream", () => {
             }
             const o = ours.find((i) => i.type === kind && i.name === n);
             if (!o) missing.push(`${kind} ${signature(u)}: missing in ours`);
-            else if (JSON.stringify(shape(o)) !== JSON.stringify(shape(u))) missing.push(`${kind} ${signature(u)}: differs`);
+            else if (JSON.stringify(shape(o)) !== JSON.stringify(shape(u)))
+              missing.push(`${kind} ${signature(u)}: differs`);
           }
         }
         expect(missing).toEqual([]);
       });
 
       test("upstream items we do not implement (informational)", async () => {
-        const ours = new Set(((await compileContracts()).contracts[name].abi as Item[]).map((i) => `${i.type} ${i.name}`));
+        const ours = new Set(
+          ((await compileContracts()).contracts[name].abi as Item[]).map((i) => `${i.type} ${i.name}`),
+        );
         const absent = loadUpstream(name)
           .filter((i) => ["function", "event", "error"].includes(i.type) && !ours.has(`${i.type} ${i.name}`))
           .map((i) => `${i.type} ${signature(i)}`);

@@ -4,9 +4,8 @@
  * as removed. Selectors and topics are computed here from our compiled ABI.
  */
 import { describe, expect, test } from "bun:test";
-import { toEventSelector, toFunctionSelector, type Abi, type AbiEvent, type AbiFunction } from "viem";
-import { formatHumanReadableAbi } from "./compile.ts";
-import { compileContracts } from "./compile.ts";
+import { type Abi, type AbiEvent, type AbiFunction, toEventSelector, toFunctionSelector } from "viem";
+import { compileContracts, formatHumanReadableAbi } from "./compile.ts";
 import { compileV12Contracts, type V12ContractName } from "./compileV12.ts";
 
 const compiled = await compileV12Contracts();
@@ -128,7 +127,9 @@ const EVENT_DECLARATIONS: Partial<Record<V12ContractName, string[]>> = {
     "event TopUpFailed(address indexed bidder, address indexed provider)",
   ],
   DepositManager: ["event TargetDepositSet(address indexed provider, uint256 amount)"],
-  ProviderRegistry: ["event InsufficientFundsToSlash(address indexed provider, uint256 providerStake, uint256 penaltyFee, uint256 bidderPortion)"],
+  ProviderRegistry: [
+    "event InsufficientFundsToSlash(address indexed provider, uint256 providerStake, uint256 penaltyFee, uint256 bidderPortion)",
+  ],
   BlockTracker: ["event NewL1Block(uint256 indexed blockNumber, address indexed winner)"],
 };
 
@@ -136,9 +137,11 @@ describe("v1.2 ABI against upstream v1.2.5's selectors and topics", () => {
   for (const name of Object.keys(FUNCTIONS) as V12ContractName[]) {
     test(`${name}: functions, events, removed items`, () => {
       const fns = functionSelectors(name);
-      for (const [selector, fn] of Object.entries(FUNCTIONS[name])) expect(`${selector} ${fns.get(selector)}`).toBe(`${selector} ${fn}`);
+      for (const [selector, fn] of Object.entries(FUNCTIONS[name]))
+        expect(`${selector} ${fns.get(selector)}`).toBe(`${selector} ${fn}`);
       const topics = eventTopics(name);
-      for (const [topic, ev] of Object.entries(EVENTS[name])) expect(`${topic} ${findTopic(topics, topic)}`).toBe(`${topic} ${ev}`);
+      for (const [topic, ev] of Object.entries(EVENTS[name]))
+        expect(`${topic} ${findTopic(topics, topic)}`).toBe(`${topic} ${ev}`);
       for (const s of REMOVED[name]?.functions ?? []) expect(fns.get(s)).toBeUndefined();
       for (const t of REMOVED[name]?.events ?? []) expect(findTopic(topics, `${t}…`)).toBeUndefined();
       const declared = formatHumanReadableAbi(abiOf(name));

@@ -5,7 +5,7 @@
  * Anvil funds 10 accounts by default (indices 0-9), which covers the deployer, oracle, bidder and up to
  * 7 providers (indices 3-9). More providers need Anvil started with more accounts (`--accounts N`).
  */
-import { bytesToHex, type Address, type Hex } from "viem";
+import { type Address, bytesToHex, type Hex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";

@@ -1,10 +1,10 @@
-import { createAnvil, type Anvil, type CreateAnvilOptions } from "@viem/anvil";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type Anvil, type CreateAnvilOptions, createAnvil } from "@viem/anvil";
+import { MevCommitError } from "../../lib/errors.ts";
 import { freePort } from "../util/ports.ts";
 import { IntervalMiner } from "./intervalMiner.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 /** Options of one local Anvil chain. */
 export interface AnvilOptions {
@@ -31,7 +31,10 @@ export interface AnvilOptions {
    * 128k slots with 64 kept, 1 ms with none). With none kept, calls at past blocks fail and a call at `latest` can
    * race the next block (BlockOutOfRangeError; localHttp in clients.ts asks again). docs/performance.md has the measurements.
    */
-  emptyFork?: { keepStates: number; /** Port of the empty chain; 0 or absent: a free one not in avoidPorts. */ port?: number };
+  emptyFork?: {
+    keepStates: number /** Port of the empty chain; 0 or absent: a free one not in avoidPorts. */;
+    port?: number;
+  };
   /** Ports the empty chain of `emptyFork` must not take (others of the devnet, free now and bound later). */
   avoidPorts?: ReadonlySet<number>;
   /** Funded dev accounts (Anvil's default mnemonic); default 30 (roles up to 28: node/chain/accounts.ts). */
@@ -178,7 +181,16 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
   if (opts.statePath) mkdirSync(dirname(opts.statePath), { recursive: true });
   // The empty chain a fork-mode Anvil forks from: never mined, only asked about accounts the fork has not seen.
   const genesis = opts.emptyFork
-    ? await startAnvil({ name: `${opts.name}-genesis`, host, port: opts.emptyFork.port || (await freePort(host, opts.avoidPorts)), chainId: opts.chainId, mining: "manual", accounts: opts.accounts, baseFeePerGas: opts.baseFeePerGas, pidDir: opts.pidDir })
+    ? await startAnvil({
+        name: `${opts.name}-genesis`,
+        host,
+        port: opts.emptyFork.port || (await freePort(host, opts.avoidPorts)),
+        chainId: opts.chainId,
+        mining: "manual",
+        accounts: opts.accounts,
+        baseFeePerGas: opts.baseFeePerGas,
+        pidDir: opts.pidDir,
+      })
     : undefined;
   const anvil: Anvil = createAnvil({
     anvilBinary: anvilBinaryPath(),
@@ -224,7 +236,10 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
     writeFileSync(file, String(pid));
   }
   const rpcUrl = `http://${host}:${opts.port}`;
-  const miner = typeof opts.mining === "object" ? new IntervalMiner(rpcUrl, opts.mining.intervalMs, opts.name, opts.mining.idleIntervalMs) : undefined;
+  const miner =
+    typeof opts.mining === "object"
+      ? new IntervalMiner(rpcUrl, opts.mining.intervalMs, opts.name, opts.mining.idleIntervalMs)
+      : undefined;
   miner?.start();
   const chain: AnvilChain = {
     name: opts.name,

@@ -5,12 +5,12 @@
  */
 import { describe, expect, test } from "bun:test";
 import { defineChain, parseEther } from "viem";
-import { ROLES } from "./accounts.ts";
-import { chainClients } from "./clients.ts";
-import { addr, chainPerTestFile, key, type Harness } from "../testing/chainHarness.ts";
 import { BidderRegistryClient } from "../bidder/deposits/registry.ts";
 import { FailedPreconditionError, GrpcCode, RpcError } from "../protocol/grpcCodes.ts";
+import { addr, chainPerTestFile, type Harness, key } from "../testing/chainHarness.ts";
 import { freePort } from "../util/ports.ts";
+import { ROLES } from "./accounts.ts";
+import { chainClients } from "./clients.ts";
 
 const BIDDER = ROLES.bidder;
 let h: Harness;
@@ -37,7 +37,9 @@ describe("chain errors answered as the caller's problem", () => {
     expect(e.httpStatus).toBe(400);
     expect(e.message).toStartWith("deposit: ");
     expect(e.message).toContain(`insufficient funds: account ${addr(BIDDER)} holds ${balance} wei`);
-    expect(e.message).toEndWith(`the transaction needs ${balance + parseEther("1")} wei plus gas; send less or fund the account`);
+    expect(e.message).toEndWith(
+      `the transaction needs ${balance + parseEther("1")} wei plus gas; send less or fund the account`,
+    );
     expect(await h.publicClient.getTransactionCount({ address: addr(BIDDER) })).toBe(nonce);
     // The refused transaction's nonce is not lost: the next one is mined (it would wait forever behind a gap).
     const next = await registry().depositForWindow(5n, parseEther("1"));

@@ -1,5 +1,19 @@
-import { BaseError, formatEther, HttpRequestError, InsufficientFundsError, TimeoutError, WebSocketRequestError, type Address } from "viem";
-import { FailedPreconditionError, InternalError, InvalidArgumentError, UnavailableError, type RpcError } from "../protocol/grpcCodes.ts";
+import {
+  type Address,
+  BaseError,
+  formatEther,
+  HttpRequestError,
+  InsufficientFundsError,
+  TimeoutError,
+  WebSocketRequestError,
+} from "viem";
+import {
+  FailedPreconditionError,
+  InternalError,
+  InvalidArgumentError,
+  type RpcError,
+  UnavailableError,
+} from "../protocol/grpcCodes.ts";
 
 /**
  * gRPC codes for what the chain answers. Upstream answers every chain failure as Internal (HTTP 500); a revert the
@@ -18,17 +32,22 @@ const CALLER_REVERTS: Readonly<Record<string, (args: readonly unknown[]) => stri
     const left = ready - BigInt(now as bigint);
     return `the withdrawal delay has not passed; call withdraw_stake again after ${ready} (Unix ms, ${msText(left)} from the last block)`;
   },
-  UnstakeRequestExists: () => "an unstake request is already pending; call withdraw_stake once the withdrawal delay has passed",
-  NoUnstakeRequest: () => "there is no unstake request; call unstake first, then withdraw_stake after the withdrawal delay",
+  UnstakeRequestExists: () =>
+    "an unstake request is already pending; call withdraw_stake once the withdrawal delay has passed",
+  NoUnstakeRequest: () =>
+    "there is no unstake request; call unstake first, then withdraw_stake after the withdrawal delay",
   NoStakeToWithdraw: () => "this provider has no stake",
-  PendingWithdrawalRequest: () => "an unstake request is pending; withdraw the stake (withdraw_stake) before staking again",
+  PendingWithdrawalRequest: () =>
+    "an unstake request is pending; withdraw the stake (withdraw_stake) before staking again",
   InsufficientStake: ([, minStake]) => `stake at least the minimum stake of ${minStake} wei`,
-  ProviderCommitmentsPending: ([, pending]) => `${pending} commitment(s) of this provider are not settled yet; withdraw after they settle`,
+  ProviderCommitmentsPending: ([, pending]) =>
+    `${pending} commitment(s) of this provider are not settled yet; withdraw after they settle`,
   ProviderNotRegistered: () => "this provider is not registered; stake with BLS keys and signatures first",
   ProviderAlreadyRegistered: () => "this provider is already registered",
   BidderAmountIsZero: () => "there are no slashed funds to claim",
   // BidderRegistry
-  WithdrawAfterWindowSettled: ([window, current]) => `window ${window} has not closed yet (current window ${current}); withdraw it after it closes`,
+  WithdrawAfterWindowSettled: ([window, current]) =>
+    `window ${window} has not closed yet (current window ${current}); withdraw it after it closes`,
   WindowNotSettled: () => "the window has not closed yet; withdraw it once the next window has begun",
   DepositAmountIsZero: () => "deposit a positive amount",
   ProviderAmountIsZero: () => "there is no reward to withdraw",
@@ -41,7 +60,8 @@ function firstLine(e: unknown): string {
 
 /** What the caller should change, for each revert caused by an argument the node cannot check itself. */
 const ARGUMENT_REVERTS: Readonly<Record<string, (args: readonly unknown[]) => string>> = {
-  BLSSignatureInvalid: () => "the BLS signature does not verify for this key; sign the provider's address with the key's secret",
+  BLSSignatureInvalid: () =>
+    "the BLS signature does not verify for this key; sign the provider's address with the key's secret",
   PublicKeyLengthInvalid: ([expected]) => `a BLS public key has ${expected} bytes`,
   SignatureLengthInvalid: ([expected]) => `a BLS signature has ${expected} bytes`,
 };
@@ -54,7 +74,13 @@ function msText(ms: bigint): string {
  * The error for a mined transaction that reverted: `message` is upstream's text (`…: transaction failed: Name(…)`).
  * FailedPrecondition with a hint when the revert is the caller's to avoid, else Internal.
  */
-export function revertedTransactionError(message: string, errorName: string, args: readonly unknown[], context: Record<string, unknown>, cause: unknown): RpcError {
+export function revertedTransactionError(
+  message: string,
+  errorName: string,
+  args: readonly unknown[],
+  context: Record<string, unknown>,
+  cause: unknown,
+): RpcError {
   const hint = CALLER_REVERTS[errorName];
   if (hint) return new FailedPreconditionError(`${message}: ${hint(args)}`, { cause, context });
   const argument = ARGUMENT_REVERTS[errorName];
@@ -65,7 +91,10 @@ export function revertedTransactionError(message: string, errorName: string, arg
 /** Is this the chain's node unreachable (connection refused, reset, timed out), rather than an answer? */
 export function isChainUnreachable(e: unknown): boolean {
   if (!(e instanceof BaseError)) return false;
-  return e.walk((x) => x instanceof HttpRequestError || x instanceof TimeoutError || x instanceof WebSocketRequestError) !== null;
+  return (
+    e.walk((x) => x instanceof HttpRequestError || x instanceof TimeoutError || x instanceof WebSocketRequestError) !==
+    null
+  );
 }
 
 /**
@@ -84,12 +113,16 @@ export async function sendTransactionError(
     const balance = await balanceOf().catch(() => undefined);
     const value = tx.value ?? 0n;
     const has = balance === undefined ? "" : `account ${tx.from} holds ${balance} wei (${formatEther(balance)} ETH), `;
-    return new FailedPreconditionError(`${text}: insufficient funds: ${has}the transaction needs ${value} wei plus gas; send less or fund the account`, {
-      cause: e,
-      context: { from: tx.from, value, balance },
-    });
+    return new FailedPreconditionError(
+      `${text}: insufficient funds: ${has}the transaction needs ${value} wei plus gas; send less or fund the account`,
+      {
+        cause: e,
+        context: { from: tx.from, value, balance },
+      },
+    );
   }
-  if (isChainUnreachable(e)) return new UnavailableError(`${text}: the settlement chain cannot be reached; try again`, { cause: e });
+  if (isChainUnreachable(e))
+    return new UnavailableError(`${text}: the settlement chain cannot be reached; try again`, { cause: e });
   return new InternalError(text, { cause: e });
 }
 

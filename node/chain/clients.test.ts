@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { parseAbi, parseEther } from "viem";
-import { startAnvil, type AnvilChain } from "./anvil.ts";
-import { chainClients, localChain } from "./clients.ts";
-import { devAccount } from "./accounts.ts";
-import { transact } from "./transact.ts";
 import { freePort } from "../util/ports.ts";
+import { devAccount } from "./accounts.ts";
+import { type AnvilChain, startAnvil } from "./anvil.ts";
+import { chainClients, localChain } from "./clients.ts";
+import { transact } from "./transact.ts";
 
 const CHAIN_ID = 31999;
 const ACCOUNT = devAccount(11);
@@ -42,7 +42,9 @@ test("a second chain with the same chain id starts from its own nonce", async ()
 test("a transaction the chain refuses leaves no nonce gap", async () => {
   const c = clients(a);
   const before = await c.publicClient.getTransactionCount({ address: ACCOUNT.address });
-  await expect(transact(c, { ...noop, address: devAccount(12).address, value: parseEther("100000000"), gas: 50_000n }, "ping")).rejects.toThrow();
+  await expect(
+    transact(c, { ...noop, address: devAccount(12).address, value: parseEther("100000000"), gas: 50_000n }, "ping"),
+  ).rejects.toThrow();
   const receipt = await transact(c, { ...noop, address: devAccount(12).address, gas: 50_000n }, "ping");
   expect(receipt.status).toBe("success");
   expect(await c.publicClient.getTransactionCount({ address: ACCOUNT.address })).toBe(before + 1);

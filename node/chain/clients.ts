@@ -1,9 +1,17 @@
-import { createNonceManager, createPublicClient, createWalletClient, defineChain, type Chain, type Hex, type NonceManager } from "viem";
+import {
+  type Chain,
+  createNonceManager,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  type NonceManager,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { jsonRpc } from "viem/nonce";
-import { killableTransport, type KillSwitch } from "../util/killSwitch.ts";
+import { type KillSwitch, killableTransport } from "../util/killSwitch.ts";
 import { localHttp } from "./localHttp.ts";
-import { txPipelineFor, type TxRequest } from "./txPipeline.ts";
+import { type TxRequest, txPipelineFor } from "./txPipeline.ts";
 
 /** A viem chain description for a local chain known only by id and RPC URL. */
 export function localChain(id: number, rpcUrl: string, name = `chain-${id}`): Chain {

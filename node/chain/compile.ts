@@ -17,7 +17,14 @@ import { MevCommitError } from "../../lib/errors.ts";
  * The deployable contracts (one `.sol` file each): the five core contracts of the settlement chain and the
  * validator opt-in registry of the L1 chain.
  */
-export const CONTRACT_NAMES = ["BlockTracker", "ProviderRegistry", "BidderRegistry", "PreconfManager", "Oracle", "ValidatorOptInRouter"] as const;
+export const CONTRACT_NAMES = [
+  "BlockTracker",
+  "ProviderRegistry",
+  "BidderRegistry",
+  "PreconfManager",
+  "Oracle",
+  "ValidatorOptInRouter",
+] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
 export interface CompiledContract {
@@ -60,7 +67,9 @@ export type SoliditySources = Record<string, { content: string }>;
 
 function readSources(dir: string): Record<string, { content: string }> {
   const sources: Record<string, { content: string }> = {};
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".sol")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".sol"))
+    .sort()) {
     sources[file] = { content: readFileSync(join(dir, file), "utf8") };
   }
   return sources;
@@ -96,9 +105,7 @@ export function runSolcOn<N extends string>(
 ): Record<N, CompiledContract> {
   const require = createRequire(import.meta.url);
   const solc = require("solc") as { compile(input: string): string };
-  const output = JSON.parse(
-    solc.compile(JSON.stringify({ language: "Solidity", sources, settings })),
-  ) as SolcOutput;
+  const output = JSON.parse(solc.compile(JSON.stringify({ language: "Solidity", sources, settings }))) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === "error").map((e) => e.formattedMessage);
   if (errors.length) throw new ContractCompileError(errors);
   const out = {} as Record<N, CompiledContract>;
@@ -119,7 +126,9 @@ export function contractSourceHash(sourcesDir = CONTRACTS_DIR): string {
 function readCommitted(sourceHash: string): CompiledContracts | undefined {
   if (!existsSync(COMMITTED_CONTRACTS)) return undefined;
   const committed = JSON.parse(readFileSync(COMMITTED_CONTRACTS, "utf8")) as CompiledContracts;
-  return committed.sourceHash === sourceHash && CONTRACT_NAMES.every((n) => committed.contracts[n]?.bytecode) ? committed : undefined;
+  return committed.sourceHash === sourceHash && CONTRACT_NAMES.every((n) => committed.contracts[n]?.bytecode)
+    ? committed
+    : undefined;
 }
 
 let memo: { key: string; value: CompiledContracts } | undefined;
@@ -246,6 +255,8 @@ if (import.meta.main) {
     writeFileSync(COMMITTED_CONTRACTS, `${JSON.stringify(compiled, null, 1)}\n`);
     console.log(`updated ${CONTRACTS_TS} and ${COMMITTED_CONTRACTS}`);
   } else {
-    console.log(`compiled ${CONTRACT_NAMES.length} contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `compiled ${CONTRACT_NAMES.length} contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`,
+    );
   }
 }

@@ -10,4 +10,7 @@ const t0 = performance.now();
 await compileContracts();
 await compileV12Contracts();
 const s = (performance.now() - t0) / 1000;
-if (s > 1) console.log(`contracts compiled before the tests in ${s.toFixed(1)} s (cached in .cache/contracts for the next runs)`);
+if (s > 1)
+  console.log(
+    `contracts compiled before the tests in ${s.toFixed(1)} s (cached in .cache/contracts for the next runs)`,
+  );

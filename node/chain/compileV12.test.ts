@@ -1,7 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { CONTRACTS_DIR } from "./compile.ts";
-import { COMMITTED_V12_CONTRACTS, CONTRACTS_V12_TS, readV12Sources, v12AbiTs, v12SourceHash, type CompiledV12Contracts } from "./compileV12.ts";
+import {
+  COMMITTED_V12_CONTRACTS,
+  CONTRACTS_V12_TS,
+  type CompiledV12Contracts,
+  readV12Sources,
+  v12AbiTs,
+  v12SourceHash,
+} from "./compileV12.ts";
 
 describe("v1.2 compile", () => {
   test("the sources are v1.2/*.sol plus the shared helpers they import, and nothing of v1.1's contracts", () => {

@@ -9,18 +9,25 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { join, posix, resolve } from "node:path";
 import {
   CONTRACTS_DIR,
-  SETTINGS,
+  type CompiledContract,
   DEFAULT_CACHE_DIR,
   formatHumanReadableAbi,
   hashInputs,
   runSolcOn,
-  solcPackageVersion,
-  type CompiledContract,
+  SETTINGS,
   type SoliditySources,
+  solcPackageVersion,
 } from "./compile.ts";
 
 /** The deployable v1.2 contracts (one `.sol` file each in `contracts/v1.2/`). */
-export const V12_CONTRACT_NAMES = ["BlockTracker", "ProviderRegistry", "BidderRegistry", "PreconfManager", "Oracle", "DepositManager"] as const;
+export const V12_CONTRACT_NAMES = [
+  "BlockTracker",
+  "ProviderRegistry",
+  "BidderRegistry",
+  "PreconfManager",
+  "Oracle",
+  "DepositManager",
+] as const;
 export type V12ContractName = (typeof V12_CONTRACT_NAMES)[number];
 
 export interface CompiledV12Contracts {
@@ -82,7 +89,9 @@ function readJson(file: string): CompiledV12Contracts | undefined {
 let memo: { key: string; value: CompiledV12Contracts } | undefined;
 
 /** ABI and bytecode of every v1.2 contract: from the memo, the disk cache, the committed compile or solc. */
-export async function compileV12Contracts(opts: { cacheDir?: string; force?: boolean } = {}): Promise<CompiledV12Contracts> {
+export async function compileV12Contracts(
+  opts: { cacheDir?: string; force?: boolean } = {},
+): Promise<CompiledV12Contracts> {
   const cacheDir = opts.cacheDir ?? DEFAULT_CACHE_DIR;
   const sources = readV12Sources();
   const solcVersion = solcPackageVersion();
@@ -97,7 +106,11 @@ export async function compileV12Contracts(opts: { cacheDir?: string; force?: boo
       return found;
     }
   }
-  const value: CompiledV12Contracts = { solcVersion, sourceHash, contracts: runSolcOn(sources, V12_CONTRACT_NAMES, unitOf, V12_SETTINGS) };
+  const value: CompiledV12Contracts = {
+    solcVersion,
+    sourceHash,
+    contracts: runSolcOn(sources, V12_CONTRACT_NAMES, unitOf, V12_SETTINGS),
+  };
   mkdirSync(cacheDir, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(value));
@@ -130,9 +143,11 @@ if (import.meta.main) {
   const compiled = await compileV12Contracts({ force: process.argv.includes("--force") });
   if (process.argv.includes("--write")) {
     writeFileSync(CONTRACTS_V12_TS, v12AbiTs(compiled));
-    writeFileSync(COMMITTED_V12_CONTRACTS, JSON.stringify(compiled, null, 1) + "\n");
+    writeFileSync(COMMITTED_V12_CONTRACTS, `${JSON.stringify(compiled, null, 1)}\n`);
     console.log(`updated ${CONTRACTS_V12_TS} and ${COMMITTED_V12_CONTRACTS}`);
   } else {
-    console.log(`compiled ${V12_CONTRACT_NAMES.length} v1.2 contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `compiled ${V12_CONTRACT_NAMES.length} v1.2 contracts (solc ${compiled.solcVersion}) in ${Math.round(performance.now() - started)} ms`,
+    );
   }
 }

@@ -6,12 +6,37 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPublicClient, encodeAbiParameters, encodeErrorResult, getAddress, http, parseEther, toFunctionSelector, type Hex } from "viem";
-import { ANVIL_DEFAULT_ACCOUNT_COUNT, devAccount, providerAccount, requiredAnvilAccounts, ROLES } from "./accounts.ts";
-import { startAnvil, type AnvilChain } from "./anvil.ts";
+import {
+  createPublicClient,
+  encodeAbiParameters,
+  encodeErrorResult,
+  getAddress,
+  type Hex,
+  http,
+  parseEther,
+  toFunctionSelector,
+} from "viem";
 import { freePort } from "../util/ports.ts";
-import { abiTsBlock, COMMITTED_CONTRACTS, CONTRACT_NAMES, compileContracts, contractSourceHash, currentAbiTsBlock, formatHumanReadableAbi, type CompiledContracts } from "./compile.ts";
-import { ABIS, ContractRevertError, decodeRevert, decodeRevertData, getContracts, preconfManagerAbi } from "./contracts.ts";
+import { ANVIL_DEFAULT_ACCOUNT_COUNT, devAccount, providerAccount, ROLES, requiredAnvilAccounts } from "./accounts.ts";
+import { type AnvilChain, startAnvil } from "./anvil.ts";
+import {
+  abiTsBlock,
+  COMMITTED_CONTRACTS,
+  CONTRACT_NAMES,
+  type CompiledContracts,
+  compileContracts,
+  contractSourceHash,
+  currentAbiTsBlock,
+  formatHumanReadableAbi,
+} from "./compile.ts";
+import {
+  ABIS,
+  ContractRevertError,
+  decodeRevert,
+  decodeRevertData,
+  getContracts,
+  preconfManagerAbi,
+} from "./contracts.ts";
 import { builderKeyFor, deployContracts, registerProvider } from "./deploy.ts";
 
 describe("compileContracts", () => {
@@ -75,7 +100,11 @@ describe("builderKeyFor", () => {
 
 describe("decodeRevertData", () => {
   test("custom errors of any contract, Error(string), Panic and unknown selectors", () => {
-    const data = encodeErrorResult({ abi: preconfManagerAbi, errorName: "WinnerIsNotCommitter", args: [devAccount(3).address, devAccount(4).address] });
+    const data = encodeErrorResult({
+      abi: preconfManagerAbi,
+      errorName: "WinnerIsNotCommitter",
+      args: [devAccount(3).address, devAccount(4).address],
+    });
     const e = decodeRevertData(data);
     expect(e).toBeInstanceOf(ContractRevertError);
     expect(e.errorName).toBe("WinnerIsNotCommitter");
@@ -135,13 +164,24 @@ describe("deployContracts", () => {
 
     // A second registration fails with the decoded reason.
     await expect(
-      registerProvider({ rpcUrl: anvil.rpcUrl, addresses, providerKey: p.privateKey, ownerKey: devAccount(0).privateKey, stake: parseEther("1") }),
+      registerProvider({
+        rpcUrl: anvil.rpcUrl,
+        addresses,
+        providerKey: p.privateKey,
+        ownerKey: devAccount(0).privateKey,
+        stake: parseEther("1"),
+      }),
     ).rejects.toThrow(`ProviderAlreadyRegistered(sender=${p.address})`);
   });
 
   test("refuses a chain id that does not match the RPC", async () => {
     await expect(
-      deployContracts({ rpcUrl: anvil.rpcUrl, chainId: 1, owner: devAccount(0).privateKey, oracle: devAccount(1).address }),
+      deployContracts({
+        rpcUrl: anvil.rpcUrl,
+        chainId: 1,
+        owner: devAccount(0).privateKey,
+        oracle: devAccount(1).address,
+      }),
     ).rejects.toThrow("chain id mismatch");
   });
 });

@@ -6,17 +6,17 @@
  * `contracts.test.ts` fails if they drift from the Solidity sources.
  */
 import {
-  BaseError,
-  decodeErrorResult,
-  getContract,
-  parseAbi,
   type Abi,
   type Account,
   type Address,
+  BaseError,
   type Chain,
+  decodeErrorResult,
   type GetContractReturnType,
+  getContract,
   type Hex,
   type PublicClient,
+  parseAbi,
   type Transport,
   type WalletClient,
 } from "viem";
@@ -375,13 +375,31 @@ function clientArg(clients: Clients): { public: AnyPublicClient; wallet?: AnyWal
     : { public: clients as AnyPublicClient };
 }
 
-export type BlockTrackerContract = GetContractReturnType<typeof blockTrackerAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
-export type ProviderRegistryContract = GetContractReturnType<typeof providerRegistryAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
-export type BidderRegistryContract = GetContractReturnType<typeof bidderRegistryAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
-export type PreconfManagerContract = GetContractReturnType<typeof preconfManagerAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
-export type OracleContract = GetContractReturnType<typeof oracleAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
+export type BlockTrackerContract = GetContractReturnType<
+  typeof blockTrackerAbi,
+  { public: AnyPublicClient; wallet?: AnyWalletClient }
+>;
+export type ProviderRegistryContract = GetContractReturnType<
+  typeof providerRegistryAbi,
+  { public: AnyPublicClient; wallet?: AnyWalletClient }
+>;
+export type BidderRegistryContract = GetContractReturnType<
+  typeof bidderRegistryAbi,
+  { public: AnyPublicClient; wallet?: AnyWalletClient }
+>;
+export type PreconfManagerContract = GetContractReturnType<
+  typeof preconfManagerAbi,
+  { public: AnyPublicClient; wallet?: AnyWalletClient }
+>;
+export type OracleContract = GetContractReturnType<
+  typeof oracleAbi,
+  { public: AnyPublicClient; wallet?: AnyWalletClient }
+>;
 /** The validator opt-in registry on the L1 chain (not part of `ContractAddresses`, which is the settlement chain). */
-export type ValidatorOptInRouterContract = GetContractReturnType<typeof validatorOptInRouterAbi, { public: AnyPublicClient; wallet?: AnyWalletClient }>;
+export type ValidatorOptInRouterContract = GetContractReturnType<
+  typeof validatorOptInRouterAbi,
+  { public: AnyPublicClient; wallet?: AnyWalletClient }
+>;
 
 export interface Contracts {
   blockTracker: BlockTrackerContract;
@@ -453,7 +471,9 @@ function renderValue(v: unknown): string {
   if (typeof v === "bigint") return v.toString();
   if (Array.isArray(v)) return `[${v.map(renderValue).join(", ")}]`;
   if (v && typeof v === "object") {
-    return `{${Object.entries(v).map(([k, x]) => `${k}=${renderValue(x)}`).join(", ")}}`;
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}=${renderValue(x)}`)
+      .join(", ")}}`;
   }
   return String(v);
 }
@@ -503,9 +523,21 @@ export function decodeRevertData(data: Hex, cause?: unknown): ContractRevertErro
     if (decoded.errorName === "Panic") {
       const code = Number(args[0] ?? 0);
       const why = PANIC_CODES[code];
-      return new ContractRevertError("Panic", args, `Panic(code=0x${code.toString(16)}${why ? `, reason=${why}` : ""})`, data, { cause });
+      return new ContractRevertError(
+        "Panic",
+        args,
+        `Panic(code=0x${code.toString(16)}${why ? `, reason=${why}` : ""})`,
+        data,
+        { cause },
+      );
     }
-    return new ContractRevertError(decoded.errorName, args, render(decoded.errorName, args, decoded.abiItem as AbiError), data, { cause });
+    return new ContractRevertError(
+      decoded.errorName,
+      args,
+      render(decoded.errorName, args, decoded.abiItem as AbiError),
+      data,
+      { cause },
+    );
   } catch {
     const selector = data.slice(0, 10);
     return new ContractRevertError(selector, [], `UnknownError(data=${data})`, data, { cause });
@@ -528,9 +560,16 @@ export function decodeRevert(error: unknown): ContractRevertError | undefined {
     if (reverted) {
       if (reverted.data) {
         const args = reverted.data.args ?? [];
-        return new ContractRevertError(reverted.data.errorName, args, render(reverted.data.errorName, args, reverted.data.abiItem), undefined, { cause: error });
+        return new ContractRevertError(
+          reverted.data.errorName,
+          args,
+          render(reverted.data.errorName, args, reverted.data.abiItem),
+          undefined,
+          { cause: error },
+        );
       }
-      if (reverted.reason) return new ContractRevertError("Error", [reverted.reason], reverted.reason, undefined, { cause: error });
+      if (reverted.reason)
+        return new ContractRevertError("Error", [reverted.reason], reverted.reason, undefined, { cause: error });
       return new ContractRevertError("", [], "reverted", undefined, { cause: error });
     }
     const execReverted = error.walk((e) => (e as { name?: string }).name === "ExecutionRevertedError");

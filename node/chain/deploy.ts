@@ -10,6 +10,7 @@
  * and submitted back to back; the receipts are awaited together at the end.
  */
 import {
+  type Address,
   concat,
   createPublicClient,
   defineChain,
@@ -17,28 +18,27 @@ import {
   encodeFunctionData,
   getAddress,
   getContractAddress,
+  type Hex,
   http,
   keccak256,
+  type PublicClient,
   parseEther,
   stringToHex,
-  type Address,
-  type Hex,
-  type PublicClient,
   type TransactionReceipt,
 } from "viem";
-import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { MevCommitError } from "../../lib/errors.ts";
 import { compileContracts } from "./compile.ts";
 import {
   bidderRegistryAbi,
   blockTrackerAbi,
+  type ContractAddresses,
   decodeRevert,
   oracleAbi,
   preconfManagerAbi,
   providerRegistryAbi,
   validatorOptInRouterAbi,
-  type ContractAddresses,
 } from "./contracts.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 export type { ContractAddresses } from "./contracts.ts";
 
@@ -154,14 +154,22 @@ export async function sendAll(
       throw new DeployError(`${tx.step}: ${revert?.text ?? (e as Error).message}`, tx.step, { cause: e });
     }
   }
-  const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 25 })));
+  const receipts = await Promise.all(
+    hashes.map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 25 })),
+  );
   for (const [i, r] of receipts.entries()) {
     if (r.status !== "success") {
       const step = txs[i]!.step;
       // Replay the call to learn why it reverted.
       let why = "reverted";
       try {
-        await client.call({ account: account.address, to: txs[i]!.to, data: txs[i]!.data, value: txs[i]!.value, blockNumber: r.blockNumber - 1n });
+        await client.call({
+          account: account.address,
+          to: txs[i]!.to,
+          data: txs[i]!.data,
+          value: txs[i]!.value,
+          blockNumber: r.blockNumber - 1n,
+        });
       } catch (e) {
         why = decodeRevert(e)?.text ?? why;
       }
@@ -185,7 +193,10 @@ export async function deployContracts(opts: DeployOptions): Promise<ContractAddr
     client.getTransactionCount({ address: owner, blockTag: "pending" }),
   ]);
   if (remoteChainId !== opts.chainId) {
-    throw new DeployError(`chain id mismatch: RPC ${opts.rpcUrl} reports ${remoteChainId}, expected ${opts.chainId}`, "connect");
+    throw new DeployError(
+      `chain id mismatch: RPC ${opts.rpcUrl} reports ${remoteChainId}, expected ${opts.chainId}`,
+      "connect",
+    );
   }
   const c = compiled.contracts;
   const at = (n: number) => getContractAddress({ from: owner, nonce: BigInt(nonce + n) });
@@ -198,21 +209,45 @@ export async function deployContracts(opts: DeployOptions): Promise<ContractAddr
   };
 
   const deployData = {
-    blockTracker: encodeDeployData({ abi: blockTrackerAbi, bytecode: c.BlockTracker.bytecode, args: [oracleAccount, owner] }),
+    blockTracker: encodeDeployData({
+      abi: blockTrackerAbi,
+      bytecode: c.BlockTracker.bytecode,
+      args: [oracleAccount, owner],
+    }),
     bidderRegistry: encodeDeployData({
       abi: bidderRegistryAbi,
       bytecode: c.BidderRegistry.bytecode,
-      args: [params.protocolFeeRecipient ?? owner, params.protocolFeePercent, owner, addresses.blockTracker, params.feePayoutPeriod],
+      args: [
+        params.protocolFeeRecipient ?? owner,
+        params.protocolFeePercent,
+        owner,
+        addresses.blockTracker,
+        params.feePayoutPeriod,
+      ],
     }),
     providerRegistry: encodeDeployData({
       abi: providerRegistryAbi,
       bytecode: c.ProviderRegistry.bytecode,
-      args: [params.minStake, params.penaltyFeeRecipient ?? owner, params.penaltyFeePercent, owner, params.withdrawalDelay, params.feePayoutPeriod],
+      args: [
+        params.minStake,
+        params.penaltyFeeRecipient ?? owner,
+        params.penaltyFeePercent,
+        owner,
+        params.withdrawalDelay,
+        params.feePayoutPeriod,
+      ],
     }),
     preconfManager: encodeDeployData({
       abi: preconfManagerAbi,
       bytecode: c.PreconfManager.bytecode,
-      args: [addresses.providerRegistry, addresses.bidderRegistry, "0x0000000000000000000000000000000000000000", owner, addresses.blockTracker, params.commitmentDispatchWindow],
+      args: [
+        addresses.providerRegistry,
+        addresses.bidderRegistry,
+        "0x0000000000000000000000000000000000000000",
+        owner,
+        addresses.blockTracker,
+        params.commitmentDispatchWindow,
+      ],
     }),
     oracle: encodeDeployData({
       abi: oracleAbi,
@@ -239,32 +274,54 @@ export async function deployContracts(opts: DeployOptions): Promise<ContractAddr
     {
       step: "ProviderRegistry.setPreconfManager",
       to: addresses.providerRegistry,
-      data: encodeFunctionData({ abi: providerRegistryAbi, functionName: "setPreconfManager", args: [addresses.preconfManager] }),
+      data: encodeFunctionData({
+        abi: providerRegistryAbi,
+        functionName: "setPreconfManager",
+        args: [addresses.preconfManager],
+      }),
       gas: SETTER_GAS,
     },
     {
       step: "BidderRegistry.setPreconfManager",
       to: addresses.bidderRegistry,
-      data: encodeFunctionData({ abi: bidderRegistryAbi, functionName: "setPreconfManager", args: [addresses.preconfManager] }),
+      data: encodeFunctionData({
+        abi: bidderRegistryAbi,
+        functionName: "setPreconfManager",
+        args: [addresses.preconfManager],
+      }),
       gas: SETTER_GAS,
     },
     { step: "deploy Oracle", data: deployData.oracle, gas: gas.oracle },
     {
       step: "PreconfManager.updateOracleContract",
       to: addresses.preconfManager,
-      data: encodeFunctionData({ abi: preconfManagerAbi, functionName: "updateOracleContract", args: [addresses.oracle] }),
+      data: encodeFunctionData({
+        abi: preconfManagerAbi,
+        functionName: "updateOracleContract",
+        args: [addresses.oracle],
+      }),
       gas: SETTER_GAS,
     },
     {
       step: "BlockTracker.setProviderRegistry",
       to: addresses.blockTracker,
-      data: encodeFunctionData({ abi: blockTrackerAbi, functionName: "setProviderRegistry", args: [addresses.providerRegistry] }),
+      data: encodeFunctionData({
+        abi: blockTrackerAbi,
+        functionName: "setProviderRegistry",
+        args: [addresses.providerRegistry],
+      }),
       gas: SETTER_GAS,
     },
   ];
   const receipts = await sendAll(client, account, opts.chainId, txs, nonce);
   const deployed = [receipts[0], receipts[1], receipts[2], receipts[3], receipts[6]].map((r) => r?.contractAddress);
-  const expected = [addresses.blockTracker, addresses.bidderRegistry, addresses.providerRegistry, addresses.preconfManager, addresses.oracle];
+  const expected = [
+    addresses.blockTracker,
+    addresses.bidderRegistry,
+    addresses.providerRegistry,
+    addresses.preconfManager,
+    addresses.oracle,
+  ];
   for (const [i, a] of deployed.entries()) {
     if (!a || getAddress(a) !== expected[i]) {
       throw new DeployError(`contract landed at ${a}, expected ${expected[i]} (nonce used concurrently?)`, "verify");
@@ -305,7 +362,10 @@ export async function deployValidatorRegistry(opts: DeployValidatorRegistryOptio
     client.getTransactionCount({ address: account.address, blockTag: "pending" }),
   ]);
   if (remoteChainId !== opts.chainId) {
-    throw new DeployError(`chain id mismatch: RPC ${opts.rpcUrl} reports ${remoteChainId}, expected ${opts.chainId}`, "connect");
+    throw new DeployError(
+      `chain id mismatch: RPC ${opts.rpcUrl} reports ${remoteChainId}, expected ${opts.chainId}`,
+      "connect",
+    );
   }
   const step = "deploy ValidatorOptInRouter";
   const data = encodeDeployData({
@@ -316,7 +376,16 @@ export async function deployValidatorRegistry(opts: DeployValidatorRegistryOptio
   const gas = ((await client.estimateGas({ account: account.address, data })) * 6n) / 5n;
   const expected = getContractAddress({ from: account.address, nonce: BigInt(nonce) });
   if (opts.wait === false) {
-    const raw = await account.signTransaction({ type: "eip1559", chainId: opts.chainId, nonce, to: null, data, value: 0n, gas, ...(await feeFields(client)) });
+    const raw = await account.signTransaction({
+      type: "eip1559",
+      chainId: opts.chainId,
+      nonce,
+      to: null,
+      data,
+      value: 0n,
+      gas,
+      ...(await feeFields(client)),
+    });
     try {
       await client.sendRawTransaction({ serializedTransaction: raw });
     } catch (e) {
@@ -326,7 +395,10 @@ export async function deployValidatorRegistry(opts: DeployValidatorRegistryOptio
   }
   const [receipt] = await sendAll(client, account, opts.chainId, [{ step, data, gas }], nonce);
   if (!receipt?.contractAddress || getAddress(receipt.contractAddress) !== expected) {
-    throw new DeployError(`contract landed at ${receipt?.contractAddress}, expected ${expected} (nonce used concurrently?)`, "verify");
+    throw new DeployError(
+      `contract landed at ${receipt?.contractAddress}, expected ${expected} (nonce used concurrently?)`,
+      "verify",
+    );
   }
   return expected;
 }
@@ -370,7 +442,11 @@ export async function registerProvider(opts: RegisterProviderOptions): Promise<{
         {
           step: "ProviderRegistry.overrideAddBLSKey",
           to: opts.addresses.providerRegistry,
-          data: encodeFunctionData({ abi: providerRegistryAbi, functionName: "overrideAddBLSKey", args: [provider.address, blsKey] }),
+          data: encodeFunctionData({
+            abi: providerRegistryAbi,
+            functionName: "overrideAddBLSKey",
+            args: [provider.address, blsKey],
+          }),
           gas: SETTER_GAS + 100_000n,
         },
       ]),

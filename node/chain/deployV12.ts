@@ -8,10 +8,9 @@
  * Like deployContracts (v1.1), the eleven transactions are signed locally with consecutive nonces and sent back to
  * back. Providers register with deploy.ts's registerProvider: registerAndStake and overrideAddBLSKey keep their ABI.
  */
-import { encodeDeployData, encodeFunctionData, getAddress, getContractAddress, parseEther, type Address } from "viem";
+import { type Address, encodeDeployData, encodeFunctionData, getAddress, getContractAddress, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { compileV12Contracts } from "./compileV12.ts";
-import { DEFAULT_DEPLOY_PARAMS, DeployError, publicClientFor, sendAll, SETTER_GAS, type DeployOptions, type DeployParams, type TxRequest } from "./deploy.ts";
 import type { ContractAddresses } from "./contracts.ts";
 import {
   bidderRegistryV12Abi,
@@ -21,6 +20,16 @@ import {
   preconfManagerV12Abi,
   providerRegistryV12Abi,
 } from "./contractsV12.ts";
+import {
+  DEFAULT_DEPLOY_PARAMS,
+  DeployError,
+  type DeployOptions,
+  type DeployParams,
+  publicClientFor,
+  SETTER_GAS,
+  sendAll,
+  type TxRequest,
+} from "./deploy.ts";
 
 /** v1.2 deployment parameters: v1.1's plus the bidder withdrawal period and the deposit manager's minimum balance. */
 export interface DeployV12Params extends DeployParams {
@@ -58,7 +67,10 @@ export async function deployV12Contracts(opts: DeployV12Options): Promise<V12Con
     client.getTransactionCount({ address: owner, blockTag: "pending" }),
   ]);
   if (remoteChainId !== opts.chainId) {
-    throw new DeployError(`chain id mismatch: RPC ${opts.rpcUrl} reports ${remoteChainId}, expected ${opts.chainId}`, "connect");
+    throw new DeployError(
+      `chain id mismatch: RPC ${opts.rpcUrl} reports ${remoteChainId}, expected ${opts.chainId}`,
+      "connect",
+    );
   }
   const c = compiled.contracts;
   const at = (n: number) => getContractAddress({ from: owner, nonce: BigInt(nonce + n) });
@@ -71,23 +83,52 @@ export async function deployV12Contracts(opts: DeployV12Options): Promise<V12Con
     depositManager: at(9),
   };
   const deployData = {
-    blockTracker: encodeDeployData({ abi: blockTrackerV12Abi, bytecode: c.BlockTracker.bytecode, args: [oracleAccount, owner] }),
+    blockTracker: encodeDeployData({
+      abi: blockTrackerV12Abi,
+      bytecode: c.BlockTracker.bytecode,
+      args: [oracleAccount, owner],
+    }),
     bidderRegistry: encodeDeployData({
       abi: bidderRegistryV12Abi,
       bytecode: c.BidderRegistry.bytecode,
-      args: [params.protocolFeeRecipient ?? owner, params.protocolFeePercent, owner, addresses.blockTracker, params.feePayoutPeriod, params.bidderWithdrawalPeriodMs],
+      args: [
+        params.protocolFeeRecipient ?? owner,
+        params.protocolFeePercent,
+        owner,
+        addresses.blockTracker,
+        params.feePayoutPeriod,
+        params.bidderWithdrawalPeriodMs,
+      ],
     }),
     providerRegistry: encodeDeployData({
       abi: providerRegistryV12Abi,
       bytecode: c.ProviderRegistry.bytecode,
-      args: [params.minStake, params.penaltyFeeRecipient ?? owner, params.penaltyFeePercent, owner, params.withdrawalDelay, params.feePayoutPeriod],
+      args: [
+        params.minStake,
+        params.penaltyFeeRecipient ?? owner,
+        params.penaltyFeePercent,
+        owner,
+        params.withdrawalDelay,
+        params.feePayoutPeriod,
+      ],
     }),
     preconfManager: encodeDeployData({
       abi: preconfManagerV12Abi,
       bytecode: c.PreconfManager.bytecode,
-      args: [addresses.providerRegistry, addresses.bidderRegistry, "0x0000000000000000000000000000000000000000", owner, addresses.blockTracker, params.commitmentDispatchWindow],
+      args: [
+        addresses.providerRegistry,
+        addresses.bidderRegistry,
+        "0x0000000000000000000000000000000000000000",
+        owner,
+        addresses.blockTracker,
+        params.commitmentDispatchWindow,
+      ],
     }),
-    oracle: encodeDeployData({ abi: oracleV12Abi, bytecode: c.Oracle.bytecode, args: [addresses.preconfManager, addresses.blockTracker, oracleAccount, owner] }),
+    oracle: encodeDeployData({
+      abi: oracleV12Abi,
+      bytecode: c.Oracle.bytecode,
+      args: [addresses.preconfManager, addresses.blockTracker, oracleAccount, owner],
+    }),
     depositManager: encodeDeployData({
       abi: depositManagerV12Abi,
       bytecode: c.DepositManager.bytecode,
@@ -97,7 +138,11 @@ export async function deployV12Contracts(opts: DeployV12Options): Promise<V12Con
   // Constructors only store values, so every deployment can be estimated independently, in parallel.
   const keys = Object.keys(deployData) as (keyof typeof deployData)[];
   const gas = Object.fromEntries(
-    await Promise.all(keys.map(async (k) => [k, ((await client.estimateGas({ account: owner, data: deployData[k] })) * 6n) / 5n] as const)),
+    await Promise.all(
+      keys.map(
+        async (k) => [k, ((await client.estimateGas({ account: owner, data: deployData[k] })) * 6n) / 5n] as const,
+      ),
+    ),
   ) as Record<keyof typeof deployData, bigint>;
   const call = (step: string, to: Address, data: `0x${string}`): TxRequest => ({ step, to, data, gas: SETTER_GAS });
   const txs: TxRequest[] = [
@@ -105,19 +150,63 @@ export async function deployV12Contracts(opts: DeployV12Options): Promise<V12Con
     { step: "deploy BidderRegistry", data: deployData.bidderRegistry, gas: gas.bidderRegistry },
     { step: "deploy ProviderRegistry", data: deployData.providerRegistry, gas: gas.providerRegistry },
     { step: "deploy PreconfManager", data: deployData.preconfManager, gas: gas.preconfManager },
-    call("ProviderRegistry.setPreconfManager", addresses.providerRegistry, encodeFunctionData({ abi: providerRegistryV12Abi, functionName: "setPreconfManager", args: [addresses.preconfManager] })),
-    call("BidderRegistry.setPreconfManager", addresses.bidderRegistry, encodeFunctionData({ abi: bidderRegistryV12Abi, functionName: "setPreconfManager", args: [addresses.preconfManager] })),
+    call(
+      "ProviderRegistry.setPreconfManager",
+      addresses.providerRegistry,
+      encodeFunctionData({
+        abi: providerRegistryV12Abi,
+        functionName: "setPreconfManager",
+        args: [addresses.preconfManager],
+      }),
+    ),
+    call(
+      "BidderRegistry.setPreconfManager",
+      addresses.bidderRegistry,
+      encodeFunctionData({
+        abi: bidderRegistryV12Abi,
+        functionName: "setPreconfManager",
+        args: [addresses.preconfManager],
+      }),
+    ),
     { step: "deploy Oracle", data: deployData.oracle, gas: gas.oracle },
-    call("PreconfManager.updateOracleContract", addresses.preconfManager, encodeFunctionData({ abi: preconfManagerV12Abi, functionName: "updateOracleContract", args: [addresses.oracle] })),
-    call("BlockTracker.setProviderRegistry", addresses.blockTracker, encodeFunctionData({ abi: blockTrackerV12Abi, functionName: "setProviderRegistry", args: [addresses.providerRegistry] })),
+    call(
+      "PreconfManager.updateOracleContract",
+      addresses.preconfManager,
+      encodeFunctionData({ abi: preconfManagerV12Abi, functionName: "updateOracleContract", args: [addresses.oracle] }),
+    ),
+    call(
+      "BlockTracker.setProviderRegistry",
+      addresses.blockTracker,
+      encodeFunctionData({
+        abi: blockTrackerV12Abi,
+        functionName: "setProviderRegistry",
+        args: [addresses.providerRegistry],
+      }),
+    ),
     { step: "deploy DepositManager", data: deployData.depositManager, gas: gas.depositManager },
-    call("BidderRegistry.setDepositManagerImpl", addresses.bidderRegistry, encodeFunctionData({ abi: bidderRegistryV12Abi, functionName: "setDepositManagerImpl", args: [addresses.depositManager] })),
+    call(
+      "BidderRegistry.setDepositManagerImpl",
+      addresses.bidderRegistry,
+      encodeFunctionData({
+        abi: bidderRegistryV12Abi,
+        functionName: "setDepositManagerImpl",
+        args: [addresses.depositManager],
+      }),
+    ),
   ];
   const receipts = await sendAll(client, account, opts.chainId, txs, nonce);
   const landed = [0, 1, 2, 3, 6, 9].map((i) => receipts[i]?.contractAddress);
-  const expected = [addresses.blockTracker, addresses.bidderRegistry, addresses.providerRegistry, addresses.preconfManager, addresses.oracle, addresses.depositManager];
+  const expected = [
+    addresses.blockTracker,
+    addresses.bidderRegistry,
+    addresses.providerRegistry,
+    addresses.preconfManager,
+    addresses.oracle,
+    addresses.depositManager,
+  ];
   for (const [i, a] of landed.entries()) {
-    if (!a || getAddress(a) !== expected[i]) throw new DeployError(`contract landed at ${a}, expected ${expected[i]} (nonce used concurrently?)`, "verify");
+    if (!a || getAddress(a) !== expected[i])
+      throw new DeployError(`contract landed at ${a}, expected ${expected[i]} (nonce used concurrently?)`, "verify");
   }
   return addresses;
 }

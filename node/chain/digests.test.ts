@@ -2,21 +2,22 @@
  * Digest and proof vectors of crypto-contracts.md §1.6, checked in TS and against the deployed
  * PreconfManager's views (chain id 31337, so the ZK context hash matches upstream's vector).
  */
-import { VECTOR } from "../testing/testVectors.ts";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { getAddress, hashTypedData, keccak256, recoverAddress, stringToHex, type Hex } from "viem";
+import { getAddress, type Hex, hashTypedData, keccak256, recoverAddress, stringToHex } from "viem";
 import {
   BID_TYPEHASH,
-  COMMITMENT_TYPEHASH,
+  type BidFields,
   bidDigest,
+  COMMITMENT_TYPEHASH,
   commitmentDigest,
   domainSeparator,
+  type Harness,
   setupChain,
   verifyZkProof,
   zkContextHash,
-  type BidFields,
-  type Harness,
 } from "../testing/chainHarness.ts";
+import { VECTOR } from "../testing/testVectors.ts";
 
 const VECTOR_PM = "0xA4AD4f68d0b91CFD19687c881e50f3A00242828c" as const;
 const VECTOR_BID: BidFields = {
@@ -86,7 +87,9 @@ describe("§1.6 vectors in TS", () => {
 
   test("signatures recover to the documented signers", async () => {
     expect(await recoverAddress({ hash: VECTOR_BID_DIGEST, signature: VECTOR_BID_SIG })).toBe(VECTOR_BIDDER);
-    expect(commitmentDigest(VECTOR_BID_DIGEST, VECTOR_BID_SIG, 1n, 2n, 31337, VECTOR_PM)).toBe(VECTOR_COMMITMENT_DIGEST);
+    expect(commitmentDigest(VECTOR_BID_DIGEST, VECTOR_BID_SIG, 1n, 2n, 31337, VECTOR_PM)).toBe(
+      VECTOR_COMMITMENT_DIGEST,
+    );
     expect(await recoverAddress({ hash: VECTOR_COMMITMENT_DIGEST, signature: VECTOR_COMMITMENT_SIG })).toBe(
       getAddress(VECTOR_PROVIDER),
     );
@@ -115,7 +118,9 @@ describe("§1.6 vectors on-chain (chain 31337)", () => {
     expect(await pm.read.EIP712_BID_TYPEHASH()).toBe(BID_TYPEHASH);
     expect(await pm.read.EIP712_COMMITMENT_TYPEHASH()).toBe(COMMITMENT_TYPEHASH);
     expect(await pm.read.domainSeparatorBid()).toBe(domainSeparator("PreConfBid", 31337, h.addresses.preconfManager));
-    expect(await pm.read.domainSeparatorPreconf()).toBe(domainSeparator("OpenedCommitment", 31337, h.addresses.preconfManager));
+    expect(await pm.read.domainSeparatorPreconf()).toBe(
+      domainSeparator("OpenedCommitment", 31337, h.addresses.preconfManager),
+    );
     expect(await pm.read.zkContextHash()).toBe(zkContextHash(31337));
     expect(await pm.read.HEXCHARS()).toBe(stringToHex("0123456789abcdef"));
   });

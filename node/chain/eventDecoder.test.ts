@@ -1,7 +1,14 @@
 import { expect, test } from "bun:test";
-import { decodeEventLog, encodeAbiParameters, encodeEventTopics, parseAbiItem, type AbiEvent, type Hex } from "viem";
+import { type AbiEvent, decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, parseAbiItem } from "viem";
+import {
+  bidderRegistryAbi,
+  blockTrackerAbi,
+  oracleAbi,
+  preconfManagerAbi,
+  providerRegistryAbi,
+  validatorOptInRouterAbi,
+} from "./contracts.ts";
 import { EventDecodeError, eventDecoder } from "./eventDecoder.ts";
-import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi, validatorOptInRouterAbi } from "./contracts.ts";
 
 /** A value of an ABI type, for encoding a sample log. */
 function sample(type: string, i: number): unknown {
@@ -10,30 +17,58 @@ function sample(type: string, i: number): unknown {
   if (type === "bool") return i % 2 === 0;
   if (type === "string") return `text ${i}`;
   if (type === "bytes") return `0x${"ab".repeat(65 + i)}`;
-  if (type.startsWith("bytes")) return `0x${(i + 7).toString(16).padStart(2, "0").repeat(Number(type.slice(5)))}`;
+  if (type.startsWith("bytes"))
+    return `0x${(i + 7)
+      .toString(16)
+      .padStart(2, "0")
+      .repeat(Number(type.slice(5)))}`;
   if (type.startsWith("uint") || type.startsWith("int")) return BigInt(1000 + i);
   throw new Error(`no sample for ${type}`);
 }
 
-const events = [preconfManagerAbi, bidderRegistryAbi, providerRegistryAbi, oracleAbi, blockTrackerAbi, validatorOptInRouterAbi].flatMap((abi) => (abi as readonly { type: string }[]).filter((x) => x.type === "event") as AbiEvent[]);
+const events = [
+  preconfManagerAbi,
+  bidderRegistryAbi,
+  providerRegistryAbi,
+  oracleAbi,
+  blockTrackerAbi,
+  validatorOptInRouterAbi,
+].flatMap((abi) => (abi as readonly { type: string }[]).filter((x) => x.type === "event") as AbiEvent[]);
 
 test("decodes every protocol event exactly as viem's decodeEventLog", () => {
   expect(events.length).toBeGreaterThan(10);
   for (const item of events) {
     if (item.inputs.some((p) => p.type === "tuple" || p.type.startsWith("tuple"))) continue;
     const values = item.inputs.map((p, i) => sample(p.type, i));
-    const topics = encodeEventTopics({ abi: [item], eventName: item.name, args: Object.fromEntries(item.inputs.filter((p) => p.indexed).map((p) => [p.name, values[item.inputs.indexOf(p)]])) } as never) as Hex[];
-    const data = encodeAbiParameters(item.inputs.filter((p) => !p.indexed), values.filter((_, i) => !item.inputs[i]!.indexed) as never);
+    const topics = encodeEventTopics({
+      abi: [item],
+      eventName: item.name,
+      args: Object.fromEntries(
+        item.inputs.filter((p) => p.indexed).map((p) => [p.name, values[item.inputs.indexOf(p)]]),
+      ),
+    } as never) as Hex[];
+    const data = encodeAbiParameters(
+      item.inputs.filter((p) => !p.indexed),
+      values.filter((_, i) => !item.inputs[i]!.indexed) as never,
+    );
     const viem = decodeEventLog({ abi: [item], topics: topics as never, data });
-    expect({ event: item.name, args: eventDecoder(item)({ topics, data }) }).toEqual({ event: item.name, args: (viem.args ?? {}) as never });
+    expect({ event: item.name, args: eventDecoder(item)({ topics, data }) }).toEqual({
+      event: item.name,
+      args: (viem.args ?? {}) as never,
+    });
   }
 });
 
 test("unnamed inputs give an array in the event's order; a dynamic indexed input is its topic", () => {
   const item = parseAbiItem("event E(uint256, string indexed, address)") as AbiEvent;
   const topics = encodeEventTopics({ abi: [item], args: ["hello"] } as never) as Hex[];
-  const data = encodeAbiParameters([item.inputs[0]!, item.inputs[2]!], [5n, "0x00000000000000000000000000000000000000aa"]);
-  expect(eventDecoder(item)({ topics, data })).toEqual(decodeEventLog({ abi: [item], topics: topics as never, data }).args as never);
+  const data = encodeAbiParameters(
+    [item.inputs[0]!, item.inputs[2]!],
+    [5n, "0x00000000000000000000000000000000000000aa"],
+  );
+  expect(eventDecoder(item)({ topics, data })).toEqual(
+    decodeEventLog({ abi: [item], topics: topics as never, data }).args as never,
+  );
 });
 
 test("a log that does not fit its event throws", () => {

@@ -1,6 +1,6 @@
-import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from "viem";
-import { hexToBytes } from "../protocol/bytes.ts";
+import { type AbiEvent, type AbiParameter, decodeAbiParameters, type Hex } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { hexToBytes } from "../protocol/bytes.ts";
 
 /** A log that does not fit its event's ABI (too few topics, data too short). */
 export class EventDecodeError extends MevCommitError {}
@@ -18,10 +18,14 @@ export function eventDecoder(item: AbiEvent): (log: { topics: readonly Hex[]; da
   const indexed = item.inputs.filter((p) => p.indexed);
   const data = item.inputs.filter((p) => !p.indexed);
   const named = item.inputs.every((p) => p.name);
-  const dynamic = (p: AbiParameter) => p.type === "string" || p.type === "bytes" || p.type === "tuple" || p.type.endsWith("]");
+  const dynamic = (p: AbiParameter) =>
+    p.type === "string" || p.type === "bytes" || p.type === "tuple" || p.type.endsWith("]");
   return (log) => {
-    if (log.topics.length < indexed.length + 1) throw new EventDecodeError(`${item.name}: ${log.topics.length - 1} indexed topics, ${indexed.length} expected`);
-    const indexedValues = indexed.map((p, i) => (dynamic(p) ? log.topics[i + 1] : decodeAbiParameters([p], hexToBytes(log.topics[i + 1]!))[0]));
+    if (log.topics.length < indexed.length + 1)
+      throw new EventDecodeError(`${item.name}: ${log.topics.length - 1} indexed topics, ${indexed.length} expected`);
+    const indexedValues = indexed.map((p, i) =>
+      dynamic(p) ? log.topics[i + 1] : decodeAbiParameters([p], hexToBytes(log.topics[i + 1]!))[0],
+    );
     let dataValues: readonly unknown[] = [];
     if (data.length) {
       if (log.data === "0x") throw new EventDecodeError(`${item.name}: no data for ${data.length} argument(s)`);

@@ -4,11 +4,11 @@
  * still hands over every event in order, instead of asking for the same range for ever.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createPublicClient, http, keccak256, toHex, type Address, type Hex } from "viem";
-import { startAnvil, type AnvilChain } from "./anvil.ts";
-import { chainClients, localChain } from "./clients.ts";
-import { devAccount } from "./accounts.ts";
+import { type Address, createPublicClient, type Hex, http, keccak256, toHex } from "viem";
 import { freePort } from "../util/ports.ts";
+import { devAccount } from "./accounts.ts";
+import { type AnvilChain, startAnvil } from "./anvil.ts";
+import { chainClients, localChain } from "./clients.ts";
 import { EventPoller } from "./eventPoller.ts";
 
 const MAX_RANGE = 8n;
@@ -28,15 +28,28 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req) {
-      const body = (await req.json()) as { id: number; method: string; params: { fromBlock: Hex; toBlock: Hex; topics?: unknown }[] };
+      const body = (await req.json()) as {
+        id: number;
+        method: string;
+        params: { fromBlock: Hex; toBlock: Hex; topics?: unknown }[];
+      };
       if (body.method === "eth_getLogs") {
         const from = BigInt(body.params[0]!.fromBlock);
         const to = BigInt(body.params[0]!.toBlock);
         const refused = to - from + 1n > MAX_RANGE;
         asked.push({ from, to, refused, topics: body.params[0]!.topics });
-        if (refused) return Response.json({ jsonrpc: "2.0", id: body.id, error: { code: -32005, message: `query exceeds max block range ${MAX_RANGE}` } });
+        if (refused)
+          return Response.json({
+            jsonrpc: "2.0",
+            id: body.id,
+            error: { code: -32005, message: `query exceeds max block range ${MAX_RANGE}` },
+          });
       }
-      return fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return fetch(chain.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     },
   });
 }, 30_000);
@@ -49,22 +62,32 @@ afterAll(async () => {
 test("a refused eth_getLogs range is split until the server answers; every event arrives once, in order", async () => {
   const c = chainClients(localChain(chain.chainId, chain.rpcUrl), devAccount(15).privateKey as Hex);
   // Deployed outside the pipeline (its requests always have a recipient); the pipeline reads the nonce again after.
-  const deployed = await c.publicClient.waitForTransactionReceipt({ hash: await c.walletClient.sendTransaction({ data: initCode, gas: 200_000n }) });
+  const deployed = await c.publicClient.waitForTransactionReceipt({
+    hash: await c.walletClient.sendTransaction({ data: initCode, gas: 200_000n }),
+  });
   const contract = deployed.contractAddress as Address;
   // 40 blocks with a Ping each, then 100 empty ones.
   const pings: bigint[] = [];
-  for (let i = 0; i < 40; i++) pings.push((await c.txs.receipt(await c.txs.send({ to: contract, gas: 50_000n }), 20_000)).blockNumber);
+  for (let i = 0; i < 40; i++)
+    pings.push((await c.txs.receipt(await c.txs.send({ to: contract, gas: 50_000n }), 20_000)).blockNumber);
   await c.publicClient.request({ method: "anvil_mine" as never, params: ["0x64"] as never });
   const head = await c.publicClient.getBlockNumber({ cacheTime: 0 });
 
-  const poller = new EventPoller({ client: createPublicClient({ transport: http(`http://127.0.0.1:${proxy.port}`, { retryCount: 0 }) }), contracts: [{ address: contract, abi: pingAbi }], intervalMs: 20 });
+  const poller = new EventPoller({
+    client: createPublicClient({ transport: http(`http://127.0.0.1:${proxy.port}`, { retryCount: 0 }) }),
+    contracts: [{ address: contract, abi: pingAbi }],
+    intervalMs: 20,
+  });
   const seen: bigint[] = [];
   poller.on("Ping", (e) => void seen.push(e.blockNumber));
   await poller.start(0n);
   const synced = await Promise.race([poller.sync().then(() => true), Bun.sleep(30_000).then(() => false)]);
   poller.stop();
 
-  expect(synced, `not synced after 30 s; ranges asked: ${asked.length}, the last ${JSON.stringify(asked.slice(-3), (_, v) => (typeof v === "bigint" ? v.toString() : v))}`).toBe(true);
+  expect(
+    synced,
+    `not synced after 30 s; ranges asked: ${asked.length}, the last ${JSON.stringify(asked.slice(-3), (_, v) => (typeof v === "bigint" ? v.toString() : v))}`,
+  ).toBe(true);
   expect(poller.handledThrough).toBeGreaterThanOrEqual(head);
   expect(seen).toEqual(pings);
   expect(asked.some((a) => a.refused)).toBe(true);

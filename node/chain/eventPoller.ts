@@ -1,10 +1,10 @@
 import type { Abi, AbiEvent, Address, Hex, Log, PublicClient, RpcLog } from "viem";
 import { formatLog, toEventSelector, toHex } from "viem";
-import { eventDecoder, type EventArgs } from "./eventDecoder.ts";
-import { logger } from "../util/log.ts";
-import { BoundedMap } from "../util/boundedMap.ts";
-import type { NodeStore } from "../store/db.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import type { NodeStore } from "../store/db.ts";
+import { BoundedMap } from "../util/boundedMap.ts";
+import { logger } from "../util/log.ts";
+import { type EventArgs, eventDecoder } from "./eventDecoder.ts";
 
 /**
  * Blocks handled again when the chain's history changed under a saved cursor (a restart from a state dump older
@@ -36,7 +36,10 @@ export class GetLogsError extends MevCommitError {
     readonly to: bigint,
     cause: unknown,
   ) {
-    super(`eth_getLogs for blocks ${from}–${to} failed: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}`, { cause, context: { from, to } });
+    super(
+      `eth_getLogs for blocks ${from}–${to} failed: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}`,
+      { cause, context: { from, to } },
+    );
   }
 }
 
@@ -86,7 +89,8 @@ export class EventPoller {
   constructor(private readonly o: EventPollerOptions) {
     for (const c of o.contracts) {
       const bySelector = new Map<Hex, AbiEvent>();
-      for (const item of c.abi) if (item.type === "event" && !item.anonymous) bySelector.set(toEventSelector(item), item);
+      for (const item of c.abi)
+        if (item.type === "event" && !item.anonymous) bySelector.set(toEventSelector(item), item);
       this.events.set(c.address.toLowerCase(), bySelector);
     }
     const saved = o.store && o.cursorKey ? o.store.getKv(o.cursorKey) : undefined;
@@ -99,7 +103,11 @@ export class EventPoller {
     this.handlers.set(eventName, list);
     return () => {
       const l = this.handlers.get(eventName);
-      if (l) this.handlers.set(eventName, l.filter((h) => h !== handler));
+      if (l)
+        this.handlers.set(
+          eventName,
+          l.filter((h) => h !== handler),
+        );
     };
   }
 
@@ -122,7 +130,10 @@ export class EventPoller {
       if (block?.hash !== savedHash) {
         const back = this.cursor > REWIND_ON_DIVERGENCE ? this.cursor - REWIND_ON_DIVERGENCE : -1n;
         // Expected after a restart from a state dump taken before our last blocks (a kill, or a torn dump): info.
-        this.log.info("the chain's history changed since the last run; handling its last blocks again", { from: back + 1n, cursor: this.cursor });
+        this.log.info("the chain's history changed since the last run; handling its last blocks again", {
+          from: back + 1n,
+          cursor: this.cursor,
+        });
         this.cursor = back;
       }
     }
@@ -174,7 +185,12 @@ export class EventPoller {
           // Half of what was asked: with a short chain the span may be far above the blocks there are.
           const asked = to - from + 1n;
           this.span = asked > 1n ? asked / 2n : 1n;
-          this.log.warn("eth_getLogs failed; asking again for fewer blocks at a time", { from, to, blocks: this.span, error: e });
+          this.log.warn("eth_getLogs failed; asking again for fewer blocks at a time", {
+            from,
+            to,
+            blocks: this.span,
+            error: e,
+          });
           throw new GetLogsError(from, to, e);
         });
         if (++this.answersInRow >= GROW_AFTER && this.span < MAX_SPAN) {
@@ -214,11 +230,19 @@ export class EventPoller {
   private async getLogs(from: bigint, to: bigint): Promise<Log[]> {
     const selectors: Hex[] = [];
     for (const byTopic of this.events.values())
-      for (const [topic, item] of byTopic) if (this.handlers.get(item.name)?.length && !selectors.includes(topic)) selectors.push(topic);
+      for (const [topic, item] of byTopic)
+        if (this.handlers.get(item.name)?.length && !selectors.includes(topic)) selectors.push(topic);
     if (!selectors.length) return [];
     const raw = await this.o.client.request({
       method: "eth_getLogs",
-      params: [{ address: this.o.contracts.map((c) => c.address), fromBlock: toHex(from), toBlock: toHex(to), topics: [selectors] }],
+      params: [
+        {
+          address: this.o.contracts.map((c) => c.address),
+          fromBlock: toHex(from),
+          toBlock: toHex(to),
+          topics: [selectors],
+        },
+      ],
     });
     return (raw as RpcLog[]).map((l) => formatLog(l));
   }
@@ -279,10 +303,17 @@ export class EventPoller {
             commit();
             // Every later event waits for this handler: one that never returns stops the node's view of the chain.
             const slow = setTimeout(
-              () => this.log.warn("event handler still running; later events wait for it", { event: event.eventName, block: event.blockNumber, seconds: SLOW_HANDLER_MS / 1000 }),
+              () =>
+                this.log.warn("event handler still running; later events wait for it", {
+                  event: event.eventName,
+                  block: event.blockNumber,
+                  seconds: SLOW_HANDLER_MS / 1000,
+                }),
               SLOW_HANDLER_MS,
             );
-            await result.catch((e) => this.log.error("event handler failed", { event: event.eventName, error: e })).finally(() => clearTimeout(slow));
+            await result
+              .catch((e) => this.log.error("event handler failed", { event: event.eventName, error: e }))
+              .finally(() => clearTimeout(slow));
           }
         }
       done();

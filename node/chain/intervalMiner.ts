@@ -31,11 +31,14 @@ export class IntervalMiner {
     if (this.worker) return;
     const w = new Worker(new URL("./intervalMinerWorker.ts", import.meta.url).href);
     w.onmessage = (e: MessageEvent<MinerReport>) => {
-      if ("failed" in e.data) this.log.warn("mining a block failed; retrying every interval", { chain: this.name, error: e.data.failed });
+      if ("failed" in e.data)
+        this.log.warn("mining a block failed; retrying every interval", { chain: this.name, error: e.data.failed });
       else this.log.info("mining again", { chain: this.name, after: e.data.recovered });
     };
     w.unref();
-    w.postMessage({ start: { rpcUrl: this.rpcUrl, intervalMs: this.intervalMs, idleIntervalMs: this.idleIntervalMs } } satisfies MinerCommand);
+    w.postMessage({
+      start: { rpcUrl: this.rpcUrl, intervalMs: this.intervalMs, idleIntervalMs: this.idleIntervalMs },
+    } satisfies MinerCommand);
     this.worker = w;
   }
 

@@ -21,7 +21,10 @@ async function loop(rpcUrl: string, intervalMs: number, idleIntervalMs: number |
   while (running) {
     const started = performance.now();
     try {
-      const idle = idleIntervalMs !== undefined && started - lastMined < idleIntervalMs && Number((await call<{ pending: string }>(rpcUrl, "txpool_status")).pending) === 0;
+      const idle =
+        idleIntervalMs !== undefined &&
+        started - lastMined < idleIntervalMs &&
+        Number((await call<{ pending: string }>(rpcUrl, "txpool_status")).pending) === 0;
       if (!idle) {
         await call(rpcUrl, "evm_mine");
         lastMined = started;

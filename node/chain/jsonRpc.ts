@@ -23,7 +23,10 @@ export async function jsonRpc<T>(url: string, method: string, params: unknown[] 
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
     signal: timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs),
   });
-  const body = (await r.json().catch(() => ({ error: { message: `HTTP ${r.status}, not JSON` } }))) as { result?: T; error?: { message: string } };
+  const body = (await r.json().catch(() => ({ error: { message: `HTTP ${r.status}, not JSON` } }))) as {
+    result?: T;
+    error?: { message: string };
+  };
   if (body.error) throw new JsonRpcError(method, body.error.message);
   return body.result as T;
 }

@@ -1,4 +1,4 @@
-import { http, type HttpTransport, type HttpTransportConfig } from "viem";
+import { type HttpTransport, type HttpTransportConfig, http } from "viem";
 import { isHeadRace } from "./pastState.ts";
 
 /** Pauses before each new attempt of a read that raced the chain's head (ms); its length bounds the attempts. */

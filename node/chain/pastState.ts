@@ -6,7 +6,8 @@
  */
 
 /** What chains answer for a call at a block whose state they no longer hold (Anvil, then geth's wordings). */
-const STATE_GONE = /BlockOutOfRangeError|block height is \d+ but requested was|missing trie node|historical state|state (is )?not available/i;
+const STATE_GONE =
+  /BlockOutOfRangeError|block height is \d+ but requested was|missing trie node|historical state|state (is )?not available/i;
 
 /** True when `e` (a viem error, or anything with a message and causes) says the chain no longer holds that state. */
 export function isPastStateGone(e: unknown): boolean {
@@ -66,7 +67,10 @@ export function isHeadRace(e: unknown, request: { method?: unknown; params?: unk
  * `read(blockNumber)`, or `read(undefined)` (at `latest`) when the chain no longer holds that block's state. The
  * caller says in a comment why the value at `latest` is still right for it.
  */
-export async function atBlockOrLatest<T>(blockNumber: bigint, read: (blockNumber: bigint | undefined) => Promise<T>): Promise<T> {
+export async function atBlockOrLatest<T>(
+  blockNumber: bigint,
+  read: (blockNumber: bigint | undefined) => Promise<T>,
+): Promise<T> {
   try {
     return await read(blockNumber);
   } catch (e) {

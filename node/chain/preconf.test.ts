@@ -3,12 +3,22 @@
  * the test), ZK proof for the winner, per-block cap, replay guard, reward and slash maths (the worked example of
  * crypto-contracts.md §2), insufficient-stake ordering, failed pushes, and the Oracle gate.
  */
-import { VECTOR } from "../testing/testVectors.ts";
+
 import { describe, expect, test } from "bun:test";
-import { encodeAbiParameters, keccak256, parseEther, zeroAddress, type Address, type Hex } from "viem";
+import { type Address, encodeAbiParameters, type Hex, keccak256, parseEther, zeroAddress } from "viem";
+import {
+  addr,
+  type BidInput,
+  type BuiltCommitment,
+  buildCommitment,
+  chainPerTestFile,
+  commitmentIndex,
+  type Harness,
+  key,
+} from "../testing/chainHarness.ts";
+import { VECTOR } from "../testing/testVectors.ts";
 import { ROLES } from "./accounts.ts";
 import { registerProvider } from "./deploy.ts";
-import { addr, buildCommitment, commitmentIndex, key, chainPerTestFile, type BidInput, type BuiltCommitment, type Harness } from "../testing/chainHarness.ts";
 
 const OWNER = ROLES.owner;
 const ORACLE = ROLES.oracle;
@@ -37,7 +47,11 @@ function residual(start: bigint, end: bigint, dispatch: bigint): bigint {
   return r > ONE ? ONE : r;
 }
 
-async function build(bid: BidInput, provider: number = P0, extra: Partial<Parameters<typeof buildCommitment>[0]> = {}): Promise<BuiltCommitment> {
+async function build(
+  bid: BidInput,
+  provider: number = P0,
+  extra: Partial<Parameters<typeof buildCommitment>[0]> = {},
+): Promise<BuiltCommitment> {
   return buildCommitment({
     chainId: h.chainId,
     preconfManager: h.addresses.preconfManager,
@@ -147,27 +161,35 @@ describe("openCommitment", () => {
   test("bidder opens with a zero proof; commitment, counters and bid lock are recorded", async () => {
     await h.tx(BIDDER, "bidderRegistry", "depositForWindow", [1n], parseEther("10"));
     const dispatch = await dispatchNow();
-    const c = await build({ bidAmt: ONE, blockNumber: 5n, slashAmt: parseEther("0.1"), txnHash: "aa,bb", revertingTxHashes: "bb" });
+    const c = await build({
+      bidAmt: ONE,
+      blockNumber: 5n,
+      slashAmt: parseEther("0.1"),
+      txnHash: "aa,bb",
+      revertingTxHashes: "bb",
+    });
     await store(c, P0, dispatch);
     await h.recordWinner(5n, addr(P0));
     const pm = h.read.preconfManager;
     expect(await pm.read.getBidHash([c.openParams("bidder")])).toBe(c.bidDigest);
     expect(await pm.read.getPreConfHash([c.bidDigest, c.bidSignature, c.bidderProof])).toBe(c.commitmentDigest);
-    expect(await pm.read.verifyPreConfCommitment([
-      {
-        txnHash: c.bid.txnHash,
-        revertingTxHashes: c.bid.revertingTxHashes,
-        bidAmt: c.bid.bidAmt,
-        slashAmt: c.bid.slashAmt,
-        blockNumber: c.bid.blockNumber,
-        decayStartTimeStamp: c.bid.decayStartTimeStamp,
-        decayEndTimeStamp: c.bid.decayEndTimeStamp,
-        bidHash: c.bidDigest,
-        bidSignature: c.bidSignature,
-        commitmentSignature: c.commitmentSignature,
-        zkProof: c.bidderProof,
-      },
-    ])).toEqual([c.commitmentDigest, addr(P0)]);
+    expect(
+      await pm.read.verifyPreConfCommitment([
+        {
+          txnHash: c.bid.txnHash,
+          revertingTxHashes: c.bid.revertingTxHashes,
+          bidAmt: c.bid.bidAmt,
+          slashAmt: c.bid.slashAmt,
+          blockNumber: c.bid.blockNumber,
+          decayStartTimeStamp: c.bid.decayStartTimeStamp,
+          decayEndTimeStamp: c.bid.decayEndTimeStamp,
+          bidHash: c.bidDigest,
+          bidSignature: c.bidSignature,
+          commitmentSignature: c.commitmentSignature,
+          zkProof: c.bidderProof,
+        },
+      ]),
+    ).toEqual([c.commitmentDigest, addr(P0)]);
 
     const r = await open(c, BIDDER, "bidder");
     expect(h.events(r, "preconfManager", "OpenedCommitmentStored")[0]!.args).toEqual({
@@ -232,7 +254,10 @@ describe("openCommitment", () => {
 
   test("the §1.6 ZK proof vector (A = B = C = (1,2)) verifies on chain 31337", async () => {
     await h.tx(BIDDER, "bidderRegistry", "depositForWindow", [1n], parseEther("10"));
-    const c = await build({ bidAmt: ONE, blockNumber: 5n }, P0, { bidderPk: { x: 1n, y: 2n }, sharedKey: { x: 1n, y: 2n } });
+    const c = await build({ bidAmt: ONE, blockNumber: 5n }, P0, {
+      bidderPk: { x: 1n, y: 2n },
+      sharedKey: { x: 1n, y: 2n },
+    });
     await store(c);
     await h.recordWinner(5n, addr(P0));
     const params = c.openParams("provider");
@@ -277,7 +302,10 @@ describe("openCommitment", () => {
     const wrong = { ...c.openParams("bidder"), bidAmt: 2n * ONE };
     await h.expectRevert(h.tx(BIDDER, "preconfManager", "openCommitment", [wrong]), "InvalidCommitmentDigest");
     const unknown = { ...c.openParams("bidder"), unopenedCommitmentIndex: `0x${"00".repeat(32)}` as Hex };
-    const e4 = await h.expectRevert(h.tx(BIDDER, "preconfManager", "openCommitment", [unknown]), "InvalidCommitmentDigest");
+    const e4 = await h.expectRevert(
+      h.tx(BIDDER, "preconfManager", "openCommitment", [unknown]),
+      "InvalidCommitmentDigest",
+    );
     expect(e4.args).toEqual([`0x${"00".repeat(32)}`, c.commitmentDigest]);
 
     await open(c, BIDDER, "bidder");
@@ -343,7 +371,10 @@ describe("settlement (§2 worked example: bid 1 ETH, decay 1000→2000, dispatch
     // Owner can force the fee payout; the recipient is the owner by default.
     const ownerBefore = await h.balance(addr(OWNER));
     const w = await h.tx(OWNER, "bidderRegistry", "manuallyWithdrawProtocolFee");
-    expect(h.events(w, "bidderRegistry", "FeeTransfer")[0]!.args).toEqual({ amount: parseEther("0.015"), recipient: addr(OWNER) });
+    expect(h.events(w, "bidderRegistry", "FeeTransfer")[0]!.args).toEqual({
+      amount: parseEther("0.015"),
+      recipient: addr(OWNER),
+    });
     expect(await h.balance(addr(OWNER))).toBe(ownerBefore + parseEther("0.015") - h.gasCost(w));
   });
 
@@ -352,7 +383,10 @@ describe("settlement (§2 worked example: bid 1 ETH, decay 1000→2000, dispatch
     const bidderBefore = await h.balance(addr(BIDDER));
     const r = await settle(c.index, 5n, addr(P0), true, res);
     expect(h.events(r, "oracle", "CommitmentProcessed")[0]!.args).toEqual({ commitmentIndex: c.index, isSlash: true });
-    expect(h.events(r, "providerRegistry", "FundsSlashed")[0]!.args).toEqual({ provider: addr(P0), amount: parseEther("0.8875") });
+    expect(h.events(r, "providerRegistry", "FundsSlashed")[0]!.args).toEqual({
+      provider: addr(P0),
+      amount: parseEther("0.8875"),
+    });
     expect(h.events(r, "providerRegistry", "InsufficientFundsToSlash")).toHaveLength(0);
     expect(h.events(r, "bidderRegistry", "FundsRetrieved")[0]!.args).toEqual({
       commitmentDigest: c.commitmentDigest,
@@ -360,7 +394,9 @@ describe("settlement (§2 worked example: bid 1 ETH, decay 1000→2000, dispatch
       window: 1n,
       amount: ONE,
     });
-    expect(await h.read.providerRegistry.read.getProviderStake([addr(P0)])).toBe(parseEther("10") - parseEther("0.8875"));
+    expect(await h.read.providerRegistry.read.getProviderStake([addr(P0)])).toBe(
+      parseEther("10") - parseEther("0.8875"),
+    );
     expect(await h.read.providerRegistry.read.getAccumulatedPenaltyFee()).toBe(parseEther("0.0375"));
     expect(await h.balance(addr(BIDDER))).toBe(bidderBefore + parseEther("1.85"));
     expect(await h.read.bidderRegistry.read.getDeposit([addr(BIDDER), 1n])).toBe(parseEther("9"));
@@ -384,7 +420,12 @@ describe("settlement (§2 worked example: bid 1 ETH, decay 1000→2000, dispatch
       });
     }
     await h.tx(BIDDER, "bidderRegistry", "depositForWindow", [1n], parseEther("20"));
-    const bid = (txnHash: string, blockNumber: bigint): BidInput => ({ bidAmt: ONE, blockNumber, slashAmt: parseEther("0.1"), txnHash });
+    const bid = (txnHash: string, blockNumber: bigint): BidInput => ({
+      bidAmt: ONE,
+      blockNumber,
+      slashAmt: parseEther("0.1"),
+      txnHash,
+    });
 
     // Stake 1.12 < 1.0 + 0.1 + 0.05: bidder gets 1.1, penalty 0.02.
     const a = await openedCommitment({ bid: bid("a1", 3n), provider: 8 });
@@ -415,14 +456,23 @@ describe("settlement (§2 worked example: bid 1 ETH, decay 1000→2000, dispatch
     const c = await exampleOpened();
     await h.testClient.setCode({ address: addr(BIDDER), bytecode: "0xfe" });
     const r = await settle(c.index, 5n, addr(P0), true, res);
-    expect(h.events(r, "providerRegistry", "TransferToBidderFailed")[0]!.args).toEqual({ bidder: addr(BIDDER), amount: parseEther("0.85") });
-    expect(h.events(r, "bidderRegistry", "TransferToBidderFailed")[0]!.args).toEqual({ bidder: addr(BIDDER), amount: ONE });
+    expect(h.events(r, "providerRegistry", "TransferToBidderFailed")[0]!.args).toEqual({
+      bidder: addr(BIDDER),
+      amount: parseEther("0.85"),
+    });
+    expect(h.events(r, "bidderRegistry", "TransferToBidderFailed")[0]!.args).toEqual({
+      bidder: addr(BIDDER),
+      amount: ONE,
+    });
     expect(await h.read.providerRegistry.read.bidderSlashedAmount([addr(BIDDER)])).toBe(parseEther("0.85"));
     expect(await h.read.bidderRegistry.read.getDeposit([addr(BIDDER), 1n])).toBe(parseEther("10"));
     await h.testClient.setCode({ address: addr(BIDDER), bytecode: "0x" });
     const before = await h.balance(addr(BIDDER));
     const w = await h.tx(BIDDER, "providerRegistry", "withdrawSlashedAmount");
-    expect(h.events(w, "providerRegistry", "BidderWithdrawSlashedAmount")[0]!.args).toEqual({ bidder: addr(BIDDER), amount: parseEther("0.85") });
+    expect(h.events(w, "providerRegistry", "BidderWithdrawSlashedAmount")[0]!.args).toEqual({
+      bidder: addr(BIDDER),
+      amount: parseEther("0.85"),
+    });
     expect(await h.balance(addr(BIDDER))).toBe(before + parseEther("0.85") - h.gasCost(w));
   });
 
@@ -438,11 +488,17 @@ describe("settlement (§2 worked example: bid 1 ETH, decay 1000→2000, dispatch
 describe("Oracle gate", () => {
   test("oracle account only; builder must be the block winner; residual ≤ 100 %", async () => {
     const c = await openedCommitment({ bid: { bidAmt: ONE, blockNumber: 5n }, deposit: parseEther("10") });
-    const e = await h.expectRevert(h.tx(BIDDER, "oracle", "processBuilderCommitmentForBlockNumber", [c.index, 5n, addr(P0), false, ONE]), "NotOracleAccount");
+    const e = await h.expectRevert(
+      h.tx(BIDDER, "oracle", "processBuilderCommitmentForBlockNumber", [c.index, 5n, addr(P0), false, ONE]),
+      "NotOracleAccount",
+    );
     expect(e.args).toEqual([addr(BIDDER), addr(ORACLE)]);
     const e2 = await h.expectRevert(settle(c.index, 5n, addr(P1), false, ONE), "BuilderNotBlockWinner");
     expect(e2.text).toBe(`BuilderNotBlockWinner(blockWinner=${addr(P0)}, builder=${addr(P1)})`);
-    const e3 = await h.expectRevert(settle(c.index, 5n, addr(P0), false, ONE + 1n), "ResidualBidPercentAfterDecayExceedsMax");
+    const e3 = await h.expectRevert(
+      settle(c.index, 5n, addr(P0), false, ONE + 1n),
+      "ResidualBidPercentAfterDecayExceedsMax",
+    );
     expect(e3.args).toEqual([ONE + 1n]);
     await h.expectRevert(h.tx(ORACLE, "preconfManager", "initiateReward", [c.index, ONE]), "SenderIsNotOracleContract");
     await h.expectRevert(h.tx(ORACLE, "preconfManager", "initiateSlash", [c.index, ONE]), "SenderIsNotOracleContract");

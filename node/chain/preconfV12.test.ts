@@ -5,15 +5,29 @@
  * money flows of reward, slash and slash with a short stake, to the wei.
  */
 import { describe, expect, test } from "bun:test";
-import { encodeDeployData, encodeFunctionData, hexToBigInt, parseEther, zeroAddress, type Address, type Hex } from "viem";
+import {
+  type Address,
+  encodeDeployData,
+  encodeFunctionData,
+  type Hex,
+  hexToBigInt,
+  parseEther,
+  zeroAddress,
+} from "viem";
+import type { BidInput } from "../testing/chainHarness.ts";
+import { addr, domainSeparator, key } from "../testing/chainHarness.ts";
+import {
+  type BuiltCommitmentV12,
+  bidDigestV12,
+  buildCommitmentV12,
+  type HarnessV12,
+  v12ChainPerTestFile,
+} from "../testing/chainHarnessV12.ts";
+import { VECTOR } from "../testing/testVectors.ts";
 import { ROLES } from "./accounts.ts";
 import { compileV12Contracts } from "./compileV12.ts";
 import { depositManagerV12Abi } from "./contractsV12.ts";
 import { builderKeyFor } from "./deploy.ts";
-import { VECTOR } from "../testing/testVectors.ts";
-import { addr, domainSeparator, key } from "../testing/chainHarness.ts";
-import { bidDigestV12, buildCommitmentV12, v12ChainPerTestFile, type BuiltCommitmentV12, type HarnessV12 } from "../testing/chainHarnessV12.ts";
-import type { BidInput } from "../testing/chainHarness.ts";
 
 const OWNER = ROLES.owner;
 const ORACLE = ROLES.oracle;
@@ -44,21 +58,42 @@ const DIGEST_WITHOUT_OPTIONS = "0xabfb28441e35ddbe17a41f3d306127fb6049dcc46a3ebb
 /** Dispatch at 1250 ms with decay 1000 → 2000: residual 0.75e18 (the dispatch window is widened for it). */
 const RESIDUAL = parseEther("0.75");
 
-async function openedCommitment(opts: { bid: BidInput; deposit?: bigint; bidOptions?: Hex; opener?: "provider" | "bidder" }): Promise<{ c: BuiltCommitmentV12; open: Awaited<ReturnType<HarnessV12["tx"]>> }> {
+async function openedCommitment(opts: {
+  bid: BidInput;
+  deposit?: bigint;
+  bidOptions?: Hex;
+  opener?: "provider" | "bidder";
+}): Promise<{ c: BuiltCommitmentV12; open: Awaited<ReturnType<HarnessV12["tx"]>> }> {
   if (opts.deposit) await h.tx(BIDDER, "bidderRegistry", "depositAsBidder", [P0], { value: opts.deposit });
   await h.tx(OWNER, "preconfManager", "updateCommitmentDispatchWindow", [2n ** 64n - 1n]);
-  const c = await buildCommitmentV12({ chainId: h.chainId, preconfManager: h.addresses.preconfManager, bidderKey: key(BIDDER), providerKey: key(P0i), bid: opts.bid, bidOptions: opts.bidOptions });
+  const c = await buildCommitmentV12({
+    chainId: h.chainId,
+    preconfManager: h.addresses.preconfManager,
+    bidderKey: key(BIDDER),
+    providerKey: key(P0i),
+    bid: opts.bid,
+    bidOptions: opts.bidOptions,
+  });
   await h.tx(P0i, "preconfManager", "storeUnopenedCommitment", [c.commitmentDigest, c.commitmentSignature, 1250n]);
   await h.recordWinner(opts.bid.blockNumber, P0);
   const opener = opts.opener ?? "provider";
-  const open = await h.tx(opener === "provider" ? P0i : BIDDER, "preconfManager", "openCommitment", [c.openParams(opener)]);
+  const open = await h.tx(opener === "provider" ? P0i : BIDDER, "preconfManager", "openCommitment", [
+    c.openParams(opener),
+  ]);
   return { c, open };
 }
 
 const settle = (idx: Hex, block: bigint, isSlash: boolean, residual = RESIDUAL) =>
   h.tx(ORACLE, "oracle", "processBuilderCommitmentForBlockNumber", [idx, block, P0, isSlash, residual]);
 
-const exampleBid = (over: Partial<BidInput> = {}): BidInput => ({ bidAmt: ONE, blockNumber: 5n, decayStartTimeStamp: 1000n, decayEndTimeStamp: 2000n, slashAmt: parseEther("0.1"), ...over });
+const exampleBid = (over: Partial<BidInput> = {}): BidInput => ({
+  bidAmt: ONE,
+  blockNumber: 5n,
+  decayStartTimeStamp: 1000n,
+  decayEndTimeStamp: 2000n,
+  slashAmt: parseEther("0.1"),
+  ...over,
+});
 
 async function delegateWithTarget(impl: Address, target: bigint) {
   const w = h.wallet(BIDDER);
@@ -78,8 +113,14 @@ describe("bid digest (§2.6)", () => {
     // Slot 2 holds domainSeparatorBid (after Owned's owner and domainSeparatorPreconf): point it at the vector's
     // verifying contract, so the deployed code hashes exactly the vector's inputs.
     const slot = "0x0000000000000000000000000000000000000000000000000000000000000002";
-    expect(await h.publicClient.getStorageAt({ address: h.addresses.preconfManager, slot })).toBe(await h.read<Hex>("preconfManager", "domainSeparatorBid"));
-    await h.testClient.setStorageAt({ address: h.addresses.preconfManager, index: slot, value: domainSeparator("PreConfBid", VECTOR.chainId, VECTOR.preconfManager) });
+    expect(await h.publicClient.getStorageAt({ address: h.addresses.preconfManager, slot })).toBe(
+      await h.read<Hex>("preconfManager", "domainSeparatorBid"),
+    );
+    await h.testClient.setStorageAt({
+      address: h.addresses.preconfManager,
+      index: slot,
+      value: domainSeparator("PreConfBid", VECTOR.chainId, VECTOR.preconfManager),
+    });
     const params = (bidOptions: Hex) => ({
       unopenedCommitmentIndex: `0x${"00".repeat(32)}`,
       bidAmt: vectorBid.bidAmt,
@@ -100,12 +141,23 @@ describe("bid digest (§2.6)", () => {
 
 describe("openCommitment", () => {
   test("escrows the bid on deposits[bidder][committer] and stores the bid options", async () => {
-    const { c, open } = await openedCommitment({ bid: exampleBid({ bidAmt: parseEther("0.3") }), deposit: ONE, bidOptions: "0x1234" });
+    const { c, open } = await openedCommitment({
+      bid: exampleBid({ bidAmt: parseEther("0.3") }),
+      deposit: ONE,
+      bidOptions: "0x1234",
+    });
     expect(await h.read("bidderRegistry", "getDeposit", [addr(BIDDER), P0])).toBe(parseEther("0.7"));
     expect(await h.read("bidderRegistry", "getEscrowedAmount", [addr(BIDDER), P0])).toBe(parseEther("0.3"));
     expect(h.events(open, "bidderRegistry", "BidAmountReduced")).toEqual([]);
     const stored = h.events(open, "preconfManager", "OpenedCommitmentStored")[0]!.args;
-    expect([stored.commitmentIndex, stored.bidder, stored.committer, stored.bidAmt, stored.dispatchTimestamp, stored.bidOptions]).toEqual([c.index, addr(BIDDER), P0, parseEther("0.3"), 1250n, "0x1234"]);
+    expect([
+      stored.commitmentIndex,
+      stored.bidder,
+      stored.committer,
+      stored.bidAmt,
+      stored.dispatchTimestamp,
+      stored.bidOptions,
+    ]).toEqual([c.index, addr(BIDDER), P0, parseEther("0.3"), 1250n, "0x1234"]);
     const got = await h.read<{ bidOptions: Hex; bidAmt: bigint }>("preconfManager", "getCommitment", [c.index]);
     expect([got.bidOptions, got.bidAmt]).toEqual(["0x1234", parseEther("0.3")]);
     const tuple = await h.read<unknown[]>("preconfManager", "openedCommitments", [c.index]);
@@ -114,9 +166,19 @@ describe("openCommitment", () => {
   });
 
   test("a bid above the available deposit is reduced to it (BidAmountReduced) and the commitment keeps the reduced amount", async () => {
-    const { c, open } = await openedCommitment({ bid: exampleBid({ bidAmt: ONE }), deposit: parseEther("0.4"), opener: "bidder" });
-    expect(h.events(open, "bidderRegistry", "BidAmountReduced")[0]!.args).toEqual({ bidder: addr(BIDDER), provider: P0, newBidAmt: parseEther("0.4") });
-    expect((await h.read<{ bidAmt: bigint }>("preconfManager", "getCommitment", [c.index])).bidAmt).toBe(parseEther("0.4"));
+    const { c, open } = await openedCommitment({
+      bid: exampleBid({ bidAmt: ONE }),
+      deposit: parseEther("0.4"),
+      opener: "bidder",
+    });
+    expect(h.events(open, "bidderRegistry", "BidAmountReduced")[0]!.args).toEqual({
+      bidder: addr(BIDDER),
+      provider: P0,
+      newBidAmt: parseEther("0.4"),
+    });
+    expect((await h.read<{ bidAmt: bigint }>("preconfManager", "getCommitment", [c.index])).bidAmt).toBe(
+      parseEther("0.4"),
+    );
     expect(await h.read("bidderRegistry", "getDeposit", [addr(BIDDER), P0])).toBe(0n);
     expect(await h.read("bidderRegistry", "getEscrowedAmount", [addr(BIDDER), P0])).toBe(parseEther("0.4"));
   });
@@ -131,7 +193,10 @@ describe("openCommitment", () => {
     await h.tx(BIDDER, "bidderRegistry", "depositAsBidder", [P0], { value: ONE });
     const eoaBefore = await h.balance(addr(BIDDER));
     const { c, open } = await openedCommitment({ bid: exampleBid({ bidAmt: parseEther("0.3") }) });
-    expect(h.events(open, "depositManager", "DepositToppedUp", addr(BIDDER))[0]!.args).toEqual({ provider: P0, amount: parseEther("0.3") });
+    expect(h.events(open, "depositManager", "DepositToppedUp", addr(BIDDER))[0]!.args).toEqual({
+      provider: P0,
+      amount: parseEther("0.3"),
+    });
     expect(h.events(open, "bidderRegistry", "TopUpFailed")).toEqual([]);
     expect(await h.read("bidderRegistry", "getDeposit", [addr(BIDDER), P0])).toBe(ONE);
     expect(await h.read("bidderRegistry", "getEscrowedAmount", [addr(BIDDER), P0])).toBe(parseEther("0.3"));
@@ -147,7 +212,11 @@ describe("openCommitment", () => {
     // A delegate whose registry is BlockTracker: its top-up reverts (BlockTracker's fallback), openBid catches it.
     const compiled = await compileV12Contracts();
     const hash = await h.wallet(OWNER).sendTransaction({
-      data: encodeDeployData({ abi: depositManagerV12Abi, bytecode: compiled.contracts.DepositManager.bytecode, args: [h.addresses.blockTracker, 0n] }),
+      data: encodeDeployData({
+        abi: depositManagerV12Abi,
+        bytecode: compiled.contracts.DepositManager.bytecode,
+        args: [h.addresses.blockTracker, 0n],
+      }),
     });
     const broken = (await h.publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
     await h.tx(OWNER, "bidderRegistry", "setDepositManagerImpl", [broken]);
@@ -163,7 +232,12 @@ describe("settlement (§2.7: bid 1 ETH, residual 0.75, slashAmt 0.1)", () => {
     const { c } = await openedCommitment({ bid: exampleBid(), deposit: parseEther("2") });
     const bidderBefore = await h.balance(addr(BIDDER));
     const r = await settle(c.index, 5n, false);
-    expect(h.events(r, "bidderRegistry", "FundsRewarded")[0]!.args).toEqual({ commitmentDigest: c.commitmentDigest, bidder: addr(BIDDER), provider: P0, amount: parseEther("0.75") });
+    expect(h.events(r, "bidderRegistry", "FundsRewarded")[0]!.args).toEqual({
+      commitmentDigest: c.commitmentDigest,
+      bidder: addr(BIDDER),
+      provider: P0,
+      amount: parseEther("0.75"),
+    });
     expect(await h.read("bidderRegistry", "getProviderAmount", [P0])).toBe(parseEther("0.735"));
     expect(await h.read("bidderRegistry", "getAccumulatedProtocolFee")).toBe(parseEther("0.015"));
     expect(await h.balance(addr(BIDDER))).toBe(bidderBefore + parseEther("0.25"));
@@ -177,9 +251,17 @@ describe("settlement (§2.7: bid 1 ETH, residual 0.75, slashAmt 0.1)", () => {
     const bidderBefore = await h.balance(addr(BIDDER));
     const r = await settle(c.index, 5n, true);
     expect(h.events(r, "oracle", "CommitmentProcessed")[0]!.args).toEqual({ commitmentIndex: c.index, isSlash: true });
-    expect(h.events(r, "providerRegistry", "FundsSlashed")[0]!.args).toEqual({ provider: P0, amount: parseEther("0.105") });
+    expect(h.events(r, "providerRegistry", "FundsSlashed")[0]!.args).toEqual({
+      provider: P0,
+      amount: parseEther("0.105"),
+    });
     expect(h.events(r, "providerRegistry", "InsufficientFundsToSlash")).toEqual([]);
-    expect(h.events(r, "bidderRegistry", "FundsUnlocked")[0]!.args).toEqual({ commitmentDigest: c.commitmentDigest, bidder: addr(BIDDER), provider: P0, amount: ONE });
+    expect(h.events(r, "bidderRegistry", "FundsUnlocked")[0]!.args).toEqual({
+      commitmentDigest: c.commitmentDigest,
+      bidder: addr(BIDDER),
+      provider: P0,
+      amount: ONE,
+    });
     expect(await h.read("providerRegistry", "getProviderStake", [P0])).toBe(parseEther("10") - parseEther("0.105"));
     expect(await h.read("providerRegistry", "getAccumulatedPenaltyFee")).toBe(parseEther("0.005"));
     expect(await h.balance(addr(BIDDER))).toBe(bidderBefore + parseEther("1.1"));
@@ -197,7 +279,10 @@ describe("settlement (§2.7: bid 1 ETH, residual 0.75, slashAmt 0.1)", () => {
       penaltyFee: parseEther("0.6"),
       bidderPortion: parseEther("12"),
     });
-    expect(h.events(r, "providerRegistry", "FundsSlashed")[0]!.args).toEqual({ provider: P0, amount: parseEther("10") });
+    expect(h.events(r, "providerRegistry", "FundsSlashed")[0]!.args).toEqual({
+      provider: P0,
+      amount: parseEther("10"),
+    });
     expect(await h.read("providerRegistry", "getProviderStake", [P0])).toBe(0n);
     expect(await h.read("providerRegistry", "getAccumulatedPenaltyFee")).toBe(0n);
     expect(await h.balance(addr(BIDDER))).toBe(bidderBefore + parseEther("10") + ONE);
@@ -206,9 +291,15 @@ describe("settlement (§2.7: bid 1 ETH, residual 0.75, slashAmt 0.1)", () => {
 
 describe("ProviderRegistry and BlockTracker", () => {
   test("areProvidersValid; overrideAddBLSKey refuses a mapped key; overrideRemoveBLSKey", async () => {
-    expect(await h.read("providerRegistry", "areProvidersValid", [[P0, P1, addr(OUTSIDER)]])).toEqual([true, true, false]);
+    expect(await h.read("providerRegistry", "areProvidersValid", [[P0, P1, addr(OUTSIDER)]])).toEqual([
+      true,
+      true,
+      false,
+    ]);
     const k0 = builderKeyFor(P0);
-    expect(await h.expectRevert(h.tx(OWNER, "providerRegistry", "overrideAddBLSKey", [P1, k0]), "BLSKeyAlreadyExists")).toEqual([k0]);
+    expect(
+      await h.expectRevert(h.tx(OWNER, "providerRegistry", "overrideAddBLSKey", [P1, k0]), "BLSKeyAlreadyExists"),
+    ).toEqual([k0]);
     await h.expectRevert(h.tx(OWNER, "providerRegistry", "overrideRemoveBLSKey", [P1, k0]), "BLSKeyDoesNotExist");
     const r = await h.tx(OWNER, "providerRegistry", "overrideRemoveBLSKey", [P0, k0]);
     expect(h.events(r, "providerRegistry", "BLSKeyRemoved")[0]!.args).toEqual({ provider: P0, blsPublicKey: k0 });

@@ -1,10 +1,23 @@
 import type { Abi, PublicClient } from "viem";
-import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi, type ContractAddresses } from "./contracts.ts";
-import { EventPoller } from "./eventPoller.ts";
 import type { NodeStore } from "../store/db.ts";
+import {
+  bidderRegistryAbi,
+  blockTrackerAbi,
+  type ContractAddresses,
+  oracleAbi,
+  preconfManagerAbi,
+  providerRegistryAbi,
+} from "./contracts.ts";
+import { EventPoller } from "./eventPoller.ts";
 
 /** An event follower over every protocol contract, its cursor kept in `store` under `cursorKey`. */
-export function protocolEventPoller(client: PublicClient, c: ContractAddresses, store: NodeStore | undefined, cursorKey = "events.cursor", intervalMs?: number): EventPoller {
+export function protocolEventPoller(
+  client: PublicClient,
+  c: ContractAddresses,
+  store: NodeStore | undefined,
+  cursorKey = "events.cursor",
+  intervalMs?: number,
+): EventPoller {
   return new EventPoller({
     client,
     contracts: [

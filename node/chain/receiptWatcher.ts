@@ -1,4 +1,10 @@
-import { formatTransactionReceipt, WaitForTransactionReceiptTimeoutError, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import {
+  formatTransactionReceipt,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+  WaitForTransactionReceiptTimeoutError,
+} from "viem";
 import { logger } from "../util/log.ts";
 
 /** How often the head is polled while some transaction is awaited. */
@@ -88,7 +94,9 @@ export class ReceiptWatcher {
         const n: bigint = seen + 1n;
         const [block, receipts] = await Promise.all([
           this.client.getBlock({ blockNumber: n }),
-          this.client.request({ method: "eth_getBlockReceipts", params: [`0x${n.toString(16)}`] } as never) as Promise<Parameters<typeof formatTransactionReceipt>[0][] | null>,
+          this.client.request({ method: "eth_getBlockReceipts", params: [`0x${n.toString(16)}`] } as never) as Promise<
+            Parameters<typeof formatTransactionReceipt>[0][] | null
+          >,
         ]);
         const parent = this.hashes.get(seen);
         if (parent !== undefined && block.parentHash !== parent && seen > 0n && head - seen < MAX_BEHIND) {

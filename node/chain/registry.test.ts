@@ -3,11 +3,11 @@
  * deposits and withdrawal rules, registration, stake, unstake/withdraw delay, builder keys, revert decoding.
  */
 import { describe, expect, test } from "bun:test";
-import { encodeFunctionData, getAddress, parseEther, zeroAddress, type Hex } from "viem";
+import { encodeFunctionData, getAddress, type Hex, parseEther, zeroAddress } from "viem";
+import { addr, chainPerTestFile, type Harness } from "../testing/chainHarness.ts";
 import { ROLES } from "./accounts.ts";
 import { bidderRegistryAbi, decodeRevert } from "./contracts.ts";
 import { builderKeyFor, DEFAULT_DEPLOY_PARAMS } from "./deploy.ts";
-import { addr, chainPerTestFile, type Harness } from "../testing/chainHarness.ts";
 
 const OWNER = ROLES.owner;
 const ORACLE = ROLES.oracle;
@@ -59,17 +59,29 @@ describe("BlockTracker", () => {
 
     let r = await h.recordWinner(10n, addr(P0));
     expect(h.events(r, "blockTracker", "NewWindow")).toHaveLength(0);
-    expect(h.events(r, "blockTracker", "NewL1Block")[0]!.args).toEqual({ blockNumber: 10n, winner: addr(P0), window: 1n });
+    expect(h.events(r, "blockTracker", "NewL1Block")[0]!.args).toEqual({
+      blockNumber: 10n,
+      winner: addr(P0),
+      window: 1n,
+    });
     expect(await bt.read.getBlockWinner([10n])).toBe(addr(P0));
 
     r = await h.recordWinner(11n, addr(P1));
     expect(h.events(r, "blockTracker", "NewWindow")[0]!.args).toEqual({ window: 2n });
-    expect(h.events(r, "blockTracker", "NewL1Block")[0]!.args).toEqual({ blockNumber: 11n, winner: addr(P1), window: 2n });
+    expect(h.events(r, "blockTracker", "NewL1Block")[0]!.args).toEqual({
+      blockNumber: 11n,
+      winner: addr(P1),
+      window: 2n,
+    });
     expect(await bt.read.getCurrentWindow()).toBe(2n);
 
     // An older block does not move the window back; the event carries the current window.
     r = await h.recordWinner(3n, addr(P0));
-    expect(h.events(r, "blockTracker", "NewL1Block")[0]!.args).toEqual({ blockNumber: 3n, winner: addr(P0), window: 2n });
+    expect(h.events(r, "blockTracker", "NewL1Block")[0]!.args).toEqual({
+      blockNumber: 3n,
+      winner: addr(P0),
+      window: 2n,
+    });
     expect(await bt.read.getCurrentWindow()).toBe(2n);
   });
 
@@ -88,8 +100,14 @@ describe("BlockTracker", () => {
     const r = await h.tx(ORACLE, "blockTracker", "addBuilderAddress", ["titan", addr(P0)]);
     expect(h.events(r, "blockTracker", "BuilderAddressAdded")).toHaveLength(1);
     expect(await h.read.blockTracker.read.getBuilder(["titan"])).toBe(addr(P0));
-    await h.expectRevert(h.tx(BIDDER, "blockTracker", "addBuilderAddress", ["x", addr(P0)]), "OwnableUnauthorizedAccount");
-    await h.expectRevert(h.tx(ORACLE, "blockTracker", "setOracleAccount", [addr(BIDDER)]), "OwnableUnauthorizedAccount");
+    await h.expectRevert(
+      h.tx(BIDDER, "blockTracker", "addBuilderAddress", ["x", addr(P0)]),
+      "OwnableUnauthorizedAccount",
+    );
+    await h.expectRevert(
+      h.tx(ORACLE, "blockTracker", "setOracleAccount", [addr(BIDDER)]),
+      "OwnableUnauthorizedAccount",
+    );
     const r2 = await h.tx(OWNER, "blockTracker", "setOracleAccount", [addr(OUTSIDER)]);
     expect(h.events(r2, "blockTracker", "OracleAccountSet")[0]!.args).toEqual({
       oldOracleAccount: addr(ORACLE),
@@ -121,7 +139,9 @@ describe("BidderRegistry deposits", () => {
 
   test("depositForWindows splits evenly, remainder to the last window", async () => {
     const r = await h.tx(BIDDER, "bidderRegistry", "depositForWindows", [[2n, 3n, 4n]], 10n);
-    expect(h.events(r, "bidderRegistry", "BidderRegistered").map((e) => [e.args.windowNumber, e.args.depositedAmount])).toEqual([
+    expect(
+      h.events(r, "bidderRegistry", "BidderRegistered").map((e) => [e.args.windowNumber, e.args.depositedAmount]),
+    ).toEqual([
       [2n, 3n],
       [3n, 3n],
       [4n, 4n],
@@ -132,7 +152,10 @@ describe("BidderRegistry deposits", () => {
   test("withdrawal only after BlockTracker passed the window", async () => {
     const br = h.read.bidderRegistry;
     await h.tx(BIDDER, "bidderRegistry", "depositForWindows", [[1n, 2n]], parseEther("4"));
-    const e = await h.expectRevert(h.tx(BIDDER, "bidderRegistry", "withdrawFromWindows", [[1n]]), "WithdrawAfterWindowSettled");
+    const e = await h.expectRevert(
+      h.tx(BIDDER, "bidderRegistry", "withdrawFromWindows", [[1n]]),
+      "WithdrawAfterWindowSettled",
+    );
     expect(e.text).toBe("WithdrawAfterWindowSettled(window=1, currentWindow=1)");
     await h.expectRevert(
       h.tx(BIDDER, "bidderRegistry", "withdrawBidderAmountFromWindow", [addr(BIDDER), 1n]),
@@ -173,7 +196,10 @@ describe("BidderRegistry deposits", () => {
     );
     expect(e.args).toEqual([addr(BIDDER), h.addresses.preconfManager]);
     await h.expectRevert(h.tx(BIDDER, "bidderRegistry", "unlockFunds", [1n, digest]), "SenderIsNotPreconfManager");
-    await h.expectRevert(h.tx(BIDDER, "bidderRegistry", "retrieveFunds", [1n, digest, addr(P0), 0n]), "SenderIsNotPreconfManager");
+    await h.expectRevert(
+      h.tx(BIDDER, "bidderRegistry", "retrieveFunds", [1n, digest, addr(P0), 0n]),
+      "SenderIsNotPreconfManager",
+    );
     await h.expectRevert(h.tx(BIDDER, "bidderRegistry", "withdrawProviderAmount", [addr(P0)]), "ProviderAmountIsZero");
   });
 });
@@ -185,9 +211,15 @@ describe("ProviderRegistry", () => {
     expect(await pr.read.getProviderStake([addr(P0)])).toBe(parseEther("10"));
     await pr.read.isProviderValid([addr(P0)]);
 
-    const e = await h.expectRevert(h.tx(OUTSIDER, "providerRegistry", "registerAndStake", [], parseEther("9")), "InsufficientStake");
+    const e = await h.expectRevert(
+      h.tx(OUTSIDER, "providerRegistry", "registerAndStake", [], parseEther("9")),
+      "InsufficientStake",
+    );
     expect(e.text).toBe(`InsufficientStake(stake=${parseEther("9")}, minStake=${parseEther("10")})`);
-    await h.expectRevert(h.tx(P0, "providerRegistry", "registerAndStake", [], parseEther("10")), "ProviderAlreadyRegistered");
+    await h.expectRevert(
+      h.tx(P0, "providerRegistry", "registerAndStake", [], parseEther("10")),
+      "ProviderAlreadyRegistered",
+    );
     await h.expectRevert(h.tx(OUTSIDER, "providerRegistry", "stake", [], 1n), "ProviderNotRegistered");
 
     await h.expectRevert(
@@ -200,7 +232,10 @@ describe("ProviderRegistry", () => {
       stakedAmount: parseEther("10"),
     });
     const r2 = await h.tx(BIDDER, "providerRegistry", "delegateStake", [addr(OUTSIDER)], parseEther("1"));
-    expect(h.events(r2, "providerRegistry", "FundsDeposited")[0]!.args).toEqual({ provider: addr(OUTSIDER), amount: parseEther("1") });
+    expect(h.events(r2, "providerRegistry", "FundsDeposited")[0]!.args).toEqual({
+      provider: addr(OUTSIDER),
+      amount: parseEther("1"),
+    });
     await h.tx(OUTSIDER, "providerRegistry", "stake", [], parseEther("2"));
     expect(await pr.read.getProviderStake([addr(OUTSIDER)])).toBe(parseEther("13"));
     expect(await pr.read.providerStakes([addr(OUTSIDER)])).toBe(parseEther("13"));
@@ -233,7 +268,10 @@ describe("ProviderRegistry", () => {
     await h.testClient.mine({ blocks: 1 });
     const before = await h.balance(addr(P0));
     const w = await h.tx(P0, "providerRegistry", "withdraw");
-    expect(h.events(w, "providerRegistry", "Withdraw")[0]!.args).toEqual({ provider: addr(P0), amount: parseEther("10") });
+    expect(h.events(w, "providerRegistry", "Withdraw")[0]!.args).toEqual({
+      provider: addr(P0),
+      amount: parseEther("10"),
+    });
     expect(await h.balance(addr(P0))).toBe(before + parseEther("10") - h.gasCost(w));
     expect(await pr.read.getProviderStake([addr(P0)])).toBe(0n);
     expect(await pr.read.providerRegistered([addr(P0)])).toBe(false);
@@ -251,21 +289,33 @@ describe("ProviderRegistry", () => {
 
     const second = `0x${"ab".repeat(48)}` as Hex;
     const r = await h.tx(OWNER, "providerRegistry", "overrideAddBLSKey", [addr(P0), second]);
-    expect(h.events(r, "providerRegistry", "BLSKeyAdded")[0]!.args).toEqual({ provider: addr(P0), blsPublicKey: second });
+    expect(h.events(r, "providerRegistry", "BLSKeyAdded")[0]!.args).toEqual({
+      provider: addr(P0),
+      blsPublicKey: second,
+    });
     expect(await pr.read.getBLSKeys([addr(P0)])).toEqual([builderKeyFor(addr(P0)), second]);
     // Moving a key to another provider removes it from the first.
     await h.tx(OWNER, "providerRegistry", "overrideAddBLSKey", [addr(P1), second]);
     expect(await pr.read.getBLSKeys([addr(P0)])).toEqual([builderKeyFor(addr(P0))]);
     expect(await pr.read.getEoaFromBLSKey([second])).toBe(addr(P1));
 
-    await h.expectRevert(h.tx(P0, "providerRegistry", "overrideAddBLSKey", [addr(P0), second]), "OwnableUnauthorizedAccount");
-    const e = await h.expectRevert(h.tx(OWNER, "providerRegistry", "overrideAddBLSKey", [addr(P0), "0x1234"]), "InvalidBLSPublicKeyLength");
+    await h.expectRevert(
+      h.tx(P0, "providerRegistry", "overrideAddBLSKey", [addr(P0), second]),
+      "OwnableUnauthorizedAccount",
+    );
+    const e = await h.expectRevert(
+      h.tx(OWNER, "providerRegistry", "overrideAddBLSKey", [addr(P0), "0x1234"]),
+      "InvalidBLSPublicKeyLength",
+    );
     expect(e.args).toEqual([2n, 48n]);
     await h.expectRevert(
       h.tx(P0, "providerRegistry", "addVerifiedBLSKey", [`0x${"cd".repeat(48)}`, `0x${"ef".repeat(96)}`]),
       "BLSSignatureInvalid",
     );
-    await h.expectRevert(h.tx(P0, "providerRegistry", "addVerifiedBLSKey", ["0x12", `0x${"ef".repeat(96)}`]), "PublicKeyLengthInvalid");
+    await h.expectRevert(
+      h.tx(P0, "providerRegistry", "addVerifiedBLSKey", ["0x12", `0x${"ef".repeat(96)}`]),
+      "PublicKeyLengthInvalid",
+    );
   });
 
   test("slash is PreconfManager-only; plain ether transfers are refused", async () => {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { parseTransaction, recoverTransactionAddress, serializeTransaction, type Hex } from "viem";
+import { type Hex, parseTransaction, recoverTransactionAddress, serializeTransaction } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { signEip1559 } from "./signTransaction.ts";
 
@@ -26,8 +26,17 @@ test("the same bytes as viem's signed serialization, for many nonces, values and
 });
 
 test("a transaction with no data and no value parses back to its fields", () => {
-  const raw = signEip1559({ chainId: 1, nonce: 0, maxPriorityFeePerGas: 1n, maxFeePerGas: 2n, gas: 21_000n, to: account.address }, key);
+  const raw = signEip1559(
+    { chainId: 1, nonce: 0, maxPriorityFeePerGas: 1n, maxFeePerGas: 2n, gas: 21_000n, to: account.address },
+    key,
+  );
   const parsed = parseTransaction(raw);
-  expect({ nonce: parsed.nonce, gas: parsed.gas, to: parsed.to, value: parsed.value, type: parsed.type }).toEqual({ nonce: 0, gas: 21_000n, to: account.address.toLowerCase() as Hex, value: undefined, type: "eip1559" });
+  expect({ nonce: parsed.nonce, gas: parsed.gas, to: parsed.to, value: parsed.value, type: parsed.type }).toEqual({
+    nonce: 0,
+    gas: 21_000n,
+    to: account.address.toLowerCase() as Hex,
+    value: undefined,
+    type: "eip1559",
+  });
   expect(serializeTransaction({ ...parsed } as never)).toBe(raw);
 });

@@ -1,7 +1,7 @@
 import type { Address, Hex } from "viem";
+import { bytesToHex, concatBytes, hexToBytes } from "../protocol/bytes.ts";
 import { keccak256 } from "../protocol/keccak.ts";
 import { signDigest } from "../protocol/secp256k1.ts";
-import { bytesToHex, concatBytes, hexToBytes } from "../protocol/bytes.ts";
 
 /** An EIP-1559 transaction with no access list, as the nodes send them. */
 export interface Eip1559Fields {

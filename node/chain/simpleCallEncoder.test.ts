@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { encodeFunctionData, type Abi, type AbiFunction } from "viem";
-import { simpleCallEncoder } from "./simpleCallEncoder.ts";
+import { type Abi, type AbiFunction, encodeFunctionData } from "viem";
 import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi } from "./contracts.ts";
+import { simpleCallEncoder } from "./simpleCallEncoder.ts";
 
 const fn = (inputs: string[]): AbiFunction => ({
   type: "function",
@@ -11,7 +11,8 @@ const fn = (inputs: string[]): AbiFunction => ({
   outputs: [],
 });
 
-const hex = (bytes: number) => `0x${Array.from({ length: bytes }, (_, i) => ((i * 37 + bytes) & 0xff).toString(16).padStart(2, "0")).join("")}`;
+const hex = (bytes: number) =>
+  `0x${Array.from({ length: bytes }, (_, i) => ((i * 37 + bytes) & 0xff).toString(16).padStart(2, "0")).join("")}`;
 
 function randomValue(type: string, i: number): unknown {
   if (type === "bool") return i % 2 === 0;
@@ -26,7 +27,14 @@ function randomValue(type: string, i: number): unknown {
 
 describe("simpleCallEncoder", () => {
   test("encodes as viem does: every simple parameter type, dynamic bytes of every padding, mixed orders", () => {
-    const shapes = [["bytes32", "bytes", "uint64"], ["uint256", "address", "bool"], ["bytes", "bytes", "uint8", "bytes4"], ["bytes", "uint256", "bytes", "address"], ["bytes1"], []];
+    const shapes = [
+      ["bytes32", "bytes", "uint64"],
+      ["uint256", "address", "bool"],
+      ["bytes", "bytes", "uint8", "bytes4"],
+      ["bytes", "uint256", "bytes", "address"],
+      ["bytes1"],
+      [],
+    ];
     for (const inputs of shapes)
       for (let i = 0; i < 8; i++) {
         const f = fn(inputs);
@@ -50,7 +58,12 @@ describe("simpleCallEncoder", () => {
 
   test("a type it does not write (string, arrays, tuples, signed) leaves the function to viem", () => {
     for (const t of ["string", "uint256[]", "int256", "bytes32[2]"]) expect(simpleCallEncoder(fn([t]))).toBeUndefined();
-    expect(simpleCallEncoder({ ...fn([]), inputs: [{ name: "t", type: "tuple", components: [{ name: "x", type: "uint256" }] }] })).toBeUndefined();
+    expect(
+      simpleCallEncoder({
+        ...fn([]),
+        inputs: [{ name: "t", type: "tuple", components: [{ name: "x", type: "uint256" }] }],
+      }),
+    ).toBeUndefined();
   });
 
   test("a value it cannot check is left to viem (undefined), so viem's error is the one raised", () => {

@@ -1,4 +1,4 @@
-import { toFunctionSelector, type AbiFunction, type AbiParameter, type Hex } from "viem";
+import { type AbiFunction, type AbiParameter, type Hex, toFunctionSelector } from "viem";
 
 /**
  * Calldata for functions whose parameters are all `bytesN`, `uintN`, `address`, `bool` or `bytes` (every
@@ -24,7 +24,8 @@ function uint(bits: number): Word {
 }
 
 function fixedBytes(n: number): Word {
-  return (v) => (typeof v === "string" && v.length === 2 + 2 * n && LOWER_HEX.test(v) ? v.slice(2).padEnd(64, "0") : undefined);
+  return (v) =>
+    typeof v === "string" && v.length === 2 + 2 * n && LOWER_HEX.test(v) ? v.slice(2).padEnd(64, "0") : undefined;
 }
 
 const address: Word = (v) => (typeof v === "string" && ADDRESS.test(v) ? v.slice(2).padStart(64, "0") : undefined);

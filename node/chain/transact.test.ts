@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { encodeFunctionData, type Abi } from "viem";
-import { encodeCall } from "./transact.ts";
+import { type Abi, encodeFunctionData } from "viem";
 import { preconfManagerAbi } from "./contracts.ts";
+import { encodeCall } from "./transact.ts";
 
 describe("encodeCall", () => {
   test("encodes as viem's encodeFunctionData does, the first call and the prepared ones after it", () => {
@@ -16,8 +16,23 @@ describe("encodeCall", () => {
 
   test("an overloaded name is encoded for the overload its arguments pick", () => {
     const abi = [
-      { type: "function", name: "f", stateMutability: "nonpayable", inputs: [{ name: "a", type: "uint256" }], outputs: [] },
-      { type: "function", name: "f", stateMutability: "nonpayable", inputs: [{ name: "a", type: "bytes32" }, { name: "b", type: "bool" }], outputs: [] },
+      {
+        type: "function",
+        name: "f",
+        stateMutability: "nonpayable",
+        inputs: [{ name: "a", type: "uint256" }],
+        outputs: [],
+      },
+      {
+        type: "function",
+        name: "f",
+        stateMutability: "nonpayable",
+        inputs: [
+          { name: "a", type: "bytes32" },
+          { name: "b", type: "bool" },
+        ],
+        outputs: [],
+      },
     ] as const satisfies Abi;
     const two = [`0x${"11".repeat(32)}`, true];
     expect(encodeCall(abi, "f", [5n])).toBe(encodeFunctionData({ abi, functionName: "f", args: [5n] }));

@@ -1,9 +1,17 @@
-import { encodeFunctionData, prepareEncodeFunctionData, type Abi, type AbiFunction, type Address, type Hex, type TransactionReceipt } from "viem";
-import { simpleCallEncoder, type SimpleCallEncoder } from "./simpleCallEncoder.ts";
+import {
+  type Abi,
+  type AbiFunction,
+  type Address,
+  encodeFunctionData,
+  type Hex,
+  prepareEncodeFunctionData,
+  type TransactionReceipt,
+} from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
+import { revertedTransactionError, sendTransactionError } from "./chainErrors.ts";
 import type { ChainClients } from "./clients.ts";
 import { decodeRevert } from "./contracts.ts";
-import { revertedTransactionError, sendTransactionError } from "./chainErrors.ts";
-import { MevCommitError } from "../../lib/errors.ts";
+import { type SimpleCallEncoder, simpleCallEncoder } from "./simpleCallEncoder.ts";
 
 /** Upstream's default gas limit (`--gas-limit` 2000000): no estimation, so a revert shows after mining. */
 export const DEFAULT_GAS_LIMIT = 2_000_000n;
@@ -38,13 +46,20 @@ export class TransactionFailedError extends MevCommitError {
  * caller's own state (a revert it can avoid, too small a balance) is FailedPrecondition, an unreachable chain
  * Unavailable, anything else Internal.
  */
-export async function transact(c: ChainClients, req: TransactRequest, what: string, receiptText = "waiting for receipt"): Promise<TransactionReceipt> {
+export async function transact(
+  c: ChainClients,
+  req: TransactRequest,
+  what: string,
+  receiptText = "waiting for receipt",
+): Promise<TransactionReceipt> {
   const data = encodeCall(req.abi, req.functionName, req.args ?? []);
   let hash: Hex;
   try {
     hash = await c.txs.send({ to: req.address, data, value: req.value, gas: req.gas ?? DEFAULT_GAS_LIMIT });
   } catch (e) {
-    throw await sendTransactionError(what, e, { from: c.account.address, value: req.value }, () => c.publicClient.getBalance({ address: c.account.address }));
+    throw await sendTransactionError(what, e, { from: c.account.address, value: req.value }, () =>
+      c.publicClient.getBalance({ address: c.account.address }),
+    );
   }
   let receipt: TransactionReceipt;
   try {
@@ -54,7 +69,13 @@ export async function transact(c: ChainClients, req: TransactRequest, what: stri
   }
   if (receipt.status === "success") return receipt;
   const failure = await revertReason(c, req, data, receipt);
-  throw revertedTransactionError(`${receiptText}: transaction failed: ${failure.reason}`, failure.errorName, failure.args, { hash, errorName: failure.errorName }, failure);
+  throw revertedTransactionError(
+    `${receiptText}: transaction failed: ${failure.reason}`,
+    failure.errorName,
+    failure.args,
+    { hash, errorName: failure.errorName },
+    failure,
+  );
 }
 
 interface PreparedCall {
@@ -83,15 +104,28 @@ export function encodeCall(abi: Abi, functionName: string, args: readonly unknow
   return p.simple?.(args) ?? encodeFunctionData({ ...p.viem, args } as never);
 }
 
-async function revertReason(c: ChainClients, req: TransactRequest, data: Hex, receipt: TransactionReceipt): Promise<TransactionFailedError> {
+async function revertReason(
+  c: ChainClients,
+  req: TransactRequest,
+  data: Hex,
+  receipt: TransactionReceipt,
+): Promise<TransactionFailedError> {
   // On the state the transaction saw; a chain that keeps no past states (the devnet's settlement chain) answers
   // with no revert data there, and the latest state usually reverts the same way.
   for (const blockNumber of [receipt.blockNumber - 1n, undefined]) {
     try {
-      await c.publicClient.call({ account: c.account.address, to: req.address, data, value: req.value, gas: req.gas ?? DEFAULT_GAS_LIMIT, blockNumber });
+      await c.publicClient.call({
+        account: c.account.address,
+        to: req.address,
+        data,
+        value: req.value,
+        gas: req.gas ?? DEFAULT_GAS_LIMIT,
+        blockNumber,
+      });
     } catch (e) {
       const revert = decodeRevert(e);
-      if (revert) return new TransactionFailedError(receipt.transactionHash, revert.text, revert.errorName, revert.args);
+      if (revert)
+        return new TransactionFailedError(receipt.transactionHash, revert.text, revert.errorName, revert.args);
     }
   }
   // The replay passed (state moved on within the block) or gave no data: say what we know.

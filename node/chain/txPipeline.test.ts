@@ -4,11 +4,11 @@
  * after it; a nonce used behind the pipeline's back is read again.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { parseEther, type Hex } from "viem";
-import { startAnvil, type AnvilChain } from "./anvil.ts";
-import { chainClients, localChain } from "./clients.ts";
-import { devAccount } from "./accounts.ts";
+import { type Hex, parseEther } from "viem";
 import { freePort } from "../util/ports.ts";
+import { devAccount } from "./accounts.ts";
+import { type AnvilChain, startAnvil } from "./anvil.ts";
+import { chainClients, localChain } from "./clients.ts";
 import { txPipelineFor } from "./txPipeline.ts";
 
 let chain: AnvilChain;
@@ -34,7 +34,12 @@ test("the chain mines a block every interval with no transaction sent (IntervalM
 }, 30_000);
 
 test("with an idle interval, no block while nothing is pending, and a transaction is still mined at the next interval", async () => {
-  const idle = await startAnvil({ name: "txs-idle", port: await freePort(), chainId: 31996, mining: { intervalMs: 200, idleIntervalMs: 600_000 } });
+  const idle = await startAnvil({
+    name: "txs-idle",
+    port: await freePort(),
+    chainId: 31996,
+    mining: { intervalMs: 200, idleIntervalMs: 600_000 },
+  });
   try {
     const c = chainClients(localChain(idle.chainId, idle.rpcUrl), devAccount(14).privateKey as Hex);
     const from = await c.publicClient.getBlockNumber({ cacheTime: 0 });
@@ -52,7 +57,9 @@ test("with an idle interval, no block while nothing is pending, and a transactio
 test("a burst of 60 transactions shares blocks and every one is mined", async () => {
   const c = clients(14);
   const before = await c.publicClient.getTransactionCount({ address: c.account.address });
-  const receipts = await Promise.all(Array.from({ length: 60 }, () => c.txs.send({ to, value: 1n, gas: 21_000n }).then((h) => c.txs.receipt(h, 30_000))));
+  const receipts = await Promise.all(
+    Array.from({ length: 60 }, () => c.txs.send({ to, value: 1n, gas: 21_000n }).then((h) => c.txs.receipt(h, 30_000))),
+  );
   expect(receipts.every((r) => r.status === "success")).toBe(true);
   expect(new Set(receipts.map((r) => r.blockNumber)).size).toBeLessThan(10);
   expect(await c.publicClient.getTransactionCount({ address: c.account.address })).toBe(before + 60);
@@ -60,7 +67,9 @@ test("a burst of 60 transactions shares blocks and every one is mined", async ()
 
 test("a refused transaction in the middle of a burst leaves no hole behind it", async () => {
   const c = clients(15);
-  const sends = Array.from({ length: 9 }, (_, i) => c.txs.send({ to, value: i === 4 ? parseEther("1000000") : 1n, gas: 21_000n }));
+  const sends = Array.from({ length: 9 }, (_, i) =>
+    c.txs.send({ to, value: i === 4 ? parseEther("1000000") : 1n, gas: 21_000n }),
+  );
   const results = await Promise.allSettled(sends);
   expect(results.filter((r) => r.status === "rejected").length).toBe(1);
   // The next transaction (after the pipeline read its nonce again and filled the hole) and every accepted one are mined.
@@ -87,7 +96,11 @@ test("sends that arrive while the nonce is read again (after refusals) all get d
   // 200 sends, arriving a few at a time, with a refused one (too much value) every 40: each refusal makes the
   // pipeline read the nonce again while later sends are on their way.
   for (let i = 0; i < 200; i++) {
-    sends.push(Promise.allSettled([c.txs.send({ to, value: i % 40 === 7 ? parseEther("1000000") : 1n, gas: 21_000n })]).then(([r]) => r!));
+    sends.push(
+      Promise.allSettled([c.txs.send({ to, value: i % 40 === 7 ? parseEther("1000000") : 1n, gas: 21_000n })]).then(
+        ([r]) => r!,
+      ),
+    );
     if (i % 5 === 4) await Bun.sleep(1);
   }
   const results = await Promise.all(sends);

@@ -1,18 +1,18 @@
 import {
-  createPublicClient,
   type Address,
   type Chain,
+  createPublicClient,
   type Hex,
   type PublicClient,
   type TransactionReceipt,
 } from "viem";
 import { getTransactionError } from "viem/utils";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
-import { signEip1559 } from "./signTransaction.ts";
+import { type KillSwitch, whileAlive } from "../util/killSwitch.ts";
 import { logger } from "../util/log.ts";
-import { ReceiptWatcher } from "./receiptWatcher.ts";
 import { localHttp } from "./localHttp.ts";
-import { whileAlive, type KillSwitch } from "../util/killSwitch.ts";
+import { ReceiptWatcher } from "./receiptWatcher.ts";
+import { signEip1559 } from "./signTransaction.ts";
 
 /** A transaction to send: the fields a caller chooses; nonce, fees and chain are the pipeline's. */
 export interface TxRequest {
@@ -29,7 +29,8 @@ const FEE_REFRESH_MS = 2_000;
 /** A transaction the chain has not mined after this long is looked into (StuckWatch below). */
 const STUCK_AFTER_MS = 10_000;
 /** The chain's answers that mean our idea of the account's nonce is wrong. */
-const NONCE_TROUBLE = /nonce too (low|high)|already known|replacement transaction underpriced|nonce.*(lower|higher) than/i;
+const NONCE_TROUBLE =
+  /nonce too (low|high)|already known|replacement transaction underpriced|nonce.*(lower|higher) than/i;
 
 /**
  * One account's transactions on one chain, sent as fast as the chain takes them (issue 14): the nonce is kept
@@ -109,10 +110,30 @@ export class TxPipeline {
       this.stale = true;
       // Fill the hole now rather than at the next send: with no next send, the accepted transactions after it
       // would wait forever.
-      this.sync().catch((err: Error) => this.log.warn("reading the nonce again failed; the next send tries again", { account: this.address, error: err.message.split("\n")[0] }));
+      this.sync().catch((err: Error) =>
+        this.log.warn("reading the nonce again failed; the next send tries again", {
+          account: this.address,
+          error: err.message.split("\n")[0],
+        }),
+      );
       const why = (e as { details?: string }).details || (e as Error).message.split("\n")[0];
-      this.log.info(NONCE_TROUBLE.test(String((e as Error).message)) ? "the chain refused our nonce; reading it again" : "the chain refused a transaction", { account: this.address, nonce, error: why });
-      throw getTransactionError(e as never, { account: { address: this.address, type: "json-rpc" }, chain: this.chain, to: req.to, data: req.data, value: req.value, gas: req.gas } as never);
+      this.log.info(
+        NONCE_TROUBLE.test(String((e as Error).message))
+          ? "the chain refused our nonce; reading it again"
+          : "the chain refused a transaction",
+        { account: this.address, nonce, error: why },
+      );
+      throw getTransactionError(
+        e as never,
+        {
+          account: { address: this.address, type: "json-rpc" },
+          chain: this.chain,
+          to: req.to,
+          data: req.data,
+          value: req.value,
+          gas: req.gas,
+        } as never,
+      );
     } finally {
       this.lastSent = performance.now();
       if (--this.outstanding === 0) for (const w of this.drainWaiters.splice(0)) w();
@@ -130,20 +151,27 @@ export class TxPipeline {
 
   private watchStuck(): void {
     if (this.stuckTimer || !this.unmined.size) return;
-    this.stuckTimer = setTimeout(() => {
-      this.checkStuck()
-        .then(() => (this.stuckCheckFailures = 0))
-        .catch((e: Error) => {
-          // A chain that stopped answering (a devnet that was shut down) is not watched for ever: its next send
-          // reads the nonce again anyway.
-          if (++this.stuckCheckFailures >= 5) this.unmined.clear();
-          this.log.debug("looking into unmined transactions failed", { account: this.address, error: e.message.split("\n")[0], failures: this.stuckCheckFailures });
-        })
-        .finally(() => {
-          this.stuckTimer = undefined;
-          this.watchStuck();
-        });
-    }, Math.min(this.stuckAfterMs, 2_000));
+    this.stuckTimer = setTimeout(
+      () => {
+        this.checkStuck()
+          .then(() => (this.stuckCheckFailures = 0))
+          .catch((e: Error) => {
+            // A chain that stopped answering (a devnet that was shut down) is not watched for ever: its next send
+            // reads the nonce again anyway.
+            if (++this.stuckCheckFailures >= 5) this.unmined.clear();
+            this.log.debug("looking into unmined transactions failed", {
+              account: this.address,
+              error: e.message.split("\n")[0],
+              failures: this.stuckCheckFailures,
+            });
+          })
+          .finally(() => {
+            this.stuckTimer = undefined;
+            this.watchStuck();
+          });
+      },
+      Math.min(this.stuckAfterMs, 2_000),
+    );
     this.stuckTimer.unref?.();
   }
 
@@ -152,7 +180,7 @@ export class TxPipeline {
    * eviction, anvil_dropTransaction), and every later nonce of the account then waits behind the hole forever, which
    * no receipt timeout repairs. So the oldest unmined transaction, once it has waited `stuckAfterMs` while it is the
    * next nonce the chain expects, is looked up with those after it: unknown to the chain → sent again as they were (in
- * nonce order); still pending → logged
+   * nonce order); still pending → logged
    * with its fees against the block's base fee. A hole with nothing of ours to resend (a refused transaction whose
    * filler was lost) gets a filler.
    */
@@ -165,16 +193,27 @@ export class TxPipeline {
     if (!tx || performance.now() - tx.sentAt < this.stuckAfterMs) return;
     tx.sentAt = performance.now(); // looked into once per stuckAfterMs
     if (oldest > mined) {
-      this.log.warn("a nonce hole holds our transactions back; filling it", { account: this.address, from: mined, to: oldest - 1 });
-      for (let n = mined; n < oldest; n++) await this.sendRaw(this.sign({ to: this.address, value: 0n, gas: 21_000n, nonce: n }));
+      this.log.warn("a nonce hole holds our transactions back; filling it", {
+        account: this.address,
+        from: mined,
+        to: oldest - 1,
+      });
+      for (let n = mined; n < oldest; n++)
+        await this.sendRaw(this.sign({ to: this.address, value: 0n, gas: 21_000n, nonce: n }));
       return;
     }
     // A pool that drops a transaction drops the ones queued behind it too (Anvil does): look them all up at once.
     const queue = [...this.unmined].sort(([a], [b]) => a - b);
-    const known = await Promise.all(queue.map(([, t]) => this.rpc.request({ method: "eth_getTransactionByHash", params: [t.hash] })));
+    const known = await Promise.all(
+      queue.map(([, t]) => this.rpc.request({ method: "eth_getTransactionByHash", params: [t.hash] })),
+    );
     const lost = queue.filter((_, i) => known[i] === null);
     if (lost.length) {
-      this.log.warn("the chain dropped transactions it had accepted; sending them again", { account: this.address, nonces: lost.map(([n]) => n).join(","), first: lost[0]![1].hash });
+      this.log.warn("the chain dropped transactions it had accepted; sending them again", {
+        account: this.address,
+        nonces: lost.map(([n]) => n).join(","),
+        first: lost[0]![1].hash,
+      });
       for (const [, t] of lost) await this.sendRaw(t.raw);
       return;
     }
@@ -203,7 +242,15 @@ export class TxPipeline {
   }
 
   private sign(tx: TxRequest & { nonce: number }): Hex {
-    return signEip1559({ chainId: this.chain.id, ...tx, maxFeePerGas: this.fees!.maxFeePerGas, maxPriorityFeePerGas: this.fees!.maxPriorityFeePerGas }, this.privateKey);
+    return signEip1559(
+      {
+        chainId: this.chain.id,
+        ...tx,
+        maxFeePerGas: this.fees!.maxFeePerGas,
+        maxPriorityFeePerGas: this.fees!.maxPriorityFeePerGas,
+      },
+      this.privateKey,
+    );
   }
 
   /** Reads the nonce again once nothing is being sent, and fills the holes a refused transaction left. */
@@ -239,7 +286,10 @@ export class TxPipeline {
       try {
         const [block, tip] = await Promise.all([
           this.rpc.getBlock({ blockTag: "latest" }),
-          this.rpc.request({ method: "eth_maxPriorityFeePerGas" }).then((v) => BigInt(v as string)).catch(() => 1_000_000_000n),
+          this.rpc
+            .request({ method: "eth_maxPriorityFeePerGas" })
+            .then((v) => BigInt(v as string))
+            .catch(() => 1_000_000_000n),
         ]);
         const base = block.baseFeePerGas ?? 0n;
         this.fees = { maxFeePerGas: 2n * base + tip, maxPriorityFeePerGas: tip, at: performance.now() };
@@ -288,9 +338,21 @@ export function txPipelineFor(chain: Chain, privateKey: Hex): TxPipeline {
   let p = pipelines.get(key);
   if (!p) {
     let rpc = senders.get(url);
-    if (!rpc) senders.set(url, (rpc = createPublicClient({ chain, transport: localHttp(url, { retryCount: 0, batch: { batchSize: SEND_BATCH, wait: SEND_WAIT_MS } }), cacheTime: 0 })));
+    if (!rpc)
+      senders.set(
+        url,
+        (rpc = createPublicClient({
+          chain,
+          transport: localHttp(url, { retryCount: 0, batch: { batchSize: SEND_BATCH, wait: SEND_WAIT_MS } }),
+          cacheTime: 0,
+        })),
+      );
     let w = watchers.get(url);
-    if (!w) watchers.set(url, (w = new ReceiptWatcher(createPublicClient({ chain, transport: localHttp(url), cacheTime: 0 }))));
+    if (!w)
+      watchers.set(
+        url,
+        (w = new ReceiptWatcher(createPublicClient({ chain, transport: localHttp(url), cacheTime: 0 }))),
+      );
     pipelines.set(key, (p = new TxPipeline(chain, privateKey, rpc, w)));
   }
   return p;

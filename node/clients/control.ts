@@ -1,6 +1,6 @@
-import { call } from "./http.ts";
-import type { DevnetStatus } from "../control/simApi.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import type { DevnetStatus } from "../control/simApi.ts";
+import { call } from "./http.ts";
 
 export class ControlApiError extends MevCommitError {}
 
@@ -17,7 +17,10 @@ export class ControlClient {
   }
 
   async mine(blocks = 1, winner?: string): Promise<{ number: string; hash: string; winner: string }[]> {
-    const r = await this.post<{ blocks: { number: string; hash: string; winner: string }[] }>("/sim/v1/mine", { blocks, ...(winner ? { winner } : {}) });
+    const r = await this.post<{ blocks: { number: string; hash: string; winner: string }[] }>("/sim/v1/mine", {
+      blocks,
+      ...(winner ? { winner } : {}),
+    });
     return r.blocks;
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
-import { NdjsonStream } from "./ndjson.ts";
-import { KeptStream, type AgentLog } from "./keptStream.ts";
 import { until } from "../util/deadline.ts";
+import { type AgentLog, KeptStream } from "./keptStream.ts";
+import { NdjsonStream } from "./ndjson.ts";
 
 // A real HTTP server whose stream answers one line and ends; its second request is refused with 503.
 let opens = 0;
@@ -10,7 +10,9 @@ const server = Bun.serve({
   fetch() {
     opens++;
     if (opens === 2) return new Response("busy", { status: 503 });
-    return new Response(`${JSON.stringify({ result: { n: opens } })}\n`, { headers: { "content-type": "application/x-ndjson" } });
+    return new Response(`${JSON.stringify({ result: { n: opens } })}\n`, {
+      headers: { "content-type": "application/x-ndjson" },
+    });
   },
 });
 afterAll(() => server.stop(true));
@@ -30,10 +32,11 @@ test("a stream that ends is opened again with back-off, a refused try is retried
     },
     async (s) => {
       let n = 0;
-      for (let line = await s.next(); line !== undefined; line = await s.next()) if (!("error" in line)) {
-        seen.push(line.result.n);
-        n++;
-      }
+      for (let line = await s.next(); line !== undefined; line = await s.next())
+        if (!("error" in line)) {
+          seen.push(line.result.n);
+          n++;
+        }
       return n;
     },
     { name: "test", fields: () => ({ at: "here" }), backoffMs: 10, maxBackoffMs: 40, log },
@@ -42,8 +45,12 @@ test("a stream that ends is opened again with back-off, a refused try is retried
   await until("the third open", 10_000, () => kept.reattached >= 2);
   await kept.stop();
   expect(seen.slice(0, 2)).toEqual([1, 3]);
-  expect(lines[0]).toStartWith('warn test stream ended; reattaching {"at":"here","reason":"ended by the server","linesOnStream":1,"retryInMs":10}');
-  expect(lines[1]).toStartWith('warn cannot reattach to test; retrying {"at":"here","error":"answered HTTP 503","retryInMs":20}');
+  expect(lines[0]).toStartWith(
+    'warn test stream ended; reattaching {"at":"here","reason":"ended by the server","linesOnStream":1,"retryInMs":10}',
+  );
+  expect(lines[1]).toStartWith(
+    'warn cannot reattach to test; retrying {"at":"here","error":"answered HTTP 503","retryInMs":20}',
+  );
   expect(lines[2]).toBe('info test stream reattached {"at":"here"}');
 });
 

@@ -4,7 +4,10 @@ import type { NdjsonStream } from "./ndjson.ts";
 export type AgentLog = (level: "info" | "warn", message: string, fields: Record<string, unknown>) => void;
 
 /** An AgentLog over any leveled logger (the node's, for instance), without depending on it. */
-export function agentLog(l: { info(m: string, f?: Record<string, unknown>): void; warn(m: string, f?: Record<string, unknown>): void }): AgentLog {
+export function agentLog(l: {
+  info(m: string, f?: Record<string, unknown>): void;
+  warn(m: string, f?: Record<string, unknown>): void;
+}): AgentLog {
   return (level, message, fields) => l[level](message, fields);
 }
 
@@ -14,7 +17,9 @@ export function stderrLog(component: string): AgentLog {
     const kv = Object.entries(fields)
       .map(([k, v]) => ` ${k}=${typeof v === "string" && !/\s/.test(v) ? v : JSON.stringify(v)}`)
       .join("");
-    process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} [${component}] ${message}${kv}\n`);
+    process.stderr.write(
+      `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} [${component}] ${message}${kv}\n`,
+    );
   };
 }
 
@@ -90,7 +95,11 @@ export class KeptStream<T> {
           log("info", `${name} stream reattached`, this.options.fields());
         } catch (e) {
           if (this.stopped) return;
-          log("warn", `cannot reattach to ${name}; retrying`, { ...this.options.fields(), error: (e as Error).message, retryInMs: backoff });
+          log("warn", `cannot reattach to ${name}; retrying`, {
+            ...this.options.fields(),
+            error: (e as Error).message,
+            retryInMs: backoff,
+          });
           await this.pause(backoff);
           backoff = Math.min(backoff * 2, max);
           continue;

@@ -29,7 +29,12 @@ export class NdjsonStream<T> {
     private readonly controller: AbortController,
   ) {}
 
-  static async open<T>(method: string, url: string, body?: unknown, options: StreamOpenOptions = {}): Promise<NdjsonStream<T>> {
+  static async open<T>(
+    method: string,
+    url: string,
+    body?: unknown,
+    options: StreamOpenOptions = {},
+  ): Promise<NdjsonStream<T>> {
     const controller = new AbortController();
     let res: Response;
     try {
@@ -38,12 +43,19 @@ export class NdjsonStream<T> {
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
         headers: body === undefined ? {} : { "content-type": "application/json" },
         signal: controller.signal,
-        ...(options.idleTimeoutMs === undefined ? {} : { timeout: options.idleTimeoutMs === 0 ? false : options.idleTimeoutMs }),
+        ...(options.idleTimeoutMs === undefined
+          ? {}
+          : { timeout: options.idleTimeoutMs === 0 ? false : options.idleTimeoutMs }),
       } as RequestInit);
     } catch (e) {
       throw new HttpCallError(method, url, e);
     }
-    return new NdjsonStream<T>(res.status, res.headers, res.body!.getReader() as ReadableStreamDefaultReader<Uint8Array>, controller);
+    return new NdjsonStream<T>(
+      res.status,
+      res.headers,
+      res.body!.getReader() as ReadableStreamDefaultReader<Uint8Array>,
+      controller,
+    );
   }
 
   /** The next line, or undefined at the end of the stream. */

@@ -33,7 +33,13 @@ export class NdjsonUpload {
 
   constructor(readonly url: string) {
     const body = new ReadableStream<Uint8Array>({ start: (c) => void (this.controller = c) });
-    this.result = fetch(url, { method: "POST", body, headers: { "content-type": "application/x-ndjson" }, duplex: "half", timeout: false } as RequestInit)
+    this.result = fetch(url, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/x-ndjson" },
+      duplex: "half",
+      timeout: false,
+    } as RequestInit)
       .then(async (res) => ({ status: res.status, text: await res.text() }))
       .catch((e: unknown) => {
         throw new NdjsonUploadError(url, (e as Error)?.message ?? String(e), { cause: e });

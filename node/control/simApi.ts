@@ -1,12 +1,12 @@
+import { swagger } from "@elysiajs/swagger";
 import { type AnyElysia, Elysia, t } from "elysia";
-import { isAddress, type Address } from "viem";
-import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import { type Address, isAddress } from "viem";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
 import { routingError } from "../api/wire/routing.ts";
-import { swagger } from "@elysiajs/swagger";
+import { parseFault } from "../devnet/nodeOps.ts";
 import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
 import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
-import { parseFault } from "../devnet/nodeOps.ts";
+import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 
 /** What the control API can do to a running devnet (implemented by the Devnet). */
 export interface SimControl {
@@ -49,12 +49,24 @@ export interface DevnetStatus {
   /** Bundles posted for future blocks and not mined yet. */
   postedBundles: number;
   /** Each node; `rpcUrl` is its gRPC server (null while it is stopped). */
-  nodes: { name: string; role: "bidder" | "provider"; url: string | null; rpcUrl?: string | null; address: string; running: boolean; builder?: BuilderMode; builderEvery?: number; subscribers: number; receivers?: number }[];
+  nodes: {
+    name: string;
+    role: "bidder" | "provider";
+    url: string | null;
+    rpcUrl?: string | null;
+    address: string;
+    running: boolean;
+    builder?: BuilderMode;
+    builderEvery?: number;
+    subscribers: number;
+    receivers?: number;
+  }[];
 }
 
 function uintField(name: string, v: string | number): bigint {
   const text = String(v);
-  if (!/^[0-9]{1,78}$/.test(text)) throw new InvalidArgumentError(`${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  if (!/^[0-9]{1,78}$/.test(text))
+    throw new InvalidArgumentError(`${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
   return BigInt(text);
 }
 
@@ -66,7 +78,12 @@ export function simApi(control: SimControl) {
   const app: AnyElysia = new Elysia({ name: "sim-control" })
     .onError({ as: "global" }, ({ code, error, request }) =>
       code === "NOT_FOUND"
-        ? unaryErrorResponse(routingError(new URL(request.url).pathname, app.routes.map((r) => r.path)))
+        ? unaryErrorResponse(
+            routingError(
+              new URL(request.url).pathname,
+              app.routes.map((r) => r.path),
+            ),
+          )
         : code === "VALIDATION" || code === "PARSE"
           ? unaryErrorResponse(new InvalidArgumentError(String((error as Error).message ?? error).split("\n")[0]!))
           : unaryErrorResponse(error),
@@ -80,7 +97,8 @@ export function simApi(control: SimControl) {
         if (!Number.isInteger(blocks) || blocks < 1 || blocks > 1000)
           throw new InvalidArgumentError("blocks must be an integer from 1 to 1000");
         const winner = body?.winner;
-        if (winner !== undefined && !isAddress(winner)) throw new InvalidArgumentError(`winner is not an address: ${winner}`);
+        if (winner !== undefined && !isAddress(winner))
+          throw new InvalidArgumentError(`winner is not an address: ${winner}`);
         const mined = await control.mine(blocks, winner as Address | undefined);
         return { blocks: mined.map((b) => ({ number: b.number.toString(), hash: b.hash, winner: b.winner })) };
       },
@@ -101,15 +119,24 @@ export function simApi(control: SimControl) {
         if (!BUILDER_MODES.includes(body.mode as BuilderMode))
           throw new InvalidArgumentError(`mode must be one of ${BUILDER_MODES.join(", ")}, got ${body.mode}`);
         const every = body.every ?? 1;
-        if (!Number.isInteger(every) || every < 1) throw new InvalidArgumentError(`every must be a positive integer, got ${body.every}`);
+        if (!Number.isInteger(every) || every < 1)
+          throw new InvalidArgumentError(`every must be a positive integer, got ${body.every}`);
         await control.setBuilderMode(body.provider as Address, body.mode as BuilderMode, every);
         return { provider: body.provider, mode: body.mode, every };
       },
       {
         body: t.Object({
           provider: t.String({ description: "provider address" }),
-          mode: t.String({ description: "honest | omit (commit but do not include) | reverse (bundle out of order) | gap (bundle not contiguous)" }),
-          every: t.Optional(t.Integer({ minimum: 1, description: "apply the mode to every k-th bundle only, counted from now (default 1: every bundle)" })),
+          mode: t.String({
+            description:
+              "honest | omit (commit but do not include) | reverse (bundle out of order) | gap (bundle not contiguous)",
+          }),
+          every: t.Optional(
+            t.Integer({
+              minimum: 1,
+              description: "apply the mode to every k-th bundle only, counted from now (default 1: every bundle)",
+            }),
+          ),
         }),
         detail: { summary: "How a provider's block builder includes the bundles it committed to" },
       },
@@ -120,18 +147,35 @@ export function simApi(control: SimControl) {
         if (!isAddress(body.provider)) throw new InvalidArgumentError(`provider is not an address: ${body.provider}`);
         const blockNumber = uintField("blockNumber", body.blockNumber);
         const bidAmount = body.bidAmount === undefined ? undefined : uintField("bidAmount", body.bidAmount);
-        await control.postBundle({ provider: body.provider as Address, blockNumber, bidAmount, rawTransactions: body.rawTransactions });
-        return { provider: body.provider, blockNumber: blockNumber.toString(), transactions: body.rawTransactions.length };
+        await control.postBundle({
+          provider: body.provider as Address,
+          blockNumber,
+          bidAmount,
+          rawTransactions: body.rawTransactions,
+        });
+        return {
+          provider: body.provider,
+          blockNumber: blockNumber.toString(),
+          transactions: body.rawTransactions.length,
+        };
       },
       {
         body: t.Object({
-          provider: t.String({ description: "address of the provider (registered in ProviderRegistry) that committed to the bundle" }),
+          provider: t.String({
+            description: "address of the provider (registered in ProviderRegistry) that committed to the bundle",
+          }),
           blockNumber: t.Union([t.String(), t.Integer()], { description: "the future L1 block the bid targets" }),
-          rawTransactions: t.Array(t.String(), { maxItems: MAX_BUNDLE_TXS, description: "the bid's signed raw transactions (hex), in order" }),
-          bidAmount: t.Optional(t.Union([t.String(), t.Integer()], { description: "orders a block's bundles, highest first (wei)" })),
+          rawTransactions: t.Array(t.String(), {
+            maxItems: MAX_BUNDLE_TXS,
+            description: "the bid's signed raw transactions (hex), in order",
+          }),
+          bidAmount: t.Optional(
+            t.Union([t.String(), t.Integer()], { description: "orders a block's bundles, highest first (wei)" }),
+          ),
         }),
         detail: {
-          summary: "A provider application posts a bundle it committed to: if that provider wins the block, the devnet's builder includes it",
+          summary:
+            "A provider application posts a bundle it committed to: if that provider wins the block, the devnet's builder includes it",
           description:
             "Stand-in for a provider's own block building, for provider nodes the devnet does not run (their commitments are not in its store). " +
             "Bundles are included in the builder mode set for the provider and dropped once their block is mined.",
@@ -142,7 +186,8 @@ export function simApi(control: SimControl) {
       "/sim/v1/providers/:index/:action",
       async ({ params }) => {
         const index = Number(params.index);
-        if (!Number.isInteger(index) || index < 0) throw new InvalidArgumentError(`provider index must be a non-negative integer, got ${params.index}`);
+        if (!Number.isInteger(index) || index < 0)
+          throw new InvalidArgumentError(`provider index must be a non-negative integer, got ${params.index}`);
         if (params.action === "stop") await control.stopProvider(index);
         else if (params.action === "start") await control.startProvider(index);
         else throw new InvalidArgumentError(`action must be start or stop, got ${params.action}`);
@@ -152,7 +197,8 @@ export function simApi(control: SimControl) {
     )
     .post("/sim/v1/nodes/:name/kill", ({ params }) => control.killNode(params.name), {
       detail: {
-        summary: "Kill a node (as SIGKILL would: no goodbye, nothing flushed) and start it again on its store, keys and ports",
+        summary:
+          "Kill a node (as SIGKILL would: no goodbye, nothing flushed) and start it again on its store, keys and ports",
         description:
           "Answers once the new node serves again and the devnet's nodes see each other. Names as in /sim/v1/status: bidder, provider-0, …. " +
           "The devnet's nodes share one process, so a kill is simulated: docs/crash-safety.md says what is and is not.",
@@ -168,7 +214,10 @@ export function simApi(control: SimControl) {
       {
         body: t.Object({
           node: t.String({ description: '"bidder" or a provider address' }),
-          fail: t.String({ description: "store | open: that node's next such transaction is sent so that the chain rejects it; none: disarm" }),
+          fail: t.String({
+            description:
+              "store | open: that node's next such transaction is sent so that the chain rejects it; none: disarm",
+          }),
         }),
         detail: { summary: "Make a node's next store or open transaction fail on-chain" },
       },

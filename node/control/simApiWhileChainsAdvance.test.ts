@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { call } from "../clients/http.ts";
-import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
+import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
 
 let local: LocalDevnet;
 beforeAll(async () => {
@@ -16,7 +16,11 @@ beforeAll(async () => {
 afterAll(() => local?.stop());
 
 const evmMine = (rpcUrl: string) =>
-  fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) });
+  fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
+  });
 
 test("GET /sim/v1/status and POST /sim/v1/mine answer no 5xx while the chains mine blocks fast", async () => {
   const d = local.devnet;
@@ -40,7 +44,10 @@ test("GET /sim/v1/status and POST /sim/v1/mine answer no 5xx while the chains mi
       if (r.status !== 200) failures.push(`mine ${r.status}: ${r.text.slice(0, 300)}`);
     }
   })();
-  const startBlock = BigInt(((await call("GET", `${d.controlUrl}/sim/v1/status`)).json as { settlement: { blockNumber: string } }).settlement.blockNumber);
+  const startBlock = BigInt(
+    ((await call("GET", `${d.controlUrl}/sim/v1/status`)).json as { settlement: { blockNumber: string } }).settlement
+      .blockNumber,
+  );
   await Promise.all([...reads, l1]);
   mining = false;
   await Promise.all(miners);

@@ -5,9 +5,15 @@
  * operation is the pure function of node/protocol; only where it runs differs.
  */
 import type { Address } from "viem";
-import { signBid, verifyBid, type SignedBidWithSecret } from "../protocol/bidSigning.ts";
-import { signCommitment, verifyCommitment, type SignCommitmentInput, type VerifiedCommitment, type VerifyCommitmentInput } from "../protocol/commitmentSigning.ts";
+import { type SignedBidWithSecret, signBid, verifyBid } from "../protocol/bidSigning.ts";
 import { sharedPoint } from "../protocol/bn254.ts";
+import {
+  type SignCommitmentInput,
+  signCommitment,
+  type VerifiedCommitment,
+  type VerifyCommitmentInput,
+  verifyCommitment,
+} from "../protocol/commitmentSigning.ts";
 import type { Bid, Commitment, G1Point, SignedBid } from "../protocol/types.ts";
 import { queuedWritesSent } from "../util/queuedWrites.ts";
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { initCrypto } from "../protocol/initCrypto.ts";
-import { randomKeyPair } from "../protocol/bn254.ts";
-import { protocolDomains } from "../protocol/digest.ts";
-import { BidVerificationError } from "../protocol/bidSigning.ts";
-import { CommitmentVerificationError } from "../protocol/commitmentSigning.ts";
 import { devAccount } from "../chain/accounts.ts";
+import { BidVerificationError } from "../protocol/bidSigning.ts";
+import { randomKeyPair } from "../protocol/bn254.ts";
+import { CommitmentVerificationError } from "../protocol/commitmentSigning.ts";
+import { protocolDomains } from "../protocol/digest.ts";
+import { initCrypto } from "../protocol/initCrypto.ts";
 import type { Bid } from "../protocol/types.ts";
 import { inlineCrypto } from "./bidCrypto.ts";
 import { CryptoPool, CryptoPoolError } from "./cryptoPool.ts";
@@ -34,12 +34,25 @@ test("a bid signed, verified, committed to and checked on the pool gives what th
   const { signedBid, nikeSecret } = await pool.signBid(bid, bidder.privateKey, domains.bid);
   expect(await pool.verifyBid(signedBid, domains.bid)).toBe(await inlineCrypto.verifyBid(signedBid, domains.bid));
   expect((await pool.verifyBid(signedBid, domains.bid)).toLowerCase()).toBe(bidder.address.toLowerCase());
-  const input = { signedBid, providerPrivateKey: provider.privateKey, providerNikeSecret: nike.secret, commitmentDomain: domains.commitment, dispatchTimestamp: 5n };
+  const input = {
+    signedBid,
+    providerPrivateKey: provider.privateKey,
+    providerNikeSecret: nike.secret,
+    commitmentDomain: domains.commitment,
+    dispatchTimestamp: 5n,
+  };
   const onPool = await pool.signCommitment(input);
   const here = await inlineCrypto.signCommitment(input);
   expect(onPool).toEqual(here);
   expect(onPool.signedBid).toBe(signedBid); // the caller's own object, not a copy
-  const check = { signedBid, bidderNikeSecret: nikeSecret, providerNikePublicKey: nike.publicKey, digest: onPool.digest, signature: onPool.signature, commitmentDomain: domains.commitment };
+  const check = {
+    signedBid,
+    bidderNikeSecret: nikeSecret,
+    providerNikePublicKey: nike.publicKey,
+    digest: onPool.digest,
+    signature: onPool.signature,
+    commitmentDomain: domains.commitment,
+  };
   expect(await pool.verifyCommitment(check)).toEqual(await inlineCrypto.verifyCommitment(check));
   // The shared key computed ahead (the provider's, while its application decides) signs the same commitment.
   const sharedKey = await pool.sharedKey(nike.secret, signedBid.bidderNikePublicKey);
@@ -53,17 +66,34 @@ test("failures come back as the protocol's named errors", async () => {
   const tampered = { ...signedBid, bid: { ...signedBid.bid, amount: 2n } };
   expect(await pool.verifyBid(tampered, domains.bid).catch((e) => e)).toBeInstanceOf(BidVerificationError);
   const nike = randomKeyPair();
-  const c = await pool.signCommitment({ signedBid, providerPrivateKey: provider.privateKey, providerNikeSecret: nike.secret, commitmentDomain: domains.commitment, dispatchTimestamp: 5n });
+  const c = await pool.signCommitment({
+    signedBid,
+    providerPrivateKey: provider.privateKey,
+    providerNikeSecret: nike.secret,
+    commitmentDomain: domains.commitment,
+    dispatchTimestamp: 5n,
+  });
   const wrongKey = randomKeyPair().publicKey;
   const err = await pool
-    .verifyCommitment({ signedBid, bidderNikeSecret: nikeSecret, providerNikePublicKey: wrongKey, digest: c.digest, signature: c.signature, commitmentDomain: domains.commitment })
+    .verifyCommitment({
+      signedBid,
+      bidderNikeSecret: nikeSecret,
+      providerNikePublicKey: wrongKey,
+      digest: c.digest,
+      signature: c.signature,
+      commitmentDomain: domains.commitment,
+    })
     .catch((e) => e);
   expect(err).toBeInstanceOf(CommitmentVerificationError);
   expect((err as Error).message).toContain("doesn't match");
 });
 
 test("calls spread over the workers all settle; a closed pool refuses", async () => {
-  const signed = await Promise.all(Array.from({ length: 40 }, (_, i) => pool.signBid({ ...bid, amount: BigInt(i + 1) }, bidder.privateKey, domains.bid)));
+  const signed = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      pool.signBid({ ...bid, amount: BigInt(i + 1) }, bidder.privateKey, domains.bid),
+    ),
+  );
   expect(new Set(signed.map((s) => Buffer.from(s.signedBid.digest).toString("hex"))).size).toBe(40);
   const p = new CryptoPool(1);
   p.close();

@@ -6,11 +6,16 @@
  */
 import os from "node:os";
 import type { Address } from "viem";
-import { BidVerificationError, type SignedBidWithSecret } from "../protocol/bidSigning.ts";
-import { CommitmentVerificationError, type SignCommitmentInput, type VerifiedCommitment, type VerifyCommitmentInput } from "../protocol/commitmentSigning.ts";
-import type { Bid, Commitment, G1Point, SignedBid } from "../protocol/types.ts";
-import { inlineCrypto, type BidCrypto } from "./bidCrypto.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import { BidVerificationError, type SignedBidWithSecret } from "../protocol/bidSigning.ts";
+import {
+  CommitmentVerificationError,
+  type SignCommitmentInput,
+  type VerifiedCommitment,
+  type VerifyCommitmentInput,
+} from "../protocol/commitmentSigning.ts";
+import type { Bid, Commitment, G1Point, SignedBid } from "../protocol/types.ts";
+import { type BidCrypto, inlineCrypto } from "./bidCrypto.ts";
 
 export type CryptoRequest = { id: number } & (
   | { op: "signBid"; args: [Bid, string, Uint8Array] }
@@ -19,7 +24,9 @@ export type CryptoRequest = { id: number } & (
   | { op: "verifyCommitment"; args: [VerifyCommitmentInput] }
   | { op: "sharedKey"; args: [bigint, G1Point] }
 );
-export type CryptoResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string } };
+export type CryptoResponse =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: { name: string; message: string } };
 
 /** A worker of the pool died or the pool was closed with calls waiting. */
 export class CryptoPoolError extends MevCommitError {}
@@ -48,7 +55,8 @@ export class CryptoPool implements BidCrypto {
   private closed = false;
 
   constructor(readonly size: number) {
-    if (!Number.isInteger(size) || size < 1) throw new RangeError(`a crypto pool needs at least one worker, got ${size}`);
+    if (!Number.isInteger(size) || size < 1)
+      throw new RangeError(`a crypto pool needs at least one worker, got ${size}`);
     this.slots = Array.from({ length: size }, () => this.spawn());
   }
 

@@ -2,10 +2,11 @@
  * A worker thread of a CryptoPool (cryptoPool.ts): runs the bid-path crypto of node/protocol for the requests it
  * gets and answers each with its result or its error's name and message.
  */
-import { initCrypto } from "../protocol/initCrypto.ts";
+
 import { signBid, verifyBid } from "../protocol/bidSigning.ts";
-import { signCommitment, verifyCommitment } from "../protocol/commitmentSigning.ts";
 import { sharedPoint } from "../protocol/bn254.ts";
+import { signCommitment, verifyCommitment } from "../protocol/commitmentSigning.ts";
+import { initCrypto } from "../protocol/initCrypto.ts";
 import type { CryptoRequest, CryptoResponse } from "./cryptoPool.ts";
 
 declare const self: Worker;

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEther } from "viem";
-import { parseDevnetArgs, type DevnetConfig } from "./config.ts";
-import { startLocalDevnet, type LocalDevnet } from "./localDevnet.ts";
 import { banner } from "./banner.ts";
+import { type DevnetConfig, parseDevnetArgs } from "./config.ts";
+import { type LocalDevnet, startLocalDevnet } from "./localDevnet.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-autodeposit-flags-"));
 let running: LocalDevnet | undefined;
@@ -33,25 +33,21 @@ async function restart(fresh: boolean, o: Partial<DevnetConfig>): Promise<LocalD
   return running;
 }
 
-test(
-  "a restart resumes the saved auto-deposit with no flag, and --no-autodeposit or a new amount replaces it",
-  async () => {
-    let d = await restart(true, flags("--autodeposit-amount", parseEther("3").toString()));
-    expect(d.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("3"));
+test("a restart resumes the saved auto-deposit with no flag, and --no-autodeposit or a new amount replaces it", async () => {
+  let d = await restart(true, flags("--autodeposit-amount", parseEther("3").toString()));
+  expect(d.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("3"));
 
-    d = await restart(false, flags());
-    expect(d.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("3"));
-    expect(banner(d.devnet)).toContain("Bidder auto-deposit: 3 ETH per window");
+  d = await restart(false, flags());
+  expect(d.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("3"));
+  expect(banner(d.devnet)).toContain("Bidder auto-deposit: 3 ETH per window");
 
-    d = await restart(false, flags("--autodeposit-amount", parseEther("4").toString()));
-    expect(d.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("4"));
+  d = await restart(false, flags("--autodeposit-amount", parseEther("4").toString()));
+  expect(d.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("4"));
 
-    d = await restart(false, flags("--no-autodeposit"));
-    expect(d.devnet.bidder.deposits.auto.running).toBe(false);
-    expect(banner(d.devnet)).toContain("Bidder auto-deposit: off");
-  },
-  240_000,
-);
+  d = await restart(false, flags("--no-autodeposit"));
+  expect(d.devnet.bidder.deposits.auto.running).toBe(false);
+  expect(banner(d.devnet)).toContain("Bidder auto-deposit: off");
+}, 240_000);
 
 test("--no-autodeposit and --autodeposit-amount together are refused", () => {
   expect(() => parseDevnetArgs(["--no-autodeposit", "--autodeposit-amount", "1"])).toThrow("contradict");

@@ -3,7 +3,10 @@ import { devAccount, ROLES } from "../chain/accounts.ts";
 import type { Devnet } from "./startDevnet.ts";
 
 /** Dev accounts a user's own nodes take with --no-nodes: the ones the devnet's bidder and first providers would use. */
-export const FOREIGN_NODE_ACCOUNTS = { bidder: ROLES.bidder, providers: [ROLES.firstProvider, ROLES.firstProvider + 1] } as const;
+export const FOREIGN_NODE_ACCOUNTS = {
+  bidder: ROLES.bidder,
+  providers: [ROLES.firstProvider, ROLES.firstProvider + 1],
+} as const;
 
 /** A gRPC URL as grpcurl and upstream's tools take it: `host:port`, and whether it is TLS. */
 function rpc(url: string | undefined): string {
@@ -45,7 +48,9 @@ export function banner(d: Devnet): string {
       ? [`    bootnode     ${d.bootnodeAddrs()[0]}   (nodes meet over libp2p; more join with npm run node -- --role …)`]
       : []),
     ...(d.procs
-      ? [`    processes    one per node (${d.config.network === "netns" ? "each on a network namespace of its own" : "on this host"}): ${[d.procs.bidder, ...d.procs.providers].map((p) => `${p.name} pid ${p.pid}`).join(", ")}; logs in ${d.dir.root}/nodes/`]
+      ? [
+          `    processes    one per node (${d.config.network === "netns" ? "each on a network namespace of its own" : "on this host"}): ${[d.procs.bidder, ...d.procs.providers].map((p) => `${p.name} pid ${p.pid}`).join(", ")}; logs in ${d.dir.root}/nodes/`,
+        ]
       : []),
     "",
     "  Chains",
@@ -62,7 +67,9 @@ export function banner(d: Devnet): string {
     ...(d.hasNodes
       ? [
           `    bidder       ${devAccount(ROLES.bidder).address}`,
-          ...t.providerAddresses!.map((a, i) => `    provider-${i}   ${a}   staked ${formatEther(c.providerStake)} ETH`),
+          ...t.providerAddresses!.map(
+            (a, i) => `    provider-${i}   ${a}   staked ${formatEther(c.providerStake)} ETH`,
+          ),
         ]
       : [
           `    free for your bidder     ${FOREIGN_NODE_ACCOUNTS.bidder}: ${devAccount(FOREIGN_NODE_ACCOUNTS.bidder).address}`,
@@ -75,7 +82,9 @@ export function banner(d: Devnet): string {
             `;  built-in provider responder: ${c.autoAccept ? "accept all" : "off"}`,
           `  Target file for the conformance suite: ${d.dir.targetFile}`,
         ]
-      : [`  Target file for the conformance suite: ${d.dir.targetFile}  (add bidderUrl, providerUrls, bidderAddress, providerAddresses)`]),
+      : [
+          `  Target file for the conformance suite: ${d.dir.targetFile}  (add bidderUrl, providerUrls, bidderAddress, providerAddresses)`,
+        ]),
     `  Data dir: ${d.dir.root}  (restart keeps state; --fresh starts clean)`,
     "",
     "  Ctrl-C stops everything.",

@@ -7,7 +7,8 @@ import { keepLastGoodState } from "./chainStateFile.ts";
 
 let dir: string;
 let path: string;
-const state = (block: number) => JSON.stringify({ block: { number: `0x${block.toString(16)}` }, accounts: { "0x01": { balance: "0x1" } } });
+const state = (block: number) =>
+  JSON.stringify({ block: { number: `0x${block.toString(16)}` }, accounts: { "0x01": { balance: "0x1" } } });
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "state-file-"));

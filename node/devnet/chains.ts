@@ -1,10 +1,10 @@
 import { createPublicClient, http } from "viem";
-import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
-import { FOREIGN_L1_GENESIS_NUMBER, configuredPorts, type DevnetConfig } from "./config.ts";
-import type { DataDir } from "./dataDir.ts";
-import { keepLastGoodState } from "./chainStateFile.ts";
-import { logger } from "../util/log.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import { type AnvilChain, startAnvil } from "../chain/anvil.ts";
+import { logger } from "../util/log.ts";
+import { keepLastGoodState } from "./chainStateFile.ts";
+import { configuredPorts, type DevnetConfig, FOREIGN_L1_GENESIS_NUMBER } from "./config.ts";
+import type { DataDir } from "./dataDir.ts";
 
 const log = logger("devnet");
 
@@ -13,9 +13,15 @@ function checkedState(dir: DataDir, name: "l1" | "settlement"): string {
   const path = dir.chainState(name);
   const check = keepLastGoodState(path);
   if (check.kind === "restored")
-    log.warn(`the ${name} chain's state file was torn (Anvil was killed while dumping it): starting from the last good copy, taken at the previous start; the torn file is kept`, { torn: check.torn });
+    log.warn(
+      `the ${name} chain's state file was torn (Anvil was killed while dumping it): starting from the last good copy, taken at the previous start; the torn file is kept`,
+      { torn: check.torn },
+    );
   if (check.kind === "lost")
-    log.error(`the ${name} chain's state file was torn (Anvil was killed while dumping it) and there is no good copy: the chain starts from genesis; the torn file is kept`, { torn: check.torn });
+    log.error(
+      `the ${name} chain's state file was torn (Anvil was killed while dumping it) and there is no good copy: the chain starts from genesis; the torn file is kept`,
+      { torn: check.torn },
+    );
   return path;
 }
 
@@ -55,7 +61,9 @@ async function connect(name: "l1" | "settlement", rpcUrl: string): Promise<Chain
     const chainId = await createPublicClient({ transport: http(rpcUrl, { retryCount: 1 }) }).getChainId();
     return { name, rpcUrl, chainId, owned: false, stop: async () => {} };
   } catch (e) {
-    throw new ChainUnreachableError(`the ${name} chain at ${rpcUrl} does not answer eth_chainId: ${(e as Error).message}`);
+    throw new ChainUnreachableError(
+      `the ${name} chain at ${rpcUrl} does not answer eth_chainId: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -71,7 +79,10 @@ function owned(c: AnvilChain, name: "l1" | "settlement"): ChainEndpoint {
  * second, the settlement chain every --settlement-state-interval seconds; a torn dump gives way to the last good copy:
  * chainStateFile.ts), or an existing chain named by --l1-rpc-url / --settlement-rpc-url.
  */
-export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1: ChainEndpoint; settlement: ChainEndpoint }> {
+export async function startChains(
+  cfg: DevnetConfig,
+  dir: DataDir,
+): Promise<{ l1: ChainEndpoint; settlement: ChainEndpoint }> {
   const [l1, settlement] = await Promise.all([
     cfg.l1RpcUrl
       ? connect("l1", cfg.l1RpcUrl)
@@ -92,7 +103,10 @@ export async function startChains(cfg: DevnetConfig, dir: DataDir): Promise<{ l1
           host: cfg.host,
           port: cfg.settlementPort,
           chainId: cfg.settlementChainId,
-          mining: cfg.settlementBlockTimeMs > 0 ? { intervalMs: cfg.settlementBlockTimeMs, idleIntervalMs: SETTLEMENT_IDLE_BLOCK_MS } : "auto",
+          mining:
+            cfg.settlementBlockTimeMs > 0
+              ? { intervalMs: cfg.settlementBlockTimeMs, idleIntervalMs: SETTLEMENT_IDLE_BLOCK_MS }
+              : "auto",
           emptyFork: { keepStates: cfg.settlementHistory, port: cfg.settlementGenesisPort },
           avoidPorts: configuredPorts(cfg),
           keepTxBlocks: cfg.settlementKeepBlocks || undefined,

@@ -9,9 +9,9 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawn, type Subprocess } from "bun";
-import { freePorts } from "../util/ports.ts";
+import { type Subprocess, spawn } from "bun";
 import { call } from "../clients/http.ts";
+import { freePorts } from "../util/ports.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-clean-stop-"));
@@ -38,13 +38,34 @@ async function startDevnet(ports: number[], fresh: boolean): Promise<{ child: Su
   const log = join(logDir, `devnet-${logs.length + 1}.log`);
   logs.push(log);
   const args = [
-    "bun", "node/main.ts", "--data-dir", dataDir,
-    "--bidder-port", String(bidder), "--provider-ports", `${p0},${p1}`,
-    "--bidder-rpc-port", String(bidderRpc), "--provider-rpc-ports", `${p0Rpc},${p1Rpc}`,
-    "--control-port", String(control), "--beacon-port", String(beacon),
-    "--l1-port", String(l1), "--settlement-port", String(settlement),
-    "--bootnode-port", "0", "--bidder-p2p-port", "0", "--provider-p2p-ports", "0,0",
-    "--l1-block-time", "1",
+    "bun",
+    "node/main.ts",
+    "--data-dir",
+    dataDir,
+    "--bidder-port",
+    String(bidder),
+    "--provider-ports",
+    `${p0},${p1}`,
+    "--bidder-rpc-port",
+    String(bidderRpc),
+    "--provider-rpc-ports",
+    `${p0Rpc},${p1Rpc}`,
+    "--control-port",
+    String(control),
+    "--beacon-port",
+    String(beacon),
+    "--l1-port",
+    String(l1),
+    "--settlement-port",
+    String(settlement),
+    "--bootnode-port",
+    "0",
+    "--bidder-p2p-port",
+    "0",
+    "--provider-p2p-ports",
+    "0,0",
+    "--l1-block-time",
+    "1",
     ...(fresh ? ["--fresh"] : []),
   ];
   const child = spawn(args, { cwd: ROOT, stdout: Bun.file(log), stderr: Bun.file(log), detached: true });
@@ -69,7 +90,9 @@ async function ctrlC(child: Subprocess): Promise<number> {
 
 /** WARN and ERROR lines of a devnet's log. */
 function alarms(log: string): string[] {
-  return readFileSync(log, "utf8").split("\n").filter((l) => /^\S+ (WARN|ERROR) /.test(l));
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((l) => /^\S+ (WARN|ERROR) /.test(l));
 }
 
 type Listed = { provider: string; status: string; details: string };
@@ -77,15 +100,24 @@ type Listed = { provider: string; status: string; details: string };
 async function bidderCommitments(bidderUrl: string): Promise<Listed[]> {
   const r = await call("GET", `${bidderUrl}/v1/bidder/get_bid_info?limit=100`);
   expect(r.status).toBe(200);
-  type Info = { blockBidInfo: { bids: { commitments: { providerAddress: string; status: string; details: string }[] }[] }[] };
-  return (r.json as Info).blockBidInfo.flatMap((g) => g.bids.flatMap((b) => b.commitments.map((c) => ({ provider: c.providerAddress, status: c.status, details: c.details }))));
+  type Info = {
+    blockBidInfo: { bids: { commitments: { providerAddress: string; status: string; details: string }[] }[] }[];
+  };
+  return (r.json as Info).blockBidInfo.flatMap((g) =>
+    g.bids.flatMap((b) =>
+      b.commitments.map((c) => ({ provider: c.providerAddress, status: c.status, details: c.details })),
+    ),
+  );
 }
 
 /** Polls until the bidder lists both commitments of the bid, stored and the winner's settled (or 60 s pass). */
 async function settledAndStored(bidderUrl: string): Promise<string[]> {
   const deadline = Date.now() + 60_000;
   let listed = await bidderCommitments(bidderUrl);
-  const done = (cs: Listed[]) => cs.length === 2 && cs.every((c) => c.status === "stored" || c.status === "settled") && cs.some((c) => c.status === "settled");
+  const done = (cs: Listed[]) =>
+    cs.length === 2 &&
+    cs.every((c) => c.status === "stored" || c.status === "settled") &&
+    cs.some((c) => c.status === "settled");
   while (!done(listed) && Date.now() < deadline) {
     await Bun.sleep(250);
     listed = await bidderCommitments(bidderUrl);
@@ -95,7 +127,11 @@ async function settledAndStored(bidderUrl: string): Promise<string[]> {
 
 /** `npm run bid` against the devnet of the test's data dir; resolves once it printed its commitments. */
 async function npmRunBid(): Promise<void> {
-  const bid = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", join(dataDir, "target.json")], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const bid = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", join(dataDir, "target.json")], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const printed = await new Response(bid.stdout).text();
   expect(await bid.exited, printed + (await new Response(bid.stderr).text())).toBe(0);
   expect(printed).toContain("2 commitment(s)");
@@ -114,35 +150,33 @@ async function providerCommitments(providerUrl: string): Promise<Listed[]> {
   const r = await call("GET", `${providerUrl}/v1/provider/get_commitment_info`);
   expect(r.status).toBe(200);
   type Info = { commitments: { commitments: { providerAddress: string; status: string; details: string }[] }[] };
-  return (r.json as Info).commitments.flatMap((g) => g.commitments.map((c) => ({ provider: c.providerAddress, status: c.status, details: c.details })));
+  return (r.json as Info).commitments.flatMap((g) =>
+    g.commitments.map((c) => ({ provider: c.providerAddress, status: c.status, details: c.details })),
+  );
 }
 
-test(
-  "Ctrl-C right after a bid, then a restart: the commitments are stored, the winner's settles, and no WARN or ERROR is logged",
-  async () => {
-    const ports = await freePorts(10);
-    const bidderUrl = `http://127.0.0.1:${ports[0]}`;
-    const providerUrls = [ports[1], ports[2]].map((p) => `http://127.0.0.1:${p}`);
-    let run = await startDevnet(ports, true);
-    const anvils = ["l1", "settlement"].map((n) => Number(readFileSync(join(dataDir, "run", `anvil-${n}.pid`), "utf8")));
+test("Ctrl-C right after a bid, then a restart: the commitments are stored, the winner's settles, and no WARN or ERROR is logged", async () => {
+  const ports = await freePorts(10);
+  const bidderUrl = `http://127.0.0.1:${ports[0]}`;
+  const providerUrls = [ports[1], ports[2]].map((p) => `http://127.0.0.1:${p}`);
+  let run = await startDevnet(ports, true);
+  const anvils = ["l1", "settlement"].map((n) => Number(readFileSync(join(dataDir, "run", `anvil-${n}.pid`), "utf8")));
 
-    // `npm run bid`, and Ctrl-C the moment it prints its commitments: the store transactions are still in flight.
-    await npmRunBid();
-    expect(await ctrlC(run.child)).toBe(0);
-    expect(anvils.filter(alive)).toEqual([]);
+  // `npm run bid`, and Ctrl-C the moment it prints its commitments: the store transactions are still in flight.
+  await npmRunBid();
+  expect(await ctrlC(run.child)).toBe(0);
+  expect(anvils.filter(alive)).toEqual([]);
 
-    run = await startDevnet(ports, false);
-    // The block bid for is mined after the restart (a block a second); its winner includes the transaction.
-    expect(await settledAndStored(bidderUrl)).toEqual(["settled", "stored"]);
-    const ofProviders = (await Promise.all(providerUrls.map(providerCommitments))).flat();
-    expect(ofProviders.filter((c) => c.status === "failed")).toEqual([]);
-    expect(ofProviders).toHaveLength(2);
+  run = await startDevnet(ports, false);
+  // The block bid for is mined after the restart (a block a second); its winner includes the transaction.
+  expect(await settledAndStored(bidderUrl)).toEqual(["settled", "stored"]);
+  const ofProviders = (await Promise.all(providerUrls.map(providerCommitments))).flat();
+  expect(ofProviders.filter((c) => c.status === "failed")).toEqual([]);
+  expect(ofProviders).toHaveLength(2);
 
-    expect(await ctrlC(run.child)).toBe(0);
-    expect(logs.flatMap(alarms)).toEqual([]);
-  },
-  180_000,
-);
+  expect(await ctrlC(run.child)).toBe(0);
+  expect(logs.flatMap(alarms)).toEqual([]);
+}, 180_000);
 
 test.if(existsSync("/usr/bin/setpriv") || existsSync("/bin/setpriv"))(
   "kill -9 of the devnet process right after a bid: its Anvils do not outlive it, and a restart stores and settles the commitments",
@@ -150,7 +184,9 @@ test.if(existsSync("/usr/bin/setpriv") || existsSync("/bin/setpriv"))(
     const ports = await freePorts(10);
     const bidderUrl = `http://127.0.0.1:${ports[0]}`;
     const run = await startDevnet(ports, true);
-    const anvils = ["l1", "settlement", "settlement-genesis"].map((n) => Number(readFileSync(join(dataDir, "run", `anvil-${n}.pid`), "utf8")));
+    const anvils = ["l1", "settlement", "settlement-genesis"].map((n) =>
+      Number(readFileSync(join(dataDir, "run", `anvil-${n}.pid`), "utf8")),
+    );
     await npmRunBid();
     run.child.kill("SIGKILL");
     await run.child.exited;
@@ -162,7 +198,9 @@ test.if(existsSync("/usr/bin/setpriv") || existsSync("/bin/setpriv"))(
 
     const again = await startDevnet(ports, false);
     expect(await settledAndStored(bidderUrl)).toEqual(["settled", "stored"]);
-    const ofProviders = (await Promise.all([ports[1], ports[2]].map((p) => providerCommitments(`http://127.0.0.1:${p}`)))).flat();
+    const ofProviders = (
+      await Promise.all([ports[1], ports[2]].map((p) => providerCommitments(`http://127.0.0.1:${p}`)))
+    ).flat();
     expect(ofProviders.filter((c) => c.status === "failed")).toEqual([]);
     expect(await ctrlC(again.child)).toBe(0);
   },

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { parseEther } from "viem";
-import { MevCommitError } from "../../lib/errors.ts";
 import { argsErrorMessage } from "../../lib/cli.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 
 /**
  * Default seconds between the settlement chain's state dumps (`--settlement-state-interval`): what a kill -9 of the
@@ -187,9 +187,23 @@ export const MAX_PORT_BASE = 65535 - 725;
  * B+20, HTTP B+23, gRPC B+24 (admin B+25 as a process; extra bidders 10 above each other), provider i's libp2p, HTTP
  * and gRPC B+120, B+123, B+124 plus 100·i (admin 2 above HTTP).
  */
-export function portsFromBase(base: number, providers: number): Pick<
+export function portsFromBase(
+  base: number,
+  providers: number,
+): Pick<
   DevnetConfig,
-  "controlPort" | "beaconPort" | "l1Port" | "settlementPort" | "settlementGenesisPort" | "bootnodePort" | "bidderP2pPort" | "bidderPort" | "bidderRpcPort" | "providerP2pPorts" | "providerPorts" | "providerRpcPorts"
+  | "controlPort"
+  | "beaconPort"
+  | "l1Port"
+  | "settlementPort"
+  | "settlementGenesisPort"
+  | "bootnodePort"
+  | "bidderP2pPort"
+  | "bidderPort"
+  | "bidderRpcPort"
+  | "providerP2pPorts"
+  | "providerPorts"
+  | "providerRpcPorts"
 > {
   const each = (offset: number) => Array.from({ length: providers }, (_, i) => base + offset + 100 * i);
   return {
@@ -298,7 +312,8 @@ export class ConfigError extends MevCommitError {}
 function int(name: string, v: string | undefined, min: number, max: number): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${v}"`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${v}"`);
   return n;
 }
 
@@ -383,24 +398,33 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
       return Array.from({ length: providers }, (_, i) => (first === 0 ? 0 : first + 100 * i));
     }
     const ports = given.split(",").map((p) => int(flag, p.trim(), 0, 65535)!);
-    if (ports.length !== providers) throw new ConfigError(`--${flag} names ${ports.length} ports for ${providers} providers`);
+    if (ports.length !== providers)
+      throw new ConfigError(`--${flag} names ${ports.length} ports for ${providers} providers`);
     return ports;
   };
   const providerPorts = portList("provider-ports", o["provider-ports"], base.providerPorts, 13623);
-  if (o.netns && o.network !== undefined && o.network !== "netns") throw new ConfigError(`--netns and --network ${o.network} contradict each other`);
+  if (o.netns && o.network !== undefined && o.network !== "netns")
+    throw new ConfigError(`--netns and --network ${o.network} contradict each other`);
   const network = o.netns ? "netns" : (o.network ?? base.network);
   if (network !== "libp2p" && network !== "in-process" && network !== "processes" && network !== "netns")
     throw new ConfigError(`--network must be libp2p, in-process, processes or netns, got "${network}"`);
   if ((network === "processes" || network === "netns") && (o["rpc-tls"] || o["rpc-tls-cert"] !== undefined))
     throw new ConfigError(`--network ${network} serves gRPC without TLS (a --role node has no --rpc-tls yet)`);
-  if ((network === "processes" || network === "netns") && o["no-nodes"]) throw new ConfigError(`--network ${network} runs nodes; it and --no-nodes contradict each other`);
+  if ((network === "processes" || network === "netns") && o["no-nodes"])
+    throw new ConfigError(`--network ${network} runs nodes; it and --no-nodes contradict each other`);
   const bidders = int("bidders", o.bidders, 1, 9) ?? base.bidders;
-  if (bidders > 1 && network !== "in-process") throw new ConfigError(`--bidders ${bidders} needs --network in-process (over libp2p the devnet runs one bidder node)`);
+  if (bidders > 1 && network !== "in-process")
+    throw new ConfigError(
+      `--bidders ${bidders} needs --network in-process (over libp2p the devnet runs one bidder node)`,
+    );
   const providerRpcPorts = portList("provider-rpc-ports", o["provider-rpc-ports"], base.providerRpcPorts, 13624);
-  if ((o["rpc-tls-cert"] === undefined) !== (o["rpc-tls-key"] === undefined)) throw new ConfigError("--rpc-tls-cert and --rpc-tls-key go together");
+  if ((o["rpc-tls-cert"] === undefined) !== (o["rpc-tls-key"] === undefined))
+    throw new ConfigError("--rpc-tls-cert and --rpc-tls-key go together");
   const level = o["log-level"] ?? base.logLevel;
-  if (!["debug", "info", "warn", "error"].includes(level)) throw new ConfigError(`--log-level must be debug, info, warn or error`);
-  if (o["no-autodeposit"] && o["autodeposit-amount"] !== undefined) throw new ConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
+  if (!["debug", "info", "warn", "error"].includes(level))
+    throw new ConfigError(`--log-level must be debug, info, warn or error`);
+  if (o["no-autodeposit"] && o["autodeposit-amount"] !== undefined)
+    throw new ConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
   const autoAccept = o["no-auto-accept"] ? false : o["auto-accept"] ? true : base.autoAccept;
   return {
     host: o.host ?? base.host,
@@ -420,21 +444,28 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     beaconPort: int("beacon-port", o["beacon-port"], 0, 65535) ?? base.beaconPort,
     l1Port: int("l1-port", o["l1-port"], 0, 65535) ?? base.l1Port,
     settlementPort: int("settlement-port", o["settlement-port"], 0, 65535) ?? base.settlementPort,
-    settlementGenesisPort: int("settlement-genesis-port", o["settlement-genesis-port"], 0, 65535) ?? base.settlementGenesisPort,
+    settlementGenesisPort:
+      int("settlement-genesis-port", o["settlement-genesis-port"], 0, 65535) ?? base.settlementGenesisPort,
     l1ChainId: int("l1-chain-id", o["l1-chain-id"], 1, 2 ** 32) ?? base.l1ChainId,
     settlementChainId: int("settlement-chain-id", o["settlement-chain-id"], 1, 2 ** 32) ?? base.settlementChainId,
     l1RpcUrl: o["l1-rpc-url"] ?? base.l1RpcUrl,
     settlementRpcUrl: o["settlement-rpc-url"] ?? base.settlementRpcUrl,
     l1BlockTime: int("l1-block-time", o["l1-block-time"], 0, 3600) ?? base.l1BlockTime,
-    settlementBlockTimeMs: int("settlement-block-time", o["settlement-block-time"], 0, 3_600_000) ?? base.settlementBlockTimeMs,
+    settlementBlockTimeMs:
+      int("settlement-block-time", o["settlement-block-time"], 0, 3_600_000) ?? base.settlementBlockTimeMs,
     settlementHistory: int("settlement-history", o["settlement-history"], 0, 100_000) ?? base.settlementHistory,
-    settlementKeepBlocks: int("settlement-keep-blocks", o["settlement-keep-blocks"], 0, 100_000_000) ?? base.settlementKeepBlocks,
-    settlementStateIntervalS: int("settlement-state-interval", o["settlement-state-interval"], 0, 86_400) ?? base.settlementStateIntervalS,
+    settlementKeepBlocks:
+      int("settlement-keep-blocks", o["settlement-keep-blocks"], 0, 100_000_000) ?? base.settlementKeepBlocks,
+    settlementStateIntervalS:
+      int("settlement-state-interval", o["settlement-state-interval"], 0, 86_400) ?? base.settlementStateIntervalS,
     cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64) ?? base.cryptoWorkers,
     oracleLag: int("oracle-lag", o["oracle-lag"], 0, 64) ?? base.oracleLag,
     autoAccept,
-    autodepositAmount: o["no-autodeposit"] ? undefined : (wei("autodeposit-amount", o["autodeposit-amount"]) ?? base.autodepositAmount),
-    autodepositFromFlag: o["no-autodeposit"] !== undefined || o["autodeposit-amount"] !== undefined || base.autodepositFromFlag,
+    autodepositAmount: o["no-autodeposit"]
+      ? undefined
+      : (wei("autodeposit-amount", o["autodeposit-amount"]) ?? base.autodepositAmount),
+    autodepositFromFlag:
+      o["no-autodeposit"] !== undefined || o["autodeposit-amount"] !== undefined || base.autodepositFromFlag,
     bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000) ?? base.bidTimeoutMs,
     decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000) ?? base.decisionTimeoutMs,
     providerStake: wei("provider-stake", o["provider-stake"]) ?? base.providerStake,
@@ -447,7 +478,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     bidderP2pPort: int("bidder-p2p-port", o["bidder-p2p-port"], 0, 65535) ?? base.bidderP2pPort,
     providerP2pPorts: portList("provider-p2p-ports", o["provider-p2p-ports"], base.providerP2pPorts, 13620),
     streamKeepAliveMs: int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000) ?? base.streamKeepAliveMs,
-    responderIdleTimeoutMs: int("responder-idle-timeout", o["responder-idle-timeout"], 1, 3_600_000) ?? base.responderIdleTimeoutMs,
+    responderIdleTimeoutMs:
+      int("responder-idle-timeout", o["responder-idle-timeout"], 1, 3_600_000) ?? base.responderIdleTimeoutMs,
     logLevel: level as DevnetConfig["logLevel"],
   };
 }
@@ -458,9 +490,20 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
  * restart on the same ports found one taken that way).
  */
 export function configuredPorts(cfg: DevnetConfig): Set<number> {
-  const ports = [cfg.bidderPort, cfg.bidderRpcPort, cfg.controlPort, cfg.beaconPort, cfg.l1Port, cfg.settlementPort, cfg.settlementGenesisPort, cfg.bootnodePort, cfg.bidderP2pPort];
+  const ports = [
+    cfg.bidderPort,
+    cfg.bidderRpcPort,
+    cfg.controlPort,
+    cfg.beaconPort,
+    cfg.l1Port,
+    cfg.settlementPort,
+    cfg.settlementGenesisPort,
+    cfg.bootnodePort,
+    cfg.bidderP2pPort,
+  ];
   ports.push(...cfg.providerPorts, ...cfg.providerRpcPorts, ...cfg.providerP2pPorts);
-  for (let j = 0; j < cfg.bidders - 1; j++) ports.push(extraBidderPort(cfg.bidderPort, j), extraBidderPort(cfg.bidderRpcPort, j));
+  for (let j = 0; j < cfg.bidders - 1; j++)
+    ports.push(extraBidderPort(cfg.bidderPort, j), extraBidderPort(cfg.bidderRpcPort, j));
   return new Set(ports.filter((p) => p > 0));
 }
 

@@ -1,10 +1,17 @@
-import { createPublicClient, createTestClient, http, type Address, type Hex } from "viem";
+import { type Address, createPublicClient, createTestClient, type Hex, http } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 import { providerRegistryAbi } from "../chain/contracts.ts";
-import { deployContracts, deployValidatorRegistry, registerProvider, builderKeyFor, type ContractAddresses, type DeployParams } from "../chain/deploy.ts";
+import {
+  builderKeyFor,
+  type ContractAddresses,
+  type DeployParams,
+  deployContracts,
+  deployValidatorRegistry,
+  registerProvider,
+} from "../chain/deploy.ts";
+import { logger } from "../util/log.ts";
 import type { ChainEndpoint } from "./chains.ts";
 import type { DataDir } from "./dataDir.ts";
-import { logger } from "../util/log.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 const log = logger("devnet");
 
@@ -12,7 +19,6 @@ interface SavedContracts {
   chainId: number;
   addresses: ContractAddresses;
 }
-
 
 /**
  * Deploys the protocol contracts on the settlement chain, or reuses the ones a previous run deployed there (when
@@ -33,7 +39,13 @@ export async function ensureContracts(
     log.warn("saved contract addresses have no code on the settlement chain; deploying again");
   }
   const started = performance.now();
-  const addresses = await deployContracts({ rpcUrl: settlement.rpcUrl, chainId: settlement.chainId, owner: ownerKey, oracle, params });
+  const addresses = await deployContracts({
+    rpcUrl: settlement.rpcUrl,
+    chainId: settlement.chainId,
+    owner: ownerKey,
+    oracle,
+    params,
+  });
   dir.writeJson(dir.contractsFile, { chainId: settlement.chainId, addresses } satisfies SavedContracts);
   log.info("contracts deployed", { ms: Math.round(performance.now() - started) });
   return { addresses, reused: false };
@@ -82,9 +94,15 @@ export const BLS_VERIFIER_PRECOMPILE = "0x00000000000000000000000000000000000000
  */
 export async function installBlsVerifierStandIn(settlement: ChainEndpoint): Promise<void> {
   try {
-    await createTestClient({ mode: "anvil", transport: http(settlement.rpcUrl) }).setCode({ address: BLS_VERIFIER_PRECOMPILE, bytecode: ACCEPT_ALL_VERIFIER });
+    await createTestClient({ mode: "anvil", transport: http(settlement.rpcUrl) }).setCode({
+      address: BLS_VERIFIER_PRECOMPILE,
+      bytecode: ACCEPT_ALL_VERIFIER,
+    });
   } catch (e) {
-    log.warn("cannot install the BLS verifier stand-in at 0xf0 (not an Anvil chain?): addVerifiedBLSKey keeps failing", { error: e });
+    log.warn(
+      "cannot install the BLS verifier stand-in at 0xf0 (not an Anvil chain?): addVerifiedBLSKey keeps failing",
+      { error: e },
+    );
   }
 }
 
@@ -116,9 +134,17 @@ export async function ensureValidatorRegistry(
     const code = await client.getCode({ address: saved.address });
     if (code && code !== "0x") return { address: saved.address, fresh: false };
   }
-  const address = await deployValidatorRegistry({ rpcUrl: l1.rpcUrl, chainId: l1.chainId, owner: keys.owner, deployer: keys.deployer, wait: false });
+  const address = await deployValidatorRegistry({
+    rpcUrl: l1.rpcUrl,
+    chainId: l1.chainId,
+    owner: keys.owner,
+    deployer: keys.deployer,
+    wait: false,
+  });
   if (taken(address))
-    throw new AddressCollisionError(`the validator registry would sit at ${address} on the L1, an address a settlement contract already has`);
+    throw new AddressCollisionError(
+      `the validator registry would sit at ${address} on the L1, an address a settlement contract already has`,
+    );
   dir.writeJson(file, { chainId: l1.chainId, address } satisfies SavedValidatorRegistry);
   return { address, fresh: true };
 }

@@ -7,29 +7,29 @@
  * commitment is opened and settled. A provider registered with no key gets the devnet's builder key.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createPublicClient, http, parseEther, parseGwei, type Address, type Hex } from "viem";
 import { readFileSync } from "node:fs";
+import { type Address, createPublicClient, type Hex, http, parseEther, parseGwei } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { BidderNode } from "../bidder/bidderNode.ts";
 import { devAccount, ROLES } from "../chain/accounts.ts";
 import { chainClients, localChain } from "../chain/clients.ts";
 import { blockTrackerAbi, providerRegistryAbi } from "../chain/contracts.ts";
 import { builderKeyFor } from "../chain/deploy.ts";
 import { transact } from "../chain/transact.ts";
-import { BidderNode } from "../bidder/bidderNode.ts";
-import { ProviderNode } from "../provider/providerNode.ts";
+import { call } from "../clients/http.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
 import { InProcessNetwork } from "../network/network.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
+import { ProviderNode } from "../provider/providerNode.ts";
+import { acceptAll } from "../providerApp/policies.ts";
+import { ProviderAgent } from "../providerApp/providerAgent.ts";
 import { L1ValidatorChain } from "../validators/optInRegistry.ts";
 import { ValidatorService } from "../validators/validatorService.ts";
-import { call } from "../clients/http.ts";
-import { NdjsonStream } from "../clients/ndjson.ts";
-import { ProviderAgent } from "../providerApp/providerAgent.ts";
-import { acceptAll } from "../providerApp/policies.ts";
-import { startLocalDevnet, type LocalDevnet } from "./localDevnet.ts";
+import { FOREIGN_MIN_BLOCK_INTERVAL_MS } from "./config.ts";
+import { type LocalDevnet, startLocalDevnet } from "./localDevnet.ts";
 import { NoNodesError } from "./startDevnet.ts";
 import type { DevnetTarget } from "./target.ts";
-import { FOREIGN_MIN_BLOCK_INTERVAL_MS } from "./config.ts";
-import { privateKeyToAccount } from "viem/accounts";
 
 let local: LocalDevnet;
 let bidder: BidderNode;
@@ -48,10 +48,24 @@ beforeAll(async () => {
   // "Foreign" nodes: started apart from the devnet, on a network of their own, knowing only chains and contracts.
   const network = new InProcessNetwork();
   const settlementChain = localChain(d.chains.settlement.chainId, d.chains.settlement.rpcUrl);
-  const validators = new ValidatorService({ chain: new L1ValidatorChain({ rpcUrl: d.chains.l1.rpcUrl, registry: d.validatorRegistry! }), publish: () => {} });
+  const validators = new ValidatorService({
+    chain: new L1ValidatorChain({ rpcUrl: d.chains.l1.rpcUrl, registry: d.validatorRegistry! }),
+    publish: () => {},
+  });
   const common = { settlementChain, contracts: d.contracts, network, validators };
-  bidder = new BidderNode({ ...common, privateKey: devAccount(ROLES.bidder).privateKey, storePath: `${d.dir.root}/foreign-bidder.db`, bidTimeoutMs: 10_000 });
-  provider = new ProviderNode({ ...common, index: 0, privateKey: PROVIDER_KEY.privateKey, storePath: `${d.dir.root}/foreign-provider.db`, decisionTimeoutMs: 10_000 });
+  bidder = new BidderNode({
+    ...common,
+    privateKey: devAccount(ROLES.bidder).privateKey,
+    storePath: `${d.dir.root}/foreign-bidder.db`,
+    bidTimeoutMs: 10_000,
+  });
+  provider = new ProviderNode({
+    ...common,
+    index: 0,
+    privateKey: PROVIDER_KEY.privateKey,
+    storePath: `${d.dir.root}/foreign-provider.db`,
+    decisionTimeoutMs: 10_000,
+  });
   await bidder.start({ host: "127.0.0.1", httpPort: 0, rpcPort: 0 });
   await provider.start({ host: "127.0.0.1", httpPort: 0, rpcPort: 0 });
   agent = new ProviderAgent(provider.url, acceptAll());
@@ -64,7 +78,8 @@ afterAll(async () => {
   await local?.stop();
 });
 
-const control = (path: string, body?: unknown) => call(body === undefined ? "GET" : "POST", `${local.devnet.controlUrl}${path}`, body === undefined ? {} : { body });
+const control = (path: string, body?: unknown) =>
+  call(body === undefined ? "GET" : "POST", `${local.devnet.controlUrl}${path}`, body === undefined ? {} : { body });
 
 describe("--no-nodes", () => {
   test("the target file has chains, contracts, control and beacon, and no nodes", () => {
@@ -74,7 +89,13 @@ describe("--no-nodes", () => {
     expect(t.capabilities).toEqual(["sim-control", "beacon"]);
     expect(t.controlUrl).toBe(local.devnet.controlUrl);
     expect(t.beaconUrl).toBe(local.devnet.beaconUrl);
-    expect(Object.keys(t.contracts).sort()).toEqual(["bidderRegistry", "blockTracker", "oracle", "preconfManager", "providerRegistry"]);
+    expect(Object.keys(t.contracts).sort()).toEqual([
+      "bidderRegistry",
+      "blockTracker",
+      "oracle",
+      "preconfManager",
+      "providerRegistry",
+    ]);
     expect(() => local.devnet.target()).toThrow(NoNodesError);
   });
 
@@ -108,20 +129,41 @@ describe("providers registered by anyone", () => {
     expect(r.status).toBe(200);
     expect((r.json as { blsPublicKeys: string[] }).blsPublicKeys).toEqual([BLS_KEY.slice(2)]);
     await local.devnet.directory.sync();
-    const s = (await control("/sim/v1/status")).json as { registeredProviders: { address: string; builderKey: string; node: string | null }[] };
+    const s = (await control("/sim/v1/status")).json as {
+      registeredProviders: { address: string; builderKey: string; node: string | null }[];
+    };
     const entry = s.registeredProviders.find((p) => p.address.toLowerCase() === provider.address.toLowerCase());
     expect(entry).toEqual({ address: provider.address, builderKey: BLS_KEY, builder: "honest", node: null } as never);
   });
 
   test("a provider registered with no key gets the devnet's builder key; blocks go round-robin and are recorded with their winners", async () => {
     const d = local.devnet;
-    const plain = chainClients(localChain(d.chains.settlement.chainId, d.chains.settlement.rpcUrl), PLAIN_PROVIDER.privateKey);
-    await transact(plain, { address: d.contracts.providerRegistry, abi: providerRegistryAbi, functionName: "registerAndStake", value: parseEther("15") }, "register");
+    const plain = chainClients(
+      localChain(d.chains.settlement.chainId, d.chains.settlement.rpcUrl),
+      PLAIN_PROVIDER.privateKey,
+    );
+    await transact(
+      plain,
+      {
+        address: d.contracts.providerRegistry,
+        abi: providerRegistryAbi,
+        functionName: "registerAndStake",
+        value: parseEther("15"),
+      },
+      "register",
+    );
     await d.directory.sync();
     expect(d.directory.list()).toEqual([provider.address, PLAIN_PROVIDER.address]);
     expect(d.directory.builderKeyOf(PLAIN_PROVIDER.address)).toBe(builderKeyFor(PLAIN_PROVIDER.address));
     const settlement = createPublicClient({ transport: http(d.chains.settlement.rpcUrl) });
-    expect(await settlement.readContract({ address: d.contracts.providerRegistry, abi: providerRegistryAbi, functionName: "getEoaFromBLSKey", args: [builderKeyFor(PLAIN_PROVIDER.address)] })).toBe(PLAIN_PROVIDER.address);
+    expect(
+      await settlement.readContract({
+        address: d.contracts.providerRegistry,
+        abi: providerRegistryAbi,
+        functionName: "getEoaFromBLSKey",
+        args: [builderKeyFor(PLAIN_PROVIDER.address)],
+      }),
+    ).toBe(PLAIN_PROVIDER.address);
     const t0 = performance.now();
     const mined = await d.mine(3);
     // --no-nodes paces blocks (1 s apart by default) so that nodes that poll for events keep up.
@@ -130,7 +172,14 @@ describe("providers registered by anyone", () => {
     expect(new Set(winners)).toEqual(new Set([provider.address, PLAIN_PROVIDER.address]));
     await d.mine(1); // oracle lag 1: the three blocks are recorded now
     for (const b of mined)
-      expect(await settlement.readContract({ address: d.contracts.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [b.number] })).toBe(b.winner);
+      expect(
+        await settlement.readContract({
+          address: d.contracts.blockTracker,
+          abi: blockTrackerAbi,
+          functionName: "getBlockWinner",
+          args: [b.number],
+        }),
+      ).toBe(b.winner);
   }, 30_000);
 });
 
@@ -155,30 +204,60 @@ describe("POST /sim/v1/bundles", () => {
   test("refuses unknown providers, past blocks and bytes that are no transaction", async () => {
     const head = await local.devnet.driver.blockNumber();
     const tx = await signedTx();
-    const unknown = await control("/sim/v1/bundles", { provider: devAccount(9).address, blockNumber: String(head + 2n), rawTransactions: [tx] });
+    const unknown = await control("/sim/v1/bundles", {
+      provider: devAccount(9).address,
+      blockNumber: String(head + 2n),
+      rawTransactions: [tx],
+    });
     expect(unknown.status).toBe(400);
     expect((unknown.json as { message: string }).message).toContain("no provider registered");
-    const past = await control("/sim/v1/bundles", { provider: provider.address, blockNumber: String(head), rawTransactions: [tx] });
+    const past = await control("/sim/v1/bundles", {
+      provider: provider.address,
+      blockNumber: String(head),
+      rawTransactions: [tx],
+    });
     expect((past.json as { code: number; message: string }).code).toBe(9);
     expect((past.json as { message: string }).message).toContain("already mined");
-    const junk = await control("/sim/v1/bundles", { provider: provider.address, blockNumber: String(head + 2n), rawTransactions: ["0xdeadbeef"] });
-    expect((junk.json as { message: string }).message).toBe("rawTransactions[0] is not an RLP-encoded signed transaction");
+    const junk = await control("/sim/v1/bundles", {
+      provider: provider.address,
+      blockNumber: String(head + 2n),
+      rawTransactions: ["0xdeadbeef"],
+    });
+    expect((junk.json as { message: string }).message).toBe(
+      "rawTransactions[0] is not an RLP-encoded signed transaction",
+    );
   });
 
   test("a foreign provider's commitment: its application posts the bundle, it wins the block, the commitment is opened and settled", async () => {
     const d = local.devnet;
     const head = await d.driver.blockNumber();
     const block = head + 2n;
-    const dep = await call("POST", `${bidder.url}/v1/bidder/deposit/${parseEther("10")}?window_number=${windowOfBlock(block)}`);
+    const dep = await call(
+      "POST",
+      `${bidder.url}/v1/bidder/deposit/${parseEther("10")}?window_number=${windowOfBlock(block)}`,
+    );
     expect(dep.status).toBe(200);
     const tx = await signedTx();
     const now = Date.now();
-    const body = { rawTransactions: [tx.slice(2)], amount: "1000000000000000", blockNumber: block.toString(), decayStartTimestamp: String(now), decayEndTimestamp: String(now + 60_000) };
+    const body = {
+      rawTransactions: [tx.slice(2)],
+      amount: "1000000000000000",
+      blockNumber: block.toString(),
+      decayStartTimestamp: String(now),
+      decayEndTimestamp: String(now + 60_000),
+    };
     const lines = await (await NdjsonStream.open("POST", `${bidder.url}/v1/bidder/bid`, body)).all();
-    const commitment = lines.find((l) => "result" in l) as { result: { commitmentDigest: string; providerAddress: string } } | undefined;
+    const commitment = lines.find((l) => "result" in l) as
+      | { result: { commitmentDigest: string; providerAddress: string } }
+      | undefined;
     expect(commitment?.result.providerAddress.toLowerCase()).toBe(provider.address.slice(2).toLowerCase());
     // The provider application tells the devnet's builder what it committed to (its node's store is not the devnet's).
-    const posted = await control("/sim/v1/bundles", { provider: provider.address, blockNumber: block.toString(), rawTransactions: body.rawTransactions, bidAmount: body.amount });
+    const posted = await control("/sim/v1/bundles", {
+      provider: provider.address,
+      blockNumber: block.toString(),
+      rawTransactions: body.rawTransactions,
+      bidAmount: body.amount,
+    });
     expect(posted.status).toBe(200);
     expect(((await control("/sim/v1/status")).json as { postedBundles: number }).postedBundles).toBe(1);
     await d.mine(1, PLAIN_PROVIDER.address);

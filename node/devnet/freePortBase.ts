@@ -15,7 +15,20 @@ export async function freePortBase(providers: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const base = 16_000 + 10 * Math.floor(Math.random() * 1_500);
     const p = portsFromBase(base, providers);
-    const all = [p.controlPort, p.beaconPort, p.l1Port, p.settlementPort, p.settlementGenesisPort, p.bootnodePort, p.bidderP2pPort, p.bidderPort, p.bidderRpcPort, ...p.providerP2pPorts, ...p.providerPorts, ...p.providerRpcPorts];
+    const all = [
+      p.controlPort,
+      p.beaconPort,
+      p.l1Port,
+      p.settlementPort,
+      p.settlementGenesisPort,
+      p.bootnodePort,
+      p.bidderP2pPort,
+      p.bidderPort,
+      p.bidderRpcPort,
+      ...p.providerP2pPorts,
+      ...p.providerPorts,
+      ...p.providerRpcPorts,
+    ];
     if ((await Promise.all(all.map(portFree))).every(Boolean)) return base;
   }
   throw new Error("no base with every derived port free");

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseEther } from "viem";
 import { call } from "../clients/http.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
-import { ProviderAgent } from "../providerApp/providerAgent.ts";
-import { acceptAll } from "../providerApp/policies.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
-import { startLocalDevnet, type LocalDevnet } from "./localDevnet.ts";
+import { acceptAll } from "../providerApp/policies.ts";
+import { ProviderAgent } from "../providerApp/providerAgent.ts";
+import { type LocalDevnet, startLocalDevnet } from "./localDevnet.ts";
 
 let local: LocalDevnet;
 let agents: ProviderAgent[] = [];
@@ -32,8 +32,16 @@ const control = (path: string) => call("POST", `${local.devnet.controlUrl}${path
 /** The providers (40 hex) whose commitments one bid for `block` got. */
 async function bid(block: bigint, amount: string): Promise<string[]> {
   const now = Date.now();
-  const body = { txHashes: [amount.padStart(64, "a")], amount, blockNumber: block.toString(), decayStartTimestamp: String(now), decayEndTimestamp: String(now + 60_000) };
-  const lines = await (await NdjsonStream.open<{ providerAddress: string }>("POST", `${local.devnet.bidder.url}/v1/bidder/bid`, body)).all();
+  const body = {
+    txHashes: [amount.padStart(64, "a")],
+    amount,
+    blockNumber: block.toString(),
+    decayStartTimestamp: String(now),
+    decayEndTimestamp: String(now + 60_000),
+  };
+  const lines = await (
+    await NdjsonStream.open<{ providerAddress: string }>("POST", `${local.devnet.bidder.url}/v1/bidder/bid`, body)
+  ).all();
   return lines.flatMap((l) => ("result" in l ? [l.result.providerAddress] : [])).sort();
 }
 
@@ -54,7 +62,10 @@ describe("sim-kill", () => {
   test("killed provider and bidder nodes come back on their stores; the mesh and the applications find them again", async () => {
     const d = local.devnet;
     const block = (await d.driver.blockNumber()) + 3n;
-    const dep = await call("POST", `${d.bidder.url}/v1/bidder/deposit/${parseEther("5")}?window_number=${windowOfBlock(block)}`);
+    const dep = await call(
+      "POST",
+      `${d.bidder.url}/v1/bidder/deposit/${parseEther("5")}?window_number=${windowOfBlock(block)}`,
+    );
     expect(dep.status).toBe(200);
     const before = await bid(block, "7001");
     expect(before).toHaveLength(2);
@@ -75,8 +86,11 @@ describe("sim-kill", () => {
     const bid7001 = listed.blockBidInfo.flatMap((b) => b.bids).find((b) => b.bidAmount === "7001");
     expect(bid7001?.commitments.map((c) => c.providerAddress).sort()).toEqual(before);
     type CommitmentInfo = { commitments: { commitments: { amount: string; providerAddress: string }[] }[] };
-    const provided = (await call("GET", `${providerUrl}/v1/provider/get_commitment_info?block_number=${block}`)).json as CommitmentInfo;
-    expect(provided.commitments.flatMap((b) => b.commitments).map((c) => [c.amount, c.providerAddress])).toEqual([["7001", d.providers[0]!.address.slice(2).toLowerCase()]]);
+    const provided = (await call("GET", `${providerUrl}/v1/provider/get_commitment_info?block_number=${block}`))
+      .json as CommitmentInfo;
+    expect(provided.commitments.flatMap((b) => b.commitments).map((c) => [c.amount, c.providerAddress])).toEqual([
+      ["7001", d.providers[0]!.address.slice(2).toLowerCase()],
+    ]);
 
     // The new nodes meet again (bidder ↔ both providers, a new key exchange) and the applications reattached.
     await receiversBack();
@@ -99,6 +113,8 @@ describe("sim-kill", () => {
   test("an unknown node is InvalidArgument and names the devnet's nodes", async () => {
     const r = await control("/sim/v1/nodes/provider-9/kill");
     expect(r.status).toBe(400);
-    expect((r.json as { message: string }).message).toBe('no node named "provider-9": the devnet\'s nodes are bidder, provider-0, provider-1');
+    expect((r.json as { message: string }).message).toBe(
+      'no node named "provider-9": the devnet\'s nodes are bidder, provider-0, provider-1',
+    );
   });
 });

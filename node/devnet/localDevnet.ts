@@ -1,13 +1,13 @@
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { setLogSink } from "../util/log.ts";
-import { freePorts } from "../util/ports.ts";
-import { within } from "../util/deadline.ts";
 import { nonceManager } from "viem/accounts";
 import { devAccount } from "../chain/accounts.ts";
+import { within } from "../util/deadline.ts";
+import { setLogSink } from "../util/log.ts";
+import { freePorts } from "../util/ports.ts";
 import { DEFAULTS, type DevnetConfig } from "./config.ts";
-import { startDevnet, type Devnet } from "./startDevnet.ts";
+import { type Devnet, startDevnet } from "./startDevnet.ts";
 
 export interface LocalDevnet {
   devnet: Devnet;

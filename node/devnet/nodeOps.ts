@@ -3,20 +3,22 @@
  * started with `--role … --admin-port` applies it to itself when the devnet runs it as a process (node/role/adminApi.ts).
  */
 import type { BidderNode } from "../bidder/bidderNode.ts";
-import type { ProviderNode } from "../provider/providerNode.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import type { ProviderNode } from "../provider/providerNode.ts";
 
 export type Fault = "store" | "open" | "none";
 
 /** A fault named in a request (`{"fail": …}`), or InvalidArgument. */
 export function parseFault(fail: string): Fault {
-  if (fail !== "store" && fail !== "open" && fail !== "none") throw new InvalidArgumentError(`fail must be store, open or none, got ${fail}`);
+  if (fail !== "store" && fail !== "open" && fail !== "none")
+    throw new InvalidArgumentError(`fail must be store, open or none, got ${fail}`);
   return fail;
 }
 
 /** Arms (`store`, `open`) or disarms (`none`) the bidder's next failing open transaction. */
 export function armBidderFault(b: BidderNode, fault: Fault): void {
-  if (fault === "store") throw new InvalidArgumentError("the bidder node sends no store transactions; fault must be open or none");
+  if (fault === "store")
+    throw new InvalidArgumentError("the bidder node sends no store transactions; fault must be open or none");
   b.tracker.failNextOpen = fault === "open";
 }
 
@@ -29,5 +31,7 @@ export function armProviderFault(p: ProviderNode, fault: Fault, label: string = 
 
 /** A node's open Subscribe streams and (provider) ReceiveBids receivers, as /sim/v1/status reports them. */
 export function nodeCounts(n: BidderNode | ProviderNode): { subscribers: number; receivers?: number } {
-  return "dispatcher" in n ? { subscribers: n.notifier.subscriberCount, receivers: n.dispatcher.activeReceivers } : { subscribers: n.notifier.subscriberCount };
+  return "dispatcher" in n
+    ? { subscribers: n.notifier.subscriberCount, receivers: n.dispatcher.activeReceivers }
+    : { subscribers: n.notifier.subscriberCount };
 }

@@ -7,16 +7,16 @@
  */
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { resolve } from "node:path";
-import { spawn, type Subprocess } from "bun";
+import { type Subprocess, spawn } from "bun";
 import type { Address, Hex } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 import { call } from "../clients/http.ts";
-import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import { FailedPreconditionError, GrpcCode, RpcError } from "../protocol/grpcCodes.ts";
-import { within, DeadlineError } from "../util/deadline.ts";
+import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import type { AdminStatus } from "../role/adminApi.ts";
 import type { NetnsHosts } from "../role/netnsHosts.ts";
+import { DeadlineError, within } from "../util/deadline.ts";
 import type { Fault } from "./nodeOps.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -83,12 +83,40 @@ export class NodeProcess {
     if (this.running) throw new FailedPreconditionError(`${this.name} is already running`);
     const s = this.spec;
     const argv = [
-      process.execPath, "node/main.ts", "--role", s.role, "--key", s.key, "--contracts", s.contractsFile,
-      "--bootnodes", s.bootnodes.join(","), "--p2p-addr", s.bindAddr, "--p2p-port", String(this.ports.p2p),
-      "--http-addr", s.bindAddr, "--http-port", String(this.ports.http), "--rpc-port", String(this.ports.rpc),
-      "--admin-port", String(this.ports.admin), "--data-dir", s.dataDir, "--parent-pid", String(process.pid), ...s.args,
+      process.execPath,
+      "node/main.ts",
+      "--role",
+      s.role,
+      "--key",
+      s.key,
+      "--contracts",
+      s.contractsFile,
+      "--bootnodes",
+      s.bootnodes.join(","),
+      "--p2p-addr",
+      s.bindAddr,
+      "--p2p-port",
+      String(this.ports.p2p),
+      "--http-addr",
+      s.bindAddr,
+      "--http-port",
+      String(this.ports.http),
+      "--rpc-port",
+      String(this.ports.rpc),
+      "--admin-port",
+      String(this.ports.admin),
+      "--data-dir",
+      s.dataDir,
+      "--parent-pid",
+      String(process.pid),
+      ...s.args,
     ];
-    const proc = spawn(s.netns ? s.netns.hosts.exec(s.netns.host, argv) : argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const proc = spawn(s.netns ? s.netns.hosts.exec(s.netns.host, argv) : argv, {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+      stdin: "ignore",
+    });
     this.proc = proc;
     let text = "";
     const dec = new TextDecoder();
@@ -100,20 +128,28 @@ export class NodeProcess {
           this.log.write(part);
         }
       })();
-    const ready = /API\s+(http:\/\/\S+)[\s\S]*gRPC\s+(https?:\/\/\S+)[\s\S]*admin\s+(http:\/\/\S+)[\s\S]*libp2p\s+\/ip[46]\/\S+\/tcp\/(\d+)/;
+    const ready =
+      /API\s+(http:\/\/\S+)[\s\S]*gRPC\s+(https?:\/\/\S+)[\s\S]*admin\s+(http:\/\/\S+)[\s\S]*libp2p\s+\/ip[46]\/\S+\/tcp\/(\d+)/;
     const deadline = Date.now() + (s.startTimeoutMs ?? 60_000);
     for (;;) {
       const m = ready.exec(text);
       if (m) {
         [this.url, this.rpcUrl, this.adminUrl] = [m[1]!, m[2]!, m[3]!];
-        this.ports = { http: Number(new URL(m[1]!).port), rpc: Number(new URL(m[2]!).port), admin: Number(new URL(m[3]!).port), p2p: Number(m[4]) };
+        this.ports = {
+          http: Number(new URL(m[1]!).port),
+          rpc: Number(new URL(m[2]!).port),
+          admin: Number(new URL(m[3]!).port),
+          p2p: Number(m[4]),
+        };
         return this.url;
       }
       if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > deadline) {
         if (this.running) proc.kill("SIGKILL");
         await proc.exited;
         this.proc = undefined;
-        throw new NodeProcessError(`${this.name} did not start (exit ${proc.exitCode ?? proc.signalCode}):\n${text.slice(-2000)}`);
+        throw new NodeProcessError(
+          `${this.name} did not start (exit ${proc.exitCode ?? proc.signalCode}):\n${text.slice(-2000)}`,
+        );
       }
       await Bun.sleep(50);
     }

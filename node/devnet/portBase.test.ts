@@ -6,8 +6,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawn, spawnSync, type Subprocess } from "bun";
-import { ConfigError, DEFAULTS, MAX_PORT_BASE, parseDevnetArgs, portsFromBase, type DevnetConfig } from "./config.ts";
+import { type Subprocess, spawn, spawnSync } from "bun";
+import { ConfigError, DEFAULTS, type DevnetConfig, MAX_PORT_BASE, parseDevnetArgs, portsFromBase } from "./config.ts";
 import { freePortBase } from "./freePortBase.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -21,20 +21,40 @@ function parse(argv: string[]): DevnetConfig {
 describe("parsing --port-base", () => {
   test("every port from the base, laid out as the defaults are around 13500", () => {
     const c = parse(["--port-base", "20000", "--providers", "3"]);
-    expect([c.controlPort, c.beaconPort, c.l1Port, c.settlementPort, c.settlementGenesisPort, c.bootnodePort]).toEqual([20000, 20001, 20002, 20003, 20004, 20010]);
+    expect([c.controlPort, c.beaconPort, c.l1Port, c.settlementPort, c.settlementGenesisPort, c.bootnodePort]).toEqual([
+      20000, 20001, 20002, 20003, 20004, 20010,
+    ]);
     expect([c.bidderP2pPort, c.bidderPort, c.bidderRpcPort]).toEqual([20020, 20023, 20024]);
     expect(c.providerP2pPorts).toEqual([20120, 20220, 20320]);
     expect(c.providerPorts).toEqual([20123, 20223, 20323]);
     expect(c.providerRpcPorts).toEqual([20124, 20224, 20324]);
     const d = portsFromBase(13500, 2);
     expect([d.controlPort, d.beaconPort, d.bootnodePort, d.bidderP2pPort, d.bidderPort, d.bidderRpcPort]).toEqual([
-      DEFAULTS.controlPort, DEFAULTS.beaconPort, DEFAULTS.bootnodePort, DEFAULTS.bidderP2pPort, DEFAULTS.bidderPort, DEFAULTS.bidderRpcPort,
+      DEFAULTS.controlPort,
+      DEFAULTS.beaconPort,
+      DEFAULTS.bootnodePort,
+      DEFAULTS.bidderP2pPort,
+      DEFAULTS.bidderPort,
+      DEFAULTS.bidderRpcPort,
     ]);
-    expect([d.providerP2pPorts, d.providerPorts, d.providerRpcPorts]).toEqual([DEFAULTS.providerP2pPorts, DEFAULTS.providerPorts, DEFAULTS.providerRpcPorts]);
+    expect([d.providerP2pPorts, d.providerPorts, d.providerRpcPorts]).toEqual([
+      DEFAULTS.providerP2pPorts,
+      DEFAULTS.providerPorts,
+      DEFAULTS.providerRpcPorts,
+    ]);
   });
 
   test("a port flag wins over the base", () => {
-    const c = parse(["--port-base", "20000", "--bidder-port", "30000", "--provider-ports", "30001,30002", "--settlement-genesis-port", "30003"]);
+    const c = parse([
+      "--port-base",
+      "20000",
+      "--bidder-port",
+      "30000",
+      "--provider-ports",
+      "30001,30002",
+      "--settlement-genesis-port",
+      "30003",
+    ]);
     expect([c.bidderPort, c.settlementGenesisPort, c.controlPort]).toEqual([30000, 30003, 20000]);
     expect(c.providerPorts).toEqual([30001, 30002]);
     expect(c.providerRpcPorts).toEqual([20124, 20224]);
@@ -104,14 +124,33 @@ describe("a devnet started with --port-base", () => {
     async () => {
       const base = await freePortBase(2);
       const derived = portsFromBase(base, 2);
-      proc = spawn(["bun", "node/main.ts", "--data-dir", dataDir, "--port-base", String(base), "--l1-block-time", "0", "--log-level", "warn"], {
-        cwd: ROOT,
-        stdout: "pipe",
-        stderr: "pipe",
-      });
+      proc = spawn(
+        [
+          "bun",
+          "node/main.ts",
+          "--data-dir",
+          dataDir,
+          "--port-base",
+          String(base),
+          "--l1-block-time",
+          "0",
+          "--log-level",
+          "warn",
+        ],
+        {
+          cwd: ROOT,
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+      );
       let up = false;
       for (const until = Date.now() + 150_000; !up && Date.now() < until && proc.exitCode === null; ) {
-        up = existsSync(join(dataDir, "target.json")) && (await fetch(`http://127.0.0.1:${derived.bidderPort}/health`).then((r) => r.ok, () => false));
+        up =
+          existsSync(join(dataDir, "target.json")) &&
+          (await fetch(`http://127.0.0.1:${derived.bidderPort}/health`).then(
+            (r) => r.ok,
+            () => false,
+          ));
         if (!up) await Bun.sleep(500);
       }
       expect(up).toBe(true);
@@ -123,8 +162,22 @@ describe("a devnet started with --port-base", () => {
       ]);
       expect([...ports].filter((p) => !allowed.has(p))).toEqual([]);
       // Every derived port the default libp2p devnet opens (admin ports belong to --network processes only).
-      const opened = [derived.controlPort, derived.beaconPort, derived.l1Port, derived.settlementPort, derived.settlementGenesisPort, derived.bootnodePort];
-      opened.push(derived.bidderP2pPort, derived.bidderPort, derived.bidderRpcPort, ...derived.providerP2pPorts, ...derived.providerPorts, ...derived.providerRpcPorts);
+      const opened = [
+        derived.controlPort,
+        derived.beaconPort,
+        derived.l1Port,
+        derived.settlementPort,
+        derived.settlementGenesisPort,
+        derived.bootnodePort,
+      ];
+      opened.push(
+        derived.bidderP2pPort,
+        derived.bidderPort,
+        derived.bidderRpcPort,
+        ...derived.providerP2pPorts,
+        ...derived.providerPorts,
+        ...derived.providerRpcPorts,
+      );
       expect(opened.filter((p) => !ports.has(p))).toEqual([]);
     },
     { timeout: 180_000 },

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawn, type Subprocess } from "bun";
+import { type Subprocess, spawn } from "bun";
 import { portsFromBase } from "./config.ts";
 import { freePortBase } from "./freePortBase.ts";
 
@@ -31,14 +31,32 @@ async function targetFileAtFirstHealth(args: string[]): Promise<boolean> {
   writeFileSync(target, "{}\n");
   const base = await freePortBase(2);
   const bidder = `http://127.0.0.1:${portsFromBase(base, 2).bidderPort}/health`;
-  proc = spawn(["bun", "node/main.ts", "--data-dir", dataDir, "--port-base", String(base), "--l1-block-time", "0", "--log-level", "warn", ...args], {
-    cwd: ROOT,
-    stdout: "ignore",
-    stderr: "inherit",
-  });
+  proc = spawn(
+    [
+      "bun",
+      "node/main.ts",
+      "--data-dir",
+      dataDir,
+      "--port-base",
+      String(base),
+      "--l1-block-time",
+      "0",
+      "--log-level",
+      "warn",
+      ...args,
+    ],
+    {
+      cwd: ROOT,
+      stdout: "ignore",
+      stderr: "inherit",
+    },
+  );
   // The stale file is gone before the bidder listens.
   for (const until = Date.now() + 170_000; Date.now() < until && proc.exitCode === null; ) {
-    const answered = await fetch(bidder).then((r) => r.status, () => 0);
+    const answered = await fetch(bidder).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (answered === 200) return existsSync(target) && Bun.file(target).size > 3;
     await Bun.sleep(20);
   }

@@ -1,56 +1,66 @@
-import { createPublicClient, type Address, type PublicClient } from "viem";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { type Address, createPublicClient, type PublicClient } from "viem";
+import { type Served, serve } from "../api/serve.ts";
+import { BidderNode } from "../bidder/bidderNode.ts";
 import { bidderAccountIndex, devAccount, ROLES } from "../chain/accounts.ts";
-import type { ContractAddresses } from "../chain/deploy.ts";
+import { stopAllAnvils } from "../chain/anvil.ts";
 import { chainClients, localChain, nonceManagerFor } from "../chain/clients.ts";
-import { localHttp } from "../chain/localHttp.ts";
-import type { EventPoller } from "../chain/eventPoller.ts";
-import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { blockTrackerAbi } from "../chain/contracts.ts";
-import { Settler } from "../oracle/settler.ts";
+import type { ContractAddresses } from "../chain/deploy.ts";
+import type { EventPoller } from "../chain/eventPoller.ts";
+import { localHttp } from "../chain/localHttp.ts";
+import { protocolEventPoller } from "../chain/protocolEvents.ts";
+import { type DevnetStatus, type KilledNode, type SimControl, simApi } from "../control/simApi.ts";
+import { BidOutcomes } from "../explorer/bidOutcomes.ts";
+import { devnetExplorer } from "../explorer/devnetExplorer.ts";
+import { bidsApi, explorerPage } from "../explorer/explorerApi.ts";
+import type { ExplorerHub } from "../explorer/explorerHub.ts";
+import { devnetCertificate, readTlsFiles, type TlsFiles } from "../grpc/tls.ts";
+import { L1BlockDriver } from "../l1/blockDriver.ts";
 import { Builder, type BuilderMode } from "../l1/builder.ts";
 import { BundleBook, type PostedBundle } from "../l1/bundleBook.ts";
 import { ProviderDirectory } from "../l1/providerDirectory.ts";
-import { stopAllAnvils } from "../chain/anvil.ts";
-import { L1BlockDriver } from "../l1/blockDriver.ts";
-import { WinnerRecorder } from "../oracle/winnerRecorder.ts";
-import { NodeStore } from "../store/db.ts";
-import { BidderNode } from "../bidder/bidderNode.ts";
-import { ProviderNode } from "../provider/providerNode.ts";
-import { simApi, type DevnetStatus, type KilledNode, type SimControl } from "../control/simApi.ts";
-import { SerialQueue } from "../util/serial.ts";
-import { serve, type Served } from "../api/serve.ts";
-import { logger } from "../util/log.ts";
-import { shutdownStep } from "../util/deadline.ts";
-import { ConfigError, extraBidderPort, FOREIGN_MIN_BLOCK_INTERVAL_MS, FOREIGN_SETTLE_DELAY_MS, type DevnetConfig } from "./config.ts";
-import { DataDir } from "./dataDir.ts";
-import { startChains, type ChainEndpoint } from "./chains.ts";
-import { ensureContracts, ensureProvidersRegistered, ensureValidatorRegistry, installBlsVerifierStandIn } from "./contractsSetup.ts";
-import { ValidatorService } from "../validators/validatorService.ts";
-import { beaconApi, type BeaconSource } from "../validators/beaconApi.ts";
-import { L1ValidatorChain, optInValidators } from "../validators/optInRegistry.ts";
+import { type DevnetNetworks, devnetNetworks, MeshTimeoutError } from "../network/devnetNetworks.ts";
+import { meshSettled } from "../network/meshView.ts";
 import type { Notifier } from "../notify/notifier.ts";
-import { targetOf, type DevnetTarget, type Target } from "./target.ts";
-import type { NodeListen } from "../server/nodeServer.ts";
-import { devnetCertificate, readTlsFiles, type TlsFiles } from "../grpc/tls.ts";
-import { windowOfBlock } from "../protocol/windows.ts";
+import { Settler } from "../oracle/settler.ts";
+import { WinnerRecorder } from "../oracle/winnerRecorder.ts";
+import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
+import { providerStakeCheck } from "../p2p/stakeCheck.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
-import { devnetNetworks, type DevnetNetworks } from "../network/devnetNetworks.ts";
-import { providerStakeCheck } from "../p2p/stakeCheck.ts";
-import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
+import { windowOfBlock } from "../protocol/windows.ts";
+import { ProviderNode } from "../provider/providerNode.ts";
 import { acceptAll } from "../providerApp/policies.ts";
-import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
-import { MeshTimeoutError } from "../network/devnetNetworks.ts";
+import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
 import { cannotMakeHosts, NetnsHosts } from "../role/netnsHosts.ts";
-import { armBidderFault, armProviderFault, nodeCounts, type Fault } from "./nodeOps.ts";
-import { meshSettled } from "../network/meshView.ts";
+import type { NodeListen } from "../server/nodeServer.ts";
+import { NodeStore } from "../store/db.ts";
+import { shutdownStep } from "../util/deadline.ts";
+import { logger } from "../util/log.ts";
+import { SerialQueue } from "../util/serial.ts";
+import { type BeaconSource, beaconApi } from "../validators/beaconApi.ts";
+import { L1ValidatorChain, optInValidators } from "../validators/optInRegistry.ts";
+import { ValidatorService } from "../validators/validatorService.ts";
+import { type ChainEndpoint, startChains } from "./chains.ts";
+import {
+  ConfigError,
+  type DevnetConfig,
+  extraBidderPort,
+  FOREIGN_MIN_BLOCK_INTERVAL_MS,
+  FOREIGN_SETTLE_DELAY_MS,
+} from "./config.ts";
+import {
+  ensureContracts,
+  ensureProvidersRegistered,
+  ensureValidatorRegistry,
+  installBlsVerifierStandIn,
+} from "./contractsSetup.ts";
+import { DataDir } from "./dataDir.ts";
+import { armBidderFault, armProviderFault, type Fault, nodeCounts } from "./nodeOps.ts";
 import { NodeProcess } from "./nodeProcesses.ts";
-import { join } from "node:path";
-import { mkdirSync, rmSync } from "node:fs";
-import { BidOutcomes } from "../explorer/bidOutcomes.ts";
-import { devnetExplorer } from "../explorer/devnetExplorer.ts";
-import type { ExplorerHub } from "../explorer/explorerHub.ts";
-import { bidsApi, explorerPage } from "../explorer/explorerApi.ts";
+import { type DevnetTarget, type Target, targetOf } from "./target.ts";
 
 const log = logger("devnet");
 /**
@@ -71,14 +81,18 @@ export class NoNodesError extends FailedPreconditionError {
 /** `--network netns` on a machine where network namespaces cannot be made (not root, no iproute2, …). */
 export class NetnsUnavailableError extends ConfigError {
   constructor(why: string) {
-    super(`--network netns cannot run here: ${why}. Use --network processes for one process per node on this host's own network`);
+    super(
+      `--network netns cannot run here: ${why}. Use --network processes for one process per node on this host's own network`,
+    );
   }
 }
 
 /** A devnet whose nodes run as processes has no node objects in its own process to hand out. */
 export class NodesInProcessesError extends FailedPreconditionError {
   constructor(what: string) {
-    super(`${what}: the devnet's nodes run in processes of their own (--network processes|netns); reach them through their URLs`);
+    super(
+      `${what}: the devnet's nodes run in processes of their own (--network processes|netns); reach them through their URLs`,
+    );
   }
 }
 
@@ -151,9 +165,17 @@ export class Devnet implements SimControl {
 
   /** The bidder's and each provider's URLs and address, wherever the nodes run (the target file's fields). */
   nodeEndpoints(): { bidder: NodeEndpoint; providers: NodeEndpoint[] } {
-    const of = (n: { name: string; url: string | null; rpcUrl: string | null; address: Address }): NodeEndpoint => ({ name: n.name, url: n.url!, rpcUrl: n.rpcUrl!, address: n.address });
+    const of = (n: { name: string; url: string | null; rpcUrl: string | null; address: Address }): NodeEndpoint => ({
+      name: n.name,
+      url: n.url!,
+      rpcUrl: n.rpcUrl!,
+      address: n.address,
+    });
     if (this.procs) return { bidder: of(this.procs.bidder), providers: this.procs.providers.map(of) };
-    return { bidder: { name: "bidder", url: this.bidder.url, rpcUrl: this.bidder.rpcUrl, address: this.bidder.address }, providers: this.providers.map(of) };
+    return {
+      bidder: { name: "bidder", url: this.bidder.url, rpcUrl: this.bidder.rpcUrl, address: this.bidder.address },
+      providers: this.providers.map(of),
+    };
   }
 
   /** The devnet's bootnode multiaddrs (none in-process). */
@@ -164,14 +186,42 @@ export class Devnet implements SimControl {
   /** Resolves once the running nodes see each other and nobody sees a stopped provider (devnetNetworks' settle). */
   async settle(timeoutMs = 60_000): Promise<void> {
     const procs = this.procs;
-    if (!procs) return this.networks?.settle(this.providers.map((x) => x.listening), timeoutMs);
+    if (!procs)
+      return this.networks?.settle(
+        this.providers.map((x) => x.listening),
+        timeoutMs,
+      );
     const until = Date.now() + timeoutMs;
-    const expected = await Promise.all(procs.providers.map(async (p) => p.running && (await procs.isStaked(p.address))));
+    const expected = await Promise.all(
+      procs.providers.map(async (p) => p.running && (await procs.isStaked(p.address))),
+    );
     for (;;) {
-      const views = await Promise.all([procs.bidder, ...procs.providers].map((p) => (p.running ? p.status().then((s) => s.mesh, () => undefined) : undefined)));
+      const views = await Promise.all(
+        [procs.bidder, ...procs.providers].map((p) =>
+          p.running
+            ? p.status().then(
+                (s) => s.mesh,
+                () => undefined,
+              )
+            : undefined,
+        ),
+      );
       const bidder = views[0];
-      if (bidder && meshSettled(bidder, procs.providers.map((p, i) => ({ address: p.address, expected: expected[i]!, running: p.running, view: views[i + 1] })))) return;
-      if (Date.now() > until) throw new MeshTimeoutError(`the node processes did not find each other over libp2p within ${timeoutMs} ms`);
+      if (
+        bidder &&
+        meshSettled(
+          bidder,
+          procs.providers.map((p, i) => ({
+            address: p.address,
+            expected: expected[i]!,
+            running: p.running,
+            view: views[i + 1],
+          })),
+        )
+      )
+        return;
+      if (Date.now() > until)
+        throw new MeshTimeoutError(`the node processes did not find each other over libp2p within ${timeoutMs} ms`);
       await Bun.sleep(50);
     }
   }
@@ -217,12 +267,14 @@ export class Devnet implements SimControl {
   private async registeredProvider(address: Address): Promise<void> {
     if (this.directory.has(address)) return;
     await this.directory.sync();
-    if (!this.directory.has(address)) throw new InvalidArgumentError(`no provider registered in ProviderRegistry with address ${address}`);
+    if (!this.directory.has(address))
+      throw new InvalidArgumentError(`no provider registered in ProviderRegistry with address ${address}`);
   }
 
   /** Set once the target file is written: until then every node's /health answers 503 (readiness). */
   ready = false;
-  readonly readiness = async (): Promise<string | undefined> => (this.ready ? undefined : "starting: the devnet has not written its target file yet");
+  readonly readiness = async (): Promise<string | undefined> =>
+    this.ready ? undefined : "starting: the devnet has not written its target file yet";
 
   private readonly providerPorts = new Map<number, { http: number; rpc: number }>();
   /** The gRPC listeners' certificate, with --rpc-tls. */
@@ -232,7 +284,13 @@ export class Devnet implements SimControl {
   providerListen(index: number): NodeListen {
     const kept = this.providerPorts.get(index);
     const c = this.config;
-    return { host: c.host, httpPort: kept?.http ?? c.providerPorts[index] ?? 0, rpcPort: kept?.rpc ?? c.providerRpcPorts[index] ?? 0, rpcTls: this.rpcTls, readiness: this.readiness };
+    return {
+      host: c.host,
+      httpPort: kept?.http ?? c.providerPorts[index] ?? 0,
+      rpcPort: kept?.rpc ?? c.providerRpcPorts[index] ?? 0,
+      rpcTls: this.rpcTls,
+      readiness: this.readiness,
+    };
   }
 
   /** Stops a provider node (it leaves the network: peer_disconnected); its state stays in its store. */
@@ -269,14 +327,20 @@ export class Devnet implements SimControl {
 
   private providerProcessAt(index: number): NodeProcess {
     const p = this.procs!.providers[index];
-    if (!p) throw new InvalidArgumentError(`no provider ${index}: the devnet has providers 0 to ${this.procs!.providers.length - 1}`);
+    if (!p)
+      throw new InvalidArgumentError(
+        `no provider ${index}: the devnet has providers 0 to ${this.procs!.providers.length - 1}`,
+      );
     return p;
   }
 
   private providerAt(index: number): ProviderNode {
     if (!this.hasNodes) throw new NoNodesError(`no provider node ${index}`);
     const p = this.providers[index];
-    if (!p) throw new InvalidArgumentError(`no provider ${index}: the devnet has providers 0 to ${this.providers.length - 1}`);
+    if (!p)
+      throw new InvalidArgumentError(
+        `no provider ${index}: the devnet has providers 0 to ${this.providers.length - 1}`,
+      );
     return p;
   }
 
@@ -304,25 +368,42 @@ export class Devnet implements SimControl {
         await old.kill();
         this.forgetNonces(old.address);
         down = performance.now() - t0;
-        const fresh = new BidderNode({ ...old.options, network: bidderAt === 0 ? this.networks!.renew({ role: "bidder" }) : old.options.network });
+        const fresh = new BidderNode({
+          ...old.options,
+          network: bidderAt === 0 ? this.networks!.renew({ role: "bidder" }) : old.options.network,
+        });
         if (bidderAt === 0) this.bidderNode = fresh;
         else this.extraBidders[bidderAt - 1] = fresh;
         this.replaceAudience(old, fresh);
         url = await fresh.start({ host: this.config.host, ...ports, rpcTls: this.rpcTls });
       } else if (providerAt !== undefined && providerAt < this.providers.length) {
         const old = this.providers[providerAt]!;
-        if (!old.listening) throw new FailedPreconditionError(`${name} is not running (start it first: POST /sim/v1/providers/${providerAt}/start)`);
-        this.providerPorts.set(providerAt, { http: Number(new URL(old.url).port), rpc: Number(new URL(old.rpcUrl).port) });
+        if (!old.listening)
+          throw new FailedPreconditionError(
+            `${name} is not running (start it first: POST /sim/v1/providers/${providerAt}/start)`,
+          );
+        this.providerPorts.set(providerAt, {
+          http: Number(new URL(old.url).port),
+          rpc: Number(new URL(old.rpcUrl).port),
+        });
         await old.kill();
         this.forgetNonces(old.address);
         down = performance.now() - t0;
-        const fresh = new ProviderNode({ ...old.options, network: this.networks!.renew({ role: "provider", index: providerAt }) });
+        const fresh = new ProviderNode({
+          ...old.options,
+          network: this.networks!.renew({ role: "provider", index: providerAt }),
+        });
         this.providers[providerAt] = fresh;
         this.replaceAudience(old, fresh);
         url = await fresh.start(this.providerListen(providerAt));
       } else {
-        const names = [...this.bidders.map((_, i) => (i === 0 ? "bidder" : `bidder-${i}`)), ...this.providers.map((p) => p.name)];
-        throw new InvalidArgumentError(`no node named ${JSON.stringify(name)}: the devnet's nodes are ${names.join(", ")}`);
+        const names = [
+          ...this.bidders.map((_, i) => (i === 0 ? "bidder" : `bidder-${i}`)),
+          ...this.providers.map((p) => p.name),
+        ];
+        throw new InvalidArgumentError(
+          `no node named ${JSON.stringify(name)}: the devnet's nodes are ${names.join(", ")}`,
+        );
       }
       await this.networks?.settle(this.providers.map((x) => x.listening));
       const killed = { name, url, downMs: Math.round(down), restartMs: Math.round(performance.now() - t0 - down) };
@@ -336,9 +417,14 @@ export class Devnet implements SimControl {
     const p = this.processNamed(name);
     if (!p) {
       const names = [this.procs!.bidder, ...this.procs!.providers].map((x) => x.name);
-      throw new InvalidArgumentError(`no node named ${JSON.stringify(name)}: the devnet's nodes are ${names.join(", ")}`);
+      throw new InvalidArgumentError(
+        `no node named ${JSON.stringify(name)}: the devnet's nodes are ${names.join(", ")}`,
+      );
     }
-    if (!p.running) throw new FailedPreconditionError(`${name} is not running (start it first: POST /sim/v1/providers/${name.slice(9)}/start)`);
+    if (!p.running)
+      throw new FailedPreconditionError(
+        `${name} is not running (start it first: POST /sim/v1/providers/${name.slice(9)}/start)`,
+      );
     const t0 = performance.now();
     await p.kill();
     const down = performance.now() - t0;
@@ -362,7 +448,10 @@ export class Devnet implements SimControl {
   /** Arms (`store`, `open`) or disarms (`none`) a node's next failing transaction. */
   async injectFault(node: string, fault: Fault): Promise<void> {
     if (this.procs) {
-      const p = node === "bidder" ? this.procs.bidder : this.procs.providers.find((x) => x.address.toLowerCase() === node.toLowerCase());
+      const p =
+        node === "bidder"
+          ? this.procs.bidder
+          : this.procs.providers.find((x) => x.address.toLowerCase() === node.toLowerCase());
       if (!p) throw new InvalidArgumentError(`no provider node with address ${node}`);
       if (!p.running) throw new FailedPreconditionError(`provider ${node} is not running`);
       return p.fault(fault);
@@ -382,11 +471,19 @@ export class Devnet implements SimControl {
     const [l1Block, settlementBlock, currentWindow] = await Promise.all([
       this.l1Client.getBlockNumber({ cacheTime: 0 }),
       this.settlementClient.getBlockNumber({ cacheTime: 0 }),
-      this.settlementClient.readContract({ address: this.contracts.blockTracker, abi: blockTrackerAbi, functionName: "getCurrentWindow" }),
+      this.settlementClient.readContract({
+        address: this.contracts.blockTracker,
+        abi: blockTrackerAbi,
+        functionName: "getCurrentWindow",
+      }),
     ]);
     return {
       l1: { rpcUrl: this.chains.l1.rpcUrl, chainId: this.chains.l1.chainId, blockNumber: l1Block.toString() },
-      settlement: { rpcUrl: this.chains.settlement.rpcUrl, chainId: this.chains.settlement.chainId, blockNumber: settlementBlock.toString() },
+      settlement: {
+        rpcUrl: this.chains.settlement.rpcUrl,
+        chainId: this.chains.settlement.chainId,
+        blockNumber: settlementBlock.toString(),
+      },
       currentWindow: currentWindow.toString(),
       lastRecordedBlock: this.oracle.lastRecorded().toString(),
       nextWinner: this.driver.schedule.peek() ?? null,
@@ -397,31 +494,36 @@ export class Devnet implements SimControl {
         address,
         builderKey: this.directory.builderKeyOf(address)!,
         builder: this.builder.modeOf(address),
-        node: [...this.providers, ...(this.procs?.providers ?? [])].find((p) => p.address.toLowerCase() === address.toLowerCase())?.name ?? null,
+        node:
+          [...this.providers, ...(this.procs?.providers ?? [])].find(
+            (p) => p.address.toLowerCase() === address.toLowerCase(),
+          )?.name ?? null,
       })),
       postedBundles: this.bundles.size,
-      nodes: this.procs ? await this.processStatus(this.procs) : [
-        ...this.bidders.map((b, i) => ({
-          name: i === 0 ? "bidder" : `bidder-${i}`,
-          role: "bidder" as const,
-          url: b.url,
-          rpcUrl: b.rpcUrl,
-          address: b.address,
-          running: true,
-          ...nodeCounts(b),
-        })),
-        ...this.providers.map((p) => ({
-          name: p.name,
-          role: "provider" as const,
-          url: p.listening ? p.url : null,
-          rpcUrl: p.listening ? p.rpcUrl : null,
-          address: p.address,
-          running: p.listening,
-          builder: this.builder.modeOf(p.address),
-          builderEvery: this.builder.everyOf(p.address),
-          ...nodeCounts(p),
-        })),
-      ],
+      nodes: this.procs
+        ? await this.processStatus(this.procs)
+        : [
+            ...this.bidders.map((b, i) => ({
+              name: i === 0 ? "bidder" : `bidder-${i}`,
+              role: "bidder" as const,
+              url: b.url,
+              rpcUrl: b.rpcUrl,
+              address: b.address,
+              running: true,
+              ...nodeCounts(b),
+            })),
+            ...this.providers.map((p) => ({
+              name: p.name,
+              role: "provider" as const,
+              url: p.listening ? p.url : null,
+              rpcUrl: p.listening ? p.rpcUrl : null,
+              address: p.address,
+              running: p.listening,
+              builder: this.builder.modeOf(p.address),
+              builderEvery: this.builder.everyOf(p.address),
+              ...nodeCounts(p),
+            })),
+          ],
     };
   }
 
@@ -437,7 +539,9 @@ export class Devnet implements SimControl {
           rpcUrl: p.running ? p.rpcUrl : null,
           address: p.address,
           running: p.running,
-          ...(p.role === "provider" ? { builder: this.builder.modeOf(p.address), builderEvery: this.builder.everyOf(p.address) } : {}),
+          ...(p.role === "provider"
+            ? { builder: this.builder.modeOf(p.address), builderEvery: this.builder.everyOf(p.address) }
+            : {}),
           subscribers: counts?.subscribers ?? 0,
           ...(p.role === "provider" ? { receivers: counts?.receivers ?? 0 } : {}),
         };
@@ -489,7 +593,14 @@ export class Devnet implements SimControl {
 
   async listenControl(): Promise<void> {
     let app = simApi(this);
-    app = app.use(bidsApi(this.bidOutcomes, this.procs ? "the devnet's nodes run in processes of their own (--network processes|netns): per-bid outcomes are recorded only with in-process nodes" : "the devnet runs no nodes of its own (--no-nodes): per-bid outcomes are recorded only for its own bidder"));
+    app = app.use(
+      bidsApi(
+        this.bidOutcomes,
+        this.procs
+          ? "the devnet's nodes run in processes of their own (--network processes|netns): per-bid outcomes are recorded only with in-process nodes"
+          : "the devnet runs no nodes of its own (--no-nodes): per-bid outcomes are recorded only for its own bidder",
+      ),
+    );
     if (this.explorer) app = app.use(explorerPage(this.explorer));
     this.controlServed = serve(app, this.config.host, this.config.controlPort, "control API");
   }
@@ -506,15 +617,20 @@ export class Devnet implements SimControl {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       const end = Date.now() + STOP_BEFORE_CHAINS_MS;
-      const step = (what: string, work: () => unknown) => shutdownStep(what, Math.max(100, end - Date.now()), work, (m) => log.warn(m));
+      const step = (what: string, work: () => unknown) =>
+        shutdownStep(what, Math.max(100, end - Date.now()), work, (m) => log.warn(m));
       this.driver.stopInterval();
       await step("the L1 block driver", () => this.driver.drain());
       this.explorer?.stop();
       await step("the control API", () => this.controlServed?.stop());
       await step("the beacon API", () => this.beaconServed?.stop());
       await step("the provider applications", () => Promise.allSettled(this.responders.map((r) => r.stop())));
-      await step("the nodes", () => Promise.allSettled([...this.bidders.map((b) => b.stop()), ...this.providers.map((p) => p.stop())]));
-      await step("the node processes", () => Promise.allSettled([this.procs?.bidder, ...(this.procs?.providers ?? [])].map((p) => p?.stop(4_000))));
+      await step("the nodes", () =>
+        Promise.allSettled([...this.bidders.map((b) => b.stop()), ...this.providers.map((p) => p.stop())]),
+      );
+      await step("the node processes", () =>
+        Promise.allSettled([this.procs?.bidder, ...(this.procs?.providers ?? [])].map((p) => p?.stop(4_000))),
+      );
       await step("the network between nodes", () => Promise.all([this.networks?.stop(), this.procs?.bootnode.stop()]));
       this.directory.stop();
       this.oracleEvents.stop();
@@ -549,41 +665,71 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     hosts.setUp();
     // The chains, the control and beacon APIs and the bootnode listen on this namespace's side of the bridge.
     cfg = { ...cfg, host: hosts.rootIp };
-    log.info("network namespaces made", { hosts: hosts.hosts.map((h) => `${h} ${hosts!.ipOf(h)} (${hosts!.namespace(h)})`).join(", "), devnet: hosts.rootIp });
+    log.info("network namespaces made", {
+      hosts: hosts.hosts.map((h) => `${h} ${hosts!.ipOf(h)} (${hosts!.namespace(h)})`).join(", "),
+      devnet: hosts.rootIp,
+    });
   }
   try {
     const chains = await startChains(cfg, dir);
-    log.info("chains up", { l1: chains.l1.rpcUrl, settlement: chains.settlement.rpcUrl, ms: Math.round(performance.now() - t0) });
+    log.info("chains up", {
+      l1: chains.l1.rpcUrl,
+      settlement: chains.settlement.rpcUrl,
+      ms: Math.round(performance.now() - t0),
+    });
     const owner = devAccount(ROLES.deployer);
     const oracleAccount = devAccount(ROLES.oracle);
-    const providerAccounts = cfg.nodes ? Array.from({ length: cfg.providers }, (_, i) => devAccount(ROLES.firstProvider + i)) : [];
-    const { addresses, reused } = await ensureContracts(chains.settlement, dir, owner.privateKey, oracleAccount.address, {
-      commitmentDispatchWindow: BigInt(cfg.dispatchWindowMs),
-    });
+    const providerAccounts = cfg.nodes
+      ? Array.from({ length: cfg.providers }, (_, i) => devAccount(ROLES.firstProvider + i))
+      : [];
+    const { addresses, reused } = await ensureContracts(
+      chains.settlement,
+      dir,
+      owner.privateKey,
+      oracleAccount.address,
+      {
+        commitmentDispatchWindow: BigInt(cfg.dispatchWindowMs),
+      },
+    );
     if (reused) log.info("contracts reused from the data dir", { preconfManager: addresses.preconfManager });
     await installBlsVerifierStandIn(chains.settlement);
-    await ensureProvidersRegistered(chains.settlement, addresses, owner.privateKey, providerAccounts, cfg.providerStake);
+    await ensureProvidersRegistered(
+      chains.settlement,
+      addresses,
+      owner.privateKey,
+      providerAccounts,
+      cfg.providerStake,
+    );
 
     await initCrypto();
     // With --no-nodes the user's nodes bring their own network (and bootnode); node processes have their own peers.
-    const isStaked = providerStakeCheck(createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) }), addresses.providerRegistry);
+    const isStaked = providerStakeCheck(
+      createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) }),
+      addresses.providerRegistry,
+    );
     if (asProcesses) {
-      bootnode = new Libp2pNetwork({ nodeKey: devAccount(ROLES.bootnode).privateKey, peerType: "bootnode", listen: [`/ip4/${cfg.host}/tcp/${cfg.bootnodePort}`], isStaked });
-      await bootnode.start();
-    }
-    const networks = !cfg.nodes || asProcesses
-      ? undefined
-      : await devnetNetworks({
-        kind: cfg.network === "in-process" ? "in-process" : "libp2p",
-        host: cfg.host,
-        bootnodeKey: devAccount(ROLES.bootnode).privateKey,
-        bootnodePort: cfg.bootnodePort,
-        bidderKey: devAccount(ROLES.bidder).privateKey,
-        bidderPort: cfg.bidderP2pPort,
-        providerKeys: providerAccounts.map((a) => a.privateKey),
-        providerPorts: cfg.providerP2pPorts,
+      bootnode = new Libp2pNetwork({
+        nodeKey: devAccount(ROLES.bootnode).privateKey,
+        peerType: "bootnode",
+        listen: [`/ip4/${cfg.host}/tcp/${cfg.bootnodePort}`],
         isStaked,
       });
+      await bootnode.start();
+    }
+    const networks =
+      !cfg.nodes || asProcesses
+        ? undefined
+        : await devnetNetworks({
+            kind: cfg.network === "in-process" ? "in-process" : "libp2p",
+            host: cfg.host,
+            bootnodeKey: devAccount(ROLES.bootnode).privateKey,
+            bootnodePort: cfg.bootnodePort,
+            bidderKey: devAccount(ROLES.bidder).privateKey,
+            bidderPort: cfg.bidderP2pPort,
+            providerKeys: providerAccounts.map((a) => a.privateKey),
+            providerPorts: cfg.providerP2pPorts,
+            isStaked,
+          });
     const registry = await ensureValidatorRegistry(
       chains.l1,
       dir,
@@ -609,22 +755,24 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       });
     const settlementChain = localChain(chains.settlement.chainId, chains.settlement.rpcUrl, "settlement");
     const bidOutcomes = cfg.nodes && !asProcesses ? new BidOutcomes() : undefined;
-    const bidder = !cfg.nodes || asProcesses
-      ? undefined
-      : new BidderNode({
-      privateKey: devAccount(ROLES.bidder).privateKey,
-      settlementChain,
-      contracts: addresses,
-      storePath: dir.store("bidder"),
-      bidTimeoutMs: cfg.bidTimeoutMs,
-          network: networks!.bidder,
-          validators,
-          streamKeepAliveMs: cfg.streamKeepAliveMs,
-          cryptoWorkers: cfg.cryptoWorkers,
-          outcomes: bidOutcomes,
-        });
+    const bidder =
+      !cfg.nodes || asProcesses
+        ? undefined
+        : new BidderNode({
+            privateKey: devAccount(ROLES.bidder).privateKey,
+            settlementChain,
+            contracts: addresses,
+            storePath: dir.store("bidder"),
+            bidTimeoutMs: cfg.bidTimeoutMs,
+            network: networks!.bidder,
+            validators,
+            streamKeepAliveMs: cfg.streamKeepAliveMs,
+            cryptoWorkers: cfg.cryptoWorkers,
+            outcomes: bidOutcomes,
+          });
     // Extra bidder nodes share the in-process network (over libp2p each node would need a peer of its own).
-    if (cfg.bidders > 1 && (!bidder || cfg.network !== "in-process")) throw new ConfigError(`${cfg.bidders} bidder nodes need the nodes and the in-process network`);
+    if (cfg.bidders > 1 && (!bidder || cfg.network !== "in-process"))
+      throw new ConfigError(`${cfg.bidders} bidder nodes need the nodes and the in-process network`);
     const extraBidders = Array.from(
       { length: cfg.bidders - 1 },
       (_, j) =>
@@ -660,7 +808,13 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const driver = new L1BlockDriver(chains.l1.rpcUrl, []);
     driver.minIntervalMs = cfg.minBlockIntervalMs ?? (cfg.nodes ? 0 : FOREIGN_MIN_BLOCK_INTERVAL_MS);
     const oracleStore = new NodeStore(dir.store("oracle"));
-    const oracleEvents = protocolEventPoller(createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) }), addresses, oracleStore, "oracle.events.cursor", 50);
+    const oracleEvents = protocolEventPoller(
+      createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) }),
+      addresses,
+      oracleStore,
+      "oracle.events.cursor",
+      50,
+    );
     const directory = new ProviderDirectory({
       owner: chainClients(settlementChain, owner.privateKey),
       providerRegistry: addresses.providerRegistry,
@@ -674,7 +828,9 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       blockTracker: addresses.blockTracker,
       store: oracleStore,
       lag: cfg.oracleLag,
-      firstBlock: (await createPublicClient({ transport: localHttp(chains.l1.rpcUrl) }).getBlock({ blockTag: "earliest" })).number,
+      firstBlock: (
+        await createPublicClient({ transport: localHttp(chains.l1.rpcUrl) }).getBlock({ blockTag: "earliest" })
+      ).number,
       builderKeyOf: (coinbase) => directory.builderKeyOf(coinbase),
     });
     driver.onAfterMine(oracle.onBlock);
@@ -694,25 +850,66 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const builder = new Builder(
       createPublicClient({ transport: localHttp(chains.l1.rpcUrl) }),
       chains.l1.rpcUrl,
-      () => [...providers.filter((p) => p.listening), ...spawned.filter((p) => p.role === "provider" && p.running), ...bundles.sources()],
+      () => [
+        ...providers.filter((p) => p.listening),
+        ...spawned.filter((p) => p.role === "provider" && p.running),
+        ...bundles.sources(),
+      ],
       devAccount(ROLES.l1Filler).privateKey,
     );
     driver.onBeforeMine(builder.beforeMine);
     driver.onAfterMine(async (b) => bundles.forget(b.number));
 
-    const devnet = new Devnet(cfg, dir, chains, addresses, bidder, providers, driver, oracle, oracleStore, oracleEvents, settler, builder, directory, bundles);
+    const devnet = new Devnet(
+      cfg,
+      dir,
+      chains,
+      addresses,
+      bidder,
+      providers,
+      driver,
+      oracle,
+      oracleStore,
+      oracleEvents,
+      settler,
+      builder,
+      directory,
+      bundles,
+    );
     devnet.validatorRegistry = registry.address;
     devnet.networks = networks;
     devnet.extraBidders = extraBidders;
     devnet.validatorAudience = audience;
     devnet.bidOutcomes = bidOutcomes;
-    devnet.explorer = devnetExplorer({ events: oracleEvents, bids: bidOutcomes, notifier: () => devnet.bidders[0]?.notifier, info: async () => ({ ...(await devnet.status()) }) });
+    devnet.explorer = devnetExplorer({
+      events: oracleEvents,
+      bids: bidOutcomes,
+      notifier: () => devnet.bidders[0]?.notifier,
+      info: async () => ({ ...(await devnet.status()) }),
+    });
     await directory.start();
-    devnet.rpcTls = cfg.rpcTlsCert && cfg.rpcTlsKey ? readTlsFiles(cfg.rpcTlsCert, cfg.rpcTlsKey) : cfg.rpcTls ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host) : undefined;
+    devnet.rpcTls =
+      cfg.rpcTlsCert && cfg.rpcTlsKey
+        ? readTlsFiles(cfg.rpcTlsCert, cfg.rpcTlsKey)
+        : cfg.rpcTls
+          ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host)
+          : undefined;
     if (bidder && cfg.autodepositFromFlag) bidder.deposits.auto.replaceSaved(cfg.autodepositAmount);
-    await bidder?.start({ host: cfg.host, httpPort: cfg.bidderPort, rpcPort: cfg.bidderRpcPort, rpcTls: devnet.rpcTls, readiness: devnet.readiness });
+    await bidder?.start({
+      host: cfg.host,
+      httpPort: cfg.bidderPort,
+      rpcPort: cfg.bidderRpcPort,
+      rpcTls: devnet.rpcTls,
+      readiness: devnet.readiness,
+    });
     for (const [j, b] of extraBidders.entries())
-      await b.start({ host: cfg.host, httpPort: extraBidderPort(cfg.bidderPort, j), rpcPort: extraBidderPort(cfg.bidderRpcPort, j), rpcTls: devnet.rpcTls, readiness: devnet.readiness });
+      await b.start({
+        host: cfg.host,
+        httpPort: extraBidderPort(cfg.bidderPort, j),
+        rpcPort: extraBidderPort(cfg.bidderRpcPort, j),
+        rpcTls: devnet.rpcTls,
+        readiness: devnet.readiness,
+      });
     if (bidder && cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
       await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
@@ -720,11 +917,29 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     for (const [i, p] of providers.entries()) await p.start(devnet.providerListen(i));
     await networks?.settle(providers.map(() => true));
     if (asProcesses) {
-      devnet.procs = await startNodeProcesses(cfg, dir, { contracts: addresses, l1RpcUrl: chains.l1.rpcUrl, settlementRpcUrl: chains.settlement.rpcUrl, router: registry.address }, bootnode!, providerAccounts.map((a) => a.privateKey), hosts, isStaked, spawned);
+      devnet.procs = await startNodeProcesses(
+        cfg,
+        dir,
+        {
+          contracts: addresses,
+          l1RpcUrl: chains.l1.rpcUrl,
+          settlementRpcUrl: chains.settlement.rpcUrl,
+          router: registry.address,
+        },
+        bootnode!,
+        providerAccounts.map((a) => a.privateKey),
+        hosts,
+        isStaked,
+        spawned,
+      );
       await devnet.settle();
-      log.info("node processes meet over libp2p", { bootnode: bootnode!.multiaddrs().join(","), nodes: spawned.map((p) => `${p.name} pid ${p.pid} ${p.url}`).join(", ") });
+      log.info("node processes meet over libp2p", {
+        bootnode: bootnode!.multiaddrs().join(","),
+        nodes: spawned.map((p) => `${p.name} pid ${p.pid} ${p.url}`).join(", "),
+      });
     }
-    if (networks && cfg.network === "libp2p") log.info("nodes meet over libp2p", { bootnode: networks.bootnodeAddrs().join(",") });
+    if (networks && cfg.network === "libp2p")
+      log.info("nodes meet over libp2p", { bootnode: networks.bootnodeAddrs().join(",") });
     await devnet.listenControl();
     devnet.listenBeacon(validators);
     if (cfg.nodes && cfg.autoAccept) await devnet.attachResponders();
@@ -766,15 +981,34 @@ async function startNodeProcesses(
   // What a --role node reads with --contracts: the addresses, the RPC URLs and the validator opt-in router.
   const contractsFile = join(root, "contracts.json");
   mkdirSync(root, { recursive: true });
-  dir.writeJson(contractsFile, { ...chains.contracts, settlementRpcUrl: chains.settlementRpcUrl, l1RpcUrl: chains.l1RpcUrl, validatorOptInRouter: chains.router });
+  dir.writeJson(contractsFile, {
+    ...chains.contracts,
+    settlementRpcUrl: chains.settlementRpcUrl,
+    l1RpcUrl: chains.l1RpcUrl,
+    validatorOptInRouter: chains.router,
+  });
   /** The admin API sits two ports above the HTTP API (13525, 13625, …), or on any free port. */
   const admin = (http: number) => (http === 0 ? 0 : http + 2);
   const common = [
-    "--log-level", cfg.logLevel, "--stream-keepalive", String(cfg.streamKeepAliveMs), "--crypto-workers", String(cfg.cryptoWorkers),
-    "--ready-file", dir.targetFile,
-    ...(cfg.responderIdleTimeoutMs === undefined ? [] : ["--responder-idle-timeout", String(cfg.responderIdleTimeoutMs)]),
+    "--log-level",
+    cfg.logLevel,
+    "--stream-keepalive",
+    String(cfg.streamKeepAliveMs),
+    "--crypto-workers",
+    String(cfg.cryptoWorkers),
+    "--ready-file",
+    dir.targetFile,
+    ...(cfg.responderIdleTimeoutMs === undefined
+      ? []
+      : ["--responder-idle-timeout", String(cfg.responderIdleTimeoutMs)]),
   ];
-  const make = (name: string, role: "bidder" | "provider", key: `0x${string}`, ports: { http: number; rpc: number; p2p: number }, args: string[]) =>
+  const make = (
+    name: string,
+    role: "bidder" | "provider",
+    key: `0x${string}`,
+    ports: { http: number; rpc: number; p2p: number },
+    args: string[],
+  ) =>
     new NodeProcess({
       name,
       role,
@@ -788,17 +1022,29 @@ async function startNodeProcesses(
       netns: hosts && { hosts, host: name },
       logFile: join(root, `${name}.log`),
     });
-  const bidder = make("bidder", "bidder", devAccount(ROLES.bidder).privateKey, { http: cfg.bidderPort, rpc: cfg.bidderRpcPort, p2p: cfg.bidderP2pPort }, [
-    "--bid-timeout",
-    String(cfg.bidTimeoutMs),
-    ...(cfg.autodepositAmount !== undefined ? ["--autodeposit-amount", cfg.autodepositAmount.toString()] : cfg.autodepositFromFlag ? ["--no-autodeposit"] : []),
-  ]);
+  const bidder = make(
+    "bidder",
+    "bidder",
+    devAccount(ROLES.bidder).privateKey,
+    { http: cfg.bidderPort, rpc: cfg.bidderRpcPort, p2p: cfg.bidderP2pPort },
+    [
+      "--bid-timeout",
+      String(cfg.bidTimeoutMs),
+      ...(cfg.autodepositAmount !== undefined
+        ? ["--autodeposit-amount", cfg.autodepositAmount.toString()]
+        : cfg.autodepositFromFlag
+          ? ["--no-autodeposit"]
+          : []),
+    ],
+  );
   const providers = providerKeys.map((key, i) =>
-    make(`provider-${i}`, "provider", key, { http: cfg.providerPorts[i] ?? 0, rpc: cfg.providerRpcPorts[i] ?? 0, p2p: cfg.providerP2pPorts[i] ?? 0 }, [
-      "--decision-timeout",
-      String(cfg.decisionTimeoutMs),
-      ...(cfg.autoAccept ? ["--auto-accept"] : []),
-    ]),
+    make(
+      `provider-${i}`,
+      "provider",
+      key,
+      { http: cfg.providerPorts[i] ?? 0, rpc: cfg.providerRpcPorts[i] ?? 0, p2p: cfg.providerP2pPorts[i] ?? 0 },
+      ["--decision-timeout", String(cfg.decisionTimeoutMs), ...(cfg.autoAccept ? ["--auto-accept"] : [])],
+    ),
   );
   spawned.push(bidder, ...providers);
   await Promise.all(spawned.map((p) => p.start()));

@@ -1,5 +1,5 @@
-import type { ContractAddresses } from "../chain/contracts.ts";
 import pkg from "../../package.json" with { type: "json" };
+import type { ContractAddresses } from "../chain/contracts.ts";
 
 const REFERENCE_VERSION = (pkg as { version?: string }).version ?? "0.0.0";
 
@@ -43,7 +43,15 @@ export interface Target {
 }
 
 /** The fields only nodes can fill: a devnet started with --no-nodes leaves them to the user. */
-export const NODE_FIELDS = ["bidderUrl", "providerUrls", "bidderAddress", "providerAddresses", "bidTimeoutMs", "decisionTimeoutMs", "version"] as const;
+export const NODE_FIELDS = [
+  "bidderUrl",
+  "providerUrls",
+  "bidderAddress",
+  "providerAddresses",
+  "bidTimeoutMs",
+  "decisionTimeoutMs",
+  "version",
+] as const;
 type NodeField = (typeof NODE_FIELDS)[number];
 
 /** What the devnet writes: a whole target, or (with --no-nodes) one the user completes with their nodes' fields. */
@@ -107,6 +115,8 @@ export function targetOf(d: TargetSource): DevnetTarget {
           version: REFERENCE_VERSION,
         }
       : {}),
-    capabilities: d.hasNodes ? ["sim-control", "sim-nodes", "sim-kill", "openapi", "beacon", "grpc"] : ["sim-control", "beacon"],
+    capabilities: d.hasNodes
+      ? ["sim-control", "sim-nodes", "sim-kill", "openapi", "beacon", "grpc"]
+      : ["sim-control", "beacon"],
   };
 }

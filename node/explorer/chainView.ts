@@ -1,4 +1,4 @@
-import type { EventPoller, ChainEvent } from "../chain/eventPoller.ts";
+import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
 import type { BidOutcomes, Lifecycle } from "./bidOutcomes.ts";
@@ -71,7 +71,8 @@ export class ChainView {
   /** The last FundsSlashed of a transaction, for the FundsRetrieved that follows it in the same settlement. */
   private readonly slashInTx = new BoundedMap<string, string>(256);
   private readonly listeners = new Set<(c: ChainChanges) => void>();
-  private pending: { blocks: Set<string>; commitments: Set<string>; deposits: Set<string>; providers: Set<string> } = fresh();
+  private pending: { blocks: Set<string>; commitments: Set<string>; deposits: Set<string>; providers: Set<string> } =
+    fresh();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -81,14 +82,23 @@ export class ChainView {
   ) {
     const on = (name: string, f: (e: ChainEvent) => void) => events.on(name, f);
     on("NewL1Block", (e) => {
-      const row = { number: String(e.args.blockNumber), winner: lower(e.args.winner), window: String(e.args.window), tx: e.transactionHash };
+      const row = {
+        number: String(e.args.blockNumber),
+        winner: lower(e.args.winner),
+        window: String(e.args.window),
+        tx: e.transactionHash,
+      };
       this.blocks.set(row.number, row);
       this.mark("blocks", row.number);
     });
     on("UnopenedCommitmentStored", (e) => {
       const digest = lower(e.args.commitmentDigest);
       this.digestOfIndex.set(lower(e.args.commitmentIndex), digest);
-      this.step(digest, { index: lower(e.args.commitmentIndex), provider: lower(e.args.committer) }, { stored: { tx: e.transactionHash, block: e.blockNumber.toString() } });
+      this.step(
+        digest,
+        { index: lower(e.args.commitmentIndex), provider: lower(e.args.committer) },
+        { stored: { tx: e.transactionHash, block: e.blockNumber.toString() } },
+      );
     });
     on("OpenedCommitmentStored", (e) => {
       const digest = lower(e.args.commitmentDigest);
@@ -97,15 +107,26 @@ export class ChainView {
       const blockNumber = big(e.args.blockNumber);
       this.step(
         digest,
-        { index: lower(e.args.commitmentIndex), provider: lower(e.args.committer), bidder, txnHash: String(e.args.txnHash), blockNumber: blockNumber.toString() },
+        {
+          index: lower(e.args.commitmentIndex),
+          provider: lower(e.args.committer),
+          bidder,
+          txnHash: String(e.args.txnHash),
+          blockNumber: blockNumber.toString(),
+        },
         { opened: { tx: e.transactionHash, block: e.blockNumber.toString(), bidAmount: bidAmount.toString() } },
       );
-      if (blockNumber > 0n) this.deposit(bidder, windowOfBlock(blockNumber), (d) => (d.locked = (big(d.locked) + bidAmount).toString()));
+      if (blockNumber > 0n)
+        this.deposit(bidder, windowOfBlock(blockNumber), (d) => (d.locked = (big(d.locked) + bidAmount).toString()));
     });
     on("FundsRewarded", (e) => {
       const amount = big(e.args.amount);
       const provider = lower(e.args.provider);
-      this.step(lower(e.args.commitmentDigest), { provider }, { settled: { tx: e.transactionHash, payment: amount.toString() } });
+      this.step(
+        lower(e.args.commitmentDigest),
+        { provider },
+        { settled: { tx: e.transactionHash, payment: amount.toString() } },
+      );
       this.deposit(lower(e.args.bidder), big(e.args.window), (d) => (d.paid = (big(d.paid) + amount).toString()));
       this.provider(provider, (p) => {
         p.rewards = (big(p.rewards) + amount).toString();
@@ -124,16 +145,40 @@ export class ChainView {
     on("FundsRetrieved", (e) => {
       const refund = big(e.args.amount);
       const digest = lower(e.args.commitmentDigest);
-      this.step(digest, {}, { slashed: { tx: e.transactionHash, amount: this.slashInTx.get(e.transactionHash) ?? "0", refund: refund.toString() } });
-      this.deposit(lower(e.args.bidder), big(e.args.window), (d) => (d.returned = (big(d.returned) + refund).toString()));
+      this.step(
+        digest,
+        {},
+        {
+          slashed: {
+            tx: e.transactionHash,
+            amount: this.slashInTx.get(e.transactionHash) ?? "0",
+            refund: refund.toString(),
+          },
+        },
+      );
+      this.deposit(
+        lower(e.args.bidder),
+        big(e.args.window),
+        (d) => (d.returned = (big(d.returned) + refund).toString()),
+      );
     });
     on("BidderRegistered", (e) =>
-      this.deposit(lower(e.args.bidder), big(e.args.windowNumber), (d) => (d.deposited = big(e.args.depositedAmount).toString())),
+      this.deposit(
+        lower(e.args.bidder),
+        big(e.args.windowNumber),
+        (d) => (d.deposited = big(e.args.depositedAmount).toString()),
+      ),
     );
     on("BidderWithdrawal", (e) => this.deposit(lower(e.args.bidder), big(e.args.window), (d) => (d.withdrawn = true)));
-    on("ProviderRegistered", (e) => this.provider(lower(e.args.provider), (p) => (p.stake = big(e.args.stakedAmount).toString())));
-    on("FundsDeposited", (e) => this.provider(lower(e.args.provider), (p) => (p.stake = (big(p.stake) + big(e.args.amount)).toString())));
-    on("Withdraw", (e) => this.provider(lower(e.args.provider), (p) => (p.stake = (big(p.stake) - big(e.args.amount)).toString())));
+    on("ProviderRegistered", (e) =>
+      this.provider(lower(e.args.provider), (p) => (p.stake = big(e.args.stakedAmount).toString())),
+    );
+    on("FundsDeposited", (e) =>
+      this.provider(lower(e.args.provider), (p) => (p.stake = (big(p.stake) + big(e.args.amount)).toString())),
+    );
+    on("Withdraw", (e) =>
+      this.provider(lower(e.args.provider), (p) => (p.stake = (big(p.stake) - big(e.args.amount)).toString())),
+    );
   }
 
   /** The commitment a digest or an index names. */
@@ -159,7 +204,8 @@ export class ChainView {
 
   private step(digest: string, fields: Partial<CommitmentRow>, step: Lifecycle): void {
     const row = this.commitments.get(digest) ?? { digest, index: "", provider: "" };
-    for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== "") (row as unknown as Record<string, unknown>)[k] = v;
+    for (const [k, v] of Object.entries(fields))
+      if (v !== undefined && v !== "") (row as unknown as Record<string, unknown>)[k] = v;
     Object.assign(row, step);
     this.commitments.set(digest, row);
     this.mark("commitments", digest);
@@ -168,14 +214,29 @@ export class ChainView {
 
   private deposit(bidder: string, window: bigint, change: (d: DepositRow) => void): void {
     const key = `${bidder}/${window}`;
-    const d = this.deposits.get(key) ?? { bidder, window: window.toString(), deposited: "0", locked: "0", paid: "0", returned: "0", withdrawn: false };
+    const d = this.deposits.get(key) ?? {
+      bidder,
+      window: window.toString(),
+      deposited: "0",
+      locked: "0",
+      paid: "0",
+      returned: "0",
+      withdrawn: false,
+    };
     change(d);
     this.deposits.set(key, d);
     this.mark("deposits", key);
   }
 
   private provider(address: string, change: (p: ProviderRow) => void): void {
-    const p = this.providers.get(address) ?? { provider: address, stake: "0", rewards: "0", slashed: "0", slashes: 0, commitmentsPaid: 0 };
+    const p = this.providers.get(address) ?? {
+      provider: address,
+      stake: "0",
+      rewards: "0",
+      slashed: "0",
+      slashes: 0,
+      commitmentsPaid: 0,
+    };
     change(p);
     this.providers.set(address, p);
     this.mark("providers", address);
@@ -191,14 +252,25 @@ export class ChainView {
     this.flushTimer = undefined;
     const p = this.pending;
     this.pending = fresh();
-    const pick = <T>(m: Map<string, T>, keys: Set<string>) => [...keys].map((k) => m.get(k)).filter((v): v is T => v !== undefined);
-    const c = { blocks: pick(this.blocks, p.blocks), commitments: pick(this.commitments, p.commitments), deposits: pick(this.deposits, p.deposits), providers: pick(this.providers, p.providers) };
+    const pick = <T>(m: Map<string, T>, keys: Set<string>) =>
+      [...keys].map((k) => m.get(k)).filter((v): v is T => v !== undefined);
+    const c = {
+      blocks: pick(this.blocks, p.blocks),
+      commitments: pick(this.commitments, p.commitments),
+      deposits: pick(this.deposits, p.deposits),
+      providers: pick(this.providers, p.providers),
+    };
     for (const l of this.listeners) l(c);
   }
 }
 
 function fresh() {
-  return { blocks: new Set<string>(), commitments: new Set<string>(), deposits: new Set<string>(), providers: new Set<string>() };
+  return {
+    blocks: new Set<string>(),
+    commitments: new Set<string>(),
+    deposits: new Set<string>(),
+    providers: new Set<string>(),
+  };
 }
 
 function last<T>(m: Map<string, T>, n: number): T[] {

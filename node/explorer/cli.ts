@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { readFileSync } from "node:fs";
 /**
  * `npm run explorer -- --target file`: the devnet explorer's page against any target file (docs/conformance.md,
  * "Target file"): blocks, winners, commitments, settlements, deposits and stakes from the chains, notifications
@@ -6,7 +7,6 @@
  * <control URL>/explorer/.
  */
 import { parseArgs } from "node:util";
-import { readFileSync } from "node:fs";
 import type { Target } from "../devnet/target.ts";
 import { startTargetExplorer } from "./targetExplorer.ts";
 
@@ -17,7 +17,12 @@ let values;
 try {
   ({ values } = parseArgs({
     args: process.argv.slice(2),
-    options: { target: { type: "string" }, host: { type: "string", default: "127.0.0.1" }, port: { type: "string", default: "13700" }, help: { type: "boolean", short: "h" } },
+    options: {
+      target: { type: "string" },
+      host: { type: "string", default: "127.0.0.1" },
+      port: { type: "string", default: "13700" },
+      help: { type: "boolean", short: "h" },
+    },
   }));
 } catch (e) {
   console.error(`${(e as Error).message}\n${USAGE}`);
@@ -51,7 +56,9 @@ for (const field of ["settlementRpcUrl", "contracts"] as const)
 
 const explorer = await startTargetExplorer(target, { host: values.host!, port });
 console.log(`explorer for ${target.name ?? values.target}: ${explorer.url}`);
-console.log("  from the chains and the public API; each bid's per-provider outcomes need the reference devnet (npm run node).");
+console.log(
+  "  from the chains and the public API; each bid's per-provider outcomes need the reference devnet (npm run node).",
+);
 const stop = () => void explorer.stop().finally(() => process.exit(0));
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

@@ -1,6 +1,6 @@
 import type { EventPoller } from "../chain/eventPoller.ts";
-import { TOPICS } from "../notify/topics.ts";
 import type { Notifier } from "../notify/notifier.ts";
+import { TOPICS } from "../notify/topics.ts";
 import type { BidOutcomes } from "./bidOutcomes.ts";
 import { ChainView } from "./chainView.ts";
 import { ExplorerHub, type NotificationFeed } from "./explorerHub.ts";
@@ -31,5 +31,11 @@ export function devnetExplorer(o: {
   notifier: () => Notifier | undefined;
   info: () => Promise<Record<string, unknown>>;
 }): ExplorerHub {
-  return new ExplorerHub({ mode: "devnet", chain: new ChainView(o.events, o.bids), bids: o.bids, notifications: notifierFeed(o.notifier), info: o.info });
+  return new ExplorerHub({
+    mode: "devnet",
+    chain: new ChainView(o.events, o.bids),
+    bids: o.bids,
+    notifications: notifierFeed(o.notifier),
+    info: o.info,
+  });
 }

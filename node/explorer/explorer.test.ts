@@ -3,18 +3,18 @@
  * through the bidder's API, refusals by the real provider nodes, settlement by the oracle on the chains.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createPublicClient, http, parseEther } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { call } from "../clients/http.ts";
-import { NdjsonStream } from "../clients/ndjson.ts";
-import { devAccount } from "../chain/accounts.ts";
-import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
-import type { BidRecord } from "./bidOutcomes.ts";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { createPublicClient, http, parseEther } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { devAccount } from "../chain/accounts.ts";
+import { call } from "../clients/http.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
+import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../testing/chromium.ts";
+import type { BidRecord } from "./bidOutcomes.ts";
 
 let local: LocalDevnet;
 
@@ -45,15 +45,25 @@ async function rawTransaction(): Promise<string> {
 }
 
 /** Sends a bid through the bidder's API; returns the commitments' bid digest (0x…) and how many came back. */
-export async function sendBid(bidderUrl: string, bid: Record<string, unknown>): Promise<{ bidDigest?: string; commitments: number }> {
-  const lines = await (await NdjsonStream.open<{ receivedBidDigest: string }>("POST", `${bidderUrl}/v1/bidder/bid`, bid)).all();
+export async function sendBid(
+  bidderUrl: string,
+  bid: Record<string, unknown>,
+): Promise<{ bidDigest?: string; commitments: number }> {
+  const lines = await (
+    await NdjsonStream.open<{ receivedBidDigest: string }>("POST", `${bidderUrl}/v1/bidder/bid`, bid)
+  ).all();
   const results = lines.flatMap((l) => ("result" in l ? [l.result] : []));
   return { bidDigest: results[0] && `0x${results[0].receivedBidDigest}`, commitments: results.length };
 }
 
 function timing(block: bigint, amount: bigint) {
   const now = Date.now();
-  return { amount: amount.toString(), blockNumber: block.toString(), decayStartTimestamp: String(now), decayEndTimestamp: String(now + 60_000) };
+  return {
+    amount: amount.toString(),
+    blockNumber: block.toString(),
+    decayStartTimestamp: String(now),
+    decayEndTimestamp: String(now + 60_000),
+  };
 }
 
 async function waitFor<T>(what: string, get: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
@@ -81,7 +91,9 @@ describe("/sim/v1/bids", () => {
     expect(committed.digest).toBe(sent.bidDigest!);
     expect(committed.blockNumber).toBe(block.toString());
     expect(committed.bidder).toBe(d.bidder.address.toLowerCase());
-    expect(committed.providers.map((p) => p.provider).sort()).toEqual(d.providers.map((p) => p.address.toLowerCase()).sort());
+    expect(committed.providers.map((p) => p.provider).sort()).toEqual(
+      d.providers.map((p) => p.address.toLowerCase()).sort(),
+    );
     for (const p of committed.providers) {
       expect(p.outcome).toBe("committed");
       expect(p.commitment!.digest).toMatch(/^0x[0-9a-f]{64}$/);
@@ -135,12 +147,15 @@ describe("/sim/v1/bids", () => {
   }, 90_000);
 });
 
-
 describe("the explorer page in Chromium", () => {
   test("a bid appears live with both providers' commitments and settles; a refused bid with its reason; search; no console error", async () => {
     const d = local.devnet;
     const profile = mkdtempSync(join(tmpdir(), "explorer-chromium-"));
-    const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS, viewport: { width: 1400, height: 1000 } });
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      args: CHROMIUM_FLAGS,
+      viewport: { width: 1400, height: 1000 },
+    });
     const errors: string[] = [];
     const foreign: string[] = [];
     try {
@@ -157,7 +172,11 @@ describe("the explorer page in Chromium", () => {
       const sent = await sendBid(d.bidder.url, { rawTransactions: [await rawTransaction()], ...timing(block, 2000n) });
       expect(sent.commitments).toBe(2);
       const row = `tr[data-bid="${sent.bidDigest}"]`;
-      await page.waitForFunction(`document.querySelectorAll('${row} [data-outcome=committed]').length === 2`, undefined, { timeout: 10_000 });
+      await page.waitForFunction(
+        `document.querySelectorAll('${row} [data-outcome=committed]').length === 2`,
+        undefined,
+        { timeout: 10_000 },
+      );
       const shownMs = performance.now() - t0;
 
       // A refused bid, with the node's reason on each provider.
@@ -182,7 +201,9 @@ describe("the explorer page in Chromium", () => {
       await page.waitForSelector(`#results tr[data-bid="${sent.bidDigest}"]`, { timeout: 10_000 });
       await page.click("#results button");
 
-      const painted = (await page.evaluate(`(() => { const c = document.getElementById("per-block"); const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data; let n = 0; for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++; return n; })()`)) as number;
+      const painted = (await page.evaluate(
+        `(() => { const c = document.getElementById("per-block"); const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data; let n = 0; for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++; return n; })()`,
+      )) as number;
       expect(painted).toBeGreaterThan(500);
       mkdirSync("reports", { recursive: true });
       await page.screenshot({ path: process.env.EXPLORER_SCREENSHOT ?? "reports/explorer.png", fullPage: false });
@@ -232,10 +253,14 @@ describe("npm run explorer -- --target file", () => {
       expect(snap.blocks.length).toBeGreaterThan(0);
       expect(snap.blocks[0].winner).toMatch(/^0x[0-9a-f]{40}$/);
       expect(snap.deposits.some((d: { bidder: string }) => d.bidder === target.bidderAddress.toLowerCase())).toBe(true);
-      expect(snap.providers.map((p: { provider: string }) => p.provider).sort()).toEqual(target.providerAddresses.map((a) => a.toLowerCase()).sort());
+      expect(snap.providers.map((p: { provider: string }) => p.provider).sort()).toEqual(
+        target.providerAddresses.map((a) => a.toLowerCase()).sort(),
+      );
       const settled = snap.commitments.find((c: { settled?: unknown }) => c.settled);
       const found = await call("GET", `${api}/search?q=${settled.digest}`);
-      expect((found.json as { commitments: { digest: string }[] }).commitments.map((c) => c.digest)).toEqual([settled.digest]);
+      expect((found.json as { commitments: { digest: string }[] }).commitments.map((c) => c.digest)).toEqual([
+        settled.digest,
+      ]);
       const page = await call("GET", explorer.url);
       expect(page.status).toBe(200);
       expect(page.text).toContain("importmap");

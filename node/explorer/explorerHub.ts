@@ -11,7 +11,11 @@ export interface NoteEvent {
 export type NotificationFeed = (on: (n: NoteEvent) => void) => () => void;
 
 /** Columns the page fills only from the reference devnet's own records (marked as such against another target). */
-export const DEVNET_ONLY = ["bid outcomes per provider (committed, refused with its reason, rejected)", "bids without a commitment", "time to the first commitment"];
+export const DEVNET_ONLY = [
+  "bid outcomes per provider (committed, refused with its reason, rejected)",
+  "bids without a commitment",
+  "time to the first commitment",
+];
 
 /** What the explorer shows, wherever it comes from. */
 export interface ExplorerSources {
@@ -95,9 +99,21 @@ export class ExplorerHub {
     const bid = this.sources.bids?.get(key);
     const bids: BidRecord[] = bid
       ? [bid]
-      : (this.sources.bids?.list({ limit: 10_000 }).filter((b) => b.bidder === key || b.txnHash.split(",").includes(bare) || b.providers.some((p) => p.provider === key)).slice(0, 200) ?? []);
+      : (this.sources.bids
+          ?.list({ limit: 10_000 })
+          .filter(
+            (b) =>
+              b.bidder === key || b.txnHash.split(",").includes(bare) || b.providers.some((p) => p.provider === key),
+          )
+          .slice(0, 200) ?? []);
     const commitments = [...chain.commitments.values()].filter(
-      (c) => c.digest === key || c.index === key || c.provider === key || c.bidder === key || (c.txnHash?.split(",").includes(bare) ?? false) || [c.stored?.tx, c.opened?.tx, c.settled?.tx, c.slashed?.tx].includes(key),
+      (c) =>
+        c.digest === key ||
+        c.index === key ||
+        c.provider === key ||
+        c.bidder === key ||
+        (c.txnHash?.split(",").includes(bare) ?? false) ||
+        [c.stored?.tx, c.opened?.tx, c.settled?.tx, c.slashed?.tx].includes(key),
     );
     const blocks = [...chain.blocks.values()].filter((b) => b.winner === key || b.tx === key || b.number === key);
     const deposits = [...chain.deposits.values()].filter((d) => d.bidder === key);
@@ -106,7 +122,7 @@ export class ExplorerHub {
   }
 
   stop(): void {
-    this.unsubscribe.forEach((u) => u());
+    for (const u of this.unsubscribe) u();
     this.closeNotes?.();
     this.clients.clear();
   }

@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
 import { createPublicClient, http } from "viem";
+import { serve } from "../api/serve.ts";
 import type { ContractAddresses } from "../chain/deploy.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
 import type { Target } from "../devnet/target.ts";
-import { serve } from "../api/serve.ts";
 import { TOPICS } from "../notify/topics.ts";
 import { logger } from "../util/log.ts";
-import { NdjsonStream } from "../clients/ndjson.ts";
 import { ChainView } from "./chainView.ts";
-import { ExplorerHub, type NotificationFeed } from "./explorerHub.ts";
 import { explorerPage } from "./explorerApi.ts";
+import { ExplorerHub, type NotificationFeed } from "./explorerHub.ts";
 
 const log = logger("explorer");
 
@@ -45,19 +45,42 @@ export interface RunningExplorer {
  * settlement chain's protocol events and its bidder's public notification stream tell. Per-provider outcomes of each
  * bid exist only in the reference devnet; the page says so.
  */
-export async function startTargetExplorer(target: Target, listen: { host: string; port: number }): Promise<RunningExplorer> {
+export async function startTargetExplorer(
+  target: Target,
+  listen: { host: string; port: number },
+): Promise<RunningExplorer> {
   const client = createPublicClient({ transport: http(target.settlementRpcUrl) });
-  const events = protocolEventPoller(client as never, target.contracts as unknown as ContractAddresses, undefined, undefined, 250);
+  const events = protocolEventPoller(
+    client as never,
+    target.contracts as unknown as ContractAddresses,
+    undefined,
+    undefined,
+    250,
+  );
   const chain = new ChainView(events);
   const nodes = [
-    ...(target.bidderAddress ? [{ name: "bidder", role: "bidder", url: target.bidderUrl, address: target.bidderAddress }] : []),
-    ...(target.providerAddresses ?? []).map((address, i) => ({ name: `provider-${i}`, role: "provider", url: target.providerUrls?.[i], address })),
+    ...(target.bidderAddress
+      ? [{ name: "bidder", role: "bidder", url: target.bidderUrl, address: target.bidderAddress }]
+      : []),
+    ...(target.providerAddresses ?? []).map((address, i) => ({
+      name: `provider-${i}`,
+      role: "provider",
+      url: target.providerUrls?.[i],
+      address,
+    })),
   ];
   const hub = new ExplorerHub({
     mode: "target",
     chain,
     notifications: target.bidderUrl ? subscribeFeed(target.bidderUrl) : undefined,
-    info: () => ({ name: target.name, nodes, l1: { rpcUrl: target.l1RpcUrl, chainId: target.l1ChainId }, settlement: { rpcUrl: target.settlementRpcUrl, chainId: target.settlementChainId }, contracts: target.contracts, controlUrl: target.controlUrl ?? null }),
+    info: () => ({
+      name: target.name,
+      nodes,
+      l1: { rpcUrl: target.l1RpcUrl, chainId: target.l1ChainId },
+      settlement: { rpcUrl: target.settlementRpcUrl, chainId: target.settlementChainId },
+      contracts: target.contracts,
+      controlUrl: target.controlUrl ?? null,
+    }),
   });
   await events.start();
   const served = serve(new Elysia().use(explorerPage(hub)), listen.host, listen.port, "explorer");

@@ -3,14 +3,36 @@
  * tests, benchmarks and simulated agents. Messages are protobuf-es messages; streams are async iterables.
  * `https://` URLs dial TLS without verifying the certificate (the devnet's is self-signed), as upstream's tools do.
  */
-import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientReadableStream, type ServiceError } from "@grpc/grpc-js";
-import { create, type DescMessage, type DescService, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
-import { serviceDefinition } from "./serviceDefinition.ts";
+
+import {
+  create,
+  type DescMessage,
+  type DescService,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
+import {
+  type Client,
+  type ClientReadableStream,
+  credentials,
+  Metadata,
+  makeGenericClientConstructor,
+  type ServiceError,
+} from "@grpc/grpc-js";
 import { MevCommitError } from "../../lib/errors.ts";
+import { serviceDefinition } from "./serviceDefinition.ts";
 
 type Methods<S extends DescService> = S["method"];
-type In<S extends DescService, M extends keyof Methods<S>> = Methods<S>[M] extends { input: infer I extends DescMessage } ? I : never;
-type Out<S extends DescService, M extends keyof Methods<S>> = Methods<S>[M] extends { output: infer O extends DescMessage } ? O : never;
+type In<S extends DescService, M extends keyof Methods<S>> = Methods<S>[M] extends {
+  input: infer I extends DescMessage;
+}
+  ? I
+  : never;
+type Out<S extends DescService, M extends keyof Methods<S>> = Methods<S>[M] extends {
+  output: infer O extends DescMessage;
+}
+  ? O
+  : never;
 
 /** A failed call: the status code and text the server sent. */
 export class GrpcCallError extends MevCommitError {
@@ -36,7 +58,9 @@ export function grpcTarget(url: string) {
   return {
     address,
     tls,
-    credentials: tls ? credentials.createSsl(null, null, null, { rejectUnauthorized: false }) : credentials.createInsecure(),
+    credentials: tls
+      ? credentials.createSsl(null, null, null, { rejectUnauthorized: false })
+      : credentials.createInsecure(),
     options: tls && ipHost ? { "grpc.ssl_target_name_override": "localhost" } : {},
   };
 }
@@ -59,11 +83,18 @@ export class GrpcClient<S extends DescService> {
     return m;
   }
 
-  unary<M extends keyof Methods<S>>(name: M, req: MessageInitShape<In<S, M>> = {} as never, timeoutMs = 60_000): Promise<MessageShape<Out<S, M>>> {
+  unary<M extends keyof Methods<S>>(
+    name: M,
+    req: MessageInitShape<In<S, M>> = {} as never,
+    timeoutMs = 60_000,
+  ): Promise<MessageShape<Out<S, M>>> {
     const m = this.method(name);
     return new Promise((resolve, reject) =>
-      this.client[m.name]!(create(m.input, req as never), new Metadata(), { deadline: Date.now() + timeoutMs }, (e: ServiceError | null, res: never) =>
-        e ? reject(callError(e, m.name)) : resolve(res),
+      this.client[m.name]!(
+        create(m.input, req as never),
+        new Metadata(),
+        { deadline: Date.now() + timeoutMs },
+        (e: ServiceError | null, res: never) => (e ? reject(callError(e, m.name)) : resolve(res)),
       ),
     );
   }
@@ -72,7 +103,11 @@ export class GrpcClient<S extends DescService> {
    * A server stream: iterate it for its messages in order (a final error status rejects the iteration); `opened`
    * resolves when the server's headers arrive (the node sends them as the stream opens). `signal` cancels the call.
    */
-  serverStream<M extends keyof Methods<S>>(name: M, req: MessageInitShape<In<S, M>> = {} as never, signal?: AbortSignal) {
+  serverStream<M extends keyof Methods<S>>(
+    name: M,
+    req: MessageInitShape<In<S, M>> = {} as never,
+    signal?: AbortSignal,
+  ) {
     const m = this.method(name);
     const call = this.client[m.name]!(create(m.input, req as never)) as ClientReadableStream<MessageShape<Out<S, M>>>;
     const opened = new Promise<void>((resolve, reject) => {
@@ -102,14 +137,17 @@ export class GrpcClient<S extends DescService> {
     let settle!: { resolve: (r: MessageShape<Out<S, M>>) => void; reject: (e: Error) => void };
     const answer = new Promise<MessageShape<Out<S, M>>>((resolve, reject) => (settle = { resolve, reject }));
     answer.catch(() => {}); // observed through close()
-    const call = this.client[m.name]!((e: ServiceError | null, res: MessageShape<Out<S, M>>) => (e ? settle.reject(callError(e, m.name)) : settle.resolve(res))) as {
+    const call = this.client[m.name]!((e: ServiceError | null, res: MessageShape<Out<S, M>>) =>
+      e ? settle.reject(callError(e, m.name)) : settle.resolve(res),
+    ) as {
       write(msg: unknown, cb?: () => void): boolean;
       end(): void;
       cancel(): void;
     };
     return {
       /** Resolves once the message is handed to the transport. */
-      send: (msg: MessageInitShape<In<S, M>>) => new Promise<void>((r) => call.write(create(m.input, msg as never), () => r())),
+      send: (msg: MessageInitShape<In<S, M>>) =>
+        new Promise<void>((r) => call.write(create(m.input, msg as never), () => r())),
       close: () => {
         call.end();
         return answer;

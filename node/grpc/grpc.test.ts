@@ -4,21 +4,21 @@
  * with the same codes and texts as the HTTP gateway (one implementation behind both).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { toJson } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
-import { join } from "node:path";
 import { parseEther } from "viem";
-import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
+import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
 import * as bidderPb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
-import * as providerPb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
-import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
-import { Validator, GetValidatorsResponseSchema } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
 import { DebugService, TopologyResponseSchema } from "../gen/proto/debugapi/v1/debugapi_pb.ts";
+import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
+import * as providerPb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { GetValidatorsResponseSchema, Validator } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
 import { GrpcCode } from "../protocol/grpcCodes.ts";
-import { GrpcClient, GrpcCallError, grpcTarget } from "./client.ts";
 import { GrpcProviderAgent } from "../providerApp/grpcProviderAgent.ts";
 import { acceptAll, neverAnswer } from "../providerApp/policies.ts";
+import { GrpcCallError, GrpcClient, grpcTarget } from "./client.ts";
 
 let local: LocalDevnet;
 let bidder: GrpcClient<typeof bidderPb.Bidder>;
@@ -28,7 +28,13 @@ const opened: { close(): void }[] = [];
 beforeAll(async () => {
   local = await startLocalDevnet(
     // The nodes meet in-process: this file is about the API transports, not the network between nodes.
-    { autoAccept: false, autodepositAmount: parseEther("10"), decisionTimeoutMs: 20_000, bidTimeoutMs: 20_000, network: "in-process" },
+    {
+      autoAccept: false,
+      autodepositAmount: parseEther("10"),
+      decisionTimeoutMs: 20_000,
+      bidTimeoutMs: 20_000,
+      network: "in-process",
+    },
     "reports/grpc-test-devnet.log",
   );
   bidder = new GrpcClient(bidderPb.Bidder, local.devnet.bidder.rpcUrl);
@@ -63,12 +69,21 @@ const hash = (n: number) => n.toString(16).padStart(64, "0");
 
 function bid(block: bigint, n: number, amount = 1000n) {
   const now = BigInt(Date.now());
-  return { txHashes: [hash(n)], amount: amount.toString(), blockNumber: block, decayStartTimestamp: now, decayEndTimestamp: now + 60_000n };
+  return {
+    txHashes: [hash(n)],
+    amount: amount.toString(),
+    blockNumber: block,
+    decayStartTimestamp: now,
+    decayEndTimestamp: now + 60_000n,
+  };
 }
 
 describe("reflection", () => {
   const reflection = (url: string) => {
-    const def = loadSync(join(import.meta.dir, "../../node_modules/@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto"), { keepCase: true });
+    const def = loadSync(
+      join(import.meta.dir, "../../node_modules/@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto"),
+      { keepCase: true },
+    );
     const pkg = grpc.loadPackageDefinition(def) as any;
     const t = grpcTarget(url);
     return new pkg.grpc.reflection.v1.ServerReflection(t.address, t.credentials);
@@ -112,7 +127,9 @@ describe("bids: SendBid, ReceiveBids and SendProcessedBids over gRPC", () => {
       const block = (await d.driver.blockNumber()) + 2n;
       const commitments = [];
       for await (const c of bidder.serverStream("sendBid", bid(block, 1))) commitments.push(c);
-      expect(commitments.map((c) => c.providerAddress).sort()).toEqual(d.providers.map((p) => p.address.toLowerCase().slice(2)).sort());
+      expect(commitments.map((c) => c.providerAddress).sort()).toEqual(
+        d.providers.map((p) => p.address.toLowerCase().slice(2)).sort(),
+      );
       for (const c of commitments) {
         expect(c.txHashes).toEqual([hash(1)]);
         expect(c.bidAmount).toBe("1000");
@@ -125,7 +142,10 @@ describe("bids: SendBid, ReceiveBids and SendProcessedBids over gRPC", () => {
 
       // The queries answer the same over both transports (one service renders both), once the providers' store
       // transactions are in (a commitment's status moves from pending to stored meanwhile).
-      const stored = async () => (await bidder.unary("getBidInfo", { blockNumber: block })).blockBidInfo[0]?.bids[0]?.commitments.every((c) => c.status === "stored");
+      const stored = async () =>
+        (await bidder.unary("getBidInfo", { blockNumber: block })).blockBidInfo[0]?.bids[0]?.commitments.every(
+          (c) => c.status === "stored",
+        );
       for (let i = 0; i < 200 && !(await stored()); i++) await Bun.sleep(25);
       const info = await bidder.unary("getBidInfo", { blockNumber: block });
       expect(info.blockBidInfo[0]!.bids[0]!.commitments.length).toBe(2);
@@ -135,7 +155,9 @@ describe("bids: SendBid, ReceiveBids and SendProcessedBids over gRPC", () => {
         const mine = await providers[i]!.unary("getCommitmentInfo", { blockNumber: block });
         expect(mine.commitments[0]!.commitments.map((c) => c.txnHashes)).toEqual([[hash(1)]]);
         const httpMine = await http("GET", `${p.url}/v1/provider/get_commitment_info?block_number=${block}`);
-        expect(toJson(providerPb.CommitmentInfoResponseSchema, mine, { alwaysEmitImplicit: true })).toEqual(httpMine.json);
+        expect(toJson(providerPb.CommitmentInfoResponseSchema, mine, { alwaysEmitImplicit: true })).toEqual(
+          httpMine.json,
+        );
       }
     } finally {
       await Promise.all(agents.map((a) => a.stop()));
@@ -170,17 +192,29 @@ describe("bids: SendBid, ReceiveBids and SendProcessedBids over gRPC", () => {
     const d = local.devnet;
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
       [{ amount: "abc" }, { amount: "abc" }],
-      [{ amount: "1", blockNumber: 5n, decayStartTimestamp: 1n, decayEndTimestamp: 2n }, { amount: "1", blockNumber: 5, decayStartTimestamp: 1, decayEndTimestamp: 2 }],
+      [
+        { amount: "1", blockNumber: 5n, decayStartTimestamp: 1n, decayEndTimestamp: 2n },
+        { amount: "1", blockNumber: 5, decayStartTimestamp: 1, decayEndTimestamp: 2 },
+      ],
       [
         { ...bid(5n, 3), rawTransactions: ["02"] },
-        { ...bid(5n, 3), rawTransactions: ["02"], blockNumber: "5", decayStartTimestamp: String(bid(5n, 3).decayStartTimestamp), decayEndTimestamp: String(bid(5n, 3).decayEndTimestamp) },
+        {
+          ...bid(5n, 3),
+          rawTransactions: ["02"],
+          blockNumber: "5",
+          decayStartTimestamp: String(bid(5n, 3).decayStartTimestamp),
+          decayEndTimestamp: String(bid(5n, 3).decayEndTimestamp),
+        },
       ],
     ];
     for (const [grpcReq, httpReq] of cases) {
       const e = await failure(bidder.serverStream("sendBid", grpcReq as never));
       const h = await http("POST", `${d.bidder.url}/v1/bidder/bid`, httpReq);
       expect(h.status).toBe(400);
-      expect({ code: e.code, message: e.details }).toEqual({ code: GrpcCode.InvalidArgument, message: h.json.error.message });
+      expect({ code: e.code, message: e.details }).toEqual({
+        code: GrpcCode.InvalidArgument,
+        message: h.json.error.message,
+      });
     }
   });
 
@@ -194,7 +228,11 @@ describe("bids: SendBid, ReceiveBids and SendProcessedBids over gRPC", () => {
     expect({ code: e.code, message: e.details }).toEqual({ code: GrpcCode.InvalidArgument, message: h.json.message });
     // Decisions for bids nobody waits for are ignored; the stream answers an EmptyMessage.
     const ok = providers[0]!.clientStream("sendProcessedBids");
-    await ok.send({ bidDigest: new Uint8Array(32), status: providerPb.BidResponse_Status.ACCEPTED, dispatchTimestamp: 1n });
+    await ok.send({
+      bidDigest: new Uint8Array(32),
+      status: providerPb.BidResponse_Status.ACCEPTED,
+      dispatchTimestamp: 1n,
+    });
     await ok.send({ bidDigest: new Uint8Array(32), status: providerPb.BidResponse_Status.REJECTED });
     expect((await ok.close()).$typeName).toBe("providerapi.v1.EmptyMessage");
   });
@@ -205,7 +243,12 @@ describe("bids: SendBid, ReceiveBids and SendProcessedBids over gRPC", () => {
     await d.stopProvider(1);
     try {
       const e = await failure(bidder.serverStream("sendBid", bid((await d.driver.blockNumber()) + 2n, 4)));
-      const h = await http("POST", `${d.bidder.url}/v1/bidder/bid`, { ...bid(5n, 4), blockNumber: "5", decayStartTimestamp: "1", decayEndTimestamp: "2" });
+      const h = await http("POST", `${d.bidder.url}/v1/bidder/bid`, {
+        ...bid(5n, 4),
+        blockNumber: "5",
+        decayStartTimestamp: "1",
+        decayEndTimestamp: "2",
+      });
       expect({ code: e.code, message: e.details }).toEqual({ code: h.json.error.code, message: h.json.error.message });
     } finally {
       await d.startProvider(0);
@@ -232,15 +275,23 @@ describe("deposits over gRPC", () => {
 
     const running = await failure(bidder.unary("deposit", { amount: "5" }));
     const httpRunning = await http("POST", `${d.bidder.url}/v1/bidder/deposit/5`);
-    expect({ code: running.code, message: running.details }).toEqual({ code: GrpcCode.FailedPrecondition, message: httpRunning.json.message });
+    expect({ code: running.code, message: running.details }).toEqual({
+      code: GrpcCode.FailedPrecondition,
+      message: httpRunning.json.message,
+    });
     const started = await failure(bidder.unary("autoDeposit", { amount: "5" }));
     expect(started.code).toBe(GrpcCode.FailedPrecondition);
 
     const invalid = await failure(bidder.unary("withdraw", { windowNumber: 0n }));
     const httpInvalid = await http("POST", `${d.bidder.url}/v1/bidder/withdraw?window_number=0`);
-    expect({ code: invalid.code, message: invalid.details }).toEqual({ code: GrpcCode.InvalidArgument, message: httpInvalid.json.message });
+    expect({ code: invalid.code, message: invalid.details }).toEqual({
+      code: GrpcCode.InvalidArgument,
+      message: httpInvalid.json.message,
+    });
     const none = await failure(bidder.unary("withdrawFromWindows", { windowNumbers: [] }));
-    expect(none.details).toBe((await http("POST", `${d.bidder.url}/v1/bidder/withdraw_from_windows`, { windowNumbers: [] })).json.message);
+    expect(none.details).toBe(
+      (await http("POST", `${d.bidder.url}/v1/bidder/withdraw_from_windows`, { windowNumbers: [] })).json.message,
+    );
 
     const cancelled = await bidder.unary("cancelAutoDeposit", { withdraw: false });
     expect(cancelled.windowNumbers.map((w) => w.value)).toContain(current.windowNumber!);
@@ -253,12 +304,20 @@ describe("deposits over gRPC", () => {
       expect((await bidder.unary("getDeposit", { windowNumber: far })).amount).toBe("10");
       // The window has not closed: the chain refuses, with the same code and text on both transports.
       const open = await failure(bidder.unary("withdrawFromWindows", { windowNumbers: [{ value: far }] }));
-      const httpOpen = await http("POST", `${d.bidder.url}/v1/bidder/withdraw_from_windows`, { windowNumbers: [far.toString()] });
-      expect({ code: open.code, message: open.details }).toEqual({ code: httpOpen.json.code, message: httpOpen.json.message });
+      const httpOpen = await http("POST", `${d.bidder.url}/v1/bidder/withdraw_from_windows`, {
+        windowNumbers: [far.toString()],
+      });
+      expect({ code: open.code, message: open.details }).toEqual({
+        code: httpOpen.json.code,
+        message: httpOpen.json.message,
+      });
       expect(open.details).toContain(`window=${far}`);
       expect((await bidder.unary("claimSlashedFunds")).value).toBe("0");
     } finally {
-      const again = await bidder.unary("autoDeposit", { amount: parseEther("10").toString(), windowNumber: current.windowNumber! + 1n });
+      const again = await bidder.unary("autoDeposit", {
+        amount: parseEther("10").toString(),
+        windowNumber: current.windowNumber! + 1n,
+      });
       expect(again.startWindowNumber).toBe(current.windowNumber! + 1n);
       expect(again.amountPerWindow).toBe(parseEther("10").toString());
     }
@@ -272,7 +331,9 @@ describe("queries, validators, debug", () => {
     const h = await http("GET", `${d.bidder.url}/v1/bidder/get_bid_info?page=-1`);
     expect({ code: e.code, message: e.details }).toEqual({ code: GrpcCode.InvalidArgument, message: h.json.message });
     const p = await failure(providers[0]!.unary("getCommitmentInfo", { limit: 5000 }));
-    expect(p.details).toBe((await http("GET", `${d.providers[0]!.url}/v1/provider/get_commitment_info?limit=5000`)).json.message);
+    expect(p.details).toBe(
+      (await http("GET", `${d.providers[0]!.url}/v1/provider/get_commitment_info?limit=5000`)).json.message,
+    );
   });
 
   test("GetValidators and GetTopology answer what the HTTP gateway answers; pending transactions are Unimplemented", async () => {
@@ -287,7 +348,9 @@ describe("queries, validators, debug", () => {
         (await http("GET", `${node.url}/v1/validator/get_validators?epoch=1`)).json,
       );
       const topology = await dbg.unary("getTopology");
-      expect(toJson(TopologyResponseSchema, topology, { alwaysEmitImplicit: true })).toEqual((await http("GET", `${node.url}/v1/debug/topology`)).json);
+      expect(toJson(TopologyResponseSchema, topology, { alwaysEmitImplicit: true })).toEqual(
+        (await http("GET", `${node.url}/v1/debug/topology`)).json,
+      );
       expect((await failure(dbg.unary("getPendingTransactions"))).code).toBe(GrpcCode.Unimplemented);
       expect((await failure(dbg.unary("cancelTransaction", { txHash: hash(1) }))).code).toBe(GrpcCode.Unimplemented);
     }
@@ -301,7 +364,10 @@ describe("notifications over gRPC", () => {
     opened.push(n);
     const bad = await failure(n.serverStream("subscribe", { topics: ["nope"] }));
     const httpBad = await http("POST", `${d.bidder.url}/v1/subscribe`, { topics: ["nope"] });
-    expect({ code: bad.code, message: bad.details }).toEqual({ code: GrpcCode.InvalidArgument, message: httpBad.json.error.message });
+    expect({ code: bad.code, message: bad.details }).toEqual({
+      code: GrpcCode.InvalidArgument,
+      message: httpBad.json.error.message,
+    });
 
     const ctrl = new AbortController();
     const stream = n.serverStream("subscribe", { topics: ["peer_disconnected", "peer_connected"] }, ctrl.signal);
@@ -337,7 +403,10 @@ describe("provider stake over gRPC", () => {
     expect((await p.unary("getProviderReward")).amount).toMatch(/^[0-9]+$/);
     const bad = await failure(p.unary("stake", { amount: "x" }));
     const httpBad = await http("POST", `${d.providers[1]!.url}/v1/provider/stake/x`);
-    expect({ code: bad.code, message: bad.details }).toEqual({ code: GrpcCode.InvalidArgument, message: httpBad.json.message });
+    expect({ code: bad.code, message: bad.details }).toEqual({
+      code: GrpcCode.InvalidArgument,
+      message: httpBad.json.message,
+    });
     const added = await p.unary("stake", { amount: "1000" });
     expect(added.amount).toBe("1000");
     expect((await p.unary("getStake")).amount).toBe((BigInt(before.amount) + 1000n).toString());

@@ -5,10 +5,10 @@
  */
 import {
   Metadata,
-  type sendUnaryData,
   type ServerReadableStream,
   type ServerUnaryCall,
   type ServerWritableStream,
+  type sendUnaryData,
   type UntypedHandleCall,
 } from "@grpc/grpc-js";
 import { grpcStatusOf } from "./status.ts";
@@ -35,7 +35,10 @@ export interface OpenedStream<Res> {
  * Server streaming: `open` gets the request and an AbortSignal that fires when the client leaves (or its deadline
  * passes). An error thrown by `open` or by the stream ends the call with that status.
  */
-export function serverStream<Req, Res>(method: string, open: (req: Req, signal: AbortSignal) => OpenedStream<Res>): UntypedHandleCall {
+export function serverStream<Req, Res>(
+  method: string,
+  open: (req: Req, signal: AbortSignal) => OpenedStream<Res>,
+): UntypedHandleCall {
   return (call: ServerWritableStream<Req, Res>) => {
     const ctrl = new AbortController();
     let stream: OpenedStream<Res> | undefined;
@@ -80,7 +83,10 @@ function drained(call: ServerWritableStream<unknown, unknown>): Promise<void> {
 }
 
 /** Client streaming: `run` reads the request messages as an async iterable; its result or error is the answer. */
-export function clientStream<Req, Res>(method: string, run: (reqs: AsyncIterable<Req>) => Promise<Res>): UntypedHandleCall {
+export function clientStream<Req, Res>(
+  method: string,
+  run: (reqs: AsyncIterable<Req>) => Promise<Res>,
+): UntypedHandleCall {
   return (call: ServerReadableStream<Req, Res>, done: sendUnaryData<Res>) => {
     run(call as AsyncIterable<Req>).then(
       (res) => done(null, res),

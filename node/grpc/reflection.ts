@@ -1,7 +1,7 @@
+import { type DescFile, type DescService, toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import type { Server } from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
-import { toBinary, type DescFile, type DescService } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 
 /**
  * Server reflection (grpc.reflection.v1 and v1alpha) for the services a node serves, from the descriptors

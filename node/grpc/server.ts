@@ -2,20 +2,27 @@
  * A node's gRPC server (@grpc/grpc-js; docs/grpc.md says why): upstream's services for the node's role, with the
  * same handlers as the HTTP gateway behind them, server reflection, plaintext or TLS.
  */
-import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
+
 import type { DescService } from "@bufbuild/protobuf";
-import { Bidder } from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
-import { Provider } from "../gen/proto/providerapi/v1/providerapi_pb.ts";
-import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
-import { Validator } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
-import { DebugService } from "../gen/proto/debugapi/v1/debugapi_pb.ts";
-import type { NodeServices } from "../server/nodeServices.ts";
-import { serviceDefinition } from "./serviceDefinition.ts";
-import { addReflection } from "./reflection.ts";
-import { bidderHandlers, debugHandlers, notificationsHandlers, providerHandlers, validatorHandlers } from "./services.ts";
-import type { TlsFiles } from "./tls.ts";
-import { logger } from "../util/log.ts";
+import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { MevCommitError } from "../../lib/errors.ts";
+import { Bidder } from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import { DebugService } from "../gen/proto/debugapi/v1/debugapi_pb.ts";
+import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
+import { Provider } from "../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { Validator } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
+import type { NodeServices } from "../server/nodeServices.ts";
+import { logger } from "../util/log.ts";
+import { addReflection } from "./reflection.ts";
+import { serviceDefinition } from "./serviceDefinition.ts";
+import {
+  bidderHandlers,
+  debugHandlers,
+  notificationsHandlers,
+  providerHandlers,
+  validatorHandlers,
+} from "./services.ts";
+import type { TlsFiles } from "./tls.ts";
 
 const log = logger("grpc");
 
@@ -53,10 +60,18 @@ export async function serveGrpc(s: NodeServices, listen: GrpcListen, what: strin
   const server = new Server({ "grpc.keepalive_permit_without_calls": 1 });
   const services = grpcServicesOf(s);
   for (const [desc, impl] of services) server.addService(serviceDefinition(desc), impl);
-  addReflection(server, services.map(([d]) => d));
-  const creds = listen.tls ? ServerCredentials.createSsl(null, [{ cert_chain: listen.tls.cert, private_key: listen.tls.key }], false) : ServerCredentials.createInsecure();
+  addReflection(
+    server,
+    services.map(([d]) => d),
+  );
+  const creds = listen.tls
+    ? ServerCredentials.createSsl(null, [{ cert_chain: listen.tls.cert, private_key: listen.tls.key }], false)
+    : ServerCredentials.createInsecure();
   const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
-  const bind = () => new Promise<number>((resolve, reject) => server.bindAsync(`${host}:${listen.port}`, creds, (e, p) => (e ? reject(e) : resolve(p))));
+  const bind = () =>
+    new Promise<number>((resolve, reject) =>
+      server.bindAsync(`${host}:${listen.port}`, creds, (e, p) => (e ? reject(e) : resolve(p))),
+    );
   let port: number | undefined;
   // A node restarted on its port may find it briefly taken (by an outgoing connection's source port, on a busy
   // machine): try for a while before giving up.
@@ -66,9 +81,12 @@ export async function serveGrpc(s: NodeServices, listen: GrpcListen, what: strin
     } catch (e) {
       if (listen.port === 0 || tries >= 30) {
         server.forceShutdown();
-        throw new GrpcListenError(`${what} cannot serve gRPC on ${host}:${listen.port}: ${(e as Error).message}`, { cause: e });
+        throw new GrpcListenError(`${what} cannot serve gRPC on ${host}:${listen.port}: ${(e as Error).message}`, {
+          cause: e,
+        });
       }
-      if (tries === 0) log.warn("gRPC port busy, retrying for 3 s", { node: what, port: listen.port, error: (e as Error).message });
+      if (tries === 0)
+        log.warn("gRPC port busy, retrying for 3 s", { node: what, port: listen.port, error: (e as Error).message });
       await Bun.sleep(100);
     }
   }

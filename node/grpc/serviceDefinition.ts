@@ -1,5 +1,5 @@
+import { type DescService, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { MethodDefinition, ServiceDefinition } from "@grpc/grpc-js";
-import { fromBinary, toBinary, type DescService } from "@bufbuild/protobuf";
 
 /**
  * A grpc-js service definition from a service of our generated protos: the paths (`/<package>.<Service>/<Method>`),

@@ -5,32 +5,40 @@
  */
 import type { UntypedServiceImplementation } from "@grpc/grpc-js";
 import type * as bidderPb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
-import type * as providerPb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
-import type * as notificationsPb from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
-import type * as validatorPb from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
 import type * as debugPb from "../gen/proto/debugapi/v1/debugapi_pb.ts";
-import type { BidderService } from "../services/bidderService.ts";
-import type { ProviderService } from "../services/providerService.ts";
-import type { NotificationsService } from "../services/notificationsService.ts";
-import type { ValidatorApiService } from "../services/validatorApiService.ts";
-import type { DebugService } from "../services/debugService.ts";
+import type * as notificationsPb from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
+import type * as providerPb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
+import type * as validatorPb from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
 import { UnimplementedError } from "../protocol/grpcCodes.ts";
+import type { BidderService } from "../services/bidderService.ts";
+import type { DebugService } from "../services/debugService.ts";
+import type { NotificationsService } from "../services/notificationsService.ts";
+import type { ProviderService } from "../services/providerService.ts";
+import type { ValidatorApiService } from "../services/validatorApiService.ts";
 import { clientStream, serverStream, unary } from "./handlers.ts";
 
 export function bidderHandlers(s: BidderService): UntypedServiceImplementation {
-  const deposit = (r: bidderPb.DepositRequest) => ({ amount: r.amount, windowNumber: r.windowNumber, blockNumber: r.blockNumber });
+  const deposit = (r: bidderPb.DepositRequest) => ({
+    amount: r.amount,
+    windowNumber: r.windowNumber,
+    blockNumber: r.blockNumber,
+  });
   return {
     SendBid: serverStream("SendBid", (r: bidderPb.Bid, signal) => ({ messages: s.sendBid(r, signal) })),
     Deposit: unary("Deposit", (r: bidderPb.DepositRequest) => s.deposit(deposit(r))),
     AutoDeposit: unary("AutoDeposit", (r: bidderPb.DepositRequest) => s.autoDeposit(deposit(r))),
-    CancelAutoDeposit: unary("CancelAutoDeposit", (r: bidderPb.CancelAutoDepositRequest) => s.cancelAutoDeposit({ withdraw: r.withdraw })),
+    CancelAutoDeposit: unary("CancelAutoDeposit", (r: bidderPb.CancelAutoDepositRequest) =>
+      s.cancelAutoDeposit({ withdraw: r.withdraw }),
+    ),
     AutoDepositStatus: unary("AutoDepositStatus", () => s.autoDepositStatus()),
     WithdrawFromWindows: unary("WithdrawFromWindows", (r: bidderPb.WithdrawFromWindowsRequest) =>
       s.withdrawFromWindows({ windowNumbers: r.windowNumbers.map((w) => w.value) }),
     ),
     GetDeposit: unary("GetDeposit", (r: bidderPb.GetDepositRequest) => s.getDeposit({ windowNumber: r.windowNumber })),
     Withdraw: unary("Withdraw", (r: bidderPb.WithdrawRequest) => s.withdraw({ windowNumber: r.windowNumber })),
-    GetBidInfo: unary("GetBidInfo", (r: bidderPb.GetBidInfoRequest) => s.getBidInfo({ blockNumber: r.blockNumber, page: r.page, limit: r.limit })),
+    GetBidInfo: unary("GetBidInfo", (r: bidderPb.GetBidInfoRequest) =>
+      s.getBidInfo({ blockNumber: r.blockNumber, page: r.page, limit: r.limit }),
+    ),
     ClaimSlashedFunds: unary("ClaimSlashedFunds", () => s.claimSlashedFunds()),
   };
 }
@@ -41,8 +49,12 @@ export function providerHandlers(s: ProviderService): UntypedServiceImplementati
       const stream = s.receiveBids();
       return { messages: stream.bids, close: stream.close };
     }),
-    SendProcessedBids: clientStream("SendProcessedBids", (decisions: AsyncIterable<providerPb.BidResponse>) => s.sendProcessedBids(decisions)),
-    Stake: unary("Stake", (r: providerPb.StakeRequest) => s.stake({ amount: r.amount, blsPublicKeys: r.blsPublicKeys, blsSignatures: r.blsSignatures })),
+    SendProcessedBids: clientStream("SendProcessedBids", (decisions: AsyncIterable<providerPb.BidResponse>) =>
+      s.sendProcessedBids(decisions),
+    ),
+    Stake: unary("Stake", (r: providerPb.StakeRequest) =>
+      s.stake({ amount: r.amount, blsPublicKeys: r.blsPublicKeys, blsSignatures: r.blsSignatures }),
+    ),
     GetStake: unary("GetStake", () => s.getStake()),
     GetMinStake: unary("GetMinStake", () => s.getMinStake()),
     WithdrawStake: unary("WithdrawStake", () => s.withdrawStake()),
@@ -65,12 +77,16 @@ export function notificationsHandlers(s: NotificationsService): UntypedServiceIm
 }
 
 export function validatorHandlers(s: ValidatorApiService): UntypedServiceImplementation {
-  return { GetValidators: unary("GetValidators", (r: validatorPb.GetValidatorsRequest) => s.getValidators({ epoch: r.epoch })) };
+  return {
+    GetValidators: unary("GetValidators", (r: validatorPb.GetValidatorsRequest) => s.getValidators({ epoch: r.epoch })),
+  };
 }
 
 export function debugHandlers(s: DebugService): UntypedServiceImplementation {
   const untracked = () => {
-    throw new UnimplementedError("the reference node does not queue transactions: each is sent and waited for at once (docs/divergences.md)");
+    throw new UnimplementedError(
+      "the reference node does not queue transactions: each is sent and waited for at once (docs/divergences.md)",
+    );
   };
   return {
     GetTopology: unary("GetTopology", () => s.getTopology()),

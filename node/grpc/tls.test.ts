@@ -1,9 +1,9 @@
 /** `--rpc-tls`: the devnet's certificate is made once into the data dir, and the gRPC server speaks TLS with it. */
 import { afterAll, expect, test } from "bun:test";
+import { X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { X509Certificate } from "node:crypto";
 import { getAddress } from "viem";
 import { DebugService as DebugPb } from "../gen/proto/debugapi/v1/debugapi_pb.ts";
 import { InProcessNetwork } from "../network/network.ts";
@@ -11,7 +11,7 @@ import { Notifier } from "../notify/notifier.ts";
 import { DebugService } from "../services/debugService.ts";
 import { NotificationsService } from "../services/notificationsService.ts";
 import { ValidatorApiService } from "../services/validatorApiService.ts";
-import { GrpcClient, GrpcCallError } from "./client.ts";
+import { GrpcCallError, GrpcClient } from "./client.ts";
 import { serveGrpc } from "./server.ts";
 import { devnetCertificate } from "./tls.ts";
 

@@ -16,7 +16,10 @@ export function readTlsFiles(certPath: string, keyPath: string): TlsFiles {
   try {
     return { cert: readFileSync(certPath), key: readFileSync(keyPath) };
   } catch (e) {
-    throw new TlsFileError(`cannot read the RPC TLS certificate or key (${certPath}, ${keyPath}): ${(e as Error).message}`, { cause: e });
+    throw new TlsFileError(
+      `cannot read the RPC TLS certificate or key (${certPath}, ${keyPath}): ${(e as Error).message}`,
+      { cause: e },
+    );
   }
 }
 
@@ -32,7 +35,9 @@ export async function devnetCertificate(certPath: string, keyPath: string, host:
     { type: 2 as const, value: "localhost" },
     { type: 7 as const, ip: "127.0.0.1" },
     { type: 7 as const, ip: "::1" },
-    ...(["localhost", "127.0.0.1", "::1", "0.0.0.0", "::"].includes(host) ? [] : [isIp ? { type: 7 as const, ip: host } : { type: 2 as const, value: host }]),
+    ...(["localhost", "127.0.0.1", "::1", "0.0.0.0", "::"].includes(host)
+      ? []
+      : [isIp ? { type: 7 as const, ip: host } : { type: 2 as const, value: host }]),
   ];
   const pems = await generate([{ name: "commonName", value: "mev-commit devnet" }], {
     keyType: "ec",

@@ -1,8 +1,8 @@
-import { createPublicClient, createTestClient, http, zeroAddress, type Address, type Hex } from "viem";
-import { SerialQueue } from "../util/serial.ts";
-import { logger } from "../util/log.ts";
-import { WinnerSchedule } from "./winnerSchedule.ts";
+import { type Address, createPublicClient, createTestClient, type Hex, http, zeroAddress } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { logger } from "../util/log.ts";
+import { SerialQueue } from "../util/serial.ts";
+import { WinnerSchedule } from "./winnerSchedule.ts";
 
 export interface MinedBlock {
   number: bigint;

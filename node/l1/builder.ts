@@ -1,4 +1,4 @@
-import { createWalletClient, http, type Address, type Hex, type PublicClient } from "viem";
+import { type Address, createWalletClient, type Hex, http, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { logger } from "../util/log.ts";
 
@@ -85,8 +85,8 @@ export class Builder {
   }
 
   private async sendFiller(): Promise<void> {
-    await this.filler.sendTransaction({ to: this.filler.account.address, value: 0n, chain: null }).catch((e) =>
-      this.log.warn("filler transaction failed", { error: e }),
-    );
+    await this.filler
+      .sendTransaction({ to: this.filler.account.address, value: 0n, chain: null })
+      .catch((e) => this.log.warn("filler transaction failed", { error: e }));
   }
 }

@@ -1,5 +1,5 @@
-import { parseTransaction, type Address, type Hex } from "viem";
-import { FailedPreconditionError, InvalidArgumentError, RpcError, GrpcCode } from "../protocol/grpcCodes.ts";
+import { type Address, type Hex, parseTransaction } from "viem";
+import { FailedPreconditionError, GrpcCode, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
 import type { BundleSource } from "./builder.ts";
 
 /** The book is full: more bundles are waiting for future blocks than the devnet keeps. */
@@ -36,9 +36,15 @@ export class BundleBook {
 
   /** Checks and keeps a bundle; `head` is the latest mined L1 block (a bundle for it or earlier is refused). */
   post(b: PostedBundle, head: bigint): void {
-    if (b.blockNumber <= head) throw new FailedPreconditionError(`block ${b.blockNumber} is already mined (the L1 is at ${head}); post bundles for a future block`);
+    if (b.blockNumber <= head)
+      throw new FailedPreconditionError(
+        `block ${b.blockNumber} is already mined (the L1 is at ${head}); post bundles for a future block`,
+      );
     if (b.rawTransactions.length === 0) throw new InvalidArgumentError("rawTransactions is empty");
-    if (b.rawTransactions.length > MAX_BUNDLE_TXS) throw new InvalidArgumentError(`a bundle holds at most ${MAX_BUNDLE_TXS} transactions, got ${b.rawTransactions.length}`);
+    if (b.rawTransactions.length > MAX_BUNDLE_TXS)
+      throw new InvalidArgumentError(
+        `a bundle holds at most ${MAX_BUNDLE_TXS} transactions, got ${b.rawTransactions.length}`,
+      );
     for (const [i, raw] of b.rawTransactions.entries()) {
       const hex = (raw.startsWith("0x") ? raw : `0x${raw}`) as Hex;
       try {
@@ -47,7 +53,10 @@ export class BundleBook {
         throw new InvalidArgumentError(`rawTransactions[${i}] is not an RLP-encoded signed transaction`);
       }
     }
-    if (this.count >= MAX_BOOK_BUNDLES) throw new BundleBookFullError(`the devnet holds ${MAX_BOOK_BUNDLES} bundles for future blocks already; mine blocks first`);
+    if (this.count >= MAX_BOOK_BUNDLES)
+      throw new BundleBookFullError(
+        `the devnet holds ${MAX_BOOK_BUNDLES} bundles for future blocks already; mine blocks first`,
+      );
     const list = this.byBlock.get(b.blockNumber) ?? [];
     list.push({ ...b, seq: this.seq++ });
     this.byBlock.set(b.blockNumber, list);
@@ -58,14 +67,19 @@ export class BundleBook {
   sources(): BundleSource[] {
     const providers = new Set<string>();
     for (const list of this.byBlock.values()) for (const b of list) providers.add(b.provider.toLowerCase());
-    return [...providers].map((p) => ({ address: p as Address, bundlesFor: (block: bigint) => this.bundlesFor(p as Address, block) }));
+    return [...providers].map((p) => ({
+      address: p as Address,
+      bundlesFor: (block: bigint) => this.bundlesFor(p as Address, block),
+    }));
   }
 
   /** A provider's bundles for a block: highest bid first, then in the order posted. */
   bundlesFor(provider: Address, block: bigint): string[][] {
     return (this.byBlock.get(block) ?? [])
       .filter((b) => b.provider.toLowerCase() === provider.toLowerCase())
-      .sort((a, b) => ((b.bidAmount ?? 0n) > (a.bidAmount ?? 0n) ? 1 : (b.bidAmount ?? 0n) < (a.bidAmount ?? 0n) ? -1 : a.seq - b.seq))
+      .sort((a, b) =>
+        (b.bidAmount ?? 0n) > (a.bidAmount ?? 0n) ? 1 : (b.bidAmount ?? 0n) < (a.bidAmount ?? 0n) ? -1 : a.seq - b.seq,
+      )
       .map((b) => b.rawTransactions);
   }
 

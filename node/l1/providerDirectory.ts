@@ -1,10 +1,10 @@
-import { parseAbiItem, type Address, type Hex } from "viem";
-import { builderKeyFor } from "../chain/deploy.ts";
-import { providerRegistryAbi } from "../chain/contracts.ts";
+import { type Address, type Hex, parseAbiItem } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
+import { providerRegistryAbi } from "../chain/contracts.ts";
+import { builderKeyFor } from "../chain/deploy.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
-import type { NodeStore } from "../store/db.ts";
 import { transact } from "../chain/transact.ts";
+import type { NodeStore } from "../store/db.ts";
 import { logger } from "../util/log.ts";
 import { SerialQueue } from "../util/serial.ts";
 
@@ -134,7 +134,13 @@ export class ProviderDirectory {
     if (keys.length > 0) return key;
     await transact(
       this.o.owner,
-      { address: this.o.providerRegistry, abi: providerRegistryAbi, functionName: "overrideAddBLSKey", args: [provider, key], gas: 300_000n },
+      {
+        address: this.o.providerRegistry,
+        abi: providerRegistryAbi,
+        functionName: "overrideAddBLSKey",
+        args: [provider, key],
+        gas: 300_000n,
+      },
       "mapping a builder key",
     );
     return key;

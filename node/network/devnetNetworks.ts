@@ -3,10 +3,10 @@
  * around a bootnode of the devnet's own (upstream's wire; foreign nodes may join through the same bootnode).
  */
 import type { Address } from "viem";
-import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
-import { InProcessNetwork, type Network } from "./network.ts";
-import { meshSettled, meshViewOf } from "./meshView.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
+import { meshSettled, meshViewOf } from "./meshView.ts";
+import { InProcessNetwork, type Network } from "./network.ts";
 
 export interface DevnetNetworkOptions {
   kind: "libp2p" | "in-process";
@@ -45,18 +45,46 @@ export interface DevnetNetworks {
 export async function devnetNetworks(o: DevnetNetworkOptions): Promise<DevnetNetworks> {
   if (o.kind === "in-process") {
     const shared = new InProcessNetwork();
-    return { bidder: shared, providers: o.providerKeys.map(() => shared), renew: () => shared, bootnodeAddrs: () => [], settle: async () => {}, stop: async () => {} };
+    return {
+      bidder: shared,
+      providers: o.providerKeys.map(() => shared),
+      renew: () => shared,
+      bootnodeAddrs: () => [],
+      settle: async () => {},
+      stop: async () => {},
+    };
   }
   const listen = (port: number) => [`/ip4/${o.host}/tcp/${port}`];
-  const bootnode = new Libp2pNetwork({ nodeKey: o.bootnodeKey, peerType: "bootnode", listen: listen(o.bootnodePort), isStaked: o.isStaked });
+  const bootnode = new Libp2pNetwork({
+    nodeKey: o.bootnodeKey,
+    peerType: "bootnode",
+    listen: listen(o.bootnodePort),
+    isStaked: o.isStaked,
+  });
   await bootnode.start();
   const bootnodes = bootnode.multiaddrs();
-  const node = (nodeKey: `0x${string}`, peerType: "bidder" | "provider", port: number) => new Libp2pNetwork({ nodeKey, peerType, listen: listen(port), bootnodes, isStaked: o.isStaked, bootstrapIntervalMs: 1000 });
+  const node = (nodeKey: `0x${string}`, peerType: "bidder" | "provider", port: number) =>
+    new Libp2pNetwork({
+      nodeKey,
+      peerType,
+      listen: listen(port),
+      bootnodes,
+      isStaked: o.isStaked,
+      bootstrapIntervalMs: 1000,
+    });
   let bidder = node(o.bidderKey, "bidder", o.bidderPort);
   const providers = o.providerKeys.map((k, i) => node(k, "provider", o.providerPorts[i] ?? 0));
   /** `expected`: running providers the others must see; stopped ones nobody may see (the rest: no requirement). */
   const meshed = (expected: boolean[], running: boolean[]): boolean =>
-    meshSettled(meshViewOf(bidder), providers.map((p, i) => ({ address: p.address, expected: expected[i] === true, running: running[i] === true, view: meshViewOf(p) })));
+    meshSettled(
+      meshViewOf(bidder),
+      providers.map((p, i) => ({
+        address: p.address,
+        expected: expected[i] === true,
+        running: running[i] === true,
+        view: meshViewOf(p),
+      })),
+    );
   return {
     get bidder() {
       return bidder;
@@ -71,9 +99,12 @@ export async function devnetNetworks(o: DevnetNetworkOptions): Promise<DevnetNet
       const until = Date.now() + timeoutMs;
       // A running provider the registry no longer counts (its unstake was requested, its stake slashed below the
       // minimum) is refused in every handshake: it runs, but nobody will ever see it, so nobody is waited for.
-      const expected = await Promise.all(providers.map(async (p, i) => running[i] === true && (await o.isStaked(p.address))));
+      const expected = await Promise.all(
+        providers.map(async (p, i) => running[i] === true && (await o.isStaked(p.address))),
+      );
       while (!meshed(expected, running)) {
-        if (Date.now() > until) throw new MeshTimeoutError(`nodes did not find each other over libp2p within ${timeoutMs} ms`);
+        if (Date.now() > until)
+          throw new MeshTimeoutError(`nodes did not find each other over libp2p within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },

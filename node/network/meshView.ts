@@ -8,7 +8,11 @@ export interface MeshView {
 }
 
 /** What a node's network sees (a Libp2pNetwork: its own address, the providers it reaches, the bidders it has keys from). */
-export function meshViewOf(n: { address: Address; providers(): { address: Address }[]; bidders(): Address[] }): MeshView {
+export function meshViewOf(n: {
+  address: Address;
+  providers(): { address: Address }[];
+  bidders(): Address[];
+}): MeshView {
   return { address: n.address, providers: n.providers().map((p) => p.address), bidders: n.bidders() };
 }
 
@@ -19,10 +23,14 @@ const has = (list: Address[], a: Address) => list.some((x) => x.toLowerCase() ==
  * bidder, the other expected providers and no stopped one (running providers without stake are neither: every
  * peer refuses them). One rule for the in-process libp2p mesh and for nodes in processes of their own.
  */
-export function meshSettled(bidder: MeshView, providers: { address: Address; expected: boolean; running: boolean; view?: MeshView }[]): boolean {
+export function meshSettled(
+  bidder: MeshView,
+  providers: { address: Address; expected: boolean; running: boolean; view?: MeshView }[],
+): boolean {
   const up = providers.filter((p) => p.expected);
   const down = providers.filter((p) => !p.running);
-  if (!up.every((p) => has(bidder.providers, p.address)) || down.some((p) => has(bidder.providers, p.address))) return false;
+  if (!up.every((p) => has(bidder.providers, p.address)) || down.some((p) => has(bidder.providers, p.address)))
+    return false;
   return up.every(
     (n) =>
       n.view !== undefined &&

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Address } from "viem";
-import { PortNetwork } from "./portNetwork.ts";
-import type { CommitmentReply, ProviderPeer } from "./network.ts";
 import type { SignedBid } from "../protocol/types.ts";
+import type { CommitmentReply, ProviderPeer } from "./network.ts";
+import { PortNetwork } from "./portNetwork.ts";
 
 const PROVIDER = "0x00000000000000000000000000000000000000aa" as Address;
 const BIDDER = "0x00000000000000000000000000000000000000bb" as Address;
@@ -22,7 +22,9 @@ describe("PortNetwork", () => {
   test("a provider announced on one side is a peer on the other, before or after the other side starts", async () => {
     const { port1, port2 } = new MessageChannel();
     const providerSide = new PortNetwork([port1]);
-    providerSide.connectProvider(provider(async () => ({ digest: new Uint8Array(), signature: new Uint8Array(), dispatchTimestamp: 0n })));
+    providerSide.connectProvider(
+      provider(async () => ({ digest: new Uint8Array(), signature: new Uint8Array(), dispatchTimestamp: 0n })),
+    );
     await tick();
     const bidderSide = new PortNetwork([port2]); // joins late: its sync asks for what is there
     const events: string[] = [];
@@ -45,11 +47,17 @@ describe("PortNetwork", () => {
   test("a bid crosses with its bigints and bytes and the reply comes back", async () => {
     const [providerSide, bidderSide] = pair();
     const seen: { bid: SignedBid; from: Address }[] = [];
-    const reply: CommitmentReply = { digest: new Uint8Array([9]), signature: new Uint8Array([8, 7]), dispatchTimestamp: 123n };
-    providerSide.connectProvider(provider(async (b, from) => {
+    const reply: CommitmentReply = {
+      digest: new Uint8Array([9]),
+      signature: new Uint8Array([8, 7]),
+      dispatchTimestamp: 123n,
+    };
+    providerSide.connectProvider(
+      provider(async (b, from) => {
         seen.push({ bid: b, from });
         return reply;
-      }));
+      }),
+    );
     await tick();
     const got = await bidderSide.providers()[0]!.handleBid(bid, BIDDER, new AbortController().signal);
     expect(got).toEqual(reply);
@@ -65,11 +73,14 @@ describe("PortNetwork", () => {
     let aborted = false;
     providerSide.connectProvider(
       provider((b, _from, signal) => {
-        if (b.bid.amount === 10n) return Promise.reject(Object.assign(new Error("no active receivers"), { name: "InternalError" }));
-        return new Promise((_, reject) => signal.addEventListener("abort", () => {
+        if (b.bid.amount === 10n)
+          return Promise.reject(Object.assign(new Error("no active receivers"), { name: "InternalError" }));
+        return new Promise((_, reject) =>
+          signal.addEventListener("abort", () => {
             aborted = true;
             reject(new Error("aborted"));
-          }));
+          }),
+        );
       }),
     );
     await tick();
@@ -78,7 +89,9 @@ describe("PortNetwork", () => {
     expect((refused as Error).name).toBe("InternalError");
     expect((refused as Error).message).toBe("no active receivers");
     const ctrl = new AbortController();
-    const pending = peer.handleBid({ ...bid, bid: { amount: 11n } } as unknown as SignedBid, BIDDER, ctrl.signal).catch((e: Error) => e);
+    const pending = peer
+      .handleBid({ ...bid, bid: { amount: 11n } } as unknown as SignedBid, BIDDER, ctrl.signal)
+      .catch((e: Error) => e);
     await tick();
     ctrl.abort();
     expect(((await pending) as Error).message).toBe("aborted");
@@ -91,7 +104,10 @@ describe("PortNetwork", () => {
     const [providerSide, bidderSide] = pair();
     providerSide.connectProvider(provider(() => new Promise(() => {})));
     await tick();
-    const pending = bidderSide.providers()[0]!.handleBid(bid, BIDDER, new AbortController().signal).catch((e: Error) => e);
+    const pending = bidderSide
+      .providers()[0]!
+      .handleBid(bid, BIDDER, new AbortController().signal)
+      .catch((e: Error) => e);
     await tick();
     providerSide.disconnectProvider(PROVIDER);
     const failed = (await pending) as Error;

@@ -6,9 +6,9 @@
  * wire costs a copy, not an encoding: what separate machines would gain in parallelism, without libp2p's CPU.
  */
 import type { Address } from "viem";
-import type { G1Point, SignedBid } from "../protocol/types.ts";
-import { PeerEvents, type CommitmentReply, type Network, type ProviderPeer } from "./network.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import type { G1Point, SignedBid } from "../protocol/types.ts";
+import { type CommitmentReply, type Network, PeerEvents, type ProviderPeer } from "./network.ts";
 
 type Message =
   | { t: "sync" }
@@ -79,7 +79,8 @@ export class PortNetwork extends PeerEvents implements Network {
 
   /** Closes every port: the other threads see this node's peers gone. */
   close(): void {
-    for (const a of [...this.localProviders.keys(), ...this.localBidders.keys()]) this.broadcast({ t: "gone", address: a as Address });
+    for (const a of [...this.localProviders.keys(), ...this.localBidders.keys()])
+      this.broadcast({ t: "gone", address: a as Address });
     for (const link of this.links) {
       for (const w of link.waiting.values()) w.reject(new PortPeerGoneError("the network was closed"));
       link.port.close();
@@ -93,8 +94,14 @@ export class PortNetwork extends PeerEvents implements Network {
   private receive(link: Link, m: Message): void {
     switch (m.t) {
       case "sync":
-        for (const p of this.localProviders.values()) link.port.postMessage({ t: "provider", address: p.address, nikePublicKey: p.nikePublicKey } satisfies Message);
-        for (const b of this.localBidders.values()) link.port.postMessage({ t: "bidder", address: b } satisfies Message);
+        for (const p of this.localProviders.values())
+          link.port.postMessage({
+            t: "provider",
+            address: p.address,
+            nikePublicKey: p.nikePublicKey,
+          } satisfies Message);
+        for (const b of this.localBidders.values())
+          link.port.postMessage({ t: "bidder", address: b } satisfies Message);
         return;
       // Heard twice when the announcement and the answer to a sync cross: connected once.
       case "provider": {
@@ -119,7 +126,8 @@ export class PortNetwork extends PeerEvents implements Network {
             }
           this.emit("disconnected", { type: "provider", address: m.address });
         }
-        if (this.remoteBidders.delete(key(m.address))) this.emit("disconnected", { type: "bidder", address: m.address });
+        if (this.remoteBidders.delete(key(m.address)))
+          this.emit("disconnected", { type: "bidder", address: m.address });
         return;
       case "bid":
         this.handle(link, m);
@@ -141,11 +149,21 @@ export class PortNetwork extends PeerEvents implements Network {
     const peer = this.localProviders.get(key(m.to));
     const ctrl = new AbortController();
     link.handling.set(m.id, ctrl);
-    const answer = peer ? peer.handleBid(m.bid, m.from, ctrl.signal) : Promise.reject(new PortPeerGoneError(`provider ${m.to} is not on this node`));
-    answer.then(
-      (value) => link.port.postMessage({ t: "reply", id: m.id, ok: true, value } satisfies Message),
-      (e: Error) => link.port.postMessage({ t: "reply", id: m.id, ok: false, error: { name: e.name, message: e.message } } satisfies Message),
-    ).finally(() => link.handling.delete(m.id));
+    const answer = peer
+      ? peer.handleBid(m.bid, m.from, ctrl.signal)
+      : Promise.reject(new PortPeerGoneError(`provider ${m.to} is not on this node`));
+    answer
+      .then(
+        (value) => link.port.postMessage({ t: "reply", id: m.id, ok: true, value } satisfies Message),
+        (e: Error) =>
+          link.port.postMessage({
+            t: "reply",
+            id: m.id,
+            ok: false,
+            error: { name: e.name, message: e.message },
+          } satisfies Message),
+      )
+      .finally(() => link.handling.delete(m.id));
   }
 
   private proxy(link: Link, address: Address, nikePublicKey: G1Point): ProviderPeer {
@@ -156,7 +174,9 @@ export class PortNetwork extends PeerEvents implements Network {
         new Promise<CommitmentReply>((resolve, reject) => {
           const id = this.nextId++;
           link.waiting.set(id, { to: key(address), resolve, reject });
-          signal.addEventListener("abort", () => link.port.postMessage({ t: "abort", id } satisfies Message), { once: true });
+          signal.addEventListener("abort", () => link.port.postMessage({ t: "abort", id } satisfies Message), {
+            once: true,
+          });
           link.port.postMessage({ t: "bid", id, to: address, bid, from } satisfies Message);
         }),
     };

@@ -46,7 +46,9 @@ export class Subscription {
       }
       if (this.closed) {
         if (this.overflowed)
-          throw new ResourceExhaustedError(`notification buffer full (${this.capacity}): the subscriber reads too slowly and was disconnected`);
+          throw new ResourceExhaustedError(
+            `notification buffer full (${this.capacity}): the subscriber reads too slowly and was disconnected`,
+          );
         return;
       }
       await new Promise<void>((r) => (this.wake = r));

@@ -1,9 +1,9 @@
-import { getAddress, type Address, type PublicClient } from "viem";
-import type { EventPoller } from "../chain/eventPoller.ts";
+import { type Address, getAddress, type PublicClient } from "viem";
 import { providerRegistryAbi } from "../chain/contracts.ts";
+import type { EventPoller } from "../chain/eventPoller.ts";
 import { atBlockOrLatest } from "../chain/pastState.ts";
-import { BoundedMap } from "../util/boundedMap.ts";
 import type { Network } from "../network/network.ts";
+import { BoundedMap } from "../util/boundedMap.ts";
 import type { Notifier } from "./notifier.ts";
 
 /** peer_connected / peer_disconnected: `{ethAddress (EIP-55), type}` for every peer other than the node itself. */
@@ -22,7 +22,12 @@ export function publishPeerEvents(notifier: Notifier, network: Network, self: Ad
  * provider_deregistered (first Unstake of a provider), provider_slashed and provider_deposit. Amounts are decimal
  * strings (upstream never delivers the last two; docs/divergences.md).
  */
-export function publishRegistryEvents(notifier: Notifier, events: EventPoller, client: PublicClient, providerRegistry: Address): () => void {
+export function publishRegistryEvents(
+  notifier: Notifier,
+  events: EventPoller,
+  client: PublicClient,
+  providerRegistry: Address,
+): () => void {
   // A provider's stake and the minimum at a block, read once for all its slashes in that block: the event follower
   // awaits each read, and a block can hold hundreds of slashes (every commitment of a missed block).
   const stakes = new BoundedMap<string, Promise<{ stake: bigint; minStake: bigint }>>(64);
@@ -35,9 +40,22 @@ export function publishRegistryEvents(notifier: Notifier, events: EventPoller, c
       // answer unless the provider's stake or minStake changed since the slash, and then the newer one.
       read = Promise.all([
         atBlockOrLatest(block, (blockNumber) =>
-          client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p], blockNumber }),
+          client.readContract({
+            address: providerRegistry,
+            abi: providerRegistryAbi,
+            functionName: "getProviderStake",
+            args: [p],
+            blockNumber,
+          }),
         ),
-        atBlockOrLatest(block, (blockNumber) => client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "minStake", blockNumber })),
+        atBlockOrLatest(block, (blockNumber) =>
+          client.readContract({
+            address: providerRegistry,
+            abi: providerRegistryAbi,
+            functionName: "minStake",
+            blockNumber,
+          }),
+        ),
       ]).then(([stake, minStake]) => ({ stake, minStake }));
       // A failed read is forgotten, unless a newer one has taken its place meanwhile.
       read.catch(() => {
@@ -66,10 +84,17 @@ export function publishRegistryEvents(notifier: Notifier, events: EventPoller, c
     events.on("FundsSlashed", async (e) => {
       const p = getAddress(e.args.provider as string);
       const { stake, minStake } = await stakeAt(p, e.blockNumber);
-      notifier.publish("provider_slashed", { provider: p, amount: (e.args.amount as bigint).toString(), hasEnoughStake: stake >= minStake });
+      notifier.publish("provider_slashed", {
+        provider: p,
+        amount: (e.args.amount as bigint).toString(),
+        hasEnoughStake: stake >= minStake,
+      });
     }),
     events.on("FundsDeposited", (e) => {
-      notifier.publish("provider_deposit", { provider: getAddress(e.args.provider as string), amount: (e.args.amount as bigint).toString() });
+      notifier.publish("provider_deposit", {
+        provider: getAddress(e.args.provider as string),
+        amount: (e.args.amount as bigint).toString(),
+      });
     }),
   ];
   return () => {
@@ -79,5 +104,6 @@ export function publishRegistryEvents(notifier: Notifier, events: EventPoller, c
 
 /** commitment_store_failed / commitment_open_failed: `{commitmentDigest (hex, no 0x), txnHash, error}`. */
 export function commitmentFailure(notifier: Notifier, topic: "commitment_store_failed" | "commitment_open_failed") {
-  return (commitmentDigest: string, txnHash: string, error: string) => notifier.publish(topic, { commitmentDigest, txnHash, error });
+  return (commitmentDigest: string, txnHash: string, error: string) =>
+    notifier.publish(topic, { commitmentDigest, txnHash, error });
 }

@@ -1,13 +1,13 @@
 import type { Address, Hex, PublicClient } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
-import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { blockTrackerAbi, oracleAbi, preconfManagerAbi } from "../chain/contracts.ts";
+import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { transact } from "../chain/transact.ts";
 import { residualAfterDecay } from "../protocol/decay.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import type { NodeStore } from "../store/db.ts";
-import { logger } from "../util/log.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
+import { logger } from "../util/log.ts";
 import { isHonoured, type TxOutcome } from "./inclusion.ts";
 
 /**
@@ -51,7 +51,10 @@ export class Settler {
   private currentWindow: { at: number; read: Promise<bigint> } | undefined;
 
   constructor(private readonly o: SettlerOptions) {
-    o.store.migrate("settlements-1", "CREATE TABLE settlements (commitment_index TEXT PRIMARY KEY, is_slash INTEGER NOT NULL, residual TEXT NOT NULL)");
+    o.store.migrate(
+      "settlements-1",
+      "CREATE TABLE settlements (commitment_index TEXT PRIMARY KEY, is_slash INTEGER NOT NULL, residual TEXT NOT NULL)",
+    );
     o.events.on("OpenedCommitmentStored", (e) => this.schedule(e));
   }
 
@@ -61,10 +64,18 @@ export class Settler {
    */
   async reconcile(blocks = 256n): Promise<void> {
     const pc = this.o.settlement.publicClient;
-    const rows = this.o.store.db.query<{ commitment_index: string }, []>("SELECT commitment_index FROM settlements").all();
+    const rows = this.o.store.db
+      .query<{ commitment_index: string }, []>("SELECT commitment_index FROM settlements")
+      .all();
     for (const { commitment_index } of rows) {
-      const c = await pc.readContract({ address: this.o.preconfManager, abi: preconfManagerAbi, functionName: "getCommitment", args: [commitment_index as Hex] });
-      if (!c.isSettled) this.o.store.db.query("DELETE FROM settlements WHERE commitment_index = ?").run(commitment_index);
+      const c = await pc.readContract({
+        address: this.o.preconfManager,
+        abi: preconfManagerAbi,
+        functionName: "getCommitment",
+        args: [commitment_index as Hex],
+      });
+      if (!c.isSettled)
+        this.o.store.db.query("DELETE FROM settlements WHERE commitment_index = ?").run(commitment_index);
     }
     const head = await pc.getBlockNumber({ cacheTime: 0 });
     this.o.events.rewindTo(head > blocks ? head - blocks : 0n);
@@ -97,7 +108,12 @@ export class Settler {
     const block = a.blockNumber as bigint;
     const committer = (a.committer as string).toLowerCase();
     const pc = this.o.settlement.publicClient;
-    const onChain = await pc.readContract({ address: this.o.preconfManager, abi: preconfManagerAbi, functionName: "getCommitment", args: [index] });
+    const onChain = await pc.readContract({
+      address: this.o.preconfManager,
+      abi: preconfManagerAbi,
+      functionName: "getCommitment",
+      args: [index],
+    });
     if (onChain.isSettled) return;
     const winner = await this.winnerOf(block);
     if (winner === "0x0000000000000000000000000000000000000000") {
@@ -112,7 +128,11 @@ export class Settler {
     if (winner !== committer) return;
     const contents = await this.blockContents(block);
     const isSlash = !isHonoured(a.txnHash as string, a.revertingTxHashes as string, contents);
-    const residual = residualAfterDecay(a.decayStartTimeStamp as bigint, a.decayEndTimeStamp as bigint, a.dispatchTimestamp as bigint);
+    const residual = residualAfterDecay(
+      a.decayStartTimeStamp as bigint,
+      a.decayEndTimeStamp as bigint,
+      a.dispatchTimestamp as bigint,
+    );
     await transact(
       this.o.settlement,
       {
@@ -134,14 +154,25 @@ export class Settler {
     const known = this.winners.get(block);
     if (known) return known;
     const pc = this.o.settlement.publicClient;
-    const winner = (await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] })).toLowerCase();
+    const winner = (
+      await pc.readContract({
+        address: this.o.blockTracker,
+        abi: blockTrackerAbi,
+        functionName: "getBlockWinner",
+        args: [block],
+      })
+    ).toLowerCase();
     if (winner !== "0x0000000000000000000000000000000000000000") this.winners.set(block, winner);
     return winner;
   }
 
   private window(): Promise<bigint> {
     if (!this.currentWindow || performance.now() - this.currentWindow.at > WINDOW_READ_MS) {
-      const read = this.o.settlement.publicClient.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getCurrentWindow" });
+      const read = this.o.settlement.publicClient.readContract({
+        address: this.o.blockTracker,
+        abi: blockTrackerAbi,
+        functionName: "getCurrentWindow",
+      });
       // A failed read is forgotten, unless a newer one has taken its place meanwhile.
       read.catch(() => {
         if (this.currentWindow?.read === read) this.currentWindow = undefined;

@@ -1,11 +1,10 @@
-import { zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { blockTrackerAbi } from "../chain/contracts.ts";
+import { type Address, type Hex, type PublicClient, zeroAddress } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
+import { blockTrackerAbi } from "../chain/contracts.ts";
+import { transact } from "../chain/transact.ts";
 import type { MinedBlock } from "../l1/blockDriver.ts";
 import type { NodeStore } from "../store/db.ts";
 import { logger } from "../util/log.ts";
-import { transact } from "../chain/transact.ts";
-
 
 /** L1 blocks recorded in one go when the oracle catches up. */
 const CATCH_UP_BATCH = 64n;
@@ -56,11 +55,18 @@ export class WinnerRecorder {
       });
       const header = await this.o.l1.getBlock({ blockNumber: last });
       // Recorded, and for the block the L1 has now (a lost block may have been mined again with another winner).
-      if (winner.toLowerCase() === header.miner.toLowerCase() || (header.miner === zeroAddress && winner === zeroAddress)) break;
+      if (
+        winner.toLowerCase() === header.miner.toLowerCase() ||
+        (header.miner === zeroAddress && winner === zeroAddress)
+      )
+        break;
       last--;
     }
     if (last !== this.lastRecorded()) {
-      this.log.warn("resuming winner recording from an earlier block (chain history was lost)", { from: this.lastRecorded(), to: last });
+      this.log.warn("resuming winner recording from an earlier block (chain history was lost)", {
+        from: this.lastRecorded(),
+        to: last,
+      });
       this.o.store.setKv(WinnerRecorder.KEY, last.toString());
     }
   }
@@ -92,7 +98,12 @@ export class WinnerRecorder {
     const key = coinbase === zeroAddress ? undefined : this.o.builderKeyOf(coinbase);
     await transact(
       this.o.settlement,
-      { address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "recordL1Block", args: [blockNumber, key ?? "0x"] },
+      {
+        address: this.o.blockTracker,
+        abi: blockTrackerAbi,
+        functionName: "recordL1Block",
+        args: [blockNumber, key ?? "0x"],
+      },
       `recording the winner of L1 block ${blockNumber}`,
     );
     this.log.debug("recorded winner", { block: blockNumber, winner: key ? coinbase : "none" });

@@ -5,12 +5,12 @@
  * the new run its key again, so bids reach it. Generous deadlines: a loaded machine must pass too.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { initCrypto } from "../protocol/initCrypto.ts";
-import { protocolDomains } from "../protocol/digest.ts";
-import { signBid } from "../protocol/bidSigning.ts";
-import { signCommitment } from "../protocol/commitmentSigning.ts";
-import { publicKeyOf } from "../protocol/bn254.ts";
 import type { ProviderPeer } from "../network/network.ts";
+import { signBid } from "../protocol/bidSigning.ts";
+import { publicKeyOf } from "../protocol/bn254.ts";
+import { signCommitment } from "../protocol/commitmentSigning.ts";
+import { protocolDomains } from "../protocol/digest.ts";
+import { initCrypto } from "../protocol/initCrypto.ts";
 import { setLogSink } from "../util/log.ts";
 import { Libp2pNetwork } from "./libp2pNetwork.ts";
 
@@ -25,7 +25,14 @@ setLogSink(() => {});
 
 const nets: Libp2pNetwork[] = [];
 const make = (key: `0x${string}`, peerType: "bootnode" | "bidder" | "provider", bootnodes: string[] = []) => {
-  const n = new Libp2pNetwork({ nodeKey: key, peerType, listen: ["/ip4/127.0.0.1/tcp/0"], bootnodes, isStaked: async () => true, bootstrapIntervalMs: 500 });
+  const n = new Libp2pNetwork({
+    nodeKey: key,
+    peerType,
+    listen: ["/ip4/127.0.0.1/tcp/0"],
+    bootnodes,
+    isStaked: async () => true,
+    bootstrapIntervalMs: 500,
+  });
   nets.push(n);
   return n;
 };
@@ -33,7 +40,13 @@ const peer = (n: Libp2pNetwork): ProviderPeer => ({
   address: n.address,
   nikePublicKey: publicKeyOf(NIKE),
   handleBid: async (signedBid) => {
-    const c = signCommitment({ signedBid, providerPrivateKey: KEYS.provider, providerNikeSecret: NIKE, commitmentDomain: domains.commitment, dispatchTimestamp: 7n });
+    const c = signCommitment({
+      signedBid,
+      providerPrivateKey: KEYS.provider,
+      providerNikeSecret: NIKE,
+      commitmentDomain: domains.commitment,
+      dispatchTimestamp: 7n,
+    });
     return { digest: c.digest, signature: c.signature, dispatchTimestamp: 7n };
   },
 });
@@ -67,7 +80,20 @@ test("a provider that crashes is gone for its peers at once; its next run, on an
   expect(port(next.multiaddrs())).not.toBe(oldPort);
   await bidder.waitFor(() => bidder.providers().length === 1, 20_000, "the bidder to find the provider's next run");
   // The bid is sealed with the bidder's key, which the new run can only have from a new key exchange.
-  const { signedBid } = signBid({ txHashes: ["bb".repeat(32)], rawTransactions: [], amount: 10n ** 15n, blockNumber: 9n, decayStartTimestamp: 1n, decayEndTimestamp: 2n, revertingTxHashes: [], slashAmount: 0n }, KEYS.bidder, domains.bid);
+  const { signedBid } = signBid(
+    {
+      txHashes: ["bb".repeat(32)],
+      rawTransactions: [],
+      amount: 10n ** 15n,
+      blockNumber: 9n,
+      decayStartTimestamp: 1n,
+      decayEndTimestamp: 2n,
+      revertingTxHashes: [],
+      slashAmount: 0n,
+    },
+    KEYS.bidder,
+    domains.bid,
+  );
   const reply = await bidder.providers()[0]!.handleBid(signedBid, bidder.address, AbortSignal.timeout(20_000));
   expect(reply.dispatchTimestamp).toBe(7n);
 }, 60_000);

@@ -7,7 +7,10 @@ import { afterAll, expect, test } from "bun:test";
 import { lpStream } from "@libp2p/utils";
 import { Blocklist, createHost, type Host } from "./host.ts";
 
-const KEYS = ["0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9ad8cfee0ab8c", "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"] as const;
+const KEYS = [
+  "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9ad8cfee0ab8c",
+  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+] as const;
 const listen = ["/ip4/127.0.0.1/tcp/0"];
 let target: Host | undefined;
 

@@ -3,13 +3,14 @@
  * addresses, which discovery passes on), the node's secp256k1 key as its identity. Peers refused in a handshake are
  * kept out for a while by the connection gater, as upstream's blocklist does.
  */
-import { createLibp2p, type Libp2p } from "libp2p";
-import { tcp } from "@libp2p/tcp";
+
 import { noise } from "@chainsafe/libp2p-noise";
 import { asCrypto, defaultCrypto } from "@chainsafe/libp2p-noise/crypto";
 import { yamux } from "@chainsafe/libp2p-yamux";
-import { identify, type Identify } from "@libp2p/identify";
+import { type Identify, identify } from "@libp2p/identify";
 import type { PeerId, Transport, Upgrader } from "@libp2p/interface";
+import { tcp } from "@libp2p/tcp";
+import { createLibp2p, type Libp2p } from "libp2p";
 import { libp2pKeyOf } from "./wire/peerIdentity.ts";
 
 export type Host = Libp2p<{ identify: Identify }>;

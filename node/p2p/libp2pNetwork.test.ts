@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
-import { initCrypto } from "../protocol/initCrypto.ts";
-import { protocolDomains } from "../protocol/digest.ts";
-import { signBid } from "../protocol/bidSigning.ts";
-import { signCommitment, verifyCommitment } from "../protocol/commitmentSigning.ts";
-import { publicKeyOf } from "../protocol/bn254.ts";
-import { FailedPreconditionError } from "../protocol/grpcCodes.ts";
-import type { Bid } from "../protocol/types.ts";
 import type { PeerEvent } from "../network/network.ts";
+import { signBid } from "../protocol/bidSigning.ts";
+import { publicKeyOf } from "../protocol/bn254.ts";
+import { signCommitment, verifyCommitment } from "../protocol/commitmentSigning.ts";
+import { protocolDomains } from "../protocol/digest.ts";
+import { FailedPreconditionError } from "../protocol/grpcCodes.ts";
+import { initCrypto } from "../protocol/initCrypto.ts";
+import type { Bid } from "../protocol/types.ts";
+import { until } from "../util/deadline.ts";
 import { setLogSink } from "../util/log.ts";
 import { Libp2pNetwork } from "./libp2pNetwork.ts";
 import { PeerStatusError } from "./wire/streamMsg.ts";
-import { until } from "../util/deadline.ts";
 
 /** Four nodes on loopback: a bootnode, a bidder, a staked provider and one without stake. */
 const KEYS = {
@@ -29,7 +29,13 @@ setLogSink((line) => logs.push(line));
 let staked: Set<string>;
 const nets: Libp2pNetwork[] = [];
 const make = (key: `0x${string}`, peerType: "bootnode" | "bidder" | "provider", bootnodes: string[] = []) => {
-  const n = new Libp2pNetwork({ nodeKey: key, peerType, listen: ["/ip4/127.0.0.1/tcp/0"], bootnodes, isStaked: async (a: Address) => staked.has(a.toLowerCase()) });
+  const n = new Libp2pNetwork({
+    nodeKey: key,
+    peerType,
+    listen: ["/ip4/127.0.0.1/tcp/0"],
+    bootnodes,
+    isStaked: async (a: Address) => staked.has(a.toLowerCase()),
+  });
   nets.push(n);
   return n;
 };
@@ -52,7 +58,14 @@ beforeAll(async () => {
   await initCrypto();
   boot = make(KEYS.bootnode, "bootnode");
   await boot.start();
-  staked = new Set([new Libp2pNetwork({ nodeKey: KEYS.provider, peerType: "provider", listen: [], isStaked: async () => true }).address.toLowerCase()]);
+  staked = new Set([
+    new Libp2pNetwork({
+      nodeKey: KEYS.provider,
+      peerType: "provider",
+      listen: [],
+      isStaked: async () => true,
+    }).address.toLowerCase(),
+  ]);
   provider = make(KEYS.provider, "provider", boot.multiaddrs());
   bidder = make(KEYS.bidder, "bidder", boot.multiaddrs());
   bidder.onPeer((e, p) => bidderEvents.push([e, p]));
@@ -61,7 +74,13 @@ beforeAll(async () => {
     nikePublicKey: publicKeyOf(NIKE),
     handleBid: async (signed) => {
       if (reject) throw new FailedPreconditionError("bid rejected");
-      const c = signCommitment({ signedBid: signed, providerPrivateKey: KEYS.provider, providerNikeSecret: NIKE, commitmentDomain: domains.commitment, dispatchTimestamp: 42n });
+      const c = signCommitment({
+        signedBid: signed,
+        providerPrivateKey: KEYS.provider,
+        providerNikeSecret: NIKE,
+        commitmentDomain: domains.commitment,
+        dispatchTimestamp: 42n,
+      });
       return { digest: c.digest, signature: c.signature, dispatchTimestamp: 42n };
     },
   });
@@ -76,7 +95,9 @@ describe("libp2p network of our nodes", () => {
   test("a bidder finds a provider through the bootnode and hands it its key", async () => {
     await bidder.waitFor(() => bidder.providers().length === 1, 10_000, "the provider");
     expect(bidder.providers()[0]!.address).toBe(provider.address);
-    expect(bidderEvents.filter(([e, p]) => e === "connected" && p.type === "provider").map(([, p]) => p.address)).toEqual([provider.address]);
+    expect(
+      bidderEvents.filter(([e, p]) => e === "connected" && p.type === "provider").map(([, p]) => p.address),
+    ).toEqual([provider.address]);
     await provider.waitFor(() => provider.bidders().length === 1, 5_000, "the bidder");
     expect(provider.bidders()).toEqual([bidder.address]);
   }, 30_000);
@@ -85,7 +106,14 @@ describe("libp2p network of our nodes", () => {
     const { signedBid, nikeSecret } = signBid(bid(), KEYS.bidder, domains.bid);
     const p = bidder.providers()[0]!;
     const reply = await p.handleBid(signedBid, bidder.address, new AbortController().signal);
-    const v = verifyCommitment({ signedBid, bidderNikeSecret: nikeSecret, providerNikePublicKey: p.nikePublicKey, digest: reply.digest, signature: reply.signature, commitmentDomain: domains.commitment });
+    const v = verifyCommitment({
+      signedBid,
+      bidderNikeSecret: nikeSecret,
+      providerNikePublicKey: p.nikePublicKey,
+      digest: reply.digest,
+      signature: reply.signature,
+      commitmentDomain: domains.commitment,
+    });
     expect(v.providerAddress).toBe(provider.address);
     expect(reply.dispatchTimestamp).toBe(42n);
   });
@@ -94,7 +122,10 @@ describe("libp2p network of our nodes", () => {
     reject = true;
     try {
       const { signedBid } = signBid(bid(), KEYS.bidder, domains.bid);
-      const err = await bidder.providers()[0]!.handleBid(signedBid, bidder.address, new AbortController().signal).catch((e) => e);
+      const err = await bidder
+        .providers()[0]!
+        .handleBid(signedBid, bidder.address, new AbortController().signal)
+        .catch((e) => e);
       expect(err).toBeInstanceOf(PeerStatusError);
       expect((err as PeerStatusError).statusMessage).toBe("bid rejected");
       expect((err as PeerStatusError).code).toBe(9);
@@ -105,10 +136,21 @@ describe("libp2p network of our nodes", () => {
 
   test("a provider without stake is refused by the bootnode and the bidder", async () => {
     const unstaked = make(KEYS.unstaked, "provider", boot.multiaddrs());
-    await unstaked.connectProvider({ address: unstaked.address, nikePublicKey: publicKeyOf(5n), handleBid: async () => { throw new Error("unused"); } });
+    await unstaked.connectProvider({
+      address: unstaked.address,
+      nikePublicKey: publicKeyOf(5n),
+      handleBid: async () => {
+        throw new Error("unused");
+      },
+    });
     // Straight to the bidder as well as through the bootnode: both check the stake and hang up.
     expect(await unstaked.connect(bidder.multiaddrs()[0]!).catch(() => undefined)).toBeUndefined();
-    const refusedBy = (scope: string) => logs.some((l) => l.includes(`[p2p-${scope}] handshake refused`) && l.includes(`insufficient stake: provider ${unstaked.address}`));
+    const refusedBy = (scope: string) =>
+      logs.some(
+        (l) =>
+          l.includes(`[p2p-${scope}] handshake refused`) &&
+          l.includes(`insufficient stake: provider ${unstaked.address}`),
+      );
     await until("both refusals in the log", 20_000, () => refusedBy("bootnode") && refusedBy("bidder")).catch(() => {});
     expect(refusedBy("bootnode")).toBe(true);
     expect(refusedBy("bidder")).toBe(true);
@@ -123,7 +165,13 @@ describe("libp2p network of our nodes", () => {
     // Deadlines that hold on a loaded 2-core machine; the waits end at the peer event, not at the deadline.
     await bidder.waitFor(() => bidder.providers().length === 0, 20_000, "the provider to leave");
     expect(bidderEvents.at(-1)).toEqual(["disconnected", { type: "provider", address: provider.address }]);
-    await provider.connectProvider({ address: provider.address, nikePublicKey: publicKeyOf(NIKE), handleBid: async () => { throw new FailedPreconditionError("bid rejected"); } });
+    await provider.connectProvider({
+      address: provider.address,
+      nikePublicKey: publicKeyOf(NIKE),
+      handleBid: async () => {
+        throw new FailedPreconditionError("bid rejected");
+      },
+    });
     await bidder.waitFor(() => bidder.providers().length === 1, 30_000, "the provider to come back");
     expect(bidderEvents.at(-1)).toEqual(["connected", { type: "provider", address: provider.address }]);
   }, 60_000);

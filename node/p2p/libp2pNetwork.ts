@@ -8,30 +8,45 @@
  * bid never goes to a provider that cannot read it; upstream announces it at the handshake.
  */
 import type { Connection, PeerId, Stream } from "@libp2p/interface";
-import { multiaddr, type Multiaddr } from "@multiformats/multiaddr";
+import { type Multiaddr, multiaddr } from "@multiformats/multiaddr";
 import type { Address } from "viem";
-import { EKMWithSignatureSchema } from "../gen/proto/p2p/keyexchange/v1/keyexchange_pb.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 import { PeerListSchema } from "../gen/proto/p2p/discovery/v1/discovery_pb.ts";
-import { EncryptedBidSchema, EncryptedPreConfirmationSchema } from "../gen/proto/p2p/preconfirmation/v1/preconfirmation_pb.ts";
+import { EKMWithSignatureSchema } from "../gen/proto/p2p/keyexchange/v1/keyexchange_pb.ts";
+import {
+  EncryptedBidSchema,
+  EncryptedPreConfirmationSchema,
+} from "../gen/proto/p2p/preconfirmation/v1/preconfirmation_pb.ts";
+import type { CommitmentReply, Network, PeerEvent, PeerType, ProviderPeer } from "../network/network.ts";
 import { GrpcCode, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import type { SignedBid } from "../protocol/types.ts";
-import type { CommitmentReply, Network, PeerEvent, PeerType, ProviderPeer } from "../network/network.ts";
 import { logger } from "../util/log.ts";
 import { Blocklist, createHost, type Host } from "./host.ts";
 import { MsgStream } from "./msgStream.ts";
-import { answerHandshake, dialHandshake, type HandshakeSelf } from "./protocols/handshake.ts";
 import { eciesKeyFromNodeKey } from "./nodeKeys.ts";
+import { answerHandshake, dialHandshake, type HandshakeSelf } from "./protocols/handshake.ts";
 import { newAesKey } from "./wire/aesGcm.ts";
+import { type DiscoveredPeer, peerList, peersOf } from "./wire/discovery.ts";
 import { eciesPublicKeyOf } from "./wire/ecies.ts";
-import { InsufficientStakeError, ObservedAddressMismatchError, handshakeRequest, type ProviderKeys } from "./wire/handshake.ts";
+import {
+  handshakeRequest,
+  InsufficientStakeError,
+  ObservedAddressMismatchError,
+  type ProviderKeys,
+} from "./wire/handshake.ts";
 import { SignatureVerificationError } from "./wire/hashSignature.ts";
 import { openKeyExchange, sealKeyExchange } from "./wire/keyExchange.ts";
-import { commitmentFromMessage, commitmentToMessage, decryptBid, encryptBid } from "./wire/preconfirmation.ts";
-import { peerList, peersOf, type DiscoveredPeer } from "./wire/discovery.ts";
 import { ethAddressOfPeer, peerIdOf } from "./wire/peerIdentity.ts";
-import { DISCOVERY, HANDSHAKE, KEY_EXCHANGE, PRECONFIRMATION, protocolId, type ProtocolSpec } from "./wire/protocolIds.ts";
-import { MevCommitError } from "../../lib/errors.ts";
+import { commitmentFromMessage, commitmentToMessage, decryptBid, encryptBid } from "./wire/preconfirmation.ts";
+import {
+  DISCOVERY,
+  HANDSHAKE,
+  KEY_EXCHANGE,
+  PRECONFIRMATION,
+  type ProtocolSpec,
+  protocolId,
+} from "./wire/protocolIds.ts";
 
 export interface Libp2pNetworkOptions {
   nodeKey: `0x${string}`;
@@ -165,13 +180,30 @@ export class Libp2pNetwork implements Network {
       request: handshakeRequest({ privateKey: o.nodeKey, peerType: o.peerType, token: o.token, keys }),
       isStaked: o.isStaked,
     };
-    const host = await createHost({ nodeKey: o.nodeKey, listen: o.listen, announce: o.announce, blocklist: this.blocklist });
+    const host = await createHost({
+      nodeKey: o.nodeKey,
+      listen: o.listen,
+      announce: o.announce,
+      blocklist: this.blocklist,
+    });
     this.host = host;
     await host.handle(protocolId(HANDSHAKE), (stream, conn) => void this.handshake(conn, stream), STREAM_LIMITS);
-    await host.handle(protocolId(DISCOVERY), this.serve((peer, s, signal) => this.onPeerList(peer, s, signal)), STREAM_LIMITS);
+    await host.handle(
+      protocolId(DISCOVERY),
+      this.serve((peer, s, signal) => this.onPeerList(peer, s, signal)),
+      STREAM_LIMITS,
+    );
     if (o.peerType === "provider") {
-      await host.handle(protocolId(KEY_EXCHANGE), this.serve((peer, s, signal) => this.onKeys(peer, s, signal)), STREAM_LIMITS);
-      await host.handle(protocolId(PRECONFIRMATION), this.serve((peer, s, signal) => this.onBid(peer, s, signal)), STREAM_LIMITS);
+      await host.handle(
+        protocolId(KEY_EXCHANGE),
+        this.serve((peer, s, signal) => this.onKeys(peer, s, signal)),
+        STREAM_LIMITS,
+      );
+      await host.handle(
+        protocolId(PRECONFIRMATION),
+        this.serve((peer, s, signal) => this.onBid(peer, s, signal)),
+        STREAM_LIMITS,
+      );
     }
     host.addEventListener("peer:disconnect", (e) => this.onDisconnect(e.detail));
     this.log.info("p2p host listening", { peerId: this.peerId.toString(), addrs: this.multiaddrs().join(",") });
@@ -242,18 +274,26 @@ export class Libp2pNetwork implements Network {
         this.log.debug("bootnode not reachable", { addr: b, reason: (e as Error).message });
       }
     }
-    for (const [id, p] of this.toDial) if (!this.peers.has(id) && !this.handshakes.has(id)) await this.dialDiscovered(id, p);
+    for (const [id, p] of this.toDial)
+      if (!this.peers.has(id) && !this.handshakes.has(id)) await this.dialDiscovered(id, p);
   }
 
   /** Dials a provider a peer list named; forgets it once reached, or after its third failed dial in a row. */
-  private async dialDiscovered(id: string, p: { address: Address; addrs: Multiaddr[]; failures: number }): Promise<void> {
+  private async dialDiscovered(
+    id: string,
+    p: { address: Address; addrs: Multiaddr[]; failures: number },
+  ): Promise<void> {
     if (!this.host) return;
     try {
       await this.connect(p.addrs);
       if (this.toDial.get(id) === p) this.toDial.delete(id);
     } catch (e) {
       p.failures++;
-      this.log.debug("dialling a discovered peer failed", { peer: p.address, attempt: p.failures, reason: (e as Error).message });
+      this.log.debug("dialling a discovered peer failed", {
+        peer: p.address,
+        attempt: p.failures,
+        reason: (e as Error).message,
+      });
       if (p.failures >= 3 && this.toDial.get(id) === p) this.toDial.delete(id);
     }
   }
@@ -278,7 +318,8 @@ export class Libp2pNetwork implements Network {
   // ---- handshake and peers -------------------------------------------------------------------------------------
 
   private providerKeys(): ProviderKeys {
-    if (!this.local) throw new Error("a provider network starts from connectProvider (it needs the provider's NIKE key)");
+    if (!this.local)
+      throw new Error("a provider network starts from connectProvider (it needs the provider's NIKE key)");
     return { pkePublicKey: eciesPublicKeyOf(this.eciesKey), nikePublicKey: this.local.nikePublicKey };
   }
 
@@ -297,7 +338,9 @@ export class Libp2pNetwork implements Network {
         const peerAddress = ethAddressOfPeer(conn.remotePeer);
         s = new MsgStream(inbound ?? (await conn.newStream(protocolId(HANDSHAKE), { signal })));
         const self = this.self!;
-        const hp = inbound ? await answerHandshake(s, self, peerAddress, signal) : await dialHandshake(s, self, peerAddress, signal);
+        const hp = inbound
+          ? await answerHandshake(s, self, peerAddress, signal)
+          : await dialHandshake(s, self, peerAddress, signal);
         await s.close();
         return this.add(conn.remotePeer, hp.address, hp.type, hp.keys);
       } catch (e) {
@@ -316,10 +359,14 @@ export class Libp2pNetwork implements Network {
   /** Upstream's blocklist: a bad signature or address for long, too little stake for minutes. */
   private refuse(conn: Connection, e: Error): void {
     // A peer that refuses us just hangs up (upstream writes no reason): say what that usually means.
-    const reason = /unexpected eof|reset/i.test(e.message) ? `the peer hung up during the handshake (it refused us: stake, signature or its blocklist): ${e.message}` : e.message;
+    const reason = /unexpected eof|reset/i.test(e.message)
+      ? `the peer hung up during the handshake (it refused us: stake, signature or its blocklist): ${e.message}`
+      : e.message;
     this.log.warn("handshake refused", { peer: conn.remotePeer.toString(), addr: conn.remoteAddr.toString(), reason });
-    if (e instanceof InsufficientStakeError) this.blocklist.block(conn.remotePeer, conn.direction === "inbound" ? 2 * 60_000 : 5 * 60_000);
-    else if (e instanceof SignatureVerificationError || e instanceof ObservedAddressMismatchError) this.blocklist.block(conn.remotePeer, 10 * 60_000);
+    if (e instanceof InsufficientStakeError)
+      this.blocklist.block(conn.remotePeer, conn.direction === "inbound" ? 2 * 60_000 : 5 * 60_000);
+    else if (e instanceof SignatureVerificationError || e instanceof ObservedAddressMismatchError)
+      this.blocklist.block(conn.remotePeer, 10 * 60_000);
     void this.host?.hangUp(conn.remotePeer).catch(() => {});
   }
 
@@ -362,7 +409,12 @@ export class Libp2pNetwork implements Network {
   private async open(peer: RemotePeer, spec: ProtocolSpec, signal: AbortSignal): Promise<MsgStream> {
     const host = this.requireHost();
     if (this.peers.get(peer.id.toString()) !== peer) throw new PeerNotConnectedError(peer.address);
-    const s = new MsgStream(await host.dialProtocol(peer.id, protocolId(spec), { signal, maxOutboundStreams: STREAM_LIMITS.maxOutboundStreams }));
+    const s = new MsgStream(
+      await host.dialProtocol(peer.id, protocolId(spec), {
+        signal,
+        maxOutboundStreams: STREAM_LIMITS.maxOutboundStreams,
+      }),
+    );
     try {
       await s.writeHeader(signal);
       s.expectHeader();
@@ -440,10 +492,15 @@ export class Libp2pNetwork implements Network {
     const conn = fresh ? host.getConnections(p.id)[0] : undefined;
     if (conn) {
       try {
-        const addrs = (await host.services.identify.identify(conn, { signal: AbortSignal.timeout(5_000) })).listenAddrs.map(String).filter(tcp);
+        const addrs = (await host.services.identify.identify(conn, { signal: AbortSignal.timeout(5_000) })).listenAddrs
+          .map(String)
+          .filter(tcp);
         if (addrs.length) return { address: p.address, underlay: { id: p.id.toString(), addrs } };
       } catch (e) {
-        this.log.debug("identify failed; announcing the peer store's addresses", { peer: p.address, reason: (e as Error).message });
+        this.log.debug("identify failed; announcing the peer store's addresses", {
+          peer: p.address,
+          reason: (e as Error).message,
+        });
       }
     }
     let addrs: string[] = [];
@@ -452,7 +509,11 @@ export class Libp2pNetwork implements Network {
     } catch {
       // not in the peer store yet
     }
-    if (!addrs.length) addrs = host.getConnections(p.id).filter((c) => c.direction === "outbound").map((c) => c.remoteAddr.decapsulateCode(421).toString());
+    if (!addrs.length)
+      addrs = host
+        .getConnections(p.id)
+        .filter((c) => c.direction === "outbound")
+        .map((c) => c.remoteAddr.decapsulateCode(421).toString());
     return { address: p.address, underlay: { id: p.id.toString(), addrs } };
   }
 
@@ -469,7 +530,11 @@ export class Libp2pNetwork implements Network {
     const list = peersOf(await s.readMsg(PeerListSchema, signal));
     for (const p of list) {
       if (p.address.toLowerCase() === this.address.toLowerCase()) continue;
-      const entry = { address: p.address, addrs: p.underlay.addrs.map((a) => multiaddr(`${a}/p2p/${p.underlay.id}`)), failures: 0 };
+      const entry = {
+        address: p.address,
+        addrs: p.underlay.addrs.map((a) => multiaddr(`${a}/p2p/${p.underlay.id}`)),
+        failures: 0,
+      };
       this.toDial.set(p.underlay.id, entry);
       // Known already (maybe through the link of its previous run): the next bootstrap tick dials it if that link died.
       if ([...this.peers.values()].some((k) => k.address.toLowerCase() === p.address.toLowerCase())) continue;
@@ -484,7 +549,12 @@ export class Libp2pNetwork implements Network {
   private async giveKey(provider: RemotePeer, attempt = 1): Promise<void> {
     try {
       const signal = AbortSignal.timeout(10_000);
-      const ekm = sealKeyExchange({ bidderPrivateKey: this.o.nodeKey, bidder: this.address, aesKey: this.aesKey, providerKeys: [provider.keys!.pkePublicKey] });
+      const ekm = sealKeyExchange({
+        bidderPrivateKey: this.o.nodeKey,
+        bidder: this.address,
+        aesKey: this.aesKey,
+        providerKeys: [provider.keys!.pkePublicKey],
+      });
       const s = await this.open(provider, KEY_EXCHANGE, signal);
       await s.writeMsg(EKMWithSignatureSchema, ekm, signal);
       await s.awaitEnd(signal);
@@ -494,14 +564,18 @@ export class Libp2pNetwork implements Network {
       this.emit("connected", provider);
     } catch (e) {
       this.log.warn("key exchange failed", { provider: provider.address, attempt, reason: (e as Error).message });
-      if (attempt < 3 && this.peers.get(provider.id.toString()) === provider) setTimeout(() => void this.giveKey(provider, attempt + 1), 1000 * attempt);
+      if (attempt < 3 && this.peers.get(provider.id.toString()) === provider)
+        setTimeout(() => void this.giveKey(provider, attempt + 1), 1000 * attempt);
     }
   }
 
   private async onKeys(from: RemotePeer, s: MsgStream, signal: AbortSignal): Promise<void> {
     if (from.type !== "bidder") throw new InvalidArgumentError("invalid bidder type for message");
     const ekm = await s.readMsg(EKMWithSignatureSchema, signal);
-    this.bidderKeys.set(from.address.toLowerCase(), openKeyExchange(ekm, { bidder: from.address, eciesPrivateKey: this.eciesKey }));
+    this.bidderKeys.set(
+      from.address.toLowerCase(),
+      openKeyExchange(ekm, { bidder: from.address, eciesPrivateKey: this.eciesKey }),
+    );
     this.log.debug("bidder key received", { bidder: from.address });
   }
 

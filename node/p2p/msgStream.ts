@@ -4,9 +4,9 @@
  */
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import type { Stream } from "@libp2p/interface";
-import { byteStream, type ByteStream } from "@libp2p/utils";
+import { type ByteStream, byteStream } from "@libp2p/utils";
 import { MSGIO_LENGTH_BYTES, msgioFrame, readMsgioLength } from "./wire/msgio.ts";
-import { EMPTY_HEADER, decodeData, decodeHeader, encodeData, encodeError, throwIfStatus } from "./wire/streamMsg.ts";
+import { decodeData, decodeHeader, EMPTY_HEADER, encodeData, encodeError, throwIfStatus } from "./wire/streamMsg.ts";
 
 export class MsgStream {
   private readonly bytes: ByteStream<Stream>;

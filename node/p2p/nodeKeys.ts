@@ -2,8 +2,9 @@
  * A provider's ECIES key, derived from its node key like its NIKE key (node/provider/nikeKey.ts) so that it needs no
  * second secret on disk and survives restarts (upstream keeps a random one in its keystore). Never logged.
  */
-import { keccak_256 } from "@noble/hashes/sha3.js";
+
 import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bigIntToBytes, bytesToBigInt, concatBytes, hexToBytes, utf8 } from "../protocol/bytes.ts";
 import { SECP256K1_N } from "../protocol/secp256k1.ts";
 

@@ -6,7 +6,7 @@
  * times first: a refusal keeps the provider out for minutes (upstream's blocklist), so a passing hiccup must not
  * count as one. A read that still fails counts as "no" (upstream logs it and refuses too).
  */
-import { BaseError, ContractFunctionRevertedError, type Address, type PublicClient } from "viem";
+import { type Address, BaseError, ContractFunctionRevertedError, type PublicClient } from "viem";
 import { providerRegistryAbi } from "../chain/contracts.ts";
 import { logger } from "../util/log.ts";
 
@@ -18,11 +18,19 @@ function isRevert(e: unknown): boolean {
   return e instanceof BaseError && e.walk((x) => x instanceof ContractFunctionRevertedError) !== null;
 }
 
-export function providerStakeCheck(client: PublicClient, providerRegistry: Address): (provider: Address) => Promise<boolean> {
+export function providerStakeCheck(
+  client: PublicClient,
+  providerRegistry: Address,
+): (provider: Address) => Promise<boolean> {
   return async (provider) => {
     for (let attempt = 1; ; attempt++) {
       try {
-        await client.readContract({ address: providerRegistry, abi: providerRegistryAbi, functionName: "isProviderValid", args: [provider] });
+        await client.readContract({
+          address: providerRegistry,
+          abi: providerRegistryAbi,
+          functionName: "isProviderValid",
+          args: [provider],
+        });
         return true;
       } catch (e) {
         const reason = (e as Error).message.split("\n")[0];

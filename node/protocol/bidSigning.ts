@@ -4,13 +4,13 @@
  * comma-joined hash strings, a v = 27/28 signature; verification recomputes the digest, requires
  * byte equality with the carried digest, then recovers the bidder.
  */
-import type { Address } from 'viem';
-import type { Bid, G1Point, SignedBid } from './types.ts';
-import { bidDigest, joinTxHashes, type BidDigestFields } from './digest.ts';
-import { randomKeyPair, type Bn254KeyPair } from './bn254.ts';
-import { recoverAddress, signDigest } from './secp256k1.ts';
-import { bytesEqual } from './bytes.ts';
+import type { Address } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { type Bn254KeyPair, randomKeyPair } from "./bn254.ts";
+import { bytesEqual } from "./bytes.ts";
+import { type BidDigestFields, bidDigest, joinTxHashes } from "./digest.ts";
+import { recoverAddress, signDigest } from "./secp256k1.ts";
+import type { Bid, G1Point, SignedBid } from "./types.ts";
 
 export class BidVerificationError extends MevCommitError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -39,7 +39,12 @@ export interface SignedBidWithSecret {
 }
 
 /** Signs a bid with the bidder's key; draws a fresh BN254 key pair unless one is given. */
-export function signBid(bid: Bid, bidderPrivateKey: Uint8Array | string, bidDomain: Uint8Array, nike: Bn254KeyPair = randomKeyPair()): SignedBidWithSecret {
+export function signBid(
+  bid: Bid,
+  bidderPrivateKey: Uint8Array | string,
+  bidDomain: Uint8Array,
+  nike: Bn254KeyPair = randomKeyPair(),
+): SignedBidWithSecret {
   const fields = bidDigestFieldsOf(bid, nike.publicKey);
   const digest = bidDigest(fields, bidDomain);
   return {
@@ -57,9 +62,15 @@ export function signBid(bid: Bid, bidderPrivateKey: Uint8Array | string, bidDoma
 
 /** Provider-side `VerifyBid`: returns the bidder address, or throws BidVerificationError. */
 export function verifyBid(signedBid: SignedBid, bidDomain: Uint8Array): Address {
-  if (signedBid.digest.length === 0 || signedBid.signature.length === 0) throw new BidVerificationError('missing bid digest or signature');
-  const fields = { ...bidDigestFieldsOf(signedBid.bid, signedBid.bidderNikePublicKey), txnHash: signedBid.txnHash, revertingTxHashes: signedBid.revertingTxHashes };
-  if (!bytesEqual(bidDigest(fields, bidDomain), signedBid.digest)) throw new BidVerificationError("bidhash doesn't match bid payload");
+  if (signedBid.digest.length === 0 || signedBid.signature.length === 0)
+    throw new BidVerificationError("missing bid digest or signature");
+  const fields = {
+    ...bidDigestFieldsOf(signedBid.bid, signedBid.bidderNikePublicKey),
+    txnHash: signedBid.txnHash,
+    revertingTxHashes: signedBid.revertingTxHashes,
+  };
+  if (!bytesEqual(bidDigest(fields, bidDomain), signedBid.digest))
+    throw new BidVerificationError("bidhash doesn't match bid payload");
   try {
     return recoverAddress(signedBid.digest, signedBid.signature);
   } catch (err) {

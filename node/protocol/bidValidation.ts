@@ -14,24 +14,30 @@
  * digest string, but the oracle compares lower-case hashes, so a mixed-case bid could never be
  * rewarded (docs/protocol.md).
  */
-import type { Bid } from './types.ts';
-import { BodyDecodeError, InvalidArgumentError } from './grpcCodes.ts';
-import { decodeProtoJsonMessage, type JsonSource, type ProtoFieldSpec, type ProtoValues } from './protoJson.ts';
-import { JsonSyntaxError, nodeFromPlain, readFirstJsonValue, type JsonNode } from './jsonText.ts';
-import { celUintOfInt, celUintOfString, runValidation, type Violation } from './protoValidation.ts';
-import { decodeRawTransactionHex, RawTransactionDecodeError, RawTransactionHexError, transactionHashOf } from './rawTransaction.ts';
-import { decimalAtMost, describeDecimal, UINT256_MAX } from './decimal.ts';
+
+import { decimalAtMost, describeDecimal, UINT256_MAX } from "./decimal.ts";
+import { BodyDecodeError, InvalidArgumentError } from "./grpcCodes.ts";
+import { type JsonNode, JsonSyntaxError, nodeFromPlain, readFirstJsonValue } from "./jsonText.ts";
+import { decodeProtoJsonMessage, type JsonSource, type ProtoFieldSpec, type ProtoValues } from "./protoJson.ts";
+import { celUintOfInt, celUintOfString, runValidation, type Violation } from "./protoValidation.ts";
+import {
+  decodeRawTransactionHex,
+  RawTransactionDecodeError,
+  RawTransactionHexError,
+  transactionHashOf,
+} from "./rawTransaction.ts";
+import type { Bid } from "./types.ts";
 
 /** bidderapi.v1.Bid at 5f1068d1, in declaration order. */
 export const BID_REQUEST_FIELDS: readonly ProtoFieldSpec[] = [
-  { name: 'tx_hashes', jsonName: 'txHashes', kind: 'string', repeated: true },
-  { name: 'amount', jsonName: 'amount', kind: 'string' },
-  { name: 'block_number', jsonName: 'blockNumber', kind: 'int64' },
-  { name: 'decay_start_timestamp', jsonName: 'decayStartTimestamp', kind: 'int64' },
-  { name: 'decay_end_timestamp', jsonName: 'decayEndTimestamp', kind: 'int64' },
-  { name: 'reverting_tx_hashes', jsonName: 'revertingTxHashes', kind: 'string', repeated: true },
-  { name: 'raw_transactions', jsonName: 'rawTransactions', kind: 'string', repeated: true },
-  { name: 'slash_amount', jsonName: 'slashAmount', kind: 'string' },
+  { name: "tx_hashes", jsonName: "txHashes", kind: "string", repeated: true },
+  { name: "amount", jsonName: "amount", kind: "string" },
+  { name: "block_number", jsonName: "blockNumber", kind: "int64" },
+  { name: "decay_start_timestamp", jsonName: "decayStartTimestamp", kind: "int64" },
+  { name: "decay_end_timestamp", jsonName: "decayEndTimestamp", kind: "int64" },
+  { name: "reverting_tx_hashes", jsonName: "revertingTxHashes", kind: "string", repeated: true },
+  { name: "raw_transactions", jsonName: "rawTransactions", kind: "string", repeated: true },
+  { name: "slash_amount", jsonName: "slashAmount", kind: "string" },
 ];
 
 /** The decoded request before validation (proto3 defaults filled in). */
@@ -54,13 +60,13 @@ const DIGITS_RE = /^[0-9]+$/;
 function toBidRequest(v: ProtoValues): BidRequest {
   return {
     txHashes: (v.tx_hashes as string[] | undefined) ?? [],
-    amount: (v.amount as string | undefined) ?? '',
+    amount: (v.amount as string | undefined) ?? "",
     blockNumber: (v.block_number as bigint | undefined) ?? 0n,
     decayStartTimestamp: (v.decay_start_timestamp as bigint | undefined) ?? 0n,
     decayEndTimestamp: (v.decay_end_timestamp as bigint | undefined) ?? 0n,
     revertingTxHashes: (v.reverting_tx_hashes as string[] | undefined) ?? [],
     rawTransactions: (v.raw_transactions as string[] | undefined) ?? [],
-    slashAmount: (v.slash_amount as string | undefined) ?? '',
+    slashAmount: (v.slash_amount as string | undefined) ?? "",
   };
 }
 
@@ -95,34 +101,54 @@ function each(field: string, message: string, list: readonly string[], re: RegEx
 }
 
 function positive(field: string, value: bigint): () => Violation | undefined {
-  return () => (celUintOfInt(field, value) > 0n ? undefined : { fieldPath: field, message: `${field} must be a valid integer.`, constraintId: field });
+  return () =>
+    celUintOfInt(field, value) > 0n
+      ? undefined
+      : { fieldPath: field, message: `${field} must be a valid integer.`, constraintId: field };
 }
 
 /** protovalidate of bidderapi.v1.Bid: the error text, or undefined when valid. */
 export function bidRequestViolations(req: BidRequest): string | undefined {
   return runValidation([
-    each('tx_hashes', 'tx_hashes must be a valid array of transaction hashes.', req.txHashes, TX_HASH_RE),
-    () => (AMOUNT_RE.test(req.amount) ? undefined : { fieldPath: 'amount', message: 'amount must be a valid integer.', constraintId: 'amount' }),
-    positive('block_number', req.blockNumber),
-    positive('decay_start_timestamp', req.decayStartTimestamp),
-    positive('decay_end_timestamp', req.decayEndTimestamp),
-    each('reverting_tx_hashes', 'reverting_tx_hashes must be an array of valid transaction hashes.', req.revertingTxHashes, TX_HASH_RE),
-    each('raw_transactions', 'raw_transactions must be an array of valid raw transactions.', req.rawTransactions, RAW_TX_RE),
+    each("tx_hashes", "tx_hashes must be a valid array of transaction hashes.", req.txHashes, TX_HASH_RE),
+    () =>
+      AMOUNT_RE.test(req.amount)
+        ? undefined
+        : { fieldPath: "amount", message: "amount must be a valid integer.", constraintId: "amount" },
+    positive("block_number", req.blockNumber),
+    positive("decay_start_timestamp", req.decayStartTimestamp),
+    positive("decay_end_timestamp", req.decayEndTimestamp),
+    each(
+      "reverting_tx_hashes",
+      "reverting_tx_hashes must be an array of valid transaction hashes.",
+      req.revertingTxHashes,
+      TX_HASH_RE,
+    ),
+    each(
+      "raw_transactions",
+      "raw_transactions must be an array of valid raw transactions.",
+      req.rawTransactions,
+      RAW_TX_RE,
+    ),
     () => {
       const s = req.slashAmount;
-      if (s === '') return undefined;
+      if (s === "") return undefined;
       if (DIGITS_RE.test(s)) {
-        celUintOfString('slash_amount', s);
+        celUintOfString("slash_amount", s);
         return undefined;
       }
-      return { fieldPath: 'slash_amount', message: 'slash_amount must be a valid integer.', constraintId: 'slash_amount' };
+      return {
+        fieldPath: "slash_amount",
+        message: "slash_amount must be a valid integer.",
+        constraintId: "slash_amount",
+      };
     },
   ]);
 }
 
 /** Strips `0x` and lower-cases a tx hash. */
 export function normaliseTxHash(hash: string): string {
-  return (hash.startsWith('0x') ? hash.slice(2) : hash).toLowerCase();
+  return (hash.startsWith("0x") ? hash.slice(2) : hash).toLowerCase();
 }
 
 /**
@@ -131,16 +157,20 @@ export function normaliseTxHash(hash: string): string {
  */
 export function validateBidRequest(req: BidRequest): Bid {
   const violations = bidRequestViolations(req);
-  if (violations) throw new InvalidArgumentError(`validating bid: ${violations}`, { context: { check: 'protovalidate' } });
+  if (violations)
+    throw new InvalidArgumentError(`validating bid: ${violations}`, { context: { check: "protovalidate" } });
   const amount = decimalAtMost(req.amount, UINT256_MAX);
   if (amount === undefined) {
-    throw new InvalidArgumentError(`validating bid: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(req.amount)}`, {
-      context: { check: 'amount-bound' },
-    });
+    throw new InvalidArgumentError(
+      `validating bid: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(req.amount)}`,
+      {
+        context: { check: "amount-bound" },
+      },
+    );
   }
-  if (req.txHashes.length === 0 && req.rawTransactions.length === 0) throw new InvalidArgumentError('empty bid');
+  if (req.txHashes.length === 0 && req.rawTransactions.length === 0) throw new InvalidArgumentError("empty bid");
   if (req.txHashes.length > 0 && req.rawTransactions.length > 0) {
-    throw new InvalidArgumentError('both txHashes and rawTransactions are provided');
+    throw new InvalidArgumentError("both txHashes and rawTransactions are provided");
   }
   let txHashes: string[];
   if (req.rawTransactions.length > 0) {
@@ -150,7 +180,10 @@ export function validateBidRequest(req: BidRequest): Bid {
         bytes = decodeRawTransactionHex(raw);
       } catch (err) {
         if (err instanceof RawTransactionHexError) {
-          throw new InvalidArgumentError(`decoding raw transaction: ${err.message}`, { context: { index }, cause: err });
+          throw new InvalidArgumentError(`decoding raw transaction: ${err.message}`, {
+            context: { index },
+            cause: err,
+          });
         }
         throw err;
       }
@@ -158,7 +191,10 @@ export function validateBidRequest(req: BidRequest): Bid {
         return transactionHashOf(bytes, raw);
       } catch (err) {
         if (err instanceof RawTransactionDecodeError) {
-          throw new InvalidArgumentError(`unmarshaling raw transaction: ${err.message}`, { context: { index }, cause: err });
+          throw new InvalidArgumentError(`unmarshaling raw transaction: ${err.message}`, {
+            context: { index },
+            cause: err,
+          });
         }
         throw err;
       }
@@ -174,7 +210,7 @@ export function validateBidRequest(req: BidRequest): Bid {
     decayStartTimestamp: req.decayStartTimestamp,
     decayEndTimestamp: req.decayEndTimestamp,
     revertingTxHashes: req.revertingTxHashes.map(normaliseTxHash),
-    slashAmount: req.slashAmount === '' ? 0n : BigInt(req.slashAmount),
+    slashAmount: req.slashAmount === "" ? 0n : BigInt(req.slashAmount),
   };
 }
 

@@ -12,8 +12,7 @@
  *
  * Not constant-time, like mcl's own `mul` it replaces: the table entries read depend on the scalar's bytes.
  */
-import * as mcl from 'mcl-wasm';
-import mclModule from 'mcl-wasm';
+import mclModule, * as mcl from "mcl-wasm";
 
 const WINDOWS = 32; // bytes of a 256-bit scalar
 const ROW = 256;
@@ -45,7 +44,8 @@ export class FixedBaseTable {
 
   constructor(point: mcl.G1) {
     const m = wasm();
-    if (words(point).length * 4 !== G1_BYTES) throw new Error(`mcl-wasm's G1 is ${words(point).length * 4} bytes, expected ${G1_BYTES}`);
+    if (words(point).length * 4 !== G1_BYTES)
+      throw new Error(`mcl-wasm's G1 is ${words(point).length * 4} bytes, expected ${G1_BYTES}`);
     this.base = m._malloc(WINDOWS * ROW * G1_BYTES);
     this.acc = m._malloc(G1_BYTES);
     const first = this.entry(0, 1);
@@ -76,7 +76,7 @@ export class FixedBaseTable {
    */
   mul(k: bigint): mcl.G1 {
     const m = wasm();
-    const hex = k.toString(16).padStart(64, '0');
+    const hex = k.toString(16).padStart(64, "0");
     const out = new mcl.G1();
     let started = false;
     for (let i = 0; i < WINDOWS; i++) {

@@ -5,13 +5,13 @@
  * timestamp travels alongside and is not signed. The bidder recomputes C = b·A from its per-bid
  * secret and the provider's NIKE public key, requires digest equality, and recovers the provider.
  */
-import type { Address } from 'viem';
-import type { Commitment, G1Point, SignedBid } from './types.ts';
-import { commitmentDigest, commitmentIndex } from './digest.ts';
-import { sharedPoint } from './bn254.ts';
-import { recoverAddress, signDigest } from './secp256k1.ts';
-import { bytesEqual } from './bytes.ts';
+import type { Address } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { sharedPoint } from "./bn254.ts";
+import { bytesEqual } from "./bytes.ts";
+import { commitmentDigest, commitmentIndex } from "./digest.ts";
+import { recoverAddress, signDigest } from "./secp256k1.ts";
+import type { Commitment, G1Point, SignedBid } from "./types.ts";
 
 export class CommitmentVerificationError extends MevCommitError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -70,8 +70,14 @@ export interface VerifiedCommitment {
 /** Bidder-side `VerifyEncryptedPreConfirmation`. Throws CommitmentVerificationError. */
 export function verifyCommitment(input: VerifyCommitmentInput): VerifiedCommitment {
   const sharedKey = sharedPoint(input.bidderNikeSecret, input.providerNikePublicKey);
-  const expected = commitmentDigest(input.signedBid.digest, input.signedBid.signature, sharedKey, input.commitmentDomain);
-  if (!bytesEqual(expected, input.digest)) throw new CommitmentVerificationError("commitment digest doesn't match the bid and shared key");
+  const expected = commitmentDigest(
+    input.signedBid.digest,
+    input.signedBid.signature,
+    sharedKey,
+    input.commitmentDomain,
+  );
+  if (!bytesEqual(expected, input.digest))
+    throw new CommitmentVerificationError("commitment digest doesn't match the bid and shared key");
   try {
     return { providerAddress: recoverAddress(input.digest, input.signature), sharedKey };
   } catch (err) {

@@ -1,28 +1,28 @@
-import { describe, expect, test } from 'bun:test';
-import { ONE_HUNDRED_PERCENT, decayedAmount, residualAfterDecay, rewardSplit, slashSplit } from './decay.ts';
+import { describe, expect, test } from "bun:test";
+import { decayedAmount, ONE_HUNDRED_PERCENT, residualAfterDecay, rewardSplit, slashSplit } from "./decay.ts";
 
 const E = 10n ** 18n;
 
-describe('residualAfterDecay (crypto-contracts §2)', () => {
-  test('before start: no decay', () => {
+describe("residualAfterDecay (crypto-contracts §2)", () => {
+  test("before start: no decay", () => {
     expect(residualAfterDecay(1000n, 2000n, 999n)).toBe(ONE_HUNDRED_PERCENT);
     expect(residualAfterDecay(1000n, 2000n, 0n)).toBe(ONE_HUNDRED_PERCENT);
   });
-  test('at start, 25 %, 50 %, 75 % through', () => {
+  test("at start, 25 %, 50 %, 75 % through", () => {
     expect(residualAfterDecay(1000n, 2000n, 1000n)).toBe(ONE_HUNDRED_PERCENT);
     expect(residualAfterDecay(1000n, 2000n, 1250n)).toBe(75n * 10n ** 16n);
     expect(residualAfterDecay(1000n, 2000n, 1500n)).toBe(50n * 10n ** 16n);
     expect(residualAfterDecay(1000n, 2000n, 1750n)).toBe(25n * 10n ** 16n);
   });
-  test('at and after end: nothing left', () => {
+  test("at and after end: nothing left", () => {
     expect(residualAfterDecay(1000n, 2000n, 2000n)).toBe(0n);
     expect(residualAfterDecay(1000n, 2000n, 5000n)).toBe(0n);
   });
-  test('start ≥ end: zero whatever the dispatch', () => {
+  test("start ≥ end: zero whatever the dispatch", () => {
     expect(residualAfterDecay(2000n, 2000n, 0n)).toBe(0n);
     expect(residualAfterDecay(3000n, 2000n, 0n)).toBe(0n);
   });
-  test('floor rounding', () => {
+  test("floor rounding", () => {
     // (3 - 1) * 1e18 / 3 = 666666666666666666.67 → floor
     expect(residualAfterDecay(0n, 3n, 1n)).toBe(666666666666666666n);
     expect(residualAfterDecay(0n, 3n, 2n)).toBe(333333333333333333n);
@@ -30,8 +30,8 @@ describe('residualAfterDecay (crypto-contracts §2)', () => {
   });
 });
 
-describe('reward and slash splits', () => {
-  test('the fact-sheet worked example (1 ETH, 1000→2000, dispatch 1250, fee 2 %, penalty 5 %, slash 0.1 ETH)', () => {
+describe("reward and slash splits", () => {
+  test("the fact-sheet worked example (1 ETH, 1000→2000, dispatch 1250, fee 2 %, penalty 5 %, slash 0.1 ETH)", () => {
     const residual = residualAfterDecay(1000n, 2000n, 1250n);
     expect(rewardSplit(E, residual, 2n * 10n ** 16n)).toEqual({
       decayed: 75n * 10n ** 16n,
@@ -47,11 +47,16 @@ describe('reward and slash splits', () => {
       insufficientStake: false,
     });
   });
-  test('fee floors', () => {
-    expect(rewardSplit(99n, ONE_HUNDRED_PERCENT, 2n * 10n ** 16n)).toEqual({ decayed: 99n, provider: 98n, fee: 1n, bidderRefund: 0n });
+  test("fee floors", () => {
+    expect(rewardSplit(99n, ONE_HUNDRED_PERCENT, 2n * 10n ** 16n)).toEqual({
+      decayed: 99n,
+      provider: 98n,
+      fee: 1n,
+      bidderRefund: 0n,
+    });
     expect(rewardSplit(49n, ONE_HUNDRED_PERCENT, 2n * 10n ** 16n).fee).toBe(0n);
   });
-  test('insufficient stake pays the bidder first, penalty from the rest', () => {
+  test("insufficient stake pays the bidder first, penalty from the rest", () => {
     const residual = ONE_HUNDRED_PERCENT;
     expect(slashSplit(E, residual, 0n, 5n * 10n ** 16n, E + 10n)).toEqual({
       residualAmount: E,

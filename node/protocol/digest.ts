@@ -5,20 +5,22 @@
  * strings (offset word + length + padded bytes) instead of being hashed, so viem's hashTypedData
  * gives a different (wrong) digest. Both are hand-rolled here with keccak256 over fixed words.
  */
-import { keccak256 } from './keccak.ts';
-import type { Address } from 'viem';
-import type { G1Point, ProtocolDomains } from './types.ts';
-import { bigIntToBytes, concatBytes, hexToBytes, strip0x, utf8 } from './bytes.ts';
+
+import type { Address } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { bigIntToBytes, concatBytes, hexToBytes, strip0x, utf8 } from "./bytes.ts";
+import { keccak256 } from "./keccak.ts";
+import type { G1Point, ProtocolDomains } from "./types.ts";
 
-export const BID_DOMAIN_NAME = 'PreConfBid';
-export const COMMITMENT_DOMAIN_NAME = 'OpenedCommitment';
-export const DOMAIN_VERSION = '1';
+export const BID_DOMAIN_NAME = "PreConfBid";
+export const COMMITMENT_DOMAIN_NAME = "OpenedCommitment";
+export const DOMAIN_VERSION = "1";
 
-export const EIP712_DOMAIN_TYPE = 'EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)';
+export const EIP712_DOMAIN_TYPE = "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)";
 export const BID_TYPE =
-  'PreConfBid(string txnHash,string revertingTxHashes,uint256 bidAmt,uint64 blockNumber,uint64 decayStartTimeStamp,uint64 decayEndTimeStamp,uint256 slashAmt,uint256 bidderPKx,uint256 bidderPKy)';
-export const COMMITMENT_TYPE = 'OpenedCommitment(bytes32 bidHash,string signature,uint256 sharedKeyX,uint256 sharedKeyY)';
+  "PreConfBid(string txnHash,string revertingTxHashes,uint256 bidAmt,uint64 blockNumber,uint64 decayStartTimeStamp,uint64 decayEndTimeStamp,uint256 slashAmt,uint256 bidderPKx,uint256 bidderPKy)";
+export const COMMITMENT_TYPE =
+  "OpenedCommitment(bytes32 bidHash,string signature,uint256 sharedKeyX,uint256 sharedKeyY)";
 
 export const EIP712_DOMAIN_TYPEHASH = keccak256(utf8(EIP712_DOMAIN_TYPE));
 export const BID_TYPEHASH = keccak256(utf8(BID_TYPE));
@@ -28,7 +30,10 @@ const UINT64_MAX = (1n << 64n) - 1n;
 const UINT256_MAX = (1n << 256n) - 1n;
 
 export class DigestInputError extends MevCommitError {
-  constructor(readonly field: string, detail: string) {
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
     super(`cannot build digest: ${field} ${detail}`, { context: { field } });
   }
 }
@@ -52,14 +57,14 @@ function paddedTail(bytes: Uint8Array): Uint8Array {
  */
 export function domainSeparator(name: string, chainId: bigint, verifyingContract: Address | string): Uint8Array {
   const contract = hexToBytes(verifyingContract);
-  if (contract.length !== 20) throw new DigestInputError('verifyingContract', 'must be 20 bytes');
+  if (contract.length !== 20) throw new DigestInputError("verifyingContract", "must be 20 bytes");
   const nameTail = paddedTail(utf8(name));
   const versionTail = paddedTail(utf8(DOMAIN_VERSION));
   const head = concatBytes(
     EIP712_DOMAIN_TYPEHASH,
     bigIntToBytes(160n, 32),
     bigIntToBytes(160n + BigInt(nameTail.length), 32),
-    uintWord('chainId', chainId, UINT256_MAX),
+    uintWord("chainId", chainId, UINT256_MAX),
     concatBytes(new Uint8Array(12), contract),
   );
   return keccak256(concatBytes(head, nameTail, versionTail));
@@ -74,7 +79,7 @@ export function protocolDomains(chainId: bigint, preconfManager: Address | strin
 }
 
 function typedDataHash(domain: Uint8Array, structHash: Uint8Array): Uint8Array {
-  if (domain.length !== 32) throw new DigestInputError('domain separator', 'must be 32 bytes');
+  if (domain.length !== 32) throw new DigestInputError("domain separator", "must be 32 bytes");
   const pre = new Uint8Array(66);
   pre[0] = 0x19;
   pre[1] = 0x01;
@@ -104,13 +109,13 @@ export function bidDigest(fields: BidDigestFields, bidDomain: Uint8Array): Uint8
     BID_TYPEHASH,
     keccak256(utf8(fields.txnHash)),
     keccak256(utf8(fields.revertingTxHashes)),
-    uintWord('bidAmt', fields.bidAmt, UINT256_MAX),
-    uintWord('blockNumber', fields.blockNumber, UINT64_MAX),
-    uintWord('decayStart', fields.decayStart, UINT64_MAX),
-    uintWord('decayEnd', fields.decayEnd, UINT64_MAX),
-    uintWord('slashAmt', fields.slashAmt, UINT256_MAX),
-    uintWord('bidderPK.x', fields.bidderPK.x, UINT256_MAX),
-    uintWord('bidderPK.y', fields.bidderPK.y, UINT256_MAX),
+    uintWord("bidAmt", fields.bidAmt, UINT256_MAX),
+    uintWord("blockNumber", fields.blockNumber, UINT64_MAX),
+    uintWord("decayStart", fields.decayStart, UINT64_MAX),
+    uintWord("decayEnd", fields.decayEnd, UINT64_MAX),
+    uintWord("slashAmt", fields.slashAmt, UINT256_MAX),
+    uintWord("bidderPK.x", fields.bidderPK.x, UINT256_MAX),
+    uintWord("bidderPK.y", fields.bidderPK.y, UINT256_MAX),
   );
   return typedDataHash(bidDomain, keccak256(struct));
 }
@@ -125,13 +130,13 @@ export function commitmentDigest(
   sharedKey: G1Point,
   commitmentDomain: Uint8Array,
 ): Uint8Array {
-  if (bidDigestBytes.length !== 32) throw new DigestInputError('bidDigest', 'must be 32 bytes');
+  if (bidDigestBytes.length !== 32) throw new DigestInputError("bidDigest", "must be 32 bytes");
   const struct = concatBytes(
     COMMITMENT_TYPEHASH,
     bidDigestBytes,
     keccak256(bidSignature),
-    uintWord('sharedKey.x', sharedKey.x, UINT256_MAX),
-    uintWord('sharedKey.y', sharedKey.y, UINT256_MAX),
+    uintWord("sharedKey.x", sharedKey.x, UINT256_MAX),
+    uintWord("sharedKey.y", sharedKey.y, UINT256_MAX),
   );
   return typedDataHash(commitmentDomain, keccak256(struct));
 }
@@ -146,12 +151,12 @@ export function commitmentIndex(digest: Uint8Array, signature: Uint8Array): Uint
  * joined with "," (no spaces). Case is preserved; callers normalise (bidValidation lower-cases).
  */
 export function joinTxHashes(hashes: readonly string[]): string {
-  return hashes.map(strip0x).join(',');
+  return hashes.map(strip0x).join(",");
 }
 
 /** Go's strings.Split(s, ","): "" gives [""] (how upstream renders a bid with no reverting hashes). */
 export function splitTxHashes(joined: string): string[] {
-  return joined.split(',');
+  return joined.split(",");
 }
 
 /**
@@ -160,12 +165,12 @@ export function splitTxHashes(joined: string): string[] {
  */
 export function txnHashReplayKey(txnHash: string, bidder: Address | string, blockNumber: bigint): Uint8Array {
   const bidderBytes = hexToBytes(bidder);
-  if (bidderBytes.length !== 20) throw new DigestInputError('bidder', 'must be 20 bytes');
+  if (bidderBytes.length !== 20) throw new DigestInputError("bidder", "must be 20 bytes");
   return keccak256(
     concatBytes(
       bigIntToBytes(96n, 32),
       concatBytes(new Uint8Array(12), bidderBytes),
-      uintWord('blockNumber', blockNumber, UINT64_MAX),
+      uintWord("blockNumber", blockNumber, UINT64_MAX),
       paddedTail(utf8(txnHash)),
     ),
   );

@@ -61,7 +61,7 @@ export function grpcCodeName(code: number): string {
 
 /** One entry of a Status `details` array (`google.protobuf.Any` as JSON). */
 export interface StatusDetail {
-  '@type': string;
+  "@type": string;
   [key: string]: unknown;
 }
 
@@ -167,8 +167,7 @@ export class UnavailableError extends RpcError {
  * gRPC call, so even on streaming routes they are answered in the unary format (bare Status, no
  * `{"error":…}` envelope, api-behaviour §0.5).
  */
-export class BodyDecodeError extends InvalidArgumentError {
-}
+export class BodyDecodeError extends InvalidArgumentError {}
 
 /** Maps any thrown value to an RpcError the way grpc-go does for a handler's plain error. */
 export function toRpcError(err: unknown): RpcError {

@@ -11,7 +11,13 @@
 
 import { MevCommitError } from "../../lib/errors.ts";
 
-export type JsonNode = JsonObjectNode | JsonArrayNode | JsonStringNode | JsonNumberNode | JsonBooleanNode | JsonNullNode;
+export type JsonNode =
+  | JsonObjectNode
+  | JsonArrayNode
+  | JsonStringNode
+  | JsonNumberNode
+  | JsonBooleanNode
+  | JsonNullNode;
 
 interface NodeBase {
   /** Offset of the first character in the source text (-1 when the node was built from a JS value). */
@@ -29,32 +35,32 @@ export interface JsonEntry {
 }
 
 export interface JsonObjectNode extends NodeBase {
-  readonly kind: 'object';
+  readonly kind: "object";
   /** Entries in source order, duplicates kept. */
   readonly entries: readonly JsonEntry[];
 }
 export interface JsonArrayNode extends NodeBase {
-  readonly kind: 'array';
+  readonly kind: "array";
   readonly items: readonly JsonNode[];
 }
 export interface JsonStringNode extends NodeBase {
-  readonly kind: 'string';
+  readonly kind: "string";
   readonly value: string;
   readonly raw: string;
 }
 export interface JsonNumberNode extends NodeBase {
-  readonly kind: 'number';
+  readonly kind: "number";
   /** The literal as written, e.g. "12345678901234567890" or "1e3". */
   readonly raw: string;
 }
 export interface JsonBooleanNode extends NodeBase {
-  readonly kind: 'boolean';
+  readonly kind: "boolean";
   readonly value: boolean;
   readonly raw: string;
 }
 export interface JsonNullNode extends NodeBase {
-  readonly kind: 'null';
-  readonly raw: 'null';
+  readonly kind: "null";
+  readonly raw: "null";
 }
 
 /** Malformed JSON. `offset` is where the reader stopped, in UTF-16 code units of the source text. */
@@ -75,7 +81,7 @@ function quoteChar(ch: string): string {
   return `'${quoted.slice(1, -1)}'`;
 }
 
-const WS = new Set([' ', '\t', '\n', '\r']);
+const WS = new Set([" ", "\t", "\n", "\r"]);
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings must escape the control characters
 const SPECIAL_IN_STRING = /["\\\u0000-\u001f]/g;
 
@@ -97,7 +103,7 @@ class Reader {
   }
 
   eof(): never {
-    this.fail('unexpected EOF', this.text.length);
+    this.fail("unexpected EOF", this.text.length);
   }
 
   invalid(context: string): never {
@@ -108,7 +114,9 @@ class Reader {
   /** Entering an array or object. */
   nest(): void {
     if (++this.depth > MAX_JSON_DEPTH) {
-      this.fail(`invalid character ${quoteChar(this.text[this.pos]!)} exceeded max depth (at most ${MAX_JSON_DEPTH} nested arrays and objects)`);
+      this.fail(
+        `invalid character ${quoteChar(this.text[this.pos]!)} exceeded max depth (at most ${MAX_JSON_DEPTH} nested arrays and objects)`,
+      );
     }
   }
 
@@ -122,26 +130,26 @@ class Reader {
     const ch = this.text[this.pos]!;
     const start = this.pos;
     switch (ch) {
-      case '{':
+      case "{":
         return this.object();
-      case '[':
+      case "[":
         return this.array();
       case '"': {
-        const value = this.string('in string literal');
-        return { kind: 'string', start, end: this.pos, value, raw: this.text.slice(start, this.pos) };
+        const value = this.string("in string literal");
+        return { kind: "string", start, end: this.pos, value, raw: this.text.slice(start, this.pos) };
       }
-      case 't':
-        this.literal('true');
-        return { kind: 'boolean', start, end: this.pos, value: true, raw: 'true' };
-      case 'f':
-        this.literal('false');
-        return { kind: 'boolean', start, end: this.pos, value: false, raw: 'false' };
-      case 'n':
-        this.literal('null');
-        return { kind: 'null', start, end: this.pos, raw: 'null' };
+      case "t":
+        this.literal("true");
+        return { kind: "boolean", start, end: this.pos, value: true, raw: "true" };
+      case "f":
+        this.literal("false");
+        return { kind: "boolean", start, end: this.pos, value: false, raw: "false" };
+      case "n":
+        this.literal("null");
+        return { kind: "null", start, end: this.pos, raw: "null" };
       default:
-        if (ch === '-' || (ch >= '0' && ch <= '9')) return this.number();
-        this.invalid('looking for beginning of value');
+        if (ch === "-" || (ch >= "0" && ch <= "9")) return this.number();
+        this.invalid("looking for beginning of value");
     }
   }
 
@@ -155,38 +163,38 @@ class Reader {
 
   digits(): number {
     const from = this.pos;
-    while (this.pos < this.text.length && this.text[this.pos]! >= '0' && this.text[this.pos]! <= '9') this.pos++;
+    while (this.pos < this.text.length && this.text[this.pos]! >= "0" && this.text[this.pos]! <= "9") this.pos++;
     return this.pos - from;
   }
 
   number(): JsonNumberNode {
     const start = this.pos;
     const t = this.text;
-    if (t[this.pos] === '-') {
+    if (t[this.pos] === "-") {
       this.pos++;
       if (this.pos >= t.length) this.eof();
-      if (!(t[this.pos]! >= '0' && t[this.pos]! <= '9')) this.invalid('in numeric literal');
+      if (!(t[this.pos]! >= "0" && t[this.pos]! <= "9")) this.invalid("in numeric literal");
     }
-    if (t[this.pos] === '0') this.pos++;
+    if (t[this.pos] === "0") this.pos++;
     else this.digits();
-    if (t[this.pos] === '.') {
+    if (t[this.pos] === ".") {
       this.pos++;
       if (this.pos >= t.length) this.eof();
-      if (this.digits() === 0) this.invalid('after decimal point in numeric literal');
+      if (this.digits() === 0) this.invalid("after decimal point in numeric literal");
     }
-    if (t[this.pos] === 'e' || t[this.pos] === 'E') {
+    if (t[this.pos] === "e" || t[this.pos] === "E") {
       this.pos++;
-      if (t[this.pos] === '+' || t[this.pos] === '-') this.pos++;
+      if (t[this.pos] === "+" || t[this.pos] === "-") this.pos++;
       if (this.pos >= t.length) this.eof();
-      if (this.digits() === 0) this.invalid('in exponent of numeric literal');
+      if (this.digits() === 0) this.invalid("in exponent of numeric literal");
     }
-    return { kind: 'number', start, end: this.pos, raw: t.slice(start, this.pos) };
+    return { kind: "number", start, end: this.pos, raw: t.slice(start, this.pos) };
   }
 
   string(controlContext: string): string {
     const t = this.text;
     this.pos++; // opening quote
-    let out = '';
+    let out = "";
     let chunk = this.pos;
     for (;;) {
       // Jump to the next quote, backslash or control character (native search: long strings cost little).
@@ -199,8 +207,8 @@ class Reader {
         this.pos++;
         return out;
       }
-      if (ch < ' ') this.invalid(controlContext);
-      if (ch !== '\\') {
+      if (ch < " ") this.invalid(controlContext);
+      if (ch !== "\\") {
         this.pos++;
         continue;
       }
@@ -208,11 +216,20 @@ class Reader {
       this.pos++;
       if (this.pos >= t.length) this.eof();
       const esc = t[this.pos]!;
-      const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+      const simple: Record<string, string> = {
+        '"': '"',
+        "\\": "\\",
+        "/": "/",
+        b: "\b",
+        f: "\f",
+        n: "\n",
+        r: "\r",
+        t: "\t",
+      };
       if (esc in simple) {
         out += simple[esc];
         this.pos++;
-      } else if (esc === 'u') {
+      } else if (esc === "u") {
         this.pos++;
         for (let i = 0; i < 4; i++) {
           if (this.pos + i >= t.length) {
@@ -221,13 +238,13 @@ class Reader {
           }
           if (!/[0-9a-fA-F]/.test(t[this.pos + i]!)) {
             this.pos += i;
-            this.invalid('in \\u hexadecimal character escape');
+            this.invalid("in \\u hexadecimal character escape");
           }
         }
         out += String.fromCharCode(parseInt(t.slice(this.pos, this.pos + 4), 16));
         this.pos += 4;
       } else {
-        this.invalid('in string escape code');
+        this.invalid("in string escape code");
       }
       chunk = this.pos;
     }
@@ -240,37 +257,37 @@ class Reader {
     const entries: JsonEntry[] = [];
     this.skipWs();
     if (this.pos >= this.text.length) this.eof();
-    if (this.text[this.pos] === '}') {
+    if (this.text[this.pos] === "}") {
       this.pos++;
       this.depth--;
-      return { kind: 'object', start, end: this.pos, entries };
+      return { kind: "object", start, end: this.pos, entries };
     }
     for (;;) {
       this.skipWs();
       if (this.pos >= this.text.length) this.eof();
-      if (this.text[this.pos] !== '"') this.invalid('looking for beginning of object key string');
+      if (this.text[this.pos] !== '"') this.invalid("looking for beginning of object key string");
       const keyStart = this.pos;
-      const key = this.string('in string literal');
+      const key = this.string("in string literal");
       const keyRaw = this.text.slice(keyStart, this.pos);
       this.skipWs();
       if (this.pos >= this.text.length) this.eof();
-      if (this.text[this.pos] !== ':') this.invalid('after object key');
+      if (this.text[this.pos] !== ":") this.invalid("after object key");
       this.pos++;
       const value = this.value();
       entries.push({ key, keyRaw, keyStart, value });
       this.skipWs();
       if (this.pos >= this.text.length) this.eof();
       const ch = this.text[this.pos];
-      if (ch === ',') {
+      if (ch === ",") {
         this.pos++;
         continue;
       }
-      if (ch === '}') {
+      if (ch === "}") {
         this.pos++;
         this.depth--;
-        return { kind: 'object', start, end: this.pos, entries };
+        return { kind: "object", start, end: this.pos, entries };
       }
-      this.invalid('after object key:value pair');
+      this.invalid("after object key:value pair");
     }
   }
 
@@ -281,26 +298,26 @@ class Reader {
     const items: JsonNode[] = [];
     this.skipWs();
     if (this.pos >= this.text.length) this.eof();
-    if (this.text[this.pos] === ']') {
+    if (this.text[this.pos] === "]") {
       this.pos++;
       this.depth--;
-      return { kind: 'array', start, end: this.pos, items };
+      return { kind: "array", start, end: this.pos, items };
     }
     for (;;) {
       items.push(this.value());
       this.skipWs();
       if (this.pos >= this.text.length) this.eof();
       const ch = this.text[this.pos];
-      if (ch === ',') {
+      if (ch === ",") {
         this.pos++;
         continue;
       }
-      if (ch === ']') {
+      if (ch === "]") {
         this.pos++;
         this.depth--;
-        return { kind: 'array', start, end: this.pos, items };
+        return { kind: "array", start, end: this.pos, items };
       }
-      this.invalid('after array element');
+      this.invalid("after array element");
     }
   }
 }
@@ -350,19 +367,19 @@ export function splitJsonSequence(text: string): JsonSequenceItem[] {
 /** The node as a plain JS value (last duplicate key wins, as in JSON.parse). */
 export function toPlainValue(node: JsonNode): unknown {
   switch (node.kind) {
-    case 'object': {
+    case "object": {
       const out: Record<string, unknown> = {};
       for (const e of node.entries) out[e.key] = toPlainValue(e.value);
       return out;
     }
-    case 'array':
+    case "array":
       return node.items.map(toPlainValue);
-    case 'string':
-    case 'boolean':
+    case "string":
+    case "boolean":
       return node.value;
-    case 'number':
+    case "number":
       return Number(node.raw);
-    case 'null':
+    case "null":
       return null;
   }
 }
@@ -370,15 +387,15 @@ export function toPlainValue(node: JsonNode): unknown {
 /** Wraps an already-parsed JS value as a node without positions (start = end = -1). */
 export function nodeFromPlain(value: unknown): JsonNode {
   const pos = { start: -1, end: -1 };
-  if (value === null || value === undefined) return { kind: 'null', ...pos, raw: 'null' };
-  if (typeof value === 'string') return { kind: 'string', ...pos, value, raw: JSON.stringify(value) };
-  if (typeof value === 'number') return { kind: 'number', ...pos, raw: Number.isFinite(value) ? String(value) : 'NaN' };
-  if (typeof value === 'bigint') return { kind: 'number', ...pos, raw: value.toString() };
-  if (typeof value === 'boolean') return { kind: 'boolean', ...pos, value, raw: String(value) };
-  if (Array.isArray(value)) return { kind: 'array', ...pos, items: value.map(nodeFromPlain) };
-  if (typeof value === 'object') {
+  if (value === null || value === undefined) return { kind: "null", ...pos, raw: "null" };
+  if (typeof value === "string") return { kind: "string", ...pos, value, raw: JSON.stringify(value) };
+  if (typeof value === "number") return { kind: "number", ...pos, raw: Number.isFinite(value) ? String(value) : "NaN" };
+  if (typeof value === "bigint") return { kind: "number", ...pos, raw: value.toString() };
+  if (typeof value === "boolean") return { kind: "boolean", ...pos, value, raw: String(value) };
+  if (Array.isArray(value)) return { kind: "array", ...pos, items: value.map(nodeFromPlain) };
+  if (typeof value === "object") {
     return {
-      kind: 'object',
+      kind: "object",
       ...pos,
       entries: Object.entries(value as Record<string, unknown>).map(([key, v]) => ({
         key,
@@ -388,13 +405,13 @@ export function nodeFromPlain(value: unknown): JsonNode {
       })),
     };
   }
-  return { kind: 'string', ...pos, value: String(value), raw: JSON.stringify(String(value)) };
+  return { kind: "string", ...pos, value: String(value), raw: JSON.stringify(String(value)) };
 }
 
 /** Go-style position of `offset` relative to `base`: 1-based line, 1-based column in code points. */
 export function lineColumn(text: string, base: number, offset: number): { line: number; column: number } {
   const before = text.slice(base, offset);
-  const lastNl = before.lastIndexOf('\n');
+  const lastNl = before.lastIndexOf("\n");
   let line = 1;
   for (let i = 0; i < before.length; i++) if (before.charCodeAt(i) === 10) line++;
   const tail = before.slice(lastNl + 1);
@@ -408,7 +425,7 @@ export class JsonValueTooLongError extends MevCommitError {
   }
 }
 
-const DELIMITERS = new Set(['{', '}', '[', ']', ',', ':', '"', ' ', '\t', '\n', '\r']);
+const DELIMITERS = new Set(["{", "}", "[", "]", ",", ":", '"', " ", "\t", "\n", "\r"]);
 
 /**
  * Splits text that arrives in chunks into the top-level values of a JSON sequence (NDJSON, whitespace-separated or
@@ -437,7 +454,7 @@ export class JsonSequenceSplitter {
     const out: string[] = [];
     let from = 0; // where the current value starts in this chunk (0 when it began in an earlier one)
     const finish = (end: number) => {
-      out.push(this.pieces.length ? this.pieces.join('') + chunk.slice(from, end) : chunk.slice(from, end));
+      out.push(this.pieces.length ? this.pieces.join("") + chunk.slice(from, end) : chunk.slice(from, end));
       this.pieces = [];
       this.inValue = false;
       this.depth = 0;
@@ -450,9 +467,9 @@ export class JsonSequenceSplitter {
         this.inValue = true;
         this.length = 0;
         from = i;
-        if (ch === '{' || ch === '[') this.depth = 1;
+        if (ch === "{" || ch === "[") this.depth = 1;
         else if (ch === '"') this.inString = true;
-        else if (ch === '}' || ch === ']' || ch === ',' || ch === ':') {
+        else if (ch === "}" || ch === "]" || ch === "," || ch === ":") {
           finish(i + 1);
           continue;
         } else this.bare = true;
@@ -464,7 +481,7 @@ export class JsonSequenceSplitter {
         }
       } else if (this.inString) {
         if (this.escaped) this.escaped = false;
-        else if (ch === '\\') this.escaped = true;
+        else if (ch === "\\") this.escaped = true;
         else if (ch === '"') {
           this.inString = false;
           if (this.depth === 0) {
@@ -473,12 +490,12 @@ export class JsonSequenceSplitter {
           }
         }
       } else if (ch === '"') this.inString = true;
-      else if (ch === '{' || ch === '[') {
+      else if (ch === "{" || ch === "[") {
         if (++this.depth > MAX_JSON_DEPTH) {
           finish(i + 1);
           continue;
         }
-      } else if ((ch === '}' || ch === ']') && --this.depth === 0) {
+      } else if ((ch === "}" || ch === "]") && --this.depth === 0) {
         finish(i + 1);
         continue;
       }
@@ -491,7 +508,7 @@ export class JsonSequenceSplitter {
   /** End of input: the unfinished value, if any (for the reader to report), else undefined. */
   end(): string | undefined {
     if (!this.inValue) return undefined;
-    const rest = this.pieces.join('');
+    const rest = this.pieces.join("");
     this.pieces = [];
     this.inValue = false;
     return rest;

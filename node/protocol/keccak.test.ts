@@ -1,8 +1,8 @@
-import { expect, test } from 'bun:test';
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import { initKeccak, keccak256 } from './keccak.ts';
+import { expect, test } from "bun:test";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { initKeccak, keccak256 } from "./keccak.ts";
 
-test('the WebAssembly keccak gives @noble/hashes\' digests, each result its own copy', async () => {
+test("the WebAssembly keccak gives @noble/hashes' digests, each result its own copy", async () => {
   const before = keccak256(new Uint8Array([1, 2, 3])); // before initialisation: @noble/hashes
   await initKeccak();
   const results: Uint8Array[] = [];

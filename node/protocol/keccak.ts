@@ -3,8 +3,9 @@
  * @noble/hashes on the 32- to 320-byte inputs of a bid's digests (a bid and its commitments hash a dozen of them),
  * once `initKeccak()` (part of `initCrypto()`) has run; @noble/hashes before that, with identical outputs.
  */
-import { createKeccak, type IHasher } from 'hash-wasm';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { createKeccak, type IHasher } from "hash-wasm";
 
 let hasher: IHasher | undefined;
 let initializing: Promise<void> | undefined;
@@ -21,5 +22,5 @@ export function keccak256(data: Uint8Array): Uint8Array {
   if (hasher === undefined) return keccak_256(data);
   hasher.init();
   hasher.update(data);
-  return hasher.digest('binary'); // a copy, not a view of the WebAssembly memory
+  return hasher.digest("binary"); // a copy, not a view of the WebAssembly memory
 }

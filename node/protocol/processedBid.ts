@@ -12,18 +12,19 @@
  * outside {1, 2} is UnknownError (gRPC 2, HTTP 500) with the protovalidate text, because upstream's
  * stream handler returns the validation error as a plain error.
  */
-import type { ProcessedBid } from './types.ts';
-import { PROCESSED_BID_STATUS_NAMES } from './types.ts';
-import { BodyDecodeError, RpcError, UnknownError } from './grpcCodes.ts';
-import { decodeProtoJsonMessage, type JsonSource, type ProtoFieldSpec } from './protoJson.ts';
-import { JsonSyntaxError, nodeFromPlain, readJsonValue, type JsonNode } from './jsonText.ts';
-import { validationErrorText, type Violation } from './protoValidation.ts';
+
+import { BodyDecodeError, RpcError, UnknownError } from "./grpcCodes.ts";
+import { type JsonNode, JsonSyntaxError, nodeFromPlain, readJsonValue } from "./jsonText.ts";
+import { decodeProtoJsonMessage, type JsonSource, type ProtoFieldSpec } from "./protoJson.ts";
+import { type Violation, validationErrorText } from "./protoValidation.ts";
+import type { ProcessedBid } from "./types.ts";
+import { PROCESSED_BID_STATUS_NAMES } from "./types.ts";
 
 /** providerapi.v1.BidResponse at 5f1068d1, in declaration order. */
 export const PROCESSED_BID_FIELDS: readonly ProtoFieldSpec[] = [
-  { name: 'bid_digest', jsonName: 'bidDigest', kind: 'bytes' },
-  { name: 'status', jsonName: 'status', kind: 'enum', enumValues: PROCESSED_BID_STATUS_NAMES },
-  { name: 'dispatch_timestamp', jsonName: 'dispatchTimestamp', kind: 'int64', aliases: ['decayDispatchTimestamp'] },
+  { name: "bid_digest", jsonName: "bidDigest", kind: "bytes" },
+  { name: "status", jsonName: "status", kind: "enum", enumValues: PROCESSED_BID_STATUS_NAMES },
+  { name: "dispatch_timestamp", jsonName: "dispatchTimestamp", kind: "int64", aliases: ["decayDispatchTimestamp"] },
 ];
 
 const DEFINED_STATUSES = new Set(Object.values(PROCESSED_BID_STATUS_NAMES));
@@ -31,9 +32,14 @@ const DEFINED_STATUSES = new Set(Object.values(PROCESSED_BID_STATUS_NAMES));
 /** protovalidate of BidResponse.status (`in: [1, 2]`, `defined_only`). */
 export function processedBidStatusViolations(status: number): string | undefined {
   const violations: Violation[] = [];
-  if (status !== 1 && status !== 2) violations.push({ fieldPath: 'status', message: 'value must be in list [1, 2]', constraintId: 'enum.in' });
+  if (status !== 1 && status !== 2)
+    violations.push({ fieldPath: "status", message: "value must be in list [1, 2]", constraintId: "enum.in" });
   if (!DEFINED_STATUSES.has(status)) {
-    violations.push({ fieldPath: 'status', message: 'value must be one of the defined enum values', constraintId: 'enum.defined_only' });
+    violations.push({
+      fieldPath: "status",
+      message: "value must be one of the defined enum values",
+      constraintId: "enum.defined_only",
+    });
   }
   return violations.length ? validationErrorText(violations) : undefined;
 }
@@ -83,7 +89,7 @@ export function parseProcessedBidsText(text: string): ProcessedBidsParse {
   const decisions: ProcessedBid[] = [];
   let pos = 0;
   for (;;) {
-    while (pos < text.length && ' \t\r\n'.includes(text[pos]!)) pos++;
+    while (pos < text.length && " \t\r\n".includes(text[pos]!)) pos++;
     if (pos >= text.length) return { decisions };
     let node: JsonNode;
     try {

@@ -2,8 +2,9 @@
  * protovalidate-go v0.6 error texts (api-behaviour §0.7): a ValidationError lists every violation
  * in field declaration order; a CEL evaluation error aborts validation and replaces them.
  */
-import { decimalAtMost, UINT64_MAX } from './decimal.ts';
+
 import { MevCommitError } from "../../lib/errors.ts";
+import { decimalAtMost, UINT64_MAX } from "./decimal.ts";
 
 export interface Violation {
   /** Proto field name, e.g. `block_number`. */
@@ -15,7 +16,7 @@ export interface Violation {
 
 /** `validation error:` followed by one `\n - <field>: <message> [<id>]` per violation. */
 export function validationErrorText(violations: readonly Violation[]): string {
-  return `validation error:${violations.map((v) => `\n - ${v.fieldPath}: ${v.message} [${v.constraintId}]`).join('')}`;
+  return `validation error:${violations.map((v) => `\n - ${v.fieldPath}: ${v.message} [${v.constraintId}]`).join("")}`;
 }
 
 /** `runtime error: error evaluating <id>: <cause>`. */
@@ -24,7 +25,7 @@ export function runtimeErrorText(constraintId: string, cause: string): string {
 }
 
 /** CEL causes (cel-go v0.20). */
-export const CEL_UINT_OVERFLOW = 'unsigned integer overflow';
+export const CEL_UINT_OVERFLOW = "unsigned integer overflow";
 export const CEL_STRING_TO_UINT = "type conversion error from 'string' to 'uint'";
 
 /** Thrown inside a validator to abort with a CEL runtime error. */

@@ -8,12 +8,13 @@
  *
  * Input is the already-split query: every key with all its values, in order.
  */
-import { InvalidArgumentError } from './grpcCodes.ts';
-import { decimalAtMost } from './decimal.ts';
+
+import { decimalAtMost } from "./decimal.ts";
+import { InvalidArgumentError } from "./grpcCodes.ts";
 
 export type QueryValues = Readonly<Record<string, readonly string[]>>;
 
-export type QueryFieldKind = 'int64' | 'int32' | 'uint64' | 'uint64Value' | 'bool' | 'string';
+export type QueryFieldKind = "int64" | "int32" | "uint64" | "uint64Value" | "bool" | "string";
 
 export interface QueryFieldSpec {
   readonly name: string;
@@ -38,11 +39,11 @@ function goQuote(s: string): string {
 
 /** Go strconv.ParseInt / ParseUint(s, 10, bits): the value or the Go error text. */
 export function goParseInteger(s: string, signed: boolean, bits: 32 | 64): bigint | string {
-  const fn = signed ? 'ParseInt' : 'ParseUint';
+  const fn = signed ? "ParseInt" : "ParseUint";
   const re = signed ? /^[+-]?[0-9]+$/ : /^[0-9]+$/;
   if (!re.test(s)) return `strconv.${fn}: parsing ${goQuote(s)}: invalid syntax`;
-  const negative = s.startsWith('-');
-  const magnitude = decimalAtMost(s.replace(/^[+-]/, ''), 1n << BigInt(bits)); // long strings refused before BigInt
+  const negative = s.startsWith("-");
+  const magnitude = decimalAtMost(s.replace(/^[+-]/, ""), 1n << BigInt(bits)); // long strings refused before BigInt
   const v = magnitude === undefined ? undefined : negative ? -magnitude : magnitude;
   const min = signed ? -(1n << BigInt(bits - 1)) : 0n;
   const max = signed ? (1n << BigInt(bits - 1)) - 1n : (1n << BigInt(bits)) - 1n;
@@ -51,8 +52,8 @@ export function goParseInteger(s: string, signed: boolean, bits: 32 | 64): bigin
 }
 
 function goParseBool(s: string): boolean | string {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(s)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(s)) return false;
   return `strconv.ParseBool: parsing ${goQuote(s)}: invalid syntax`;
 }
 
@@ -72,30 +73,34 @@ export function parseQueryField(query: QueryValues, spec: QueryFieldSpec): Query
   const values = queryValuesFor(query, spec);
   if (!values) return undefined;
   if (values.length > 1) {
-    throw new InvalidArgumentError(`too many values for field "${spec.name}": ${values.join(', ')}`, { context: { field: spec.name } });
+    throw new InvalidArgumentError(`too many values for field "${spec.name}": ${values.join(", ")}`, {
+      context: { field: spec.name },
+    });
   }
   const raw = values[0]!;
   let parsed: bigint | boolean | string;
   switch (spec.kind) {
-    case 'string':
+    case "string":
       return raw;
-    case 'bool':
+    case "bool":
       parsed = goParseBool(raw);
-      if (typeof parsed === 'boolean') return parsed;
+      if (typeof parsed === "boolean") return parsed;
       break;
-    case 'int32':
+    case "int32":
       parsed = goParseInteger(raw, true, 32);
-      if (typeof parsed === 'bigint') return Number(parsed);
+      if (typeof parsed === "bigint") return Number(parsed);
       break;
-    case 'int64':
+    case "int64":
       parsed = goParseInteger(raw, true, 64);
-      if (typeof parsed === 'bigint') return parsed;
+      if (typeof parsed === "bigint") return parsed;
       break;
-    case 'uint64':
-    case 'uint64Value':
+    case "uint64":
+    case "uint64Value":
       parsed = goParseInteger(raw, false, 64);
-      if (typeof parsed === 'bigint') return parsed;
+      if (typeof parsed === "bigint") return parsed;
       break;
   }
-  throw new InvalidArgumentError(`parsing field "${spec.name}": ${parsed}`, { context: { field: spec.name, value: raw } });
+  throw new InvalidArgumentError(`parsing field "${spec.name}": ${parsed}`, {
+    context: { field: spec.name, value: raw },
+  });
 }

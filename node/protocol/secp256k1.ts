@@ -8,19 +8,22 @@
  * the package itself falls back to its pure-JS implementation, with identical outputs.
  * This is the only module that talks to a secp256k1 library; swap it here.
  */
-import secp from 'secp256k1';
-import type { Address } from 'viem';
-import { keccak256 } from './keccak.ts';
-import { bytesToBigInt, bytesToHex, toBytes } from './bytes.ts';
-import { BoundedMap } from '../util/boundedMap.ts';
+import secp from "secp256k1";
+import type { Address } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { BoundedMap } from "../util/boundedMap.ts";
+import { bytesToBigInt, bytesToHex, toBytes } from "./bytes.ts";
+import { keccak256 } from "./keccak.ts";
 
 /** Curve order n. */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_N = SECP256K1_N >> 1n;
 
 export class InvalidSignatureError extends MevCommitError {
-  constructor(readonly reason: 'length' | 'v' | 'high-s' | 'r-or-s-out-of-range' | 'unrecoverable', detail: string) {
+  constructor(
+    readonly reason: "length" | "v" | "high-s" | "r-or-s-out-of-range" | "unrecoverable",
+    detail: string,
+  ) {
     super(`invalid signature (${reason}): ${detail}`, { context: { reason } });
   }
 }
@@ -45,7 +48,7 @@ function privateKeyBytes(privateKey: Uint8Array | string): Uint8Array {
     throw new InvalidPrivateKeyError((err as Error).message);
   }
   if (key.length !== 32) throw new InvalidPrivateKeyError(`expected 32 bytes, got ${key.length}`);
-  if (!secp.privateKeyVerify(key)) throw new InvalidPrivateKeyError('out of range');
+  if (!secp.privateKeyVerify(key)) throw new InvalidPrivateKeyError("out of range");
   return key;
 }
 
@@ -67,7 +70,7 @@ export function signDigest(privateKey: Uint8Array | string, digest: Uint8Array):
 export function checksumAddress(addressBytes: Uint8Array): Address {
   const lower = bytesToHex(addressBytes);
   const hash = keccak256(new TextEncoder().encode(lower));
-  let out = '0x';
+  let out = "0x";
   for (let i = 0; i < 40; i++) {
     const c = lower[i]!;
     const nibble = (hash[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 0xf;
@@ -89,19 +92,19 @@ export function privateKeyToAddress(privateKey: Uint8Array | string): Address {
 /** Recovers the uncompressed public key (65 bytes) that produced `signature` over `digest`. */
 export function recoverPublicKey(digest: Uint8Array, signature: Uint8Array): Uint8Array {
   checkDigest(digest);
-  if (signature.length !== 65) throw new InvalidSignatureError('length', `expected 65 bytes, got ${signature.length}`);
+  if (signature.length !== 65) throw new InvalidSignatureError("length", `expected 65 bytes, got ${signature.length}`);
   const v = signature[64]!;
-  if (v !== 27 && v !== 28) throw new InvalidSignatureError('v', `v must be 27 or 28, got ${v}`);
+  if (v !== 27 && v !== 28) throw new InvalidSignatureError("v", `v must be 27 or 28, got ${v}`);
   const r = bytesToBigInt(signature.subarray(0, 32));
   const s = bytesToBigInt(signature.subarray(32, 64));
   if (r === 0n || r >= SECP256K1_N || s === 0n || s >= SECP256K1_N) {
-    throw new InvalidSignatureError('r-or-s-out-of-range', 'r and s must be in [1, n-1]');
+    throw new InvalidSignatureError("r-or-s-out-of-range", "r and s must be in [1, n-1]");
   }
-  if (s > HALF_N) throw new InvalidSignatureError('high-s', 's is in the upper half of the curve order');
+  if (s > HALF_N) throw new InvalidSignatureError("high-s", "s is in the upper half of the curve order");
   try {
     return secp.ecdsaRecover(signature.subarray(0, 64), v - 27, digest, false);
   } catch (err) {
-    throw new InvalidSignatureError('unrecoverable', (err as Error).message);
+    throw new InvalidSignatureError("unrecoverable", (err as Error).message);
   }
 }
 

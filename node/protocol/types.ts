@@ -3,7 +3,7 @@
  * timestamps are bigint (wei, Unix milliseconds), hashes are lower-case hex without `0x`,
  * digests and signatures are raw bytes.
  */
-import type { Address } from 'viem';
+import type { Address } from "viem";
 
 /** An affine BN254 G1 point. The point at infinity is (0, 0), as in the EVM precompiles. */
 export interface G1Point {
@@ -87,7 +87,7 @@ export interface ProcessedBid {
 }
 
 /** Commitment status strings of the node's commitment store (api-behaviour §3.2). */
-export const COMMITMENT_STATUSES = ['pending', 'stored', 'opened', 'settled', 'slashed', 'failed'] as const;
+export const COMMITMENT_STATUSES = ["pending", "stored", "opened", "settled", "slashed", "failed"] as const;
 export type CommitmentStatus = (typeof COMMITMENT_STATUSES)[number];
 
 /** The two EIP-712-like domain separators of one deployment. */

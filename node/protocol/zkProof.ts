@@ -11,12 +11,22 @@
  * The zkProof array passed to `openCommitment` is
  * [providerPkX, providerPkY, bidderPkX, bidderPkY, sharedX, sharedY, c, z].
  */
-import { keccak256 } from './keccak.ts';
-import type { G1Point } from './types.ts';
-import { ZK_PROOF_INDEX } from './types.ts';
-import { bigIntToBytes, bytesToBigInt, utf8 } from './bytes.ts';
-import { BN254_CURVE_ORDER, G1_GENERATOR, g1Mul, g1MulAdd, isOnCurve, publicKeyOf, randomScalar, sharedPoint } from './bn254.ts';
+
 import { MevCommitError } from "../../lib/errors.ts";
+import {
+  BN254_CURVE_ORDER,
+  G1_GENERATOR,
+  g1Mul,
+  g1MulAdd,
+  isOnCurve,
+  publicKeyOf,
+  randomScalar,
+  sharedPoint,
+} from "./bn254.ts";
+import { bigIntToBytes, bytesToBigInt, utf8 } from "./bytes.ts";
+import { keccak256 } from "./keccak.ts";
+import type { G1Point } from "./types.ts";
+import { ZK_PROOF_INDEX } from "./types.ts";
 
 export const BN254_MASK_253 = (1n << 253n) - 1n;
 const UINT256_MAX = (1n << 256n) - 1n;
@@ -95,7 +105,8 @@ export function bidderZkProofArray(bidderPublicKey: G1Point, sharedKey: G1Point)
 
 export function parseZkProofArray(words: readonly bigint[]): OpeningProof {
   if (words.length !== 8) throw new InvalidZkProofArrayError(`expected 8 words, got ${words.length}`);
-  for (const w of words) if (w < 0n || w > UINT256_MAX) throw new InvalidZkProofArrayError(`word ${w} is not a uint256`);
+  for (const w of words)
+    if (w < 0n || w > UINT256_MAX) throw new InvalidZkProofArrayError(`word ${w} is not a uint256`);
   const w = (i: number) => words[i]!;
   const I = ZK_PROOF_INDEX;
   return {

@@ -1,29 +1,29 @@
 import type { Address, Chain, Hex } from "viem";
-import { chainClients, type ChainClients } from "../chain/clients.ts";
+import { type ChainClients, chainClients } from "../chain/clients.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
+import { processCrypto } from "../crypto/cryptoPool.ts";
+import type { Network, ProviderPeer } from "../network/network.ts";
+import { Notifier } from "../notify/notifier.ts";
+import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
 import type { G1Point } from "../protocol/types.ts";
-import type { Network, ProviderPeer } from "../network/network.ts";
+import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
+import { DebugService } from "../services/debugService.ts";
+import { NotificationsService } from "../services/notificationsService.ts";
+import { ProviderService } from "../services/providerService.ts";
+import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
 import { NodeStore } from "../store/db.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
+import { CommitmentTracker } from "../tracker/tracker.ts";
+import { KillSwitch } from "../util/killSwitch.ts";
 import { BidDispatcher } from "./bids/bidDispatcher.ts";
 import { BidIntake } from "./bids/bidIntake.ts";
-import { processCrypto } from "../crypto/cryptoPool.ts";
 import { CommitmentStorer } from "./bids/commitmentStorer.ts";
 import { DepositManager } from "./bids/depositManager.ts";
 import { nikeKeyFromNodeKey } from "./nikeKey.ts";
-import { CommitmentTracker } from "../tracker/tracker.ts";
-import { Notifier } from "../notify/notifier.ts";
-import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { ProviderStakeService } from "./stake/stakeService.ts";
-import { ProviderService } from "../services/providerService.ts";
-import { NotificationsService } from "../services/notificationsService.ts";
-import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
-import { DebugService } from "../services/debugService.ts";
-import { serveNode, type NodeListen, type NodeServer, type NodeServices } from "../server/nodeServer.ts";
-import { KillSwitch } from "../util/killSwitch.ts";
 
 export interface ProviderNodeOptions {
   /** Position among the devnet's providers (0-based), used in names and ports. */
@@ -143,7 +143,11 @@ export class ProviderNode {
     await this.events.start();
     this.tracker.start();
     try {
-      this.served = await serveNode(this.services, { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen }, this.name);
+      this.served = await serveNode(
+        this.services,
+        { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen },
+        this.name,
+      );
     } catch (e) {
       // Nothing half-started stays behind: a later start opens everything again.
       this.events.stop();
@@ -166,7 +170,9 @@ export class ProviderNode {
 
   /** The raw-transaction bundles this provider committed to for an L1 block, best bid first (its builder's input). */
   bundlesFor(block: bigint): string[][] {
-    return (this.commitments?.forBlock(block) ?? []).filter((r) => r.rawTransactions.length > 0).map((r) => r.rawTransactions);
+    return (this.commitments?.forBlock(block) ?? [])
+      .filter((r) => r.rawTransactions.length > 0)
+      .map((r) => r.rawTransactions);
   }
 
   /**

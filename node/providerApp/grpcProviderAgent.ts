@@ -1,6 +1,6 @@
+import { messageJson } from "../api/wire/message.ts";
 import { BidResponse_Status, BidSchema, Provider } from "../gen/proto/providerapi/v1/providerapi_pb.ts";
 import { GrpcClient } from "../grpc/client.ts";
-import { messageJson } from "../api/wire/message.ts";
 import type { ProviderPolicy, ReceivedBid } from "./policies.ts";
 
 /**

@@ -22,7 +22,10 @@ export interface ProviderPolicy {
 
 const now = () => BigInt(Date.now());
 
-export const acceptAll = (): ProviderPolicy => ({ name: "accept-all", decide: () => ({ accept: true, dispatchTimestamp: now() }) });
+export const acceptAll = (): ProviderPolicy => ({
+  name: "accept-all",
+  decide: () => ({ accept: true, dispatchTimestamp: now() }),
+});
 
 export const rejectAll = (): ProviderPolicy => ({ name: "reject-all", decide: () => ({ accept: false }) });
 

@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parseEther } from "viem";
-import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
-import { ProviderAgent } from "./providerAgent.ts";
-import { acceptAll } from "./policies.ts";
+import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
 import { until } from "../util/deadline.ts";
+import { acceptAll } from "./policies.ts";
+import { ProviderAgent } from "./providerAgent.ts";
 
 const LOG = "reports/provider-agent-test-devnet.log";
 let local: LocalDevnet;
@@ -45,7 +45,9 @@ async function commitmentsOfABid(): Promise<string[]> {
     decayStartTimestamp: String(now),
     decayEndTimestamp: String(now + 60_000),
   };
-  const lines = await (await NdjsonStream.open<{ providerAddress: string }>("POST", `${local.devnet.bidder.url}/v1/bidder/bid`, body)).all();
+  const lines = await (
+    await NdjsonStream.open<{ providerAddress: string }>("POST", `${local.devnet.bidder.url}/v1/bidder/bid`, body)
+  ).all();
   return lines.flatMap((l) => ("result" in l ? [l.result.providerAddress] : []));
 }
 
@@ -71,7 +73,8 @@ test("a provider node that restarts: its application logs the lost stream, retri
   expect(agent.reattached).toBe(1);
   // The restarted node also rejoins the network between nodes (libp2p discovery): bid until the bidder sees it again.
   let committed: string[] = [];
-  for (const deadline = Date.now() + 30_000; committed.length < 2 && Date.now() < deadline; await Bun.sleep(200)) committed = await commitmentsOfABid();
+  for (const deadline = Date.now() + 30_000; committed.length < 2 && Date.now() < deadline; await Bun.sleep(200))
+    committed = await commitmentsOfABid();
   expect(committed.length).toBe(2);
   const log = logText();
   expect(log).toMatch(/WARN {2}\[responder-0\] receive_bids stream ended; reattaching .*reason=/);
@@ -90,7 +93,9 @@ test("a provider without an application refuses at once; the bidder's log says w
   const committed = await commitmentsOfABid();
   expect(committed).toEqual([local.devnet.providers[0]!.address.toLowerCase().slice(2)]);
   expect(performance.now() - t0).toBeLessThan(10_000); // not the bid timeout: the provider without receivers answered at once
-  expect(logText()).toContain(`[bidder-bids] provider has no provider application attached (no active receivers): its bids get no commitment provider=${p.address}`);
+  expect(logText()).toContain(
+    `[bidder-bids] provider has no provider application attached (no active receivers): its bids get no commitment provider=${p.address}`,
+  );
 }, 30_000);
 
 test("an application that streams its decisions over one SendProcessedBids POST gets its commitments", async () => {

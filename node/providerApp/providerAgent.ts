@@ -1,13 +1,13 @@
-import { NdjsonStream } from "../clients/ndjson.ts";
+import { MevCommitError } from "../../lib/errors.ts";
 import { call } from "../clients/http.ts";
+import { type AgentLog, KeptStream, stderrLog } from "../clients/keptStream.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
 import { NdjsonUpload } from "../clients/ndjsonUpload.ts";
 import type { ProviderPolicy, ReceivedBid } from "./policies.ts";
-import { KeptStream, stderrLog, type AgentLog } from "../clients/keptStream.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 export class ProviderAgentError extends MevCommitError {}
 
-export { agentLog, type AgentLog } from "../clients/keptStream.ts";
+export { type AgentLog, agentLog } from "../clients/keptStream.ts";
 
 export interface ProviderAgentOptions {
   /** Idle timeout of the ReceiveBids connection, ms (see StreamOpenOptions); default Bun's, 300 s. */
@@ -69,7 +69,12 @@ export class ProviderAgent {
   }
 
   private async open(): Promise<NdjsonStream<ReceivedBid>> {
-    const stream = await NdjsonStream.open<ReceivedBid>("GET", `${this.providerUrl}/v1/provider/receive_bids`, undefined, { idleTimeoutMs: this.options.idleTimeoutMs });
+    const stream = await NdjsonStream.open<ReceivedBid>(
+      "GET",
+      `${this.providerUrl}/v1/provider/receive_bids`,
+      undefined,
+      { idleTimeoutMs: this.options.idleTimeoutMs },
+    );
     if (stream.status !== 200) {
       stream.close();
       throw new ProviderAgentError(`receive_bids answered HTTP ${stream.status}`);
@@ -136,12 +141,19 @@ export class ProviderAgent {
     upload.result.then(
       (r) => {
         if (r.status !== 200) this.errors.push(`send_processed_bids (streamed) answered HTTP ${r.status}: ${r.text}`);
-        else if (this.upload === upload) this.log("warn", "send_processed_bids stream ended early; the next decision opens another", { provider: this.providerUrl, decisions: upload.written });
+        else if (this.upload === upload)
+          this.log("warn", "send_processed_bids stream ended early; the next decision opens another", {
+            provider: this.providerUrl,
+            decisions: upload.written,
+          });
       },
       (e: unknown) => {
         const message = `send_processed_bids stream failed after ${upload.written} decision(s): ${(e as Error).message}`;
         this.errors.push(message);
-        this.log("warn", "send_processed_bids stream failed; decisions not yet read by the node are lost", { provider: this.providerUrl, error: message });
+        this.log("warn", "send_processed_bids stream failed; decisions not yet read by the node are lost", {
+          provider: this.providerUrl,
+          error: message,
+        });
       },
     );
     this.upload = upload;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { InternalError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import { queryValuesOf } from "../protocol/queryParams.ts";
 import { NodeStore } from "../store/db.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import type { CommitmentRecord } from "../tracker/record.ts";
-import { InternalError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
-import { queryValuesOf } from "../protocol/queryParams.ts";
 import { bidInfo, commitmentInfo } from "./commitmentQueries.ts";
 import { pageRequestFieldsOf } from "./pageRequest.ts";
 
@@ -85,7 +85,10 @@ describe("queries over a CommitmentStore", () => {
   });
 
   test("paging counts commitments and applies with the block filter", () => {
-    const page = (s: string) => commitmentInfo(commitments, q(s)).commitments.flatMap((g) => g.commitments.map((c) => `${c.blockNumber}:${c.amount}`));
+    const page = (s: string) =>
+      commitmentInfo(commitments, q(s)).commitments.flatMap((g) =>
+        g.commitments.map((c) => `${c.blockNumber}:${c.amount}`),
+      );
     expect(page("limit=3")).toEqual(["9:8", "9:2", "10:5"]);
     expect(page("limit=3&page=1")).toEqual(["10:3", "10:3", "12:1"]);
     expect(page("limit=3&page=2")).toEqual(["99:7", "100:9", "100:1"]);
@@ -109,13 +112,21 @@ describe("queries over a CommitmentStore", () => {
   });
 
   test("invalid paging is refused before the store is read", () => {
-    const failing = { page: () => { throw new Error("must not be called"); } };
+    const failing = {
+      page: () => {
+        throw new Error("must not be called");
+      },
+    };
     expect(() => bidInfo(failing, q("page=-1"))).toThrow(InvalidArgumentError);
     expect(() => commitmentInfo(failing, q("limit=1001"))).toThrow("limit must be between 0 and 1000, got 1001");
   });
 
   test("a store failure is Internal `getting commitments: …`", () => {
-    const failing = { page: () => { throw new Error("disk I/O error"); } };
+    const failing = {
+      page: () => {
+        throw new Error("disk I/O error");
+      },
+    };
     expect(() => commitmentInfo(failing, q(""))).toThrow(InternalError);
     expect(() => bidInfo(failing, q(""))).toThrow("getting commitments: disk I/O error");
   });
@@ -132,14 +143,23 @@ describe("paging 100,000 commitments", () => {
     store.db.exec("CREATE INDEX IF NOT EXISTS test_commitments_by_seq ON commitments (seq)");
     const started = performance.now();
     store.db.transaction(() => {
-      for (let i = 0; i < N; i++) commitments.insert(record(i, BigInt(1 + (i % 5000)), BigInt(1 + ((i * 31) % 997)), Math.floor(i / 2)));
+      for (let i = 0; i < N; i++)
+        commitments.insert(record(i, BigInt(1 + (i % 5000)), BigInt(1 + ((i * 31) % 997)), Math.floor(i / 2)));
     })();
     console.log(`inserted ${N} commitments in ${(performance.now() - started).toFixed(0)} ms`);
   }, 120_000);
   afterAll(() => store.close());
 
   test("first, middle and last pages, with and without a block filter (timings printed)", () => {
-    const cases = ["", "page=1000&limit=50", "page=1999&limit=50", "page=99&limit=1000", "page=2000&limit=50", "block_number=2500", "block_number=2500&limit=5&page=3"];
+    const cases = [
+      "",
+      "page=1000&limit=50",
+      "page=1999&limit=50",
+      "page=99&limit=1000",
+      "page=2000&limit=50",
+      "block_number=2500",
+      "block_number=2500&limit=5&page=3",
+    ];
     for (const c of cases) {
       const started = performance.now();
       const out = bidInfo(commitments, q(c));

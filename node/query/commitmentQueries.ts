@@ -4,8 +4,20 @@
  * for both operations, as upstream does, so one bid's commitments can straddle two pages of GetBidInfo.
  */
 import { InternalError, RpcError } from "../protocol/grpcCodes.ts";
-import { groupBidInfo, groupCommitmentInfo, type BidInfoResponse, type CommitmentInfoResponse, type QueryRecord } from "./grouping.ts";
-import { BID_INFO_DEFAULT_LIMIT, COMMITMENT_INFO_DEFAULT_LIMIT, validatePageRequest, type PageRequest, type PageRequestFields } from "./pageRequest.ts";
+import {
+  type BidInfoResponse,
+  type CommitmentInfoResponse,
+  groupBidInfo,
+  groupCommitmentInfo,
+  type QueryRecord,
+} from "./grouping.ts";
+import {
+  BID_INFO_DEFAULT_LIMIT,
+  COMMITMENT_INFO_DEFAULT_LIMIT,
+  type PageRequest,
+  type PageRequestFields,
+  validatePageRequest,
+} from "./pageRequest.ts";
 
 /** What the queries need of a commitment store (CommitmentStore.page). */
 export interface CommitmentPages {

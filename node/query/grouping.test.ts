@@ -1,10 +1,16 @@
 import { describe, expect, test } from "bun:test";
-import { groupBidInfo, groupCommitmentInfo, splitHashes, type QueryRecord } from "./grouping.ts";
+import { groupBidInfo, groupCommitmentInfo, type QueryRecord, splitHashes } from "./grouping.ts";
 
 const H1 = "11".repeat(32);
 const H2 = "22".repeat(32);
 
-function rec(block: bigint, amount: bigint, bidDigest: string, provider = "aa".repeat(20), extra: Partial<QueryRecord> = {}): QueryRecord {
+function rec(
+  block: bigint,
+  amount: bigint,
+  bidDigest: string,
+  provider = "aa".repeat(20),
+  extra: Partial<QueryRecord> = {},
+): QueryRecord {
   return {
     bidDigest,
     provider,
@@ -25,7 +31,7 @@ function rec(block: bigint, amount: bigint, bidDigest: string, provider = "aa".r
 }
 
 describe("splitHashes", () => {
-  test("empty is [] (upstream answers [\"\"])", () => {
+  test('empty is [] (upstream answers [""])', () => {
     expect(splitHashes("")).toEqual([]);
     expect(splitHashes(`${H1},${H2}`)).toEqual([H1, H2]);
   });
@@ -104,8 +110,22 @@ describe("groupBidInfo", () => {
               bidDigest: d,
               slashAmount: "0",
               commitments: [
-                { providerAddress: "aa".repeat(20), dispatchTimestamp: "1500", status: "pending", details: "", payment: "", refund: "" },
-                { providerAddress: "bb".repeat(20), dispatchTimestamp: "1500", status: "stored", details: "", payment: "", refund: "" },
+                {
+                  providerAddress: "aa".repeat(20),
+                  dispatchTimestamp: "1500",
+                  status: "pending",
+                  details: "",
+                  payment: "",
+                  refund: "",
+                },
+                {
+                  providerAddress: "bb".repeat(20),
+                  dispatchTimestamp: "1500",
+                  status: "stored",
+                  details: "",
+                  payment: "",
+                  refund: "",
+                },
               ],
             },
           ],
@@ -115,7 +135,11 @@ describe("groupBidInfo", () => {
   });
 
   test("bids of equal amount whose commitments interleave are still grouped by digest", () => {
-    const out = groupBidInfo([rec(9n, 5n, "0a", "aa".repeat(20)), rec(9n, 5n, "0b", "aa".repeat(20)), rec(9n, 5n, "0a", "bb".repeat(20))]);
+    const out = groupBidInfo([
+      rec(9n, 5n, "0a", "aa".repeat(20)),
+      rec(9n, 5n, "0b", "aa".repeat(20)),
+      rec(9n, 5n, "0a", "bb".repeat(20)),
+    ]);
     expect(out.blockBidInfo).toHaveLength(1);
     expect(out.blockBidInfo[0]!.bids.map((b) => [b.bidDigest, b.commitments.length])).toEqual([
       ["0a", 2],

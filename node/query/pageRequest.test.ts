@@ -50,8 +50,12 @@ describe("parsePageRequest", () => {
 
   test("values that do not parse give grpc-gateway's strconv texts", () => {
     expect(refusal("page=abc")).toBe('parsing field "page": strconv.ParseInt: parsing "abc": invalid syntax');
-    expect(refusal("limit=2147483648")).toBe('parsing field "limit": strconv.ParseInt: parsing "2147483648": value out of range');
-    expect(refusal("blockNumber=1.5")).toBe('parsing field "block_number": strconv.ParseInt: parsing "1.5": invalid syntax');
+    expect(refusal("limit=2147483648")).toBe(
+      'parsing field "limit": strconv.ParseInt: parsing "2147483648": value out of range',
+    );
+    expect(refusal("blockNumber=1.5")).toBe(
+      'parsing field "block_number": strconv.ParseInt: parsing "1.5": invalid syntax',
+    );
     expect(refusal("limit=1&limit=2")).toBe('too many values for field "limit": 1, 2');
   });
 

@@ -42,9 +42,12 @@ export interface PageRequestFields {
 export function validatePageRequest(f: PageRequestFields, defaultLimit: number): PageRequest {
   const page = f.page ?? 0;
   const rawLimit = f.limit ?? 0;
-  if (page < 0) throw new InvalidArgumentError(`page must be a non-negative integer, got ${page}`, { context: { page } });
+  if (page < 0)
+    throw new InvalidArgumentError(`page must be a non-negative integer, got ${page}`, { context: { page } });
   if (rawLimit < 0 || rawLimit > MAX_PAGE_LIMIT) {
-    throw new InvalidArgumentError(`limit must be between 0 and ${MAX_PAGE_LIMIT}, got ${rawLimit}`, { context: { limit: rawLimit } });
+    throw new InvalidArgumentError(`limit must be between 0 and ${MAX_PAGE_LIMIT}, got ${rawLimit}`, {
+      context: { limit: rawLimit },
+    });
   }
   const limit = rawLimit === 0 ? defaultLimit : rawLimit;
   const block = f.blockNumber;

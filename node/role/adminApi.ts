@@ -5,13 +5,13 @@
  * production: it arms failing transactions. Stop and kill are signals (SIGTERM, SIGKILL), not routes.
  */
 import { type AnyElysia, Elysia, t } from "elysia";
-import type { BidderNode } from "../bidder/bidderNode.ts";
-import type { ProviderNode } from "../provider/providerNode.ts";
-import type { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
-import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import type { BidderNode } from "../bidder/bidderNode.ts";
 import { armBidderFault, armProviderFault, nodeCounts, parseFault } from "../devnet/nodeOps.ts";
-import { meshViewOf, type MeshView } from "../network/meshView.ts";
+import { type MeshView, meshViewOf } from "../network/meshView.ts";
+import type { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
+import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import type { ProviderNode } from "../provider/providerNode.ts";
 
 /** GET /admin/v1/status: the node's URLs, its stream counts and who it sees on the network. */
 export interface AdminStatus {
@@ -24,10 +24,15 @@ export interface AdminStatus {
   mesh: MeshView;
 }
 
-export function adminApi(node: { role: "bidder"; node: BidderNode } | { role: "provider"; node: ProviderNode }, network: Libp2pNetwork) {
+export function adminApi(
+  node: { role: "bidder"; node: BidderNode } | { role: "provider"; node: ProviderNode },
+  network: Libp2pNetwork,
+) {
   const app: AnyElysia = new Elysia({ name: "node-admin" })
     .onError({ as: "global" }, ({ code, error }) =>
-      code === "VALIDATION" || code === "PARSE" ? unaryErrorResponse(new InvalidArgumentError(String((error as Error).message ?? error).split("\n")[0]!)) : unaryErrorResponse(error),
+      code === "VALIDATION" || code === "PARSE"
+        ? unaryErrorResponse(new InvalidArgumentError(String((error as Error).message ?? error).split("\n")[0]!))
+        : unaryErrorResponse(error),
     )
     .get(
       "/admin/v1/status",
@@ -52,7 +57,8 @@ export function adminApi(node: { role: "bidder"; node: BidderNode } | { role: "p
     )
     .get("/admin/v1/bundles/:block", ({ params }) => {
       if (node.role !== "provider") throw new InvalidArgumentError("a bidder node builds no bundles");
-      if (!/^[0-9]{1,78}$/.test(params.block)) throw new InvalidArgumentError(`block must be a non-negative integer, got ${params.block}`);
+      if (!/^[0-9]{1,78}$/.test(params.block))
+        throw new InvalidArgumentError(`block must be a non-negative integer, got ${params.block}`);
       return { bundles: node.node.bundlesFor(BigInt(params.block)) };
     });
   return app;

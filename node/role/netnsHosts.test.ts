@@ -21,10 +21,19 @@ describe.skipIf(skip !== undefined)("network namespaces joined by a bridge", () 
   test("a server on one host answers a client on the other and the caller; tearDown leaves nothing", async () => {
     hosts.setUp();
     expect(namespaces()).toContain(hosts.namespace("a"));
-    const server = spawn(hosts.exec("a", ["bun", "-e", `Bun.serve({ hostname: "${hosts.ipOf("a")}", port: 27001, fetch: () => new Response("from a") }); console.log("up")`]), { stdout: "pipe" });
+    const server = spawn(
+      hosts.exec("a", [
+        "bun",
+        "-e",
+        `Bun.serve({ hostname: "${hosts.ipOf("a")}", port: 27001, fetch: () => new Response("from a") }); console.log("up")`,
+      ]),
+      { stdout: "pipe" },
+    );
     try {
       for await (const c of server.stdout) if (new TextDecoder().decode(c).includes("up")) break;
-      const fromB = spawnSync(hosts.exec("b", ["bun", "-e", `console.log(await (await fetch("http://${hosts.ipOf("a")}:27001")).text())`]));
+      const fromB = spawnSync(
+        hosts.exec("b", ["bun", "-e", `console.log(await (await fetch("http://${hosts.ipOf("a")}:27001")).text())`]),
+      );
       expect(fromB.stdout.toString().trim()).toBe("from a");
       expect(await (await fetch(`http://${hosts.ipOf("a")}:27001`)).text()).toBe("from a");
     } finally {

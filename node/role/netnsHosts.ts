@@ -8,7 +8,10 @@ import { MevCommitError } from "../../lib/errors.ts";
 
 /** A host network could not be made or torn down (the `ip` command that failed and its output). */
 export class NetnsError extends MevCommitError {
-  constructor(readonly command: string[], readonly output: string) {
+  constructor(
+    readonly command: string[],
+    readonly output: string,
+  ) {
     super(`${command.join(" ")} failed: ${output.trim()}`, { context: { command, output } });
   }
 }

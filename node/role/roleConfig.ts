@@ -5,10 +5,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { getAddress, isAddress, type Address, type Hex } from "viem";
+import { type Address, getAddress, type Hex, isAddress } from "viem";
 import { argsErrorMessage } from "../../lib/cli.ts";
-import type { ContractAddresses } from "../chain/contracts.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import type { ContractAddresses } from "../chain/contracts.ts";
 
 export type Role = "bidder" | "provider" | "bootnode";
 
@@ -103,13 +103,19 @@ export class RoleConfigError extends MevCommitError {}
 function int(name: string, v: string | undefined, min: number, max: number, fallback: number): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new RoleConfigError(`--${name} must be an integer from ${min} to ${max}, got "${v}"`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new RoleConfigError(`--${name} must be an integer from ${min} to ${max}, got "${v}"`);
   return n;
 }
 
 const CONTRACT_NAMES = ["blockTracker", "providerRegistry", "bidderRegistry", "preconfManager", "oracle"] as const;
 
-function readContracts(file: string): { contracts: ContractAddresses; router?: Address; settlementRpcUrl?: string; l1RpcUrl?: string } {
+function readContracts(file: string): {
+  contracts: ContractAddresses;
+  router?: Address;
+  settlementRpcUrl?: string;
+  l1RpcUrl?: string;
+} {
   if (!existsSync(file)) throw new RoleConfigError(`--contracts: no file ${file}`);
   let json: Record<string, unknown>;
   try {
@@ -121,7 +127,8 @@ function readContracts(file: string): { contracts: ContractAddresses; router?: A
   const contracts = {} as Record<string, Address>;
   for (const name of CONTRACT_NAMES) {
     const a = src[name];
-    if (typeof a !== "string" || !isAddress(a)) throw new RoleConfigError(`--contracts: ${file} has no address for ${name}`);
+    if (typeof a !== "string" || !isAddress(a))
+      throw new RoleConfigError(`--contracts: ${file} has no address for ${name}`);
     contracts[name] = getAddress(a);
   }
   const router = json.validatorOptInRouter;
@@ -187,25 +194,33 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
   const o = parsed.values;
   if (o.help) return "help";
   const role = o.role as Role;
-  if (!["bidder", "provider", "bootnode"].includes(role)) throw new RoleConfigError(`--role must be bidder, provider or bootnode, got "${o.role}"`);
+  if (!["bidder", "provider", "bootnode"].includes(role))
+    throw new RoleConfigError(`--role must be bidder, provider or bootnode, got "${o.role}"`);
   if (!o.contracts) throw new RoleConfigError("--contracts FILE is required (a devnet's target.json will do)");
   const file = readContracts(o.contracts);
   const settlementRpcUrl = o["settlement-rpc-url"] ?? file.settlementRpcUrl;
   if (!settlementRpcUrl) throw new RoleConfigError("--settlement-rpc-url is required");
   const nodeKey = readKey(o.key, o["key-file"]);
   const level = o["log-level"] ?? "info";
-  if (!["debug", "info", "warn", "error"].includes(level)) throw new RoleConfigError("--log-level must be debug, info, warn or error");
-  if (o["nat-addr"] !== undefined && !/^[^:]+:\d+$/.test(o["nat-addr"])) throw new RoleConfigError(`--nat-addr must be HOST:PORT, got "${o["nat-addr"]}"`);
+  if (!["debug", "info", "warn", "error"].includes(level))
+    throw new RoleConfigError("--log-level must be debug, info, warn or error");
+  if (o["nat-addr"] !== undefined && !/^[^:]+:\d+$/.test(o["nat-addr"]))
+    throw new RoleConfigError(`--nat-addr must be HOST:PORT, got "${o["nat-addr"]}"`);
   const amount = o["autodeposit-amount"];
-  if (amount !== undefined && !/^\d+$/.test(amount)) throw new RoleConfigError(`--autodeposit-amount must be wei (digits), got "${amount}"`);
-  if (amount !== undefined && o["no-autodeposit"]) throw new RoleConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
+  if (amount !== undefined && !/^\d+$/.test(amount))
+    throw new RoleConfigError(`--autodeposit-amount must be wei (digits), got "${amount}"`);
+  if (amount !== undefined && o["no-autodeposit"])
+    throw new RoleConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
   return {
     role,
     nodeKey,
     p2pAddr: o["p2p-addr"] ?? "0.0.0.0",
     p2pPort: int("p2p-port", o["p2p-port"], 0, 65535, 13522),
     natAddr: o["nat-addr"],
-    bootnodes: (o.bootnodes ?? []).flatMap((b) => b.split(",")).map((b) => b.trim()).filter(Boolean),
+    bootnodes: (o.bootnodes ?? [])
+      .flatMap((b) => b.split(","))
+      .map((b) => b.trim())
+      .filter(Boolean),
     httpAddr: o["http-addr"] ?? "127.0.0.1",
     httpPort: int("http-port", o["http-port"], 0, 65535, 13523),
     rpcPort: int("rpc-port", o["rpc-port"], 0, 65535, 13524),
@@ -221,8 +236,12 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     autodepositFromFlag: amount !== undefined || o["no-autodeposit"] === true,
     logLevel: level as RoleConfig["logLevel"],
     adminPort: o["admin-port"] === undefined ? undefined : int("admin-port", o["admin-port"], 0, 65535, 0),
-    streamKeepAliveMs: o["stream-keepalive"] === undefined ? undefined : int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000, 0),
-    responderIdleTimeoutMs: o["responder-idle-timeout"] === undefined ? undefined : int("responder-idle-timeout", o["responder-idle-timeout"], 1, 3_600_000, 1),
+    streamKeepAliveMs:
+      o["stream-keepalive"] === undefined ? undefined : int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000, 0),
+    responderIdleTimeoutMs:
+      o["responder-idle-timeout"] === undefined
+        ? undefined
+        : int("responder-idle-timeout", o["responder-idle-timeout"], 1, 3_600_000, 1),
     cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64, 0),
     readyFile: o["ready-file"],
     parentPid: o["parent-pid"] === undefined ? undefined : int("parent-pid", o["parent-pid"], 1, 2 ** 22, 1),

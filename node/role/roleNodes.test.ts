@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawn, type Subprocess } from "bun";
-import { parseEther, type Address } from "viem";
+import { type Subprocess, spawn } from "bun";
+import { type Address, parseEther } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
-import { startLocalDevnet, type LocalDevnet } from "../devnet/localDevnet.ts";
-import { bidProviders as bid } from "../testing/bidProviders.ts";
 import { call } from "../clients/http.ts";
+import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
+import { bidProviders as bid } from "../testing/bidProviders.ts";
 import { stopProcesses } from "../testing/stopProcesses.ts";
 import { until } from "../util/deadline.ts";
 
@@ -26,11 +26,38 @@ let dev: LocalDevnet;
 let dir: string;
 const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string }[] = [];
 
-async function roleNode(role: "provider" | "bidder", key: `0x${string}`, extra: string[] = []): Promise<{ url: string; out: () => string }> {
+async function roleNode(
+  role: "provider" | "bidder",
+  key: `0x${string}`,
+  extra: string[] = [],
+): Promise<{ url: string; out: () => string }> {
   const boot = dev.devnet.networks!.bootnodeAddrs()[0]!;
   const child = spawn(
-    ["bun", "node/main.ts", "--role", role, "--key", key, "--contracts", dev.devnet.dir.targetFile, "--bootnodes", boot,
-      "--p2p-addr", "127.0.0.1", "--p2p-port", "0", "--http-port", "0", "--rpc-port", "0", "--data-dir", join(dir, `${role}-${key.slice(2, 8)}`), "--log-level", "debug", ...extra],
+    [
+      "bun",
+      "node/main.ts",
+      "--role",
+      role,
+      "--key",
+      key,
+      "--contracts",
+      dev.devnet.dir.targetFile,
+      "--bootnodes",
+      boot,
+      "--p2p-addr",
+      "127.0.0.1",
+      "--p2p-port",
+      "0",
+      "--http-port",
+      "0",
+      "--rpc-port",
+      "0",
+      "--data-dir",
+      join(dir, `${role}-${key.slice(2, 8)}`),
+      "--log-level",
+      "debug",
+      ...extra,
+    ],
     { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
   );
   children.push({ proc: child, name: `${role} node ${key.slice(0, 10)}…` });
@@ -49,12 +76,16 @@ async function roleNode(role: "provider" | "bidder", key: `0x${string}`, extra: 
   throw new Error(`${role} node did not start (exit code ${child.exitCode}):\n${text}`);
 }
 
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "role-nodes-"));
   dev = await startLocalDevnet({ providers: 1 }, join(ROOT, "reports", "role-nodes.log"));
   // Stake only: the devnet maps the provider's builder key with the owner's key itself (two senders would race).
-  await registerProvider({ rpcUrl: dev.devnet.chains.settlement.rpcUrl, addresses: dev.devnet.contracts, providerKey: STAKED.privateKey, stake: parseEther("20") });
+  await registerProvider({
+    rpcUrl: dev.devnet.chains.settlement.rpcUrl,
+    addresses: dev.devnet.contracts,
+    providerKey: STAKED.privateKey,
+    stake: parseEther("20"),
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -6,7 +6,10 @@ import { MevCommitError } from "../../lib/errors.ts";
  * `--nodes threads`), each with its own event loop and heap, as separate machines would be, without libp2p's CPU.
  */
 export type RoleThreadCommand = { t: "start"; argv: string[]; ports: MessagePort[] } | { t: "stop" };
-export type RoleThreadReport = { t: "ready"; url: string; rpcUrl?: string } | { t: "failed"; message: string } | { t: "stopped" };
+export type RoleThreadReport =
+  | { t: "ready"; url: string; rpcUrl?: string }
+  | { t: "failed"; message: string }
+  | { t: "stopped" };
 
 export class RoleThreadError extends MevCommitError {}
 
@@ -17,7 +20,12 @@ export interface RoleThread {
 }
 
 /** Starts the node of `argv` (parseRoleArgs) on a new thread with `ports` to its peers; resolves once it serves. */
-export function startRoleThread(name: string, argv: string[], ports: MessagePort[], timeoutMs = 60_000): Promise<RoleThread> {
+export function startRoleThread(
+  name: string,
+  argv: string[],
+  ports: MessagePort[],
+  timeoutMs = 60_000,
+): Promise<RoleThread> {
   const worker = new Worker(new URL("./roleThreadWorker.ts", import.meta.url).href);
   let stopped: (() => void) | undefined;
   return new Promise<RoleThread>((resolve, reject) => {
@@ -74,8 +82,13 @@ export async function startNodeThreads(providers: string[][], bidder: string[]):
   const channels = providers.map(() => new MessageChannel());
   const started: RoleThread[] = [];
   try {
-    for (const [i, argv] of providers.entries()) started.push(await startRoleThread(`provider-${i}`, argv, [channels[i]!.port2]));
-    const b = await startRoleThread("bidder", bidder, channels.map((c) => c.port1));
+    for (const [i, argv] of providers.entries())
+      started.push(await startRoleThread(`provider-${i}`, argv, [channels[i]!.port2]));
+    const b = await startRoleThread(
+      "bidder",
+      bidder,
+      channels.map((c) => c.port1),
+    );
     return { bidder: b, providers: started };
   } catch (e) {
     for (const t of started) await t.stop();

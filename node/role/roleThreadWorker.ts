@@ -2,11 +2,12 @@
  * A bidder or provider node on a thread of its own (roleThread.ts): the `--role` arguments and the MessagePorts to
  * its peers come in a "start" message; it answers "ready" with its URLs (or "failed"), and "stopped" after "stop".
  */
-import { parseRoleArgs } from "./roleConfig.ts";
-import { startNodeOn, type StartedNode } from "./startRoleNode.ts";
+
 import { PortNetwork } from "../network/portNetwork.ts";
 import { setLogLevel } from "../util/log.ts";
-import type { RoleThreadReport, RoleThreadCommand } from "./roleThread.ts";
+import { parseRoleArgs } from "./roleConfig.ts";
+import type { RoleThreadCommand, RoleThreadReport } from "./roleThread.ts";
+import { type StartedNode, startNodeOn } from "./startRoleNode.ts";
 
 declare const self: Worker;
 

@@ -1,28 +1,29 @@
 /** One node of a given role in this process, joined to the network through its bootnodes (roleConfig.ts). */
-import { join } from "node:path";
+
 import { existsSync, mkdirSync } from "node:fs";
 import { isIP } from "node:net";
+import { join } from "node:path";
 import { createPublicClient } from "viem";
+import { type Served, serve } from "../api/serve.ts";
+import { BidderNode } from "../bidder/bidderNode.ts";
 import { localChain } from "../chain/clients.ts";
 import { localHttp } from "../chain/localHttp.ts";
-import { BidderNode } from "../bidder/bidderNode.ts";
-import { ProviderNode } from "../provider/providerNode.ts";
-import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import type { Network } from "../network/network.ts";
-import { providerStakeCheck } from "../p2p/stakeCheck.ts";
-import { initCrypto } from "../protocol/initCrypto.ts";
-import { UnavailableError } from "../protocol/grpcCodes.ts";
-import { privateKeyToAddress } from "../protocol/secp256k1.ts";
-import { ValidatorService } from "../validators/validatorService.ts";
-import { L1ValidatorChain } from "../validators/optInRegistry.ts";
-import type { ValidatorsSource } from "../services/validatorApiService.ts";
 import type { Notifier } from "../notify/notifier.ts";
-import { logger } from "../util/log.ts";
-import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
+import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
+import { providerStakeCheck } from "../p2p/stakeCheck.ts";
+import { UnavailableError } from "../protocol/grpcCodes.ts";
+import { initCrypto } from "../protocol/initCrypto.ts";
+import { privateKeyToAddress } from "../protocol/secp256k1.ts";
+import { ProviderNode } from "../provider/providerNode.ts";
 import { acceptAll } from "../providerApp/policies.ts";
-import type { RoleConfig } from "./roleConfig.ts";
+import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
+import type { ValidatorsSource } from "../services/validatorApiService.ts";
+import { logger } from "../util/log.ts";
+import { L1ValidatorChain } from "../validators/optInRegistry.ts";
+import { ValidatorService } from "../validators/validatorService.ts";
 import { adminApi } from "./adminApi.ts";
-import { serve, type Served } from "../api/serve.ts";
+import type { RoleConfig } from "./roleConfig.ts";
 
 const log = logger("role");
 
@@ -45,8 +46,10 @@ function multiaddrOf(host: string, port: number): string {
 
 /** GET /v1/validator/get_validators of a node without an L1 to read. */
 const noValidators: ValidatorsSource = {
-  currentEpoch: () => Promise.reject(new UnavailableError("this node has no L1 RPC (--l1-rpc-url) or validator opt-in router")),
-  getValidators: () => Promise.reject(new UnavailableError("this node has no L1 RPC (--l1-rpc-url) or validator opt-in router")),
+  currentEpoch: () =>
+    Promise.reject(new UnavailableError("this node has no L1 RPC (--l1-rpc-url) or validator opt-in router")),
+  getValidators: () =>
+    Promise.reject(new UnavailableError("this node has no L1 RPC (--l1-rpc-url) or validator opt-in router")),
 };
 
 export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
@@ -79,7 +82,9 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
   const chainId = await createPublicClient({ transport: localHttp(cfg.settlementRpcUrl) }).getChainId();
   const address = privateKeyToAddress(cfg.nodeKey);
   const adminOf = (node: Parameters<typeof adminApi>[0]): Served | undefined =>
-    cfg.adminPort === undefined || !(network instanceof Libp2pNetwork) ? undefined : serve(adminApi(node, network), cfg.httpAddr, cfg.adminPort, "admin API");
+    cfg.adminPort === undefined || !(network instanceof Libp2pNetwork)
+      ? undefined
+      : serve(adminApi(node, network), cfg.httpAddr, cfg.adminPort, "admin API");
   const dataDir = cfg.dataDir || `.node-${cfg.role}-${address.slice(2, 10).toLowerCase()}`;
   mkdirSync(dataDir, { recursive: true });
   const notifiers: Notifier[] = [];
@@ -94,18 +99,35 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
     });
     validators = service;
     const l1 = createPublicClient({ transport: localHttp(cfg.l1RpcUrl) });
-    unwatch = l1.watchBlocks({ pollingInterval: 500, onBlock: (b) => void service.onL1Block({ number: b.number, timestamp: b.timestamp }), onError: () => {} });
+    unwatch = l1.watchBlocks({
+      pollingInterval: 500,
+      onBlock: (b) => void service.onL1Block({ number: b.number, timestamp: b.timestamp }),
+      onError: () => {},
+    });
   }
   const settlementChain = localChain(chainId, cfg.settlementRpcUrl, "settlement");
   const store = join(dataDir, "node.sqlite");
   const readyFile = cfg.readyFile;
-  const readiness = readyFile ? async () => (existsSync(readyFile) ? undefined : `starting: ${readyFile} is not written yet`) : undefined;
+  const readiness = readyFile
+    ? async () => (existsSync(readyFile) ? undefined : `starting: ${readyFile} is not written yet`)
+    : undefined;
   if (cfg.role === "bidder") {
-    const node = new BidderNode({ privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, bidTimeoutMs: cfg.bidTimeoutMs, network, validators, streamKeepAliveMs: cfg.streamKeepAliveMs, cryptoWorkers: cfg.cryptoWorkers });
+    const node = new BidderNode({
+      privateKey: cfg.nodeKey,
+      settlementChain,
+      contracts: cfg.contracts,
+      storePath: store,
+      bidTimeoutMs: cfg.bidTimeoutMs,
+      network,
+      validators,
+      streamKeepAliveMs: cfg.streamKeepAliveMs,
+      cryptoWorkers: cfg.cryptoWorkers,
+    });
     notifiers.push(node.notifier);
     if (cfg.autodepositFromFlag) node.deposits.auto.replaceSaved(cfg.autodepositAmount);
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
-    if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running) await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
+    if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running)
+      await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
     const admin = adminOf({ role: "bidder", node });
     return {
       url,
@@ -118,12 +140,27 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
       },
     };
   }
-  const node = new ProviderNode({ index: 0, privateKey: cfg.nodeKey, settlementChain, contracts: cfg.contracts, storePath: store, decisionTimeoutMs: cfg.decisionTimeoutMs, network, validators, streamKeepAliveMs: cfg.streamKeepAliveMs, cryptoWorkers: cfg.cryptoWorkers });
+  const node = new ProviderNode({
+    index: 0,
+    privateKey: cfg.nodeKey,
+    settlementChain,
+    contracts: cfg.contracts,
+    storePath: store,
+    decisionTimeoutMs: cfg.decisionTimeoutMs,
+    network,
+    validators,
+    streamKeepAliveMs: cfg.streamKeepAliveMs,
+    cryptoWorkers: cfg.cryptoWorkers,
+  });
   notifiers.push(node.notifier);
   const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
   let agent: ProviderAgent | undefined;
   if (cfg.autoAccept) {
-    agent = new ProviderAgent(url, acceptAll(), { idleTimeoutMs: cfg.responderIdleTimeoutMs, decisions: "stream", log: agentLog(logger("responder")) });
+    agent = new ProviderAgent(url, acceptAll(), {
+      idleTimeoutMs: cfg.responderIdleTimeoutMs,
+      decisions: "stream",
+      log: agentLog(logger("responder")),
+    });
     await agent.start();
     log.info("accept-all provider application attached");
   }

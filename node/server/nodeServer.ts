@@ -4,13 +4,13 @@
  * no service knows a transport.
  */
 import { createNodeApp } from "../api/app.ts";
-import { serve, type Served } from "../api/serve.ts";
 import { bidderApi } from "../api/bidder/index.ts";
-import { providerApi } from "../api/provider/index.ts";
-import { notificationRoutes } from "../api/notifications.ts";
 import { debugRoutes } from "../api/debug.ts";
+import { notificationRoutes } from "../api/notifications.ts";
+import { providerApi } from "../api/provider/index.ts";
+import { type Served, serve } from "../api/serve.ts";
 import { validatorRoutes } from "../api/validator.ts";
-import { serveGrpc, type ServedGrpc } from "../grpc/server.ts";
+import { type ServedGrpc, serveGrpc } from "../grpc/server.ts";
 import type { TlsFiles } from "../grpc/tls.ts";
 import type { NodeServices } from "./nodeServices.ts";
 
@@ -44,7 +44,10 @@ export interface NodeServer {
 }
 
 /** The HTTP app of a node: its role's routes, notifications, debug and validator, `/health` and `/swagger`. */
-export function httpApp(s: NodeServices, opts: { streamKeepAliveMs?: number; readiness?: () => Promise<string | undefined> } = {}) {
+export function httpApp(
+  s: NodeServices,
+  opts: { streamKeepAliveMs?: number; readiness?: () => Promise<string | undefined> } = {},
+) {
   return createNodeApp({
     role: s.role,
     address: s.address,

@@ -4,19 +4,19 @@
  * code and answers the proto message. HTTP (node/api) and gRPC (node/grpc) only decode and encode.
  */
 import { create } from "@bufbuild/protobuf";
-import { StringValueSchema, UInt64ValueSchema, type StringValue } from "@bufbuild/protobuf/wkt";
-import * as pb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import { type StringValue, StringValueSchema, UInt64ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { BidSender } from "../bidder/bids/bidSender.ts";
 import type { DepositService } from "../bidder/deposits/depositService.ts";
 import type { WindowAmount } from "../bidder/deposits/registry.ts";
-import { validateBidRequest, type BidRequest } from "../protocol/bidValidation.ts";
+import * as pb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import { type BidRequest, validateBidRequest } from "../protocol/bidValidation.ts";
+import { bytesToHex } from "../protocol/bytes.ts";
 import {
+  type DepositRequestFields,
   validateDepositRequest,
   validateWindowNumbers,
   validateWithdrawRequest,
-  type DepositRequestFields,
 } from "../protocol/depositValidation.ts";
-import { bytesToHex } from "../protocol/bytes.ts";
 import type { Commitment } from "../protocol/types.ts";
 import { bidInfo, type CommitmentPages } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
@@ -51,8 +51,10 @@ export function commitmentMessage(c: Commitment): pb.Commitment {
   });
 }
 
-const depositResponse = (r: WindowAmount) => create(pb.DepositResponseSchema, { amount: r.amount.toString(), windowNumber: r.window });
-const withdrawResponse = (r: WindowAmount) => create(pb.WithdrawResponseSchema, { amount: r.amount.toString(), windowNumber: r.window });
+const depositResponse = (r: WindowAmount) =>
+  create(pb.DepositResponseSchema, { amount: r.amount.toString(), windowNumber: r.window });
+const withdrawResponse = (r: WindowAmount) =>
+  create(pb.WithdrawResponseSchema, { amount: r.amount.toString(), windowNumber: r.window });
 
 export class BidderService {
   constructor(private readonly d: BidderServiceDeps) {}
@@ -79,12 +81,17 @@ export class BidderService {
   async autoDeposit(req: DepositRequestFields): Promise<pb.AutoDepositResponse> {
     const r = validateDepositRequest("autoDeposit", req);
     const started = await this.d.deposits.startAutoDeposit(r.amount, r);
-    return create(pb.AutoDepositResponseSchema, { startWindowNumber: started.startWindow, amountPerWindow: started.amount.toString() });
+    return create(pb.AutoDepositResponseSchema, {
+      startWindowNumber: started.startWindow,
+      amountPerWindow: started.amount.toString(),
+    });
   }
 
   async cancelAutoDeposit(req: { withdraw: boolean }): Promise<pb.CancelAutoDepositResponse> {
     return create(pb.CancelAutoDepositResponseSchema, {
-      windowNumbers: (await this.d.deposits.cancelAutoDeposit(req.withdraw)).map((value) => create(UInt64ValueSchema, { value })),
+      windowNumbers: (await this.d.deposits.cancelAutoDeposit(req.withdraw)).map((value) =>
+        create(UInt64ValueSchema, { value }),
+      ),
     });
   }
 

@@ -21,7 +21,8 @@ export class NotificationsService {
     const sub = this.notifier.subscribe(validateTopics(req.topics));
     return {
       notifications: (async function* () {
-        for await (const n of sub.notifications()) yield create(pb.NotificationSchema, { topic: n.topic, value: n.value as JsonObject });
+        for await (const n of sub.notifications())
+          yield create(pb.NotificationSchema, { topic: n.topic, value: n.value as JsonObject });
       })(),
       close: () => sub.close(),
     };

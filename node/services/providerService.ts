@@ -5,14 +5,14 @@
  */
 import { create } from "@bufbuild/protobuf";
 import * as pb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
-import type { BidDispatcher } from "../provider/bids/bidDispatcher.ts";
-import type { ProviderStakeService, StakeInfo } from "../provider/stake/stakeService.ts";
-import { validateStakeRequest, type StakeRequestFields } from "../provider/stake/stakeRequest.ts";
-import { validateProcessedBid, type ProcessedBidFields } from "../protocol/processedBid.ts";
-import { InternalError, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
 import { strip0x } from "../protocol/bytes.ts";
+import { InternalError, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
+import { type ProcessedBidFields, validateProcessedBid } from "../protocol/processedBid.ts";
 import type { SignedBid } from "../protocol/types.ts";
-import { commitmentInfo, type CommitmentPages } from "../query/commitmentQueries.ts";
+import type { BidDispatcher } from "../provider/bids/bidDispatcher.ts";
+import { type StakeRequestFields, validateStakeRequest } from "../provider/stake/stakeRequest.ts";
+import type { ProviderStakeService, StakeInfo } from "../provider/stake/stakeService.ts";
+import { type CommitmentPages, commitmentInfo } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
 
 export interface ProviderServiceDeps {
@@ -45,7 +45,8 @@ export interface BidStream {
 
 /** BLS keys as upstream answers them (Go hex.EncodeToString: lower-case, no 0x). */
 const keyHex = (k: string) => strip0x(k).toLowerCase();
-const stakeResponse = (s: StakeInfo) => create(pb.StakeResponseSchema, { amount: s.amount.toString(), blsPublicKeys: s.blsPublicKeys.map(keyHex) });
+const stakeResponse = (s: StakeInfo) =>
+  create(pb.StakeResponseSchema, { amount: s.amount.toString(), blsPublicKeys: s.blsPublicKeys.map(keyHex) });
 
 export class ProviderService {
   constructor(private readonly d: ProviderServiceDeps) {}

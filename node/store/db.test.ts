@@ -1,5 +1,5 @@
-import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +26,9 @@ test("writes queued in one turn share one transaction, and each resolves once it
   const other = new Database(store.path, { readonly: true });
   const count = () => other.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM t").get()!.n;
   await store.write(() => store.db.query("INSERT INTO t (v) VALUES (-1)").run()); // idle: committed at once
-  const writes = Array.from({ length: 50 }, (_, i) => store.write(() => store.db.query("INSERT INTO t (v) VALUES (?)").run(i)));
+  const writes = Array.from({ length: 50 }, (_, i) =>
+    store.write(() => store.db.query("INSERT INTO t (v) VALUES (?)").run(i)),
+  );
   expect(count()).toBe(1); // queued behind a commit less than idleMs ago, not yet committed
   let seenAtResolve = -1;
   writes[0]!.then(() => (seenAtResolve = count()));
@@ -77,7 +79,12 @@ test("a write that throws half-way leaves none of its statements; the rest of it
   });
   await expect(half).rejects.toThrow(/first statement/);
   await ok;
-  expect(store.db.query<{ v: number }, []>("SELECT v FROM t ORDER BY v").all().map((r) => r.v)).toEqual([0, 1]);
+  expect(
+    store.db
+      .query<{ v: number }, []>("SELECT v FROM t ORDER BY v")
+      .all()
+      .map((r) => r.v),
+  ).toEqual([0, 1]);
   store.close();
 });
 
@@ -91,7 +98,12 @@ test("a lone write that throws half-way leaves none of its statements", async ()
   await expect(half).rejects.toThrow(/first statement/);
   expect(store.db.inTransaction).toBe(false);
   await store.write(() => store.db.query("INSERT INTO t (v) VALUES (21)").run());
-  expect(store.db.query<{ v: number }, []>("SELECT v FROM t ORDER BY v").all().map((r) => r.v)).toEqual([21]);
+  expect(
+    store.db
+      .query<{ v: number }, []>("SELECT v FROM t ORDER BY v")
+      .all()
+      .map((r) => r.v),
+  ).toEqual([21]);
   store.close();
 });
 
@@ -111,7 +123,9 @@ test("close commits what is queued; a write after close rejects", async () => {
 test("WAL checkpoints run on the checkpointer's thread, not in a node's commits", async () => {
   const store = freshStore(0);
   // A node's own connection checkpoints only past the safety net, far beyond SQLite's default of 1,000 pages.
-  expect(store.db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint).toBe(SAFETY_AUTOCHECKPOINT_PAGES);
+  expect(
+    store.db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint,
+  ).toBe(SAFETY_AUTOCHECKPOINT_PAGES);
   const fileBytes = () => Bun.file(store.path).size;
   const blob = "x".repeat(3_000);
   // ~1,500 pages of WAL: past where the committing connection would checkpoint itself by default.

@@ -61,7 +61,9 @@ export class NodeStore {
   }
 
   setKv(key: string, value: string): void {
-    this.db.query("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+    this.db
+      .query("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+      .run(key, value);
   }
 
   deleteKv(key: string): void {
@@ -113,7 +115,7 @@ export class NodeStore {
     } finally {
       this.lastCommitAt = performance.now();
     }
-    for (const w of batch) (failed.has(w) ? w.reject(failed.get(w)) : w.resolve());
+    for (const w of batch) failed.has(w) ? w.reject(failed.get(w)) : w.resolve();
   }
 
   /** Runs `fn` when the store closes, after the queued writes and before the database closes: a concern's last writes. */

@@ -14,5 +14,7 @@ export async function bidProviders(bidderUrl: string, block: bigint, n: number):
     decayStartTimestamp: String(now),
     decayEndTimestamp: String(now + 60_000),
   });
-  return (await s.all()).flatMap((l) => ("result" in l ? [`0x${l.result.providerAddress}`.toLowerCase() as Address] : [])).sort();
+  return (await s.all())
+    .flatMap((l) => ("result" in l ? [`0x${l.result.providerAddress}`.toLowerCase() as Address] : []))
+    .sort();
 }

@@ -4,8 +4,14 @@
  * clients + snapshot helpers). The production digest code lives elsewhere (node/protocol); this file only
  * exists so the contract tests do not depend on it.
  */
+
+import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import { bn254 } from "@noble/curves/bn254.js";
 import {
+  type Abi,
+  type Account,
+  type Address,
+  type Chain,
   concat,
   createPublicClient,
   createTestClient,
@@ -13,32 +19,35 @@ import {
   defineChain,
   encodeAbiParameters,
   encodePacked,
+  type Hex,
   http,
   keccak256,
-  parseEventLogs,
-  stringToHex,
-  toHex,
-  type Abi,
-  type Address,
-  type Chain,
-  type Hex,
   type Log,
   type PublicClient,
+  parseEventLogs,
+  stringToHex,
   type TestClient,
   type TransactionReceipt,
-  type WalletClient,
   type Transport,
-  type Account,
+  toHex,
+  type WalletClient,
 } from "viem";
 import { nonceManager, privateKeyToAccount, sign } from "viem/accounts";
-import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
-import { nonceManagerFor } from "../chain/clients.ts";
-import { forgetNonces } from "../chain/txPipeline.ts";
 import { devAccount, ROLES } from "../chain/accounts.ts";
-import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
+import { type AnvilChain, startAnvil } from "../chain/anvil.ts";
+import { nonceManagerFor } from "../chain/clients.ts";
+import {
+  ABI_BY_KEY,
+  ALL_ERRORS_ABI,
+  type ContractAddresses,
+  type ContractRevertError,
+  type Contracts,
+  decodeRevert,
+  getContracts,
+} from "../chain/contracts.ts";
+import { builderKeyFor, type DeployParams, deployContracts, registerProvider } from "../chain/deploy.ts";
+import { forgetNonces } from "../chain/txPipeline.ts";
 import { freePort } from "../util/ports.ts";
-import { ABI_BY_KEY, ALL_ERRORS_ABI, decodeRevert, getContracts, type ContractAddresses, type ContractRevertError, type Contracts } from "../chain/contracts.ts";
-import { builderKeyFor, deployContracts, registerProvider, type DeployParams } from "../chain/deploy.ts";
 
 // ------------------------------------------------------------------------------------------------ digests
 
@@ -186,7 +195,8 @@ export function verifyZkProof(p: readonly bigint[], chainId: number | bigint): b
   const A = { x: ax, y: ay };
   const B = { x: bx, y: by };
   const C = { x: cx, y: cy };
-  const mulOrZero = (pt: G1Affine, k: bigint) => (k % BN254_ORDER === 0n ? G1.ZERO : G1.fromAffine(pt).multiply(k % BN254_ORDER));
+  const mulOrZero = (pt: G1Affine, k: bigint) =>
+    k % BN254_ORDER === 0n ? G1.ZERO : G1.fromAffine(pt).multiply(k % BN254_ORDER);
   const T1 = mulOrZero({ x: 1n, y: 2n }, z).add(mulOrZero(A, c)).toAffine();
   const T2 = mulOrZero(B, z).add(mulOrZero(C, c)).toAffine();
   return challenge(zkContextHash(chainId), [A, B, C, T1, T2]) === c;
@@ -307,7 +317,13 @@ export interface Harness {
   /** Wallet client of dev account i. */
   wallet(i: number): WalletClient<Transport, Chain, Account>;
   /** Sends a transaction from dev account i and waits for a successful receipt (throws the revert otherwise). */
-  tx(i: number, contract: Key, functionName: string, args?: readonly unknown[], value?: bigint): Promise<TransactionReceipt>;
+  tx(
+    i: number,
+    contract: Key,
+    functionName: string,
+    args?: readonly unknown[],
+    value?: bigint,
+  ): Promise<TransactionReceipt>;
   /** Expects the call to revert with custom error `name`; returns the decoded revert. */
   expectRevert(promise: Promise<unknown>, name: string): Promise<ContractRevertError>;
   events(receipt: TransactionReceipt, contract: Key, eventName: string): (Log & { args: Record<string, unknown> })[];
@@ -451,7 +467,10 @@ export async function setupChain(opts: {
         await testClient.revert({ id });
       },
       recordWinner(block, providerAddress) {
-        return h.tx(ROLES.oracle, "blockTracker", "recordL1Block", [block, providerAddress ? builderKeyFor(providerAddress) : "0x"]);
+        return h.tx(ROLES.oracle, "blockTracker", "recordL1Block", [
+          block,
+          providerAddress ? builderKeyFor(providerAddress) : "0x",
+        ]);
       },
       stop: () => anvil.stop(),
     };

@@ -4,36 +4,35 @@
  * harness: an automining Anvil on the Prague hardfork (EIP-7702), the v1.2 contracts deployed, providers registered,
  * a snapshot per test.
  */
+
+import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import {
+  type Abi,
+  type Account,
+  type Address,
+  type Chain,
   concat,
   createPublicClient,
   createTestClient,
   createWalletClient,
   defineChain,
   encodeAbiParameters,
+  type Hex,
   http,
   keccak256,
-  parseEventLogs,
-  stringToHex,
-  type Abi,
-  type Account,
-  type Address,
-  type Chain,
-  type Hex,
   type Log,
   type PublicClient,
+  parseEventLogs,
+  stringToHex,
   type TestClient,
-  type Transport,
   type TransactionReceipt,
+  type Transport,
   type WalletClient,
 } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
-import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import { MevCommitError } from "../../lib/errors.ts";
 import { ROLES } from "../chain/accounts.ts";
-import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
-import { builderKeyFor, registerProvider } from "../chain/deploy.ts";
-import { deployV12Contracts, type DeployV12Params, type V12ContractAddresses } from "../chain/deployV12.ts";
+import { type AnvilChain, startAnvil } from "../chain/anvil.ts";
 import {
   bidderRegistryV12Abi,
   blockTrackerV12Abi,
@@ -42,9 +41,13 @@ import {
   preconfManagerV12Abi,
   providerRegistryV12Abi,
 } from "../chain/contractsV12.ts";
+import { builderKeyFor, registerProvider } from "../chain/deploy.ts";
+import { type DeployV12Params, deployV12Contracts, type V12ContractAddresses } from "../chain/deployV12.ts";
 import { freePort } from "../util/ports.ts";
 import {
   addr,
+  type BidFields,
+  type BidInput,
   commitmentDigest,
   commitmentIndex,
   domainSeparator,
@@ -54,8 +57,6 @@ import {
   makeZkProof,
   randomScalar,
   signDigest,
-  type BidFields,
-  type BidInput,
 } from "./chainHarness.ts";
 
 export const BID_TYPEHASH_V12 = keccak256(
@@ -68,7 +69,19 @@ export const BID_TYPEHASH_V12 = keccak256(
 export function bidDigestV12(bid: BidFields, bidOptions: Hex, chainId: number | bigint, preconfManager: Address): Hex {
   const structHash = keccak256(
     encodeAbiParameters(
-      ["bytes32", "bytes32", "bytes32", "uint256", "uint64", "uint64", "uint64", "uint256", "uint256", "uint256", "bytes32"].map((type) => ({ type })),
+      [
+        "bytes32",
+        "bytes32",
+        "bytes32",
+        "uint256",
+        "uint64",
+        "uint64",
+        "uint64",
+        "uint256",
+        "uint256",
+        "uint256",
+        "bytes32",
+      ].map((type) => ({ type })),
       [
         BID_TYPEHASH_V12,
         keccak256(stringToHex(bid.txnHash)),
@@ -193,22 +206,42 @@ export interface HarnessV12 {
   /** Reads `functionName` of contract `contract` (at `at`, default its deployed address). */
   read<T = unknown>(contract: Key, functionName: string, args?: readonly unknown[], at?: Address): Promise<T>;
   /** Sends from dev account i to `contract` (or `to`) and waits; throws the decoded revert on failure. */
-  tx(i: number, contract: Key, functionName: string, args?: readonly unknown[], opts?: { value?: bigint; to?: Address; gas?: bigint }): Promise<TransactionReceipt>;
+  tx(
+    i: number,
+    contract: Key,
+    functionName: string,
+    args?: readonly unknown[],
+    opts?: { value?: bigint; to?: Address; gas?: bigint },
+  ): Promise<TransactionReceipt>;
   /** Like tx, but returns the receipt of a mined transaction whatever its status (needs `gas`: no estimate). */
-  send(i: number, contract: Key, functionName: string, args: readonly unknown[], opts: { gas: bigint; value?: bigint; to?: Address }): Promise<TransactionReceipt>;
+  send(
+    i: number,
+    contract: Key,
+    functionName: string,
+    args: readonly unknown[],
+    opts: { gas: bigint; value?: bigint; to?: Address },
+  ): Promise<TransactionReceipt>;
   /** Expects a revert with custom error `name`; returns its arguments. */
   expectRevert(promise: Promise<unknown>, name: string): Promise<readonly unknown[]>;
   /** Decoded logs of event `eventName` of `contract`'s ABI emitted by `emitter` (default the contract's address). */
-  events(receipt: TransactionReceipt, contract: Key, eventName: string, emitter?: Address): (Log & { args: Record<string, unknown> })[];
+  events(
+    receipt: TransactionReceipt,
+    contract: Key,
+    eventName: string,
+    emitter?: Address,
+  ): (Log & { args: Record<string, unknown> })[];
   balance(address: Address): Promise<bigint>;
   gasCost(receipt: TransactionReceipt): bigint;
   recordWinner(block: bigint, providerAddress: Address | null): Promise<TransactionReceipt>;
 }
 
 function revertName(e: unknown): { name: string; args: readonly unknown[] } | undefined {
-  let cur = e as { name?: string; data?: { errorName?: string; args?: readonly unknown[] }; cause?: unknown } | undefined;
+  let cur = e as
+    | { name?: string; data?: { errorName?: string; args?: readonly unknown[] }; cause?: unknown }
+    | undefined;
   while (cur) {
-    if (cur.name === "ContractFunctionRevertedError" && cur.data?.errorName) return { name: cur.data.errorName, args: cur.data.args ?? [] };
+    if (cur.name === "ContractFunctionRevertedError" && cur.data?.errorName)
+      return { name: cur.data.errorName, args: cur.data.args ?? [] };
     cur = cur.cause as typeof cur;
   }
   return undefined;
@@ -244,14 +277,31 @@ export async function setupV12Chain(opts: {
   providerStake?: bigint;
 }): Promise<HarnessV12 & { stop(): Promise<void> }> {
   const chainId = 31337;
-  const anvil = await startAnvil({ name: opts.name, port: await freePort(), chainId, mining: "auto", hardfork: "prague" });
+  const anvil = await startAnvil({
+    name: opts.name,
+    port: await freePort(),
+    chainId,
+    mining: "auto",
+    hardfork: "prague",
+  });
   try {
     const rpcUrl = anvil.rpcUrl;
-    const chain = defineChain({ id: chainId, name: opts.name, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+    const chain = defineChain({
+      id: chainId,
+      name: opts.name,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
     const transport = http(rpcUrl);
     const publicClient = createPublicClient({ chain, transport, pollingInterval: 10 }) as PublicClient;
     const testClient = createTestClient({ chain, mode: "anvil", transport }) as TestClient;
-    const addresses = await deployV12Contracts({ rpcUrl, chainId, owner: key(ROLES.owner), oracle: addr(ROLES.oracle), params: opts.params });
+    const addresses = await deployV12Contracts({
+      rpcUrl,
+      chainId,
+      owner: key(ROLES.owner),
+      oracle: addr(ROLES.oracle),
+      params: opts.params,
+    });
     for (let i = 0; i < (opts.providers ?? 2); i++) {
       await registerProvider({
         rpcUrl,
@@ -269,8 +319,21 @@ export async function setupV12Chain(opts: {
       return w;
     };
     const abiWithErrors = (contract: Key) => [...(V12_ABIS[contract] as Abi), ...ALL_V12_ERRORS] as Abi;
-    const write = (i: number, contract: Key, functionName: string, args: readonly unknown[], o: { value?: bigint; to?: Address; gas?: bigint }) =>
-      wallet(i).writeContract({ address: o.to ?? addresses[contract], abi: abiWithErrors(contract), functionName, args, value: o.value, gas: o.gas } as never);
+    const write = (
+      i: number,
+      contract: Key,
+      functionName: string,
+      args: readonly unknown[],
+      o: { value?: bigint; to?: Address; gas?: bigint },
+    ) =>
+      wallet(i).writeContract({
+        address: o.to ?? addresses[contract],
+        abi: abiWithErrors(contract),
+        functionName,
+        args,
+        value: o.value,
+        gas: o.gas,
+      } as never);
     const h: HarnessV12 & { stop(): Promise<void> } = {
       anvil,
       rpcUrl,
@@ -281,11 +344,17 @@ export async function setupV12Chain(opts: {
       testClient,
       wallet,
       read: (contract, functionName, args = [], at) =>
-        publicClient.readContract({ address: at ?? addresses[contract], abi: abiWithErrors(contract), functionName, args } as never) as never,
+        publicClient.readContract({
+          address: at ?? addresses[contract],
+          abi: abiWithErrors(contract),
+          functionName,
+          args,
+        } as never) as never,
       async tx(i, contract, functionName, args = [], o = {}) {
         const hash = await write(i, contract, functionName, args, o);
         const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 });
-        if (receipt.status !== "success") throw new UnexpectedOutcomeError(`${contract}.${functionName} reverted in ${hash}`);
+        if (receipt.status !== "success")
+          throw new UnexpectedOutcomeError(`${contract}.${functionName} reverted in ${hash}`);
         return receipt;
       },
       async send(i, contract, functionName, args, o) {
@@ -301,16 +370,22 @@ export async function setupV12Chain(opts: {
         }
         if (err === undefined) throw new UnexpectedOutcomeError(`expected revert ${name}, but it succeeded`);
         const decoded = revertName(err);
-        if (decoded?.name !== name) throw new UnexpectedOutcomeError(`expected revert ${name}, got ${decoded?.name ?? (err as Error).message}`);
+        if (decoded?.name !== name)
+          throw new UnexpectedOutcomeError(`expected revert ${name}, got ${decoded?.name ?? (err as Error).message}`);
         return decoded.args;
       },
       events(receipt, contract, eventName, emitter) {
         const from = (emitter ?? addresses[contract]).toLowerCase();
-        return parseEventLogs({ abi: V12_ABIS[contract] as Abi, logs: receipt.logs.filter((l) => l.address.toLowerCase() === from), eventName } as never) as never;
+        return parseEventLogs({
+          abi: V12_ABIS[contract] as Abi,
+          logs: receipt.logs.filter((l) => l.address.toLowerCase() === from),
+          eventName,
+        } as never) as never;
       },
       balance: (address) => publicClient.getBalance({ address }),
       gasCost: (r) => r.gasUsed * r.effectiveGasPrice,
-      recordWinner: (block, provider) => h.tx(ROLES.oracle, "blockTracker", "recordL1Block", [block, provider ? builderKeyFor(provider) : "0x"]),
+      recordWinner: (block, provider) =>
+        h.tx(ROLES.oracle, "blockTracker", "recordL1Block", [block, provider ? builderKeyFor(provider) : "0x"]),
       stop: () => anvil.stop(),
     };
     return h;

@@ -1,13 +1,15 @@
 import type { Subprocess } from "bun";
-import { DeadlineError, within } from "../util/deadline.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import { DeadlineError, within } from "../util/deadline.ts";
 
 export class ProcessStopError extends MevCommitError {
   constructor(
     readonly stuck: string[],
     readonly graceMs: number,
   ) {
-    super(`did not exit within ${graceMs} ms of SIGTERM (killed with SIGKILL): ${stuck.join("; ")}`, { context: { stuck, graceMs } });
+    super(`did not exit within ${graceMs} ms of SIGTERM (killed with SIGKILL): ${stuck.join("; ")}`, {
+      context: { stuck, graceMs },
+    });
   }
 }
 
@@ -16,7 +18,10 @@ export class ProcessStopError extends MevCommitError {
  * whole process group of a `detached` child, so its own children go too). A process that needed the SIGKILL is a
  * bug of its own: the call rejects with a ProcessStopError naming it, after every process is gone.
  */
-export async function stopProcesses(children: { proc: Subprocess; name: string; group?: boolean }[], graceMs = 15_000): Promise<void> {
+export async function stopProcesses(
+  children: { proc: Subprocess; name: string; group?: boolean }[],
+  graceMs = 15_000,
+): Promise<void> {
   const running = children.filter((c) => c.proc.exitCode === null && c.proc.signalCode === null);
   for (const c of running) c.proc.kill("SIGTERM");
   const stuck: string[] = [];

@@ -3,9 +3,9 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NodeStore } from "../store/db.ts";
+import { JOURNAL_APPLY_MS, recordFromLine, recordToLine } from "./commitmentJournal.ts";
 import { CommitmentStore } from "./commitmentStore.ts";
 import type { CommitmentRecord } from "./record.ts";
-import { JOURNAL_APPLY_MS, recordFromLine, recordToLine } from "./commitmentJournal.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -59,7 +59,8 @@ async function crashAfterRecording(path: string, ...records: CommitmentRecord[])
 }
 
 /** Rows in the SQLite file itself, read past the CommitmentStore (which would apply its journal first). */
-const rowsInSqlite = (store: NodeStore) => store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments").get()!.n;
+const rowsInSqlite = (store: NodeStore) =>
+  store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments").get()!.n;
 
 describe("commitment journal", () => {
   test("a line keeps every field, big integers included", () => {

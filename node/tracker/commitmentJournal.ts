@@ -1,5 +1,5 @@
-import type { NodeStore } from "../store/db.ts";
 import type { AppendLog } from "../store/appendLog.ts";
+import type { NodeStore } from "../store/db.ts";
 import { logger } from "../util/log.ts";
 import type { CommitmentRecord } from "./record.ts";
 
@@ -73,7 +73,11 @@ export class CommitmentJournal {
         }
       }
       this.insertAll(records);
-      this.log.info("commitments replayed from the journal", { lines: lines.length, unreadable: lines.length - records.length, file: file.path });
+      this.log.info("commitments replayed from the journal", {
+        lines: lines.length,
+        unreadable: lines.length - records.length,
+        file: file.path,
+      });
     }
     file.clear();
     store.onClose(() => this.close());

@@ -1,7 +1,7 @@
-import type { NodeStore } from "../store/db.ts";
-import { AppendLog } from "../store/appendLog.ts";
-import { CommitmentJournal } from "./commitmentJournal.ts";
 import type { CommitmentStatus } from "../protocol/types.ts";
+import { AppendLog } from "../store/appendLog.ts";
+import type { NodeStore } from "../store/db.ts";
+import { CommitmentJournal } from "./commitmentJournal.ts";
 import type { CommitmentRecord } from "./record.ts";
 
 interface Row {
@@ -116,7 +116,10 @@ export class CommitmentStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
          (SELECT COALESCE(MAX(seq), 0) + 1 FROM commitments))`,
     );
-    this.journal = store.path === ":memory:" ? undefined : new CommitmentJournal(new AppendLog(`${store.path}.commitments.log`), store, (r) => this.insert(r));
+    this.journal =
+      store.path === ":memory:"
+        ? undefined
+        : new CommitmentJournal(new AppendLog(`${store.path}.commitments.log`), store, (r) => this.insert(r));
   }
 
   /** The database, with every journaled commitment in it first: what reads or updates the table sees them all. */
@@ -191,7 +194,9 @@ export class CommitmentStore {
    * overwrite settled with opened; docs/divergences.md). Returns whether the record changed.
    */
   setStatus(digest: string, status: CommitmentStatus, details?: string): boolean {
-    const cur = this.db.query<{ status: string }, [string]>("SELECT status FROM commitments WHERE digest = ?").get(digest);
+    const cur = this.db
+      .query<{ status: string }, [string]>("SELECT status FROM commitments WHERE digest = ?")
+      .get(digest);
     if (!cur || !isProgress(cur.status as CommitmentStatus, status)) return false;
     if (details === undefined) this.db.query("UPDATE commitments SET status = ? WHERE digest = ?").run(status, digest);
     else this.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
@@ -206,7 +211,9 @@ export class CommitmentStore {
   /** Commitments of one block in a given status, highest bid first. */
   forBlockWithStatus(block: bigint, status: CommitmentStatus): CommitmentRecord[] {
     return this.db
-      .query<Row, [number, string]>("SELECT * FROM commitments WHERE block_number = ? AND status = ? ORDER BY bid_amount_sort DESC, digest")
+      .query<Row, [number, string]>(
+        "SELECT * FROM commitments WHERE block_number = ? AND status = ? ORDER BY bid_amount_sort DESC, digest",
+      )
       .all(Number(block), status)
       .map(toRecord);
   }
@@ -214,7 +221,9 @@ export class CommitmentStore {
   /** Commitments not yet settled or slashed (for reconciling with the chain after a restart). */
   unfinished(): CommitmentRecord[] {
     return this.db
-      .query<Row, []>("SELECT * FROM commitments WHERE status IN ('pending', 'stored', 'opened', 'failed') ORDER BY seq")
+      .query<Row, []>(
+        "SELECT * FROM commitments WHERE status IN ('pending', 'stored', 'opened', 'failed') ORDER BY seq",
+      )
       .all()
       .map(toRecord);
   }
@@ -224,7 +233,10 @@ export class CommitmentStore {
   }
 
   withStatus(status: CommitmentStatus): CommitmentRecord[] {
-    return this.db.query<Row, [string]>("SELECT * FROM commitments WHERE status = ? ORDER BY seq").all(status).map(toRecord);
+    return this.db
+      .query<Row, [string]>("SELECT * FROM commitments WHERE status = ? ORDER BY seq")
+      .all(status)
+      .map(toRecord);
   }
 
   /** Commitments for one L1 block, highest bid first. */

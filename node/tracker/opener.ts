@@ -12,11 +12,19 @@ export type OpenerRole = { role: "provider"; nikeSecret: bigint } | { role: "bid
  * Sends PreconfManager.openCommitment for a stored commitment (crypto-contracts §3.2): the bid's fields in clear,
  * the bid signature, and the zkProof words [providerPk, bidderPk, shared key, c, z].
  */
-export async function openCommitment(c: ChainClients, preconfManager: Address, r: CommitmentRecord, who: OpenerRole, corrupt = false): Promise<void> {
+export async function openCommitment(
+  c: ChainClients,
+  preconfManager: Address,
+  r: CommitmentRecord,
+  who: OpenerRole,
+  corrupt = false,
+): Promise<void> {
   const bidderPk = { x: r.bidderPkX, y: r.bidderPkY };
   const zkProof =
     who.role === "provider"
-      ? zkProofArray(proveOpening({ providerSecret: who.nikeSecret, bidderPublicKey: bidderPk, chainId: BigInt(c.chain.id) }))
+      ? zkProofArray(
+          proveOpening({ providerSecret: who.nikeSecret, bidderPublicKey: bidderPk, chainId: BigInt(c.chain.id) }),
+        )
       : bidderZkProofArray(bidderPk, { x: r.sharedX, y: r.sharedY });
   await transact(
     c,

@@ -1,13 +1,13 @@
 import type { Address } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
-import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { blockTrackerAbi, preconfManagerAbi } from "../chain/contracts.ts";
-import { SerialQueue } from "../util/serial.ts";
-import { logger } from "../util/log.ts";
-import type { CommitmentStore } from "./commitmentStore.ts";
-import type { CommitmentRecord } from "./record.ts";
-import { openCommitment, type OpenerRole } from "./opener.ts";
+import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { UnavailableError } from "../protocol/grpcCodes.ts";
+import { logger } from "../util/log.ts";
+import { SerialQueue } from "../util/serial.ts";
+import type { CommitmentStore } from "./commitmentStore.ts";
+import { type OpenerRole, openCommitment } from "./opener.ts";
+import type { CommitmentRecord } from "./record.ts";
 
 const hex = (v: unknown) => (v as string).toLowerCase().replace(/^0x/, "");
 
@@ -158,7 +158,10 @@ export class CommitmentTracker {
       // Someone else opened it first (the other side, or our own earlier attempt): not a failure.
       if (/CommitmentAlreadyOpened|TxnHashAlreadyProcessed/.test(msg) && this.o.role.role === "bidder") return;
       // Not the commitment's fault: it stays stored and is opened again by the next pass (or the next start's).
-      if (e instanceof UnavailableError) return this.log.warn("the settlement chain cannot be reached; opening the commitment again soon", { commitment: r.digest });
+      if (e instanceof UnavailableError)
+        return this.log.warn("the settlement chain cannot be reached; opening the commitment again soon", {
+          commitment: r.digest,
+        });
       this.o.commitments.setStatus(r.digest, "failed", `failed to open commitment: ${msg}`);
       this.log.warn("open transaction failed", { commitment: r.digest, error: msg });
       this.o.onOpenFailed?.(r.digest, r.txnHash, msg);
@@ -175,8 +178,18 @@ export class CommitmentTracker {
     for (const r of this.o.commitments.unfinished()) {
       const idx = `0x${r.commitmentIndex}` as const;
       const [unopened, opened] = await Promise.all([
-        pc.readContract({ address: this.o.preconfManager, abi: preconfManagerAbi, functionName: "getUnopenedCommitment", args: [idx] }),
-        pc.readContract({ address: this.o.preconfManager, abi: preconfManagerAbi, functionName: "getCommitment", args: [idx] }),
+        pc.readContract({
+          address: this.o.preconfManager,
+          abi: preconfManagerAbi,
+          functionName: "getUnopenedCommitment",
+          args: [idx],
+        }),
+        pc.readContract({
+          address: this.o.preconfManager,
+          abi: preconfManagerAbi,
+          functionName: "getCommitment",
+          args: [idx],
+        }),
       ]);
       const onChainStored = unopened.committer !== "0x0000000000000000000000000000000000000000";
       const onChainOpened = opened.committer !== "0x0000000000000000000000000000000000000000";
@@ -184,7 +197,8 @@ export class CommitmentTracker {
       const unreached = r.status === "failed" && UNREACHED.test(r.details);
       if (onChainOpened) this.o.commitments.setStatus(r.digest, "opened", r.details || "opened");
       else if (onChainStored) {
-        if (r.status === "opened" || r.status === "pending" || unreached) this.o.commitments.forceStatus(r.digest, "stored", "");
+        if (r.status === "opened" || r.status === "pending" || unreached)
+          this.o.commitments.forceStatus(r.digest, "stored", "");
       } else if (r.status !== "failed" || r.details.startsWith("failed to open") || unreached) {
         this.o.commitments.forceStatus(r.digest, "pending", "");
         restore(r);
@@ -192,13 +206,22 @@ export class CommitmentTracker {
     }
     // Winners recorded before the restart produce no new NewL1Block events: learn them from BlockTracker (for the
     // commitments being stored again too, which are opened once stored).
-    const blocks = new Set(this.o.commitments.unfinished().filter((r) => r.status === "stored" || r.status === "pending").map((r) => r.blockNumber));
+    const blocks = new Set(
+      this.o.commitments
+        .unfinished()
+        .filter((r) => r.status === "stored" || r.status === "pending")
+        .map((r) => r.blockNumber),
+    );
     for (const block of blocks) {
-      const winner = await pc.readContract({ address: this.o.blockTracker, abi: blockTrackerAbi, functionName: "getBlockWinner", args: [block] });
+      const winner = await pc.readContract({
+        address: this.o.blockTracker,
+        abi: blockTrackerAbi,
+        functionName: "getBlockWinner",
+        args: [block],
+      });
       if (winner === "0x0000000000000000000000000000000000000000") continue;
       this.winners.set(block, winner.toLowerCase());
       if (block > this.newest) this.newest = block;
     }
   }
 }
-

@@ -25,7 +25,12 @@ export async function within<T>(what: string, ms: number, work: PromiseLike<T>):
 }
 
 /** Polls `ok` every `everyMs` until it holds; a DeadlineError naming `what` after `ms`. */
-export async function until(what: string, ms: number, ok: () => boolean | Promise<boolean>, everyMs = 50): Promise<void> {
+export async function until(
+  what: string,
+  ms: number,
+  ok: () => boolean | Promise<boolean>,
+  everyMs = 50,
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await ok())) {
     if (Date.now() > deadline) throw new DeadlineError(what, ms);
@@ -37,10 +42,19 @@ export async function until(what: string, ms: number, ok: () => boolean | Promis
  * One step of a shutdown: it may fail or overrun its deadline, and the shutdown goes on with the next step (a stop
  * never hangs on one part); `report` is told which step and why.
  */
-export async function shutdownStep(what: string, ms: number, work: () => unknown, report: (message: string) => void): Promise<void> {
+export async function shutdownStep(
+  what: string,
+  ms: number,
+  work: () => unknown,
+  report: (message: string) => void,
+): Promise<void> {
   try {
     await within(what, ms, Promise.resolve().then(work));
   } catch (e) {
-    report(e instanceof DeadlineError ? `stop: ${what} did not finish within ${ms} ms; going on` : `stop: ${what} failed: ${(e as Error).message}`);
+    report(
+      e instanceof DeadlineError
+        ? `stop: ${what} did not finish within ${ms} ms; going on`
+        : `stop: ${what} failed: ${(e as Error).message}`,
+    );
   }
 }

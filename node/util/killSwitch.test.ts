@@ -3,7 +3,14 @@ import { expect, test } from "bun:test";
 import { createPublicClient, custom } from "viem";
 import { KillSwitch, killableTransport } from "./killSwitch.ts";
 
-const settlesWithin = (p: Promise<unknown>, ms: number) => Promise.race([p.then(() => true, () => true), Bun.sleep(ms).then(() => false)]);
+const settlesWithin = (p: Promise<unknown>, ms: number) =>
+  Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    Bun.sleep(ms).then(() => false),
+  ]);
 
 test("requests pass through until the kill; then none is sent, and one in flight never resumes its caller", async () => {
   let sent = 0;

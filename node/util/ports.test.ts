@@ -31,7 +31,11 @@ describe("a devnet's configured ports", () => {
   test("every named port, extra bidders' included, none that is chosen at listen time", async () => {
     const { DEFAULTS, configuredPorts } = await import("../devnet/config.ts");
     const ports = configuredPorts({ ...DEFAULTS, bidders: 3, bidderP2pPort: 0 });
-    for (const p of [13523, 13524, 13533, 13534, 13543, 13544, 13623, 13723, 13624, 13724, 13500, 13501, 8545, 8546, 13510, 13620, 13720]) expect(ports.has(p)).toBe(true);
+    for (const p of [
+      13523, 13524, 13533, 13534, 13543, 13544, 13623, 13723, 13624, 13724, 13500, 13501, 8545, 8546, 13510, 13620,
+      13720,
+    ])
+      expect(ports.has(p)).toBe(true);
     expect(ports.has(0)).toBe(false);
     expect(ports.has(13520)).toBe(false);
   });

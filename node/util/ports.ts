@@ -18,7 +18,9 @@ export class NoFreePortError extends MevCommitError {
     readonly found: number,
     readonly range: [number, number],
   ) {
-    super(`found ${found} of ${wanted} free TCP ports in ${range[0]}–${range[1]}`, { context: { wanted, found, range } });
+    super(`found ${found} of ${wanted} free TCP ports in ${range[0]}–${range[1]}`, {
+      context: { wanted, found, range },
+    });
   }
 }
 
@@ -46,7 +48,11 @@ function listen(port: number, host: string): Promise<Server | undefined> {
 }
 
 /** `n` distinct TCP ports, free right now on `host` and outside the ephemeral range (held open while picking). */
-export async function freePorts(n: number, host = "127.0.0.1", avoid: ReadonlySet<number> = new Set()): Promise<number[]> {
+export async function freePorts(
+  n: number,
+  host = "127.0.0.1",
+  avoid: ReadonlySet<number> = new Set(),
+): Promise<number[]> {
   const top = ephemeralLow() - 1;
   const span = top - PICK_FLOOR + 1;
   const held: Server[] = [];

@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createPublicClient, http } from "viem";
-import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
+import { type Served, serve } from "../api/serve.ts";
+import { type AnvilChain, startAnvil } from "../chain/anvil.ts";
 import { L1BlockDriver } from "../l1/blockDriver.ts";
-import { serve, type Served } from "../api/serve.ts";
-import { freePort } from "../util/ports.ts";
 import { setLogSink } from "../util/log.ts";
+import { freePort } from "../util/ports.ts";
 import { beaconApi, checkpointsAt, FUTURE_EPOCH_TEXT } from "./beaconApi.ts";
 import { L1ValidatorChain } from "./optInRegistry.ts";
 import { ValidatorService } from "./validatorService.ts";
@@ -110,12 +110,21 @@ describe("GET /eth/v1/beacon/states/{state_id}/finality_checkpoints", () => {
   });
 
   test("other state ids: genesis, finalized, justified, a slot; unknown ones are 404/400", async () => {
-    expect((await get("/eth/v1/beacon/states/genesis/finality_checkpoints")).body.data.finalized).toEqual({ epoch: "0", root: `0x${"00".repeat(32)}` });
+    expect((await get("/eth/v1/beacon/states/genesis/finality_checkpoints")).body.data.finalized).toEqual({
+      epoch: "0",
+      root: `0x${"00".repeat(32)}`,
+    });
     expect((await get("/eth/v1/beacon/states/40/finality_checkpoints")).body.data.current_justified.epoch).toBe("0");
     expect((await get("/eth/v1/beacon/states/finalized/finality_checkpoints")).status).toBe(200);
     expect((await get("/eth/v1/beacon/states/justified/finality_checkpoints")).status).toBe(200);
-    expect(await get("/eth/v1/beacon/states/999999/finality_checkpoints")).toMatchObject({ status: 404, body: { code: 404, message: "State not found" } });
-    expect(await get("/eth/v1/beacon/states/nope/finality_checkpoints")).toMatchObject({ status: 400, body: { code: 400 } });
+    expect(await get("/eth/v1/beacon/states/999999/finality_checkpoints")).toMatchObject({
+      status: 404,
+      body: { code: 404, message: "State not found" },
+    });
+    expect(await get("/eth/v1/beacon/states/nope/finality_checkpoints")).toMatchObject({
+      status: 400,
+      body: { code: 400 },
+    });
   });
 
   test("checkpointsAt never goes below epoch 0", () => {

@@ -15,10 +15,16 @@
  * Roots are derived from the schedule's seed (nothing checks them); errors are the beacon API's `{code, message}`.
  */
 import { Elysia } from "elysia";
-import { concat, keccak256, numberToHex, stringToHex, type Hex } from "viem";
-import { logger } from "../util/log.ts";
-import { type BeaconSchedule, epochOfSlot, estimateSlotTime, firstSlotOfEpoch, type SlotAnchor } from "./beaconSchedule.ts";
+import { concat, type Hex, keccak256, numberToHex, stringToHex } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { logger } from "../util/log.ts";
+import {
+  type BeaconSchedule,
+  epochOfSlot,
+  estimateSlotTime,
+  firstSlotOfEpoch,
+  type SlotAnchor,
+} from "./beaconSchedule.ts";
 
 /** What the beacon API reads: the schedule, the slot length, and the L1 head (the latest mined slot and its time). */
 export interface BeaconSource {
@@ -42,7 +48,8 @@ export const FUTURE_EPOCH_TEXT = "Proposer duties were requested for a future ep
 const MAX_UINT64 = (1n << 64n) - 1n;
 
 function uint64(what: string, text: string): bigint {
-  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > MAX_UINT64) throw new BeaconApiError(400, `Invalid ${what}: ${text}`);
+  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > MAX_UINT64)
+    throw new BeaconApiError(400, `Invalid ${what}: ${text}`);
   return BigInt(text);
 }
 
@@ -96,7 +103,10 @@ function json(status: number, body: unknown): Response {
 export function beaconApi(source: BeaconSource) {
   const log = logger("beacon");
   const seed = source.schedule.seed;
-  const checkpoint = (epoch: bigint) => ({ epoch: epoch.toString(), root: epoch === 0n ? `0x${"00".repeat(32)}` : root(seed, "checkpoint", epoch) });
+  const checkpoint = (epoch: bigint) => ({
+    epoch: epoch.toString(),
+    root: epoch === 0n ? `0x${"00".repeat(32)}` : root(seed, "checkpoint", epoch),
+  });
   return new Elysia({ name: "beacon-api" })
     .onError(({ code, error }) => {
       if (error instanceof BeaconApiError) return json(error.status, { code: error.status, message: error.message });
@@ -117,11 +127,14 @@ export function beaconApi(source: BeaconSource) {
     .get("/eth/v1/validator/duties/proposer/:epoch", async ({ params }) => {
       const epoch = uint64("epoch", params.epoch);
       const current = epochOfSlot((await source.head()).slot);
-      if (epoch > current + 1n) throw new BeaconApiError(400, `${FUTURE_EPOCH_TEXT} (current: ${current}, requested: ${epoch})`);
+      if (epoch > current + 1n)
+        throw new BeaconApiError(400, `${FUTURE_EPOCH_TEXT} (current: ${current}, requested: ${epoch})`);
       return json(200, {
         dependent_root: root(seed, "dependent", epoch),
         execution_optimistic: false,
-        data: source.schedule.dutiesOf(epoch).map((d) => ({ pubkey: d.blsKey, validator_index: String(d.validatorIndex), slot: d.slot.toString() })),
+        data: source.schedule
+          .dutiesOf(epoch)
+          .map((d) => ({ pubkey: d.blsKey, validator_index: String(d.validatorIndex), slot: d.slot.toString() })),
       });
     })
     .get("/eth/v1/beacon/states/:stateId/finality_checkpoints", async ({ params }) => {

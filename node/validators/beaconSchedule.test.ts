@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { keccak256, stringToHex, type Hex } from "viem";
+import { type Hex, keccak256, stringToHex } from "viem";
 import {
   BeaconSchedule,
   BeaconScheduleError,

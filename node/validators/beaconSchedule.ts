@@ -9,7 +9,7 @@
  * - Slot times: a mined slot's time is its block's timestamp; a slot not mined yet is estimated from the latest
  *   known block, `slotSeconds` per slot (`estimateSlotTime`).
  */
-import { concat, encodePacked, keccak256, numberToHex, stringToHex, type Hex } from "viem";
+import { concat, encodePacked, type Hex, keccak256, numberToHex, stringToHex } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
 
 export const SLOTS_PER_EPOCH = 32n;
@@ -65,7 +65,8 @@ export function validatorKey(seed: Hex, index: number): Hex {
 
 /** The validator set: `count` distinct keys, in index order. */
 export function validatorSet(seed: Hex, count = DEFAULT_VALIDATOR_COUNT): Hex[] {
-  if (!Number.isInteger(count) || count < 1) throw new BeaconScheduleError(`validator count must be a positive integer, got ${count}`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new BeaconScheduleError(`validator count must be a positive integer, got ${count}`);
   return Array.from({ length: count }, (_, i) => validatorKey(seed, i));
 }
 
@@ -98,7 +99,8 @@ export class BeaconSchedule {
 
   constructor(opts: BeaconScheduleOptions = {}) {
     const seed = (opts.seed ?? DEFAULT_BEACON_SEED).toLowerCase() as Hex;
-    if (!/^0x[0-9a-f]{64}$/.test(seed)) throw new BeaconScheduleError(`beacon seed must be 32 bytes of hex, got ${opts.seed}`);
+    if (!/^0x[0-9a-f]{64}$/.test(seed))
+      throw new BeaconScheduleError(`beacon seed must be 32 bytes of hex, got ${opts.seed}`);
     this.seed = seed;
     this.validators = Object.freeze(validatorSet(seed, opts.validatorCount ?? DEFAULT_VALIDATOR_COUNT));
   }

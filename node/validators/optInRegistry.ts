@@ -3,18 +3,18 @@
  * keys) and L1 blocks, and sending opt-in / opt-out transactions.
  */
 import {
+  type Address,
   BaseError,
   createPublicClient,
   encodeFunctionData,
-  http,
-  type Address,
   type Hex,
+  http,
   type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { validatorOptInRouterAbi, decodeRevert } from "../chain/contracts.ts";
-import { logger } from "../util/log.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import { decodeRevert, validatorOptInRouterAbi } from "../chain/contracts.ts";
+import { logger } from "../util/log.ts";
 
 /** What the validator service needs from L1. */
 export interface ValidatorChain {
@@ -39,7 +39,10 @@ export class L1ValidatorChain implements ValidatorChain {
   private warnedNoCode = false;
 
   constructor(opts: { rpcUrl: string; registry: Address } | { client: PublicClient; registry: Address }) {
-    this.client = "client" in opts ? opts.client : createPublicClient({ transport: http(opts.rpcUrl, { retryCount: 1 }), cacheTime: 0 });
+    this.client =
+      "client" in opts
+        ? opts.client
+        : createPublicClient({ transport: http(opts.rpcUrl, { retryCount: 1 }), cacheTime: 0 });
     this.registry = opts.registry;
   }
 
@@ -51,7 +54,8 @@ export class L1ValidatorChain implements ValidatorChain {
     try {
       return (await this.client.getBlock({ blockNumber })).timestamp;
     } catch (e) {
-      if (e instanceof BaseError && e.walk((x) => (x as { name?: string }).name === "BlockNotFoundError")) return undefined;
+      if (e instanceof BaseError && e.walk((x) => (x as { name?: string }).name === "BlockNotFoundError"))
+        return undefined;
       throw e;
     }
   }
@@ -70,14 +74,17 @@ export class L1ValidatorChain implements ValidatorChain {
         args: [keys],
       });
       if (statuses.length !== keys.length) {
-        throw new ValidatorRegistryError(`areValidatorsOptedIn answered ${statuses.length} statuses for ${keys.length} keys`);
+        throw new ValidatorRegistryError(
+          `areValidatorsOptedIn answered ${statuses.length} statuses for ${keys.length} keys`,
+        );
       }
       return statuses.map((s) => s.isVanillaOptedIn || s.isAvsOptedIn || s.isMiddlewareOptedIn);
     } catch (e) {
       if (e instanceof ValidatorRegistryError) throw e;
       const code = await this.client.getCode({ address: this.registry }).catch(() => "unknown");
       if (code === undefined || code === "0x") {
-        if (!this.warnedNoCode) this.log.info("validator registry has no code (yet): no validator is opted in", { registry: this.registry });
+        if (!this.warnedNoCode)
+          this.log.info("validator registry has no code (yet): no validator is opted in", { registry: this.registry });
         this.warnedNoCode = true;
         return keys.map(() => false);
       }
@@ -105,7 +112,11 @@ export interface SendOptInOptions {
 export class ValidatorOptInError extends MevCommitError {}
 
 async function sendRegistryCall(fn: "optIn" | "optOut", opts: SendOptInOptions): Promise<Hex> {
-  const client = createPublicClient({ transport: http(opts.rpcUrl, { retryCount: 0 }), pollingInterval: 25, cacheTime: 0 });
+  const client = createPublicClient({
+    transport: http(opts.rpcUrl, { retryCount: 0 }),
+    pollingInterval: 25,
+    cacheTime: 0,
+  });
   const account = privateKeyToAccount(opts.privateKey);
   const data = encodeFunctionData({ abi: validatorOptInRouterAbi, functionName: fn, args: [opts.keys] });
   try {

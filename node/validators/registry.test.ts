@@ -3,10 +3,10 @@
  * the L1 block driver across an epoch boundary.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createPublicClient, decodeEventLog, http, zeroAddress, type Address, type Hex } from "viem";
+import { type Address, createPublicClient, decodeEventLog, type Hex, http, zeroAddress } from "viem";
 import { devAccount, ROLES } from "../chain/accounts.ts";
-import { startAnvil, type AnvilChain } from "../chain/anvil.ts";
-import { validatorOptInRouterContract, validatorOptInRouterAbi } from "../chain/contracts.ts";
+import { type AnvilChain, startAnvil } from "../chain/anvil.ts";
+import { validatorOptInRouterAbi, validatorOptInRouterContract } from "../chain/contracts.ts";
 import { deployValidatorRegistry } from "../chain/deploy.ts";
 import { L1BlockDriver } from "../l1/blockDriver.ts";
 import { setLogSink } from "../util/log.ts";
@@ -32,7 +32,12 @@ beforeAll(async () => {
   anvil = await startAnvil({ name: "validators", port: await freePort(), chainId: CHAIN_ID, mining: "manual" });
   driver = new L1BlockDriver(anvil.rpcUrl, []);
   // Manual mining: submit the deployment, then mine it the way the devnet does (the driver's first block).
-  registry = await deployValidatorRegistry({ rpcUrl: anvil.rpcUrl, chainId: CHAIN_ID, owner: OWNER.privateKey, wait: false });
+  registry = await deployValidatorRegistry({
+    rpcUrl: anvil.rpcUrl,
+    chainId: CHAIN_ID,
+    owner: OWNER.privateKey,
+    wait: false,
+  });
   await driver.mine(1);
 }, 120_000);
 
@@ -62,7 +67,9 @@ describe("ValidatorOptInRouter", () => {
 
   test("opt in and out by key; areValidatorsOptedIn answers in order, with upstream's tuple", async () => {
     const c = validatorOptInRouterContract(registry, client());
-    const events = await mined(optInValidators({ rpcUrl: anvil.rpcUrl, registry, privateKey: OPERATOR.privateKey, keys: [key(1), key(2)] }));
+    const events = await mined(
+      optInValidators({ rpcUrl: anvil.rpcUrl, registry, privateKey: OPERATOR.privateKey, keys: [key(1), key(2)] }),
+    );
     expect(events).toEqual([
       { eventName: "ValidatorOptedIn", args: { optInAccount: OPERATOR.address, valBLSPubKey: key(1) } },
       { eventName: "ValidatorOptedIn", args: { optInAccount: OPERATOR.address, valBLSPubKey: key(2) } },
@@ -77,17 +84,27 @@ describe("ValidatorOptInRouter", () => {
     expect(await c.read.optedInCount()).toBe(2n);
 
     // Refusals carry their reason (raised while estimating, before anything is sent).
-    const send = (fn: typeof optInValidators, from: Hex, keys: Hex[]) => fn({ rpcUrl: anvil.rpcUrl, registry, privateKey: from, keys });
-    await expect(send(optInValidators, STRANGER.privateKey, [key(3), key(1)])).rejects.toThrow(`optIn: ValidatorAlreadyOptedIn(valBLSPubKey=${key(1)})`);
-    await expect(send(optInValidators, OPERATOR.privateKey, ["0x123456"])).rejects.toThrow("optIn: InvalidBLSPubKeyLength(expected=48, actual=3)");
+    const send = (fn: typeof optInValidators, from: Hex, keys: Hex[]) =>
+      fn({ rpcUrl: anvil.rpcUrl, registry, privateKey: from, keys });
+    await expect(send(optInValidators, STRANGER.privateKey, [key(3), key(1)])).rejects.toThrow(
+      `optIn: ValidatorAlreadyOptedIn(valBLSPubKey=${key(1)})`,
+    );
+    await expect(send(optInValidators, OPERATOR.privateKey, ["0x123456"])).rejects.toThrow(
+      "optIn: InvalidBLSPubKeyLength(expected=48, actual=3)",
+    );
     await expect(send(optOutValidators, STRANGER.privateKey, [key(1)])).rejects.toThrow(
       `optOut: SenderIsNotOptInAccount(sender=${STRANGER.address}, optInAccount=${OPERATOR.address})`,
     );
-    await expect(send(optOutValidators, OPERATOR.privateKey, [key(3)])).rejects.toThrow(`optOut: ValidatorNotOptedIn(valBLSPubKey=${key(3)})`);
+    await expect(send(optOutValidators, OPERATOR.privateKey, [key(3)])).rejects.toThrow(
+      `optOut: ValidatorNotOptedIn(valBLSPubKey=${key(3)})`,
+    );
 
     // The opt-in account or the owner may opt a key out.
     expect(await mined(send(optOutValidators, OWNER.privateKey, [key(1)]))).toEqual([
-      { eventName: "ValidatorOptedOut", args: { optInAccount: OPERATOR.address, valBLSPubKey: key(1), sender: OWNER.address } },
+      {
+        eventName: "ValidatorOptedOut",
+        args: { optInAccount: OPERATOR.address, valBLSPubKey: key(1), sender: OWNER.address },
+      },
     ]);
     await mined(send(optOutValidators, OPERATOR.privateKey, [key(2)]));
     expect(await c.read.areValidatorsOptedIn([[key(1), key(2)]])).toEqual([
@@ -133,9 +150,14 @@ describe("ValidatorService on the L1 block driver", () => {
 
     const t = performance.now();
     await driver.mine(Number(boundary - head)); // up to and including block `boundary`
-    console.info(`[validators] ${boundary - head} blocks with the validator hook in ${Math.round(performance.now() - t)} ms`);
+    console.info(
+      `[validators] ${boundary - head} blocks with the validator hook in ${Math.round(performance.now() - t)} ms`,
+    );
 
-    const slotsOf = (k: Hex) => [...Array(Number(boundary - head)).keys()].map((i) => head + 2n + BigInt(i)).filter((s) => s <= boundary + 1n && schedule.proposerOf(s).blsKey === k);
+    const slotsOf = (k: Hex) =>
+      [...Array(Number(boundary - head)).keys()]
+        .map((i) => head + 2n + BigInt(i))
+        .filter((s) => s <= boundary + 1n && schedule.proposerOf(s).blsKey === k);
     // Every slot from head+2 (after the opt-in block) to boundary+1 whose proposer is opted in, in slot order.
     const expectedSlots = [...new Set([...slotsOf(proposer), ...slotsOf(soon)])].sort((a, b) => Number(a - b));
     const slotNotes = published.filter((p) => p.topic === "validator_opted_in");
@@ -155,7 +177,9 @@ describe("ValidatorService on the L1 block driver", () => {
     expect(slots.map((s) => s.slot)).toEqual(Array.from({ length: 32 }, (_, i) => Number(boundary) + i));
     for (const s of slots) expect(s.opted_in).toBe(optedIn.includes(s.bls_key as Hex));
     // The epoch list came before the boundary slot's own notification.
-    expect(published.indexOf(epochNotes[0]!)).toBeLessThan(published.findIndex((p) => p.value.slot === Number(boundary)));
+    expect(published.indexOf(epochNotes[0]!)).toBeLessThan(
+      published.findIndex((p) => p.value.slot === Number(boundary)),
+    );
 
     const m = await service.getValidators(epoch);
     expect(m.size).toBe(32);

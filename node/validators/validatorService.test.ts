@@ -45,7 +45,12 @@ function setup(slotSeconds = 2) {
   const chain = new FakeChain();
   const published: { topic: ValidatorTopic; value: Record<string, unknown> }[] = [];
   const schedule = new BeaconSchedule();
-  const service = new ValidatorService({ chain, schedule, slotSeconds, publish: (topic, value) => published.push({ topic, value }) });
+  const service = new ValidatorService({
+    chain,
+    schedule,
+    slotSeconds,
+    publish: (topic, value) => published.push({ topic, value }),
+  });
   return { chain, published, schedule, service };
 }
 
@@ -67,7 +72,10 @@ describe("ValidatorService.onL1Block", () => {
   test("block 32e-1 announces epoch e (every slot ascending, estimated start time), then slot 32e if opted in", async () => {
     const { chain, published, schedule, service } = setup();
     const firstKey = schedule.proposerOf(32n).blsKey;
-    const otherKey = schedule.dutiesOf(1n).map((d) => d.blsKey).find((k) => k !== firstKey)!;
+    const otherKey = schedule
+      .dutiesOf(1n)
+      .map((d) => d.blsKey)
+      .find((k) => k !== firstKey)!;
     chain.optedIn.add(firstKey).add(otherKey);
     chain.head = 30n;
     await service.onL1Block(chain.mine()); // block 31
@@ -115,7 +123,10 @@ describe("ValidatorService.onL1Block", () => {
     const next = schedule.nextSlotOf(key, 42n)!;
     chain.head = next - 2n;
     await service.onL1Block(chain.mine());
-    expect(published.at(-1)).toEqual({ topic: "validator_opted_in", value: { epoch: Number(next / 32n), slot: Number(next), bls_key: key } });
+    expect(published.at(-1)).toEqual({
+      topic: "validator_opted_in",
+      value: { epoch: Number(next / 32n), slot: Number(next), bls_key: key },
+    });
   });
 
   test("a failed registry read is logged and skipped; the hook never throws", async () => {
@@ -174,7 +185,8 @@ describe("ValidatorService.getValidators", () => {
     const m = await service.getValidators(2n);
     expect([...m.keys()]).toEqual(Array.from({ length: 32 }, (_, i) => 64n + BigInt(i)));
     expect(m.get(70n)).toEqual({ blsKey: key, optedIn: true });
-    for (const [slot, info] of m) expect(info).toEqual({ blsKey: schedule.proposerOf(slot).blsKey, optedIn: info.blsKey === key });
+    for (const [slot, info] of m)
+      expect(info).toEqual({ blsKey: schedule.proposerOf(slot).blsKey, optedIn: info.blsKey === key });
     expect(await service.currentEpoch()).toBe(1n);
     expect((await service.getValidators(0n)).size).toBe(32);
 

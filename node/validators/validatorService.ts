@@ -95,7 +95,8 @@ export class ValidatorService {
    * registry read is Internal, with upstream's "checking if validators are opted in: …" text.
    */
   async getValidators(epoch: bigint): Promise<Map<bigint, SlotInfo>> {
-    if (epoch > (await this.currentEpoch()) + 1n) throw new InvalidArgumentError(FUTURE_EPOCH_MESSAGE, { context: { epoch } });
+    if (epoch > (await this.currentEpoch()) + 1n)
+      throw new InvalidArgumentError(FUTURE_EPOCH_MESSAGE, { context: { epoch } });
     return this.readEpoch(epoch);
   }
 
@@ -182,7 +183,9 @@ export class ValidatorService {
     try {
       return await this.chain.areValidatorsOptedIn(keys);
     } catch (e) {
-      throw new InternalError(`checking if validators are opted in: ${(e as Error).message ?? String(e)}`, { cause: e });
+      throw new InternalError(`checking if validators are opted in: ${(e as Error).message ?? String(e)}`, {
+        cause: e,
+      });
     }
   }
 

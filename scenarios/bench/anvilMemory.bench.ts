@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { loadavg } from "node:os";
 /**
  * `npm run bench:anvil-memory [-- --keep-blocks N]`: what a block, a transaction and a storage slot cost the resident
  * memory of a bare Anvil started as the devnet's settlement chain (scenarios/bench/anvilMemory.ts), three times, so
@@ -6,12 +7,13 @@
  */
 import { exitOnCliErrors, numberOption, parseCliArgs } from "../../lib/cli.ts";
 import { stopAllAnvils } from "../../node/chain/anvil.ts";
-import { loadavg } from "node:os";
-import { formatCosts, measureAnvilCosts } from "./anvilMemory.ts";
 import { DEFAULTS } from "../../node/devnet/config.ts";
+import { formatCosts, measureAnvilCosts } from "./anvilMemory.ts";
 
 exitOnCliErrors({ cleanup: stopAllAnvils });
-const { values: o } = parseCliArgs({ options: { "keep-blocks": { type: "string" }, runs: { type: "string" }, help: { type: "boolean", short: "h" } } });
+const { values: o } = parseCliArgs({
+  options: { "keep-blocks": { type: "string" }, runs: { type: "string" }, help: { type: "boolean", short: "h" } },
+});
 if (o.help) {
   console.log(`Usage: npm run bench:anvil-memory -- [--keep-blocks N] [--runs R]
 
@@ -21,7 +23,11 @@ if (o.help) {
 }
 const keep = numberOption("--keep-blocks", o["keep-blocks"], DEFAULTS.settlementKeepBlocks);
 const runs = numberOption("--runs", o.runs, 3, { min: 1 });
-console.log(`anvil-memory: a settlement-like Anvil keeping ${keep || "all"} blocks' transactions; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(
+  `anvil-memory: a settlement-like Anvil keeping ${keep || "all"} blocks' transactions; load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);
 for (let i = 1; i <= runs; i++) {
   const t = performance.now();
   const c = await measureAnvilCosts(keep || undefined);

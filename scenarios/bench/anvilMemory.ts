@@ -11,13 +11,13 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAnvil, type AnvilChain } from "../../node/chain/anvil.ts";
-import { freePort } from "../../node/util/ports.ts";
+import { MevCommitError } from "../../lib/errors.ts";
+import { type AnvilChain, startAnvil } from "../../node/chain/anvil.ts";
+import { jsonRpc as rpc } from "../../node/chain/jsonRpc.ts";
 import { SETTLEMENT_BLOCK_GAS_LIMIT } from "../../node/devnet/chains.ts";
 import { SETTLEMENT_STATE_INTERVAL_S } from "../../node/devnet/config.ts";
-import { jsonRpc as rpc } from "../../node/chain/jsonRpc.ts";
+import { freePort } from "../../node/util/ports.ts";
 import { rssOf } from "./health.ts";
-import { MevCommitError } from "../../lib/errors.ts";
 
 /** Bytes of resident memory per unit of chain data. */
 export interface AnvilCosts {
@@ -52,7 +52,10 @@ function slotWriter(slots: number): string {
 const FROM = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"; // dev account 0, unlocked on Anvil
 
 /** A settlement-like chain in a scratch dir, and its pid. */
-async function settlementLike(dir: string, keepTxBlocks: number | undefined): Promise<{ chain: AnvilChain; pid: number; url: string }> {
+async function settlementLike(
+  dir: string,
+  keepTxBlocks: number | undefined,
+): Promise<{ chain: AnvilChain; pid: number; url: string }> {
   const chain = await startAnvil({
     name: "growth",
     port: await freePort(),
@@ -74,12 +77,20 @@ async function settlementLike(dir: string, keepTxBlocks: number | undefined): Pr
  * `txsPerBlock` is 0): once more than `keepTxBlocks` blocks were mined, Anvil drops old blocks' transactions as fast
  * as new ones come, which is the steady state of a long run.
  */
-async function phase(keepTxBlocks: number | undefined, warm: number, blocks: number, txsPerBlock: number, slotsPerTx: number): Promise<number> {
+async function phase(
+  keepTxBlocks: number | undefined,
+  warm: number,
+  blocks: number,
+  txsPerBlock: number,
+  slotsPerTx: number,
+): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "mev-commit-anvil-memory-"));
   const { chain, pid, url } = await settlementLike(dir, keepTxBlocks);
   try {
     const deploy = async (slots: number) => {
-      const hash = await rpc<string>(url, "eth_sendTransaction", [{ from: FROM, data: slotWriter(slots), gas: "0x1000000" }]);
+      const hash = await rpc<string>(url, "eth_sendTransaction", [
+        { from: FROM, data: slotWriter(slots), gas: "0x1000000" },
+      ]);
       await rpc(url, "evm_mine");
       return (await rpc<{ contractAddress: string }>(url, "eth_getTransactionReceipt", [hash])).contractAddress;
     };
@@ -88,7 +99,9 @@ async function phase(keepTxBlocks: number | undefined, warm: number, blocks: num
     const mine = async (count: number, to: string) => {
       for (let b = 0; b < count; b++) {
         for (let i = 0; i < txsPerBlock; i++, n++) {
-          await rpc(url, "eth_sendTransaction", [{ from: FROM, to, data: `0x${(BigInt(n) * 256n).toString(16).padStart(64, "0")}`, gas: "0x1000000" }]);
+          await rpc(url, "eth_sendTransaction", [
+            { from: FROM, to, data: `0x${(BigInt(n) * 256n).toString(16).padStart(64, "0")}`, gas: "0x1000000" },
+          ]);
         }
         await rpc(url, "evm_mine");
       }
@@ -99,7 +112,8 @@ async function phase(keepTxBlocks: number | undefined, warm: number, blocks: num
     // The last transaction's last slot is written, or the phase measured reverted transactions.
     if (txsPerBlock) {
       const last = `0x${(BigInt(n - 1) * 256n + BigInt(slotsPerTx - 1)).toString(16)}`;
-      if (BigInt(await rpc<string>(url, "eth_getStorageAt", [many, last, "latest"])) !== 1n) throw new AnvilMemoryError("the slot writes did not land (eth_getStorageAt read 0)");
+      if (BigInt(await rpc<string>(url, "eth_getStorageAt", [many, last, "latest"])) !== 1n)
+        throw new AnvilMemoryError("the slot writes did not land (eth_getStorageAt read 0)");
     }
     return rssBytes(pid) - before;
   } finally {
@@ -117,10 +131,11 @@ export async function measureAnvilCosts(keepTxBlocks: number | undefined): Promi
   const BLOCKS = 3_000;
   const perBlock = (await phase(keepTxBlocks, warm, BLOCKS, 0, 0)) / BLOCKS;
   const TX_BLOCKS = 1_500;
-  const perTx = ((await phase(keepTxBlocks, warm, TX_BLOCKS, 4, 1)) - TX_BLOCKS * perBlock) / (4 * TX_BLOCKS) ;
+  const perTx = ((await phase(keepTxBlocks, warm, TX_BLOCKS, 4, 1)) - TX_BLOCKS * perBlock) / (4 * TX_BLOCKS);
   const SLOT_BLOCKS = 250;
   const slots = SLOT_BLOCKS * 4 * 64;
-  const perSlot = ((await phase(keepTxBlocks, warm, SLOT_BLOCKS, 4, 64)) - SLOT_BLOCKS * perBlock - 4 * SLOT_BLOCKS * perTx) / slots;
+  const perSlot =
+    ((await phase(keepTxBlocks, warm, SLOT_BLOCKS, 4, 64)) - SLOT_BLOCKS * perBlock - 4 * SLOT_BLOCKS * perTx) / slots;
   return { perBlock: Math.max(0, perBlock), perTx: Math.max(0, perTx), perSlot: Math.max(0, perSlot) };
 }
 
@@ -166,4 +181,6 @@ export async function readChainDataSoon(stateFile: string): Promise<ChainData | 
 
 /** Bytes of rss that `from` → `to` of chain data costs an Anvil, at `costs`. */
 export const explainedBytes = (costs: AnvilCosts, from: ChainData, to: ChainData) =>
-  Math.max(0, to.blocks - from.blocks) * costs.perBlock + Math.max(0, to.txs - from.txs) * costs.perTx + Math.max(0, to.slots - from.slots) * costs.perSlot;
+  Math.max(0, to.blocks - from.blocks) * costs.perBlock +
+  Math.max(0, to.txs - from.txs) * costs.perTx +
+  Math.max(0, to.slots - from.slots) * costs.perSlot;

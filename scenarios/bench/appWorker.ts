@@ -3,14 +3,19 @@
  * separate programs they stand for, they read ReceiveBids and answer SendProcessedBids over the provider API
  * without sharing the nodes' event loop. Their log lines go back to the devnet thread.
  */
-import { ProviderAgent } from "../../node/providerApp/providerAgent.ts";
+
 import { acceptAll } from "../../node/providerApp/policies.ts";
+import { ProviderAgent } from "../../node/providerApp/providerAgent.ts";
 
 declare const self: Worker;
 
 let agents: ProviderAgent[] = [];
 
-self.onmessage = async (e: MessageEvent<{ start: { urls: string[]; idleTimeoutMs?: number; decisions: "request" | "stream" } } | { stop: true }>) => {
+self.onmessage = async (
+  e: MessageEvent<
+    { start: { urls: string[]; idleTimeoutMs?: number; decisions: "request" | "stream" } } | { stop: true }
+  >,
+) => {
   const m = e.data;
   if ("start" in m) {
     try {
@@ -19,7 +24,8 @@ self.onmessage = async (e: MessageEvent<{ start: { urls: string[]; idleTimeoutMs
           new ProviderAgent(url, acceptAll(), {
             idleTimeoutMs: m.start.idleTimeoutMs,
             decisions: m.start.decisions,
-            log: (level, message, fields) => self.postMessage({ log: { level, message, fields: { ...fields, app: i } } }),
+            log: (level, message, fields) =>
+              self.postMessage({ log: { level, message, fields: { ...fields, app: i } } }),
           }),
       );
       await Promise.all(agents.map((a) => a.start()));

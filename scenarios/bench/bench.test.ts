@@ -1,9 +1,9 @@
 // The benchmark's pure parts and its client thread, without a devnet: bid bodies, the open loop's schedule, and the
 // client thread's messages (a real HTTP server streaming NDJSON lines like the bidder's SendBid).
 import { afterEach, expect, test } from "bun:test";
-import { bidBodies, type BidResult } from "./common.ts";
 import { driveOpen } from "./bidPhase.ts";
 import { threadBidSender } from "./clientThread.ts";
+import { type BidResult, bidBodies } from "./common.ts";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

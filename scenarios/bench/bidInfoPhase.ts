@@ -5,9 +5,9 @@
  */
 import { devAccount, ROLES } from "../../node/chain/accounts.ts";
 import type { Devnet } from "../../node/devnet/startDevnet.ts";
-import type { CommitmentRecord } from "../../node/tracker/record.ts";
 import type { CommitmentStatus } from "../../node/protocol/types.ts";
 import { BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT } from "../../node/query/pageRequest.ts";
+import type { CommitmentRecord } from "../../node/tracker/record.ts";
 import { ms, pct, prng } from "./common.ts";
 
 /** Blocks the synthetic commitments spread over (fewer when there are fewer than this many records). */
@@ -33,10 +33,17 @@ export function syntheticRecords(n: number, bidder: string, seed = 1): Commitmen
   const rand = prng(seed);
   const hex = (chars: number) => {
     let s = "";
-    while (s.length < chars) s += Math.floor(rand() * 0x1_0000_0000).toString(16).padStart(8, "0");
+    while (s.length < chars)
+      s += Math.floor(rand() * 0x1_0000_0000)
+        .toString(16)
+        .padStart(8, "0");
     return s.slice(0, chars);
   };
-  const providers = Array.from({ length: PROVIDERS }, (_, i) => devAccount(ROLES.firstProvider + i).address.toLowerCase().slice(2));
+  const providers = Array.from({ length: PROVIDERS }, (_, i) =>
+    devAccount(ROLES.firstProvider + i)
+      .address.toLowerCase()
+      .slice(2),
+  );
   const blocks = Math.max(1, Math.min(BLOCKS, n));
   const out: CommitmentRecord[] = [];
   let serial = 0;
@@ -61,7 +68,13 @@ export function syntheticRecords(n: number, bidder: string, seed = 1): Commitmen
       for (let k = 0; k < count; k++) {
         const p = (first + k) % PROVIDERS;
         const failed = rand() < 0.01;
-        const status: CommitmentStatus = failed ? "failed" : p === winner ? (rand() < 0.9 ? "settled" : "slashed") : "stored";
+        const status: CommitmentStatus = failed
+          ? "failed"
+          : p === winner
+            ? rand() < 0.9
+              ? "settled"
+              : "slashed"
+            : "stored";
         out.push({
           digest: `${(serial++).toString(16).padStart(8, "0")}${hex(56)}`,
           commitmentIndex: hex(64),
@@ -84,9 +97,14 @@ export function syntheticRecords(n: number, bidder: string, seed = 1): Commitmen
           sharedX: BigInt(`0x${hex(64)}`),
           sharedY: BigInt(`0x${hex(64)}`),
           status,
-          details: failed ? "failed to store commitment: execution reverted" : status === "stored" ? "" : "opened by provider",
+          details: failed
+            ? "failed to store commitment: execution reverted"
+            : status === "stored"
+              ? ""
+              : "opened by provider",
           payment: status === "settled" ? (amount / 2n).toString() : "",
-          refund: status === "slashed" ? amount.toString() : status === "settled" ? (amount - amount / 2n).toString() : "",
+          refund:
+            status === "slashed" ? amount.toString() : status === "settled" ? (amount - amount / 2n).toString() : "",
         });
       }
     }

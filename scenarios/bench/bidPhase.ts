@@ -3,8 +3,8 @@
  * loop at a rate), then summarise throughput, latency and, when the nodes were traced (node/util/bidTrace.ts), where
  * the first commitment's time went stage by stage.
  */
-import { takeBidTrace, type BidStage } from "../../node/util/bidTrace.ts";
-import { ms, pct, senderOf, type BidResult, type BidTarget } from "./common.ts";
+import { type BidStage, takeBidTrace } from "../../node/util/bidTrace.ts";
+import { type BidResult, type BidTarget, ms, pct, senderOf } from "./common.ts";
 
 export interface Driven {
   results: BidResult[];
@@ -12,7 +12,12 @@ export interface Driven {
 }
 
 /** N bids with at most C in flight (closed loop). */
-export async function driveClosed(bidder: BidTarget, body: () => string, count: number, concurrency: number): Promise<Driven> {
+export async function driveClosed(
+  bidder: BidTarget,
+  body: () => string,
+  count: number,
+  concurrency: number,
+): Promise<Driven> {
   const send = senderOf(bidder);
   const results: BidResult[] = [];
   let next = 0;
@@ -91,8 +96,14 @@ export interface BidSummary {
 export function summarise(d: Driven, providers: number): BidSummary {
   const { results, seconds } = d;
   const commitments = results.reduce((n, r) => n + r.commitments, 0);
-  const first = results.filter((r) => r.firstMs !== undefined).map((r) => r.firstMs!).sort((a, b) => a - b);
-  const full = results.filter((r) => r.status === 200 && !r.failure).map((r) => r.endMs).sort((a, b) => a - b);
+  const first = results
+    .filter((r) => r.firstMs !== undefined)
+    .map((r) => r.firstMs!)
+    .sort((a, b) => a - b);
+  const full = results
+    .filter((r) => r.status === 200 && !r.failure)
+    .map((r) => r.endMs)
+    .sort((a, b) => a - b);
   const bad = results.filter((r) => r.failure || r.status !== 200 || r.errorLine);
   const short = results.filter((r) => r.status === 200 && !r.failure && r.commitments < providers);
   const sample = bad[0];
@@ -150,12 +161,19 @@ export function breakdownLines(results: BidResult[]): string[] {
     if (!r.digest || r.startedAt === undefined || r.firstMs === undefined) continue;
     const t = takeBidTrace(r.digest);
     if (!t) continue;
-    const times = STAGES.map(([s]) => (s === "client.sent" ? r.startedAt! : s === "client.line" ? r.startedAt! + r.firstMs! : t[s]));
+    const times = STAGES.map(([s]) =>
+      s === "client.sent" ? r.startedAt! : s === "client.line" ? r.startedAt! + r.firstMs! : t[s],
+    );
     if (times.some((v) => v === undefined)) continue;
     rows.push({ first: r.firstMs, steps: times.slice(1).map((v, i) => Math.max(0, v! - times[i]!)) });
   }
   if (!rows.length) return ["breakdown:           no traced bid completed"];
-  const medians = STAGES.slice(1).map((_, i) => pct(rows.map((r) => r.steps[i]!).sort((a, b) => a - b), 50));
+  const medians = STAGES.slice(1).map((_, i) =>
+    pct(
+      rows.map((r) => r.steps[i]!).sort((a, b) => a - b),
+      50,
+    ),
+  );
   const total = medians.reduce((a, b) => a + b, 0);
   const slowest = [...rows].sort((a, b) => b.first - a.first).slice(0, Math.max(3, Math.ceil(rows.length / 100)));
   const slowMeans = STAGES.slice(1).map((_, i) => slowest.reduce((a, r) => a + r.steps[i]!, 0) / slowest.length);
@@ -165,8 +183,8 @@ export function breakdownLines(results: BidResult[]): string[] {
       `mean over the slowest ${slowest.length}, first commitment ${ms(slowFirst)}):`,
     `     median          slowest`,
     ...STAGES.slice(1).map(
-      ([, what], i) => `  ${ms(medians[i]!).padStart(9)}  ${((100 * medians[i]!) / total).toFixed(0).padStart(3)} %  ${ms(slowMeans[i]!).padStart(9)}  ${what}`,
+      ([, what], i) =>
+        `  ${ms(medians[i]!).padStart(9)}  ${((100 * medians[i]!) / total).toFixed(0).padStart(3)} %  ${ms(slowMeans[i]!).padStart(9)}  ${what}`,
     ),
   ];
 }
-

@@ -23,26 +23,37 @@
  * each phase, and a side-by-side table. It never fails on speed (exit 1 only when a devnet cannot start or no bid
  * got any commitment).
  */
-import os from "node:os";
+
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import { join } from "node:path";
+import { parseEther } from "viem";
 import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { stopAllAnvils } from "../../node/chain/anvil.ts";
-import { parseEther } from "viem";
 import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
-import { startDevnet, type Devnet } from "../../node/devnet/startDevnet.ts";
-import { freePort } from "../../node/util/ports.ts";
-import { setLogSink } from "../../node/util/log.ts";
-import { setBidTracing } from "../../node/util/bidTrace.ts";
+import { type Devnet, startDevnet } from "../../node/devnet/startDevnet.ts";
 import { windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
-import { bidBodies as makeBodies, grpcBidSender, ms, sendBid, waitUntil, type BidResult } from "./common.ts";
-import { threadBidSender } from "./clientThread.ts";
-import { startAppThread, type AppThread } from "./appThread.ts";
-import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
+import { setBidTracing } from "../../node/util/bidTrace.ts";
+import { setLogSink } from "../../node/util/log.ts";
+import { freePort } from "../../node/util/ports.ts";
+import { type AppThread, startAppThread } from "./appThread.ts";
 import { bidInfoPhase } from "./bidInfoPhase.ts";
-import { measureCryptoFloor, type CryptoFloor } from "./cryptoFloor.ts";
-import { breakdownLines, driveClosed, driveOpen, summarise, summaryLines, type BidSummary } from "./bidPhase.ts";
-import { cpuPerCommitmentLine, loopMark, loopPerBidLine, pendingCommitments, health, healthLine, mib, type Health, type LoopMark } from "./health.ts";
+import { type BidSummary, breakdownLines, driveClosed, driveOpen, summarise, summaryLines } from "./bidPhase.ts";
+import { threadBidSender } from "./clientThread.ts";
+import { type BidResult, grpcBidSender, bidBodies as makeBodies, ms, sendBid, waitUntil } from "./common.ts";
+import { type CryptoFloor, measureCryptoFloor } from "./cryptoFloor.ts";
+import {
+  cpuPerCommitmentLine,
+  type Health,
+  health,
+  healthLine,
+  type LoopMark,
+  loopMark,
+  loopPerBidLine,
+  mib,
+  pendingCommitments,
+} from "./health.ts";
+import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
 import { sustainedRun } from "./sustained.ts";
 
 const USAGE = `Usage: npm run bench:bids -- [options]
@@ -112,7 +123,8 @@ function positive(name: string, v: string, min = 1): number {
 }
 const networks = args.networks!.split(",").map((s) => s.trim());
 for (const n of networks)
-  if (n !== "in-process" && n !== "libp2p") throw new CliUsageError(`--networks takes in-process and/or libp2p, got "${n}"`);
+  if (n !== "in-process" && n !== "libp2p")
+    throw new CliUsageError(`--networks takes in-process and/or libp2p, got "${n}"`);
 const transports = args.transports!.split(",").map((s) => s.trim());
 for (const t of transports)
   if (t !== "http" && t !== "grpc") throw new CliUsageError(`--transports takes http and/or grpc, got "${t}"`);
@@ -126,30 +138,43 @@ const WARMUP = positive("warmup", args.warmup!, 0);
 const SETTLE_BLOCKS = positive("settle-blocks", args["settle-blocks"]!);
 const SETTLE_BIDS = positive("settle-bids", args["settle-bids"]!);
 const INFO_RECORDS = positive("info-records", args["info-records"]!);
-const SETTLEMENT_BLOCK_TIME = args["settlement-block-time"] === undefined ? undefined : positive("settlement-block-time", args["settlement-block-time"], 0);
-const CRYPTO_WORKERS = args["crypto-workers"] === undefined ? undefined : positive("crypto-workers", args["crypto-workers"], 0);
+const SETTLEMENT_BLOCK_TIME =
+  args["settlement-block-time"] === undefined
+    ? undefined
+    : positive("settlement-block-time", args["settlement-block-time"], 0);
+const CRYPTO_WORKERS =
+  args["crypto-workers"] === undefined ? undefined : positive("crypto-workers", args["crypto-workers"], 0);
 /** The sustained run's settlement state dump interval, seconds (0: only at the end). */
 const SUSTAIN_STATE_INTERVAL_S = 0;
 const SUSTAIN = args.sustain === undefined ? undefined : positive("sustain", args.sustain);
 const RATE = positive("rate", args.rate!);
 const L1_BLOCK_TIME = positive("l1-block-time", args["l1-block-time"]!);
-if (args.client !== "thread" && args.client !== "in-process") throw new CliUsageError(`--client takes thread or in-process, got "${args.client}"`);
+if (args.client !== "thread" && args.client !== "in-process")
+  throw new CliUsageError(`--client takes thread or in-process, got "${args.client}"`);
 const CLIENT_THREAD = args.client === "thread";
-if (args.apps !== "thread" && args.apps !== "in-process") throw new CliUsageError(`--apps takes thread or in-process, got "${args.apps}"`);
+if (args.apps !== "thread" && args.apps !== "in-process")
+  throw new CliUsageError(`--apps takes thread or in-process, got "${args.apps}"`);
 const APPS_THREAD = args.apps === "thread";
 /** What shares the nodes' event loop besides the nodes, as the per-phase loop lines say. */
 const ON_LOOP = [CLIENT_THREAD ? "" : "the client", APPS_THREAD ? "" : "the applications"].filter(Boolean);
 const LOOP_HOLDS = ON_LOOP.length ? ` (with ${ON_LOOP.join(" and ")} on it)` : "";
-if (args.decisions !== "stream" && args.decisions !== "request") throw new CliUsageError(`--decisions takes stream or request, got "${args.decisions}"`);
+if (args.decisions !== "stream" && args.decisions !== "request")
+  throw new CliUsageError(`--decisions takes stream or request, got "${args.decisions}"`);
 const DECISIONS = args.decisions;
 
-const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 const print = (line: string) => console.log(line);
 
 // ------------------------------------------------------------------------------------------- machine, floor
 
 const cpus = os.cpus();
-print(`machine: ${cpus.length} cores, ${cpus[0]?.model ?? "unknown CPU"}; ${os.platform()}-${os.arch()}, Bun ${Bun.version}; load average ${loadavg()} at start`);
+print(
+  `machine: ${cpus.length} cores, ${cpus[0]?.model ?? "unknown CPU"}; ${os.platform()}-${os.arch()}, Bun ${Bun.version}; load average ${loadavg()} at start`,
+);
 const floor: CryptoFloor = await measureCryptoFloor(P);
 print(
   `crypto floor (no I/O, same run): one bid with ${P} providers ${ms(floor.bidMs)} of CPU; first commitment's path ${ms(floor.firstCommitmentMs)}; ` +
@@ -161,7 +186,11 @@ const logFile = join("reports", "bench-bids.log");
 writeFileSync(logFile, "");
 setLogSink((line) => appendFileSync(logFile, `${line}\n`));
 
-async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<DevnetConfig>, run: (d: Devnet) => Promise<T>): Promise<T> {
+async function withDevnet<T>(
+  network: "in-process" | "libp2p",
+  extra: Partial<DevnetConfig>,
+  run: (d: Devnet) => Promise<T>,
+): Promise<T> {
   const dataDir = mkdtempSync(join(os.tmpdir(), "mev-commit-bench-"));
   const t0 = performance.now();
   let devnet: Devnet;
@@ -197,7 +226,12 @@ async function withDevnet<T>(network: "in-process" | "libp2p", extra: Partial<De
   }
   let apps: AppThread | undefined;
   try {
-    if (APPS_THREAD) apps = await startAppThread(devnet.providers.map((p) => p.url), DECISIONS, devnet.config.responderIdleTimeoutMs);
+    if (APPS_THREAD)
+      apps = await startAppThread(
+        devnet.providers.map((p) => p.url),
+        DECISIONS,
+        devnet.config.responderIdleTimeoutMs,
+      );
   } catch (e) {
     await devnet.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -225,7 +259,8 @@ async function bidBlocks(devnet: Devnet): Promise<{ first: bigint; span: bigint 
   let span = windowBlockRange(next + 1n).end - head;
   // Once the settlement phase mined into a later window, the auto-deposit funds the windows after it only when the
   // oracle records that window's first block: spread the bids over the funded windows only.
-  if (!(await waitForDeposits(devnet, [next, next + 1n], 3_000)) && (await waitForDeposits(devnet, [next], 0))) span = windowBlockRange(next).end - head;
+  if (!(await waitForDeposits(devnet, [next, next + 1n], 3_000)) && (await waitForDeposits(devnet, [next], 0)))
+    span = windowBlockRange(next).end - head;
   return { first: head + 1n, span };
 }
 
@@ -236,7 +271,10 @@ function bidBodies(first: bigint, span: bigint): () => string {
 }
 
 /** The SendBid client of the bid phases: on its own thread (`--client thread`) or on the devnet's event loop. */
-async function bidClient(devnet: Devnet, transport: "http" | "grpc"): Promise<{ send: (body: string) => Promise<BidResult>; close: () => void | Promise<void> }> {
+async function bidClient(
+  devnet: Devnet,
+  transport: "http" | "grpc",
+): Promise<{ send: (body: string) => Promise<BidResult>; close: () => void | Promise<void> }> {
   const url = transport === "grpc" ? devnet.bidder.rpcUrl : devnet.target().bidderUrl!;
   if (CLIENT_THREAD) return threadBidSender(transport, url);
   return transport === "grpc" ? grpcBidSender(url) : { send: (b: string) => sendBid(url, b), close: () => {} };
@@ -260,8 +298,17 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
     const start = await health(devnet);
     print(`start:               ${healthLine(start)}`);
     if (first && !args["skip-settlement"]) {
-      print(`settlement: ${SETTLE_BLOCKS} blocks × ${SETTLE_BIDS} bids, ${C} in flight (runs first, on the fresh devnet)`);
-      await settlementPhase(devnet, { blocks: SETTLE_BLOCKS, bidsPerBlock: SETTLE_BIDS, concurrency: C, blockTime: DEFAULTS.l1BlockTime, oracleLag: devnet.config.oracleLag, print });
+      print(
+        `settlement: ${SETTLE_BLOCKS} blocks × ${SETTLE_BIDS} bids, ${C} in flight (runs first, on the fresh devnet)`,
+      );
+      await settlementPhase(devnet, {
+        blocks: SETTLE_BLOCKS,
+        bidsPerBlock: SETTLE_BIDS,
+        concurrency: C,
+        blockTime: DEFAULTS.l1BlockTime,
+        oracleLag: devnet.config.oracleLag,
+        print,
+      });
     }
     const blocks = await bidBlocks(devnet);
     const body = bidBodies(blocks.first, blocks.span);
@@ -269,11 +316,15 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
     for (const transport of transports) {
       const client = await bidClient(devnet, transport as "http" | "grpc");
       const bidder = client.send;
-      print(`\n--- bids over ${transport === "grpc" ? `gRPC (${devnet.bidder.rpcUrl})` : `HTTP (${devnet.bidder.url})`}`);
+      print(
+        `\n--- bids over ${transport === "grpc" ? `gRPC (${devnet.bidder.rpcUrl})` : `HTTP (${devnet.bidder.url})`}`,
+      );
       try {
         if (WARMUP > 0) {
           const w = await driveClosed(bidder, body, WARMUP, Math.min(C, WARMUP));
-          print(`warm-up:             ${WARMUP} bids, ${w.results.reduce((n, r) => n + r.commitments, 0)} commitments in ${w.seconds.toFixed(2)} s (not counted)`);
+          print(
+            `warm-up:             ${WARMUP} bids, ${w.results.reduce((n, r) => n + r.commitments, 0)} commitments in ${w.seconds.toFixed(2)} s (not counted)`,
+          );
         }
         const out: NetworkResult = { network, transport, start, end: start, loadEnd: "" };
         if (LATENCY_BIDS > 0) {
@@ -298,7 +349,9 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
           const d = await driveOpen(bidder, body, PACED, PACED_SECONDS, 2_000);
           const m1 = loopMark();
           out.paced = summarise(d, P);
-          print(`\npaced: ${PACED} bids/s for ${PACED_SECONDS} s (open loop, sent on schedule whatever the answers; ${d.skipped} not sent); load average ${loadavg()}`);
+          print(
+            `\npaced: ${PACED} bids/s for ${PACED_SECONDS} s (open loop, sent on schedule whatever the answers; ${d.skipped} not sent); load average ${loadavg()}`,
+          );
           for (const l of summaryLines(out.paced, P)) print(l);
           print(`event loop:          ${loopPerBidLine(m0, m1, d.results.length)}${LOOP_HOLDS}`);
           for (const l of breakdownLines(d.results)) print(l);
@@ -312,7 +365,9 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
           out.throughput = summarise(d, P);
           print(`\nthroughput: ${N} bids, ${C} in flight; load average ${loadavg()}`);
           for (const l of summaryLines(out.throughput, P)) print(l);
-          print(`ratio to the floor:  ${(out.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${out.throughput.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`);
+          print(
+            `ratio to the floor:  ${(out.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${out.throughput.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`,
+          );
         }
         // Let the store transactions finish: they would otherwise share the CPU with the next phase.
         const tDrain = performance.now();
@@ -320,9 +375,13 @@ async function phases(network: "in-process" | "libp2p", first: boolean, last: bo
         const drained = await waitUntil(() => pendingCommitments(devnet) === 0, 60_000, 100);
         out.end = await health(devnet);
         out.loadEnd = loadavg();
-        print(`end:                 ${healthLine(out.end)}; store transactions ${drained ? "all mined" : "NOT all mined"} ${((performance.now() - tDrain) / 1000).toFixed(1)} s after the last bid`);
+        print(
+          `end:                 ${healthLine(out.end)}; store transactions ${drained ? "all mined" : "NOT all mined"} ${((performance.now() - tDrain) / 1000).toFixed(1)} s after the last bid`,
+        );
         if (out.throughput) {
-          print(`CPU per commitment:  ${cpuPerCommitmentLine(before, out.end, out.throughput.commitments, phaseEnd)} (throughput phase and its store transactions; the crypto floor is ${ms(floor.bidMs / P)})`);
+          print(
+            `CPU per commitment:  ${cpuPerCommitmentLine(before, out.end, out.throughput.commitments, phaseEnd)} (throughput phase and its store transactions; the crypto floor is ${ms(floor.bidMs / P)})`,
+          );
           out.cpuMs = (out.end.cpuMs - before.cpuMs) / out.throughput.commitments;
         }
         outs.push(out);
@@ -349,40 +408,67 @@ try {
     // Its state is not dumped while it runs: under this load the state reaches hundreds of MB, and Anvil answers
     // nothing while it writes one (every 5 s the chain stalled for good after ~90 s at 200 commitments/s, every
     // 120 s at the second dump, ~900 MB). A kill -9 of this devnet loses its settlement chain; nothing is restarted.
-    const ok = await withDevnet(network, { l1BlockTime: 0, settlementHistory: 0, settlementStateIntervalS: SUSTAIN_STATE_INTERVAL_S }, async (devnet) => {
-      const client = await bidClient(devnet, "http");
-      try {
-        return await sustainedRun(devnet, { seconds: SUSTAIN, commitmentsPerSec: RATE, providers: P, l1BlockTime: L1_BLOCK_TIME, floor, print, bidder: client.send });
-      } finally {
-        await client.close();
-      }
-    });
+    const ok = await withDevnet(
+      network,
+      { l1BlockTime: 0, settlementHistory: 0, settlementStateIntervalS: SUSTAIN_STATE_INTERVAL_S },
+      async (devnet) => {
+        const client = await bidClient(devnet, "http");
+        try {
+          return await sustainedRun(devnet, {
+            seconds: SUSTAIN,
+            commitmentsPerSec: RATE,
+            providers: P,
+            l1BlockTime: L1_BLOCK_TIME,
+            floor,
+            print,
+            bidder: client.send,
+          });
+        } finally {
+          await client.close();
+        }
+      },
+    );
     if (!ok) exitCode = 1;
   } else {
     const results: NetworkResult[] = [];
-    for (const [i, n] of networks.entries()) results.push(...(await phases(n as "in-process" | "libp2p", i === 0, i === networks.length - 1)));
-    if (results.every((r) => !(r.latency?.commitments || r.paced?.commitments || r.throughput?.commitments))) exitCode = 1;
-    print(`\n=== side by side (crypto floor ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores; latency floor ${ms(floor.firstCommitmentMs)}, the first commitment's crypto done serially)`);
+    for (const [i, n] of networks.entries())
+      results.push(...(await phases(n as "in-process" | "libp2p", i === 0, i === networks.length - 1)));
+    if (results.every((r) => !(r.latency?.commitments || r.paced?.commitments || r.throughput?.commitments)))
+      exitCode = 1;
+    print(
+      `\n=== side by side (crypto floor ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores; latency floor ${ms(floor.firstCommitmentMs)}, the first commitment's crypto done serially)`,
+    );
     const col = (f: (r: NetworkResult) => string) => results.map((r) => f(r).padStart(16)).join("");
     print(`${"".padEnd(34)}${col((r) => r.network)}`);
     print(`${"bids over".padEnd(34)}${col((r) => (r.transport === "grpc" ? "gRPC" : "HTTP"))}`);
-    print(`${`bids/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.bidsPerSec.toFixed(1) : "n/a"))}`);
+    print(
+      `${`bids/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.bidsPerSec.toFixed(1) : "n/a"))}`,
+    );
     print(`${"first commitment p50, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p50 ?? NaN))}`);
     print(`${"first commitment p99, 1 in flight".padEnd(34)}${col((r) => ms(r.latency?.first.p99 ?? NaN))}`);
-    print(`${"  p50 / latency floor".padEnd(34)}${col((r) => (r.latency ? (r.latency.first.p50 / floor.firstCommitmentMs).toFixed(1) : "n/a"))}`);
+    print(
+      `${"  p50 / latency floor".padEnd(34)}${col((r) => (r.latency ? (r.latency.first.p50 / floor.firstCommitmentMs).toFixed(1) : "n/a"))}`,
+    );
     if (PACED > 0) {
       print(`${`first commitment p50, ${PACED} bids/s`.padEnd(34)}${col((r) => ms(r.paced?.first.p50 ?? NaN))}`);
       print(`${`first commitment p99, ${PACED} bids/s`.padEnd(34)}${col((r) => ms(r.paced?.first.p99 ?? NaN))}`);
     }
-    print(`${`commitments/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.commitmentsPerSec.toFixed(0) : "n/a"))}`);
-    print(`${"  ratio to the crypto floor".padEnd(34)}${col((r) => (r.throughput ? (r.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3) : "n/a"))}`);
+    print(
+      `${`commitments/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.commitmentsPerSec.toFixed(0) : "n/a"))}`,
+    );
+    print(
+      `${"  ratio to the crypto floor".padEnd(34)}${col((r) => (r.throughput ? (r.throughput.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3) : "n/a"))}`,
+    );
     print(`${"  node process CPU per commitment".padEnd(34)}${col((r) => ms(r.cpuMs ?? NaN))}`);
     print(`${`first commitment p50, ${C} in flight`.padEnd(34)}${col((r) => ms(r.throughput?.first.p50 ?? NaN))}`);
     print(`${`first commitment p99, ${C} in flight`.padEnd(34)}${col((r) => ms(r.throughput?.first.p99 ?? NaN))}`);
-    const sum = (r: NetworkResult, f: (s: BidSummary) => number) => [r.latency, r.paced, r.throughput].reduce((n, s) => n + (s ? f(s) : 0), 0);
+    const sum = (r: NetworkResult, f: (s: BidSummary) => number) =>
+      [r.latency, r.paced, r.throughput].reduce((n, s) => n + (s ? f(s) : 0), 0);
     print(`${"errors / short bids".padEnd(34)}${col((r) => `${sum(r, (s) => s.errors)} / ${sum(r, (s) => s.short)}`)}`);
     print(`${"node process rss start → end".padEnd(34)}${col((r) => `${mib(r.start.rss)}→${mib(r.end.rss)}`)}`);
-    print(`${"settlement head, pending at end".padEnd(34)}${col((r) => `${r.end.settlement.head}, ${r.end.settlement.pending}`)}`);
+    print(
+      `${"settlement head, pending at end".padEnd(34)}${col((r) => `${r.end.settlement.head}, ${r.end.settlement.pending}`)}`,
+    );
     print(`${"load average at end".padEnd(34)}${col((r) => r.loadEnd.split(" ")[0]!)}`);
   }
 } catch (e) {

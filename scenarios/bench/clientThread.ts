@@ -17,7 +17,9 @@ export async function threadBidSender(transport: "http" | "grpc", url: string): 
   let onReady!: () => void;
   let onClosed: (() => void) | undefined;
   const ready = new Promise<void>((r) => (onReady = r));
-  w.onmessage = (e: MessageEvent<{ id?: number; result?: BidResult; ready?: true; origin?: number; closed?: true }>) => {
+  w.onmessage = (
+    e: MessageEvent<{ id?: number; result?: BidResult; ready?: true; origin?: number; closed?: true }>,
+  ) => {
     const m = e.data;
     if (m.ready) {
       // The worker's performance.now() counts from its own start: moved onto this thread's clock.
@@ -32,7 +34,8 @@ export async function threadBidSender(transport: "http" | "grpc", url: string): 
     }
   };
   w.onerror = (e) => {
-    for (const resolve of waiting.values()) resolve({ status: 0, commitments: 0, endMs: 0, failure: `client thread: ${e.message}` });
+    for (const resolve of waiting.values())
+      resolve({ status: 0, commitments: 0, endMs: 0, failure: `client thread: ${e.message}` });
     waiting.clear();
   };
   w.postMessage({ init: { transport, url } });
@@ -45,7 +48,13 @@ export async function threadBidSender(transport: "http" | "grpc", url: string): 
         w.postMessage({ id, body });
       }),
     close: async () => {
-      await Promise.race([new Promise<void>((r) => { onClosed = r; w.postMessage({ close: true }); }), Bun.sleep(2_000)]);
+      await Promise.race([
+        new Promise<void>((r) => {
+          onClosed = r;
+          w.postMessage({ close: true });
+        }),
+        Bun.sleep(2_000),
+      ]);
       w.terminate();
     },
   };

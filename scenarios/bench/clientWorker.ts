@@ -3,11 +3,14 @@
  * program, so its reads must not wait for the nodes' work on the devnet's thread. Sends each bid body it is given
  * over HTTP or gRPC and answers the result, its times on the devnet thread's clock.
  */
-import { grpcBidSender, sendBid, type BidResult } from "./common.ts";
+import { type BidResult, grpcBidSender, sendBid } from "./common.ts";
 
 declare const self: Worker;
 
-export type ClientRequest = { init: { transport: "http" | "grpc"; url: string } } | { id: number; body: string } | { close: true };
+export type ClientRequest =
+  | { init: { transport: "http" | "grpc"; url: string } }
+  | { id: number; body: string }
+  | { close: true };
 
 let send: ((body: string) => Promise<BidResult>) | undefined;
 let close = () => {};

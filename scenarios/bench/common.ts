@@ -21,7 +21,11 @@ export interface BidResult {
 export async function sendBid(bidderUrl: string, body: string): Promise<BidResult> {
   const t0 = performance.now();
   try {
-    const res = await fetch(`${bidderUrl}/v1/bidder/bid`, { method: "POST", body, headers: { "content-type": "application/json" } });
+    const res = await fetch(`${bidderUrl}/v1/bidder/bid`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json" },
+    });
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let buffer = "";
@@ -50,7 +54,15 @@ export async function sendBid(bidderUrl: string, body: string): Promise<BidResul
       }
     }
     take(buffer + decoder.decode());
-    return { status: res.status, commitments, errorLine, firstMs, digest, endMs: performance.now() - t0, startedAt: t0 };
+    return {
+      status: res.status,
+      commitments,
+      errorLine,
+      firstMs,
+      digest,
+      endMs: performance.now() - t0,
+      startedAt: t0,
+    };
   } catch (e) {
     return { status: 0, commitments: 0, endMs: performance.now() - t0, failure: (e as Error).message };
   }
@@ -61,7 +73,12 @@ export async function sendBid(bidderUrl: string, body: string): Promise<BidResul
  * (from `seed`, so two drivers of one run never send the same hash), the block `block(i)`, the amount `amount(i)`
  * wei and a 12 s decay from now. `counter` lets several makers share one sequence (default: their own).
  */
-export function bidBodies(o: { seed: bigint; block: (i: number) => bigint; amount?: (i: number) => number; counter?: { next: number } }): () => string {
+export function bidBodies(o: {
+  seed: bigint;
+  block: (i: number) => bigint;
+  amount?: (i: number) => number;
+  counter?: { next: number };
+}): () => string {
   const counter = o.counter ?? { next: 0 };
   const amount = o.amount ?? ((i: number) => 1_000_000_000 + i);
   return () => {
@@ -89,13 +106,24 @@ export const senderOf = (t: BidTarget) => (typeof t === "string" ? (body: string
 export function grpcBidSender(rpcUrl: string): { send: (body: string) => Promise<BidResult>; close: () => void } {
   const client = new GrpcClient(Bidder, rpcUrl);
   const send = async (body: string): Promise<BidResult> => {
-    const j = JSON.parse(body) as { txHashes: string[]; amount: string; blockNumber: string; decayStartTimestamp: string; decayEndTimestamp: string };
+    const j = JSON.parse(body) as {
+      txHashes: string[];
+      amount: string;
+      blockNumber: string;
+      decayStartTimestamp: string;
+      decayEndTimestamp: string;
+    };
     const t0 = performance.now();
     let commitments = 0;
     let firstMs: number | undefined;
     let digest: string | undefined;
     try {
-      const req = { ...j, blockNumber: BigInt(j.blockNumber), decayStartTimestamp: BigInt(j.decayStartTimestamp), decayEndTimestamp: BigInt(j.decayEndTimestamp) };
+      const req = {
+        ...j,
+        blockNumber: BigInt(j.blockNumber),
+        decayStartTimestamp: BigInt(j.decayStartTimestamp),
+        decayEndTimestamp: BigInt(j.decayEndTimestamp),
+      };
       for await (const c of client.serverStream("sendBid", req)) {
         commitments++;
         if (firstMs === undefined) {
@@ -105,8 +133,18 @@ export function grpcBidSender(rpcUrl: string): { send: (body: string) => Promise
       }
       return { status: 200, commitments, firstMs, digest, endMs: performance.now() - t0, startedAt: t0 };
     } catch (e) {
-      const err = e instanceof GrpcCallError ? `{"error":{"code":${e.code},"message":${JSON.stringify(e.details)}}}` : undefined;
-      return { status: err ? 200 : 0, commitments, firstMs, digest, errorLine: err, endMs: performance.now() - t0, startedAt: t0, failure: err ? undefined : (e as Error).message };
+      const err =
+        e instanceof GrpcCallError ? `{"error":{"code":${e.code},"message":${JSON.stringify(e.details)}}}` : undefined;
+      return {
+        status: err ? 200 : 0,
+        commitments,
+        firstMs,
+        digest,
+        errorLine: err,
+        endMs: performance.now() - t0,
+        startedAt: t0,
+        failure: err ? undefined : (e as Error).message,
+      };
     }
   };
   return { send, close: () => client.close() };
@@ -137,7 +175,11 @@ export const ms = (v: number) => (Number.isNaN(v) ? "n/a" : `${v.toFixed(1)} ms`
 export const secs = (v: number) => (Number.isNaN(v) ? "n/a" : `${(v / 1000).toFixed(2)} s`);
 
 /** Polls `done` every `everyMs` until it is true or `timeoutMs` passed; answers whether it became true. */
-export async function waitUntil(done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<boolean> {
+export async function waitUntil(
+  done: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<boolean> {
   const end = performance.now() + timeoutMs;
   for (;;) {
     if (await done()) return true;

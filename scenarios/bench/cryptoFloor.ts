@@ -48,5 +48,10 @@ export async function measureCryptoFloor(providers: number, ms = 1500): Promise<
     firsts.push(performance.now() - t);
   }
   const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1]!;
-  return { cores, bidMs: median(times.slice(20)), firstCommitmentMs: median(firsts.slice(20)), commitmentsPerSec: await allCores(providers, cores, ms) };
+  return {
+    cores,
+    bidMs: median(times.slice(20)),
+    firstCommitmentMs: median(firsts.slice(20)),
+    commitmentsPerSec: await allCores(providers, cores, ms),
+  };
 }

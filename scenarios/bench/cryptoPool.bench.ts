@@ -6,7 +6,7 @@
  * commitment and the calling thread's busy share (what is left for the rest of a node's work).
  */
 import os from "node:os";
-import { inlineCrypto, type BidCrypto } from "../../node/crypto/bidCrypto.ts";
+import { type BidCrypto, inlineCrypto } from "../../node/crypto/bidCrypto.ts";
 import { CryptoPool } from "../../node/crypto/cryptoPool.ts";
 import { bidCryptoVia } from "./cryptoWork.ts";
 import { mainThreadCpuMs } from "./health.ts";

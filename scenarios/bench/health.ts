@@ -3,9 +3,9 @@
  * node, the oracle and the driver) and of each Anvil, each chain's head and pending transactions (txpool_status).
  */
 import { existsSync, readFileSync } from "node:fs";
-import type { Devnet } from "../../node/devnet/startDevnet.ts";
-import { jsonRpc } from "../../node/chain/jsonRpc.ts";
 import { anvilPidFile } from "../../node/chain/anvil.ts";
+import { jsonRpc } from "../../node/chain/jsonRpc.ts";
+import type { Devnet } from "../../node/devnet/startDevnet.ts";
 
 export interface ChainHealth {
   head: bigint;
@@ -67,26 +67,42 @@ function anvilPid(devnet: Devnet, name: "l1" | "settlement"): number | undefined
 
 /** A chain's head and its pool's pending and queued transactions (a chain without txpool_status shows none). */
 export async function headAndPool(url: string): Promise<{ head: bigint; pending: number; queued: number }> {
-  const [head, pool] = await Promise.all([jsonRpc<string>(url, "eth_blockNumber"), jsonRpc<{ pending: string; queued: string }>(url, "txpool_status").catch(() => ({ pending: "0x0", queued: "0x0" }))]);
+  const [head, pool] = await Promise.all([
+    jsonRpc<string>(url, "eth_blockNumber"),
+    jsonRpc<{ pending: string; queued: string }>(url, "txpool_status").catch(() => ({ pending: "0x0", queued: "0x0" })),
+  ]);
   return { head: BigInt(head), pending: Number(pool.pending), queued: Number(pool.queued) };
 }
 
 async function chainHealth(devnet: Devnet, name: "l1" | "settlement"): Promise<ChainHealth> {
   const pid = anvilPid(devnet, name);
-  return { ...(await headAndPool(devnet.chains[name].rpcUrl)), rss: pid ? rssOf(pid) : undefined, cpuMs: pid ? cpuMsOf(pid) : undefined };
+  return {
+    ...(await headAndPool(devnet.chains[name].rpcUrl)),
+    rss: pid ? rssOf(pid) : undefined,
+    cpuMs: pid ? cpuMsOf(pid) : undefined,
+  };
 }
 
 export async function health(devnet: Devnet): Promise<Health> {
   const [l1, settlement] = await Promise.all([chainHealth(devnet, "l1"), chainHealth(devnet, "settlement")]);
   const cpu = process.cpuUsage();
   const mem = process.memoryUsage();
-  return { at: performance.now(), rss: mem.rss, heapUsed: mem.heapUsed, cpuMs: (cpu.user + cpu.system) / 1000, loopCpuMs: mainThreadCpuMs(), l1, settlement };
+  return {
+    at: performance.now(),
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    loopCpuMs: mainThreadCpuMs(),
+    l1,
+    settlement,
+  };
 }
 
 export const mib = (n: number | undefined) => (n === undefined ? "n/a" : `${(n / 2 ** 20).toFixed(0)} MiB`);
 
 export function healthLine(h: Health): string {
-  const chain = (c: ChainHealth) => `head ${c.head}, ${c.pending} pending${c.queued ? ` + ${c.queued} queued` : ""}, rss ${mib(c.rss)}`;
+  const chain = (c: ChainHealth) =>
+    `head ${c.head}, ${c.pending} pending${c.queued ? ` + ${c.queued} queued` : ""}, rss ${mib(c.rss)}`;
   return `node process rss ${mib(h.rss)} (JS heap ${mib(h.heapUsed)}); L1 ${chain(h.l1)}; settlement ${chain(h.settlement)}`;
 }
 
@@ -121,12 +137,15 @@ function busyPercent(a: LoopMark, b: LoopMark): number | undefined {
  * other cores do).
  */
 export function cpuPerCommitmentLine(a: Health, b: Health, commitments: number, phaseEnd?: LoopMark): string {
-  const per = (x?: number, y?: number) => (x === undefined || y === undefined || !commitments ? "n/a" : `${((y - x) / commitments).toFixed(2)} ms`);
+  const per = (x?: number, y?: number) =>
+    x === undefined || y === undefined || !commitments ? "n/a" : `${((y - x) / commitments).toFixed(2)} ms`;
   const busy = phaseEnd && busyPercent(a, phaseEnd);
   return `node process ${per(a.cpuMs, b.cpuMs)}, of it the event loop ${per(a.loopCpuMs, b.loopCpuMs)}${busy === undefined ? "" : ` (busy ${busy.toFixed(0)} % of the phase)`}, settlement Anvil ${per(a.settlement.cpuMs, b.settlement.cpuMs)}, L1 Anvil ${per(a.l1.cpuMs, b.l1.cpuMs)}`;
 }
 
 /** Commitments the bidder holds whose store transaction is not mined yet. */
 export function pendingCommitments(devnet: Devnet): number {
-  return devnet.bidder.store.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments WHERE status = 'pending'").get()!.n;
+  return devnet.bidder.store.db
+    .query<{ n: number }, []>("SELECT COUNT(*) AS n FROM commitments WHERE status = 'pending'")
+    .get()!.n;
 }

@@ -12,29 +12,30 @@
  * /proc), with the load average, to compare with `npm run bench:bids` (every node on one event loop). The
  * benchmark's client runs on a thread of this process.
  */
-import os from "node:os";
+
 import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import { join, resolve } from "node:path";
-import { CliUsageError, exitOnCliErrors, numberOption, parseCliArgs } from "../../lib/cli.ts";
-import { stopAllAnvils } from "../../node/chain/anvil.ts";
-import { spawn, type Subprocess } from "bun";
+import { type Subprocess, spawn } from "bun";
 import { parseEther } from "viem";
+import { CliUsageError, exitOnCliErrors, numberOption, parseCliArgs } from "../../lib/cli.ts";
+import { devAccount } from "../../node/chain/accounts.ts";
+import { stopAllAnvils } from "../../node/chain/anvil.ts";
+import { registerProvider } from "../../node/chain/deploy.ts";
 import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
 import { startDevnet } from "../../node/devnet/startDevnet.ts";
-import { devAccount } from "../../node/chain/accounts.ts";
-import { registerProvider } from "../../node/chain/deploy.ts";
-import { freePort } from "../../node/util/ports.ts";
-import { setLogLevel } from "../../node/util/log.ts";
+import { windowOfBlock } from "../../node/protocol/windows.ts";
+import { type RoleThread, startNodeThreads } from "../../node/role/roleThread.ts";
+import { bidProviders } from "../../node/testing/bidProviders.ts";
 import { stopProcesses } from "../../node/testing/stopProcesses.ts";
 import { until } from "../../node/util/deadline.ts";
-import { bidProviders } from "../../node/testing/bidProviders.ts";
-import { startNodeThreads, type RoleThread } from "../../node/role/roleThread.ts";
+import { setLogLevel } from "../../node/util/log.ts";
+import { freePort } from "../../node/util/ports.ts";
 import { driveClosed, summarise, summaryLines } from "./bidPhase.ts";
-import { threadBidSender, type ThreadClient } from "./clientThread.ts";
-import { measureCryptoFloor } from "./cryptoFloor.ts";
-import { cpuMsOf, rssOf, mib } from "./health.ts";
+import { type ThreadClient, threadBidSender } from "./clientThread.ts";
 import { bidBodies, ms } from "./common.ts";
-import { windowOfBlock } from "../../node/protocol/windows.ts";
+import { measureCryptoFloor } from "./cryptoFloor.ts";
+import { cpuMsOf, mib, rssOf } from "./health.ts";
 
 exitOnCliErrors({ cleanup: stopAllAnvils });
 const { values: args } = parseCliArgs({
@@ -59,15 +60,22 @@ const N = numberOption("--bids", args.bids, 2000, { min: 1 });
 const C = numberOption("--concurrency", args.concurrency, 32, { min: 1 });
 const L = numberOption("--latency-bids", args["latency-bids"], 200);
 const THREADS = args.nodes === "threads";
-if (!["processes", "threads"].includes(args.nodes!)) throw new CliUsageError(`--nodes takes processes or threads, got "${args.nodes}"`);
+if (!["processes", "threads"].includes(args.nodes!))
+  throw new CliUsageError(`--nodes takes processes or threads, got "${args.nodes}"`);
 const ROOT = resolve(import.meta.dir, "../..");
-const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 const print = (line: string) => console.log(line);
 setLogLevel("warn");
 
 print(`machine: ${os.cpus().length} cores; Bun ${Bun.version}; load average ${loadavg()} at start`);
 const floor = await measureCryptoFloor(2);
-print(`crypto floor (no I/O, same run): ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores; load average ${loadavg()}`);
+print(
+  `crypto floor (no I/O, same run): ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores; load average ${loadavg()}`,
+);
 
 const dataDir = mkdtempSync(join(os.tmpdir(), "mev-commit-bench-processes-"));
 const devnet = await startDevnet({
@@ -97,16 +105,48 @@ let client: ThreadClient | undefined;
  * The `--role` arguments every node of this benchmark shares. Nodes on threads log to this process's console, so only
  * their errors by default (ROLE_LOG_LEVEL to change it); processes' output is kept and shown if one fails.
  */
-const roleArgs = (name: string, role: string, key: string) => ["--role", role, "--key", key, "--contracts", devnet.dir.targetFile, "--http-port", "0", "--rpc-port", "0",
-  "--data-dir", join(dataDir, name), "--log-level", process.env.ROLE_LOG_LEVEL ?? (THREADS ? "error" : "warn")];
+const roleArgs = (name: string, role: string, key: string) => [
+  "--role",
+  role,
+  "--key",
+  key,
+  "--contracts",
+  devnet.dir.targetFile,
+  "--http-port",
+  "0",
+  "--rpc-port",
+  "0",
+  "--data-dir",
+  join(dataDir, name),
+  "--log-level",
+  process.env.ROLE_LOG_LEVEL ?? (THREADS ? "error" : "warn"),
+];
 
 const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string; out: () => string }[] = [];
-async function roleProcess(name: string, role: string, key: string, extra: string[], ready: RegExp): Promise<{ pid: number; match: RegExpExecArray }> {
-  const proc = spawn([process.execPath, "node/main.ts", ...roleArgs(name, role, key), "--p2p-addr", "127.0.0.1", "--p2p-port", "0", ...extra], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+async function roleProcess(
+  name: string,
+  role: string,
+  key: string,
+  extra: string[],
+  ready: RegExp,
+): Promise<{ pid: number; match: RegExpExecArray }> {
+  const proc = spawn(
+    [
+      process.execPath,
+      "node/main.ts",
+      ...roleArgs(name, role, key),
+      "--p2p-addr",
+      "127.0.0.1",
+      "--p2p-port",
+      "0",
+      ...extra,
+    ],
+    {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   let text = "";
   children.push({ proc, name, out: () => text });
   const dec = new TextDecoder();
@@ -128,7 +168,12 @@ try {
   const providerKeys = [devAccount(11), devAccount(12)];
   const bidderKey = devAccount(13);
   for (const p of providerKeys)
-    await registerProvider({ rpcUrl: devnet.chains.settlement.rpcUrl, addresses: devnet.contracts, providerKey: p.privateKey, stake: parseEther("20") });
+    await registerProvider({
+      rpcUrl: devnet.chains.settlement.rpcUrl,
+      addresses: devnet.contracts,
+      providerKey: p.privateKey,
+      stake: parseEther("20"),
+    });
   let url: string;
   let pids: Record<string, number> = {};
   if (THREADS) {
@@ -139,27 +184,56 @@ try {
     threads.push(nodes.bidder, ...nodes.providers);
     url = nodes.bidder.url;
   } else {
-    const boot = await roleProcess("bootnode", "bootnode", devAccount(14).privateKey, [], /libp2p\s+(\/ip4\/127\.0\.0\.1\/\S+)/);
+    const boot = await roleProcess(
+      "bootnode",
+      "bootnode",
+      devAccount(14).privateKey,
+      [],
+      /libp2p\s+(\/ip4\/127\.0\.0\.1\/\S+)/,
+    );
     const bootAddr = boot.match[1]!;
     const providers = await Promise.all(
-      providerKeys.map((p, i) => roleProcess(`provider-${i}`, "provider", p.privateKey, ["--bootnodes", bootAddr, "--auto-accept"], /API\s+(http:\/\/\S+)/)),
+      providerKeys.map((p, i) =>
+        roleProcess(
+          `provider-${i}`,
+          "provider",
+          p.privateKey,
+          ["--bootnodes", bootAddr, "--auto-accept"],
+          /API\s+(http:\/\/\S+)/,
+        ),
+      ),
     );
-    const bidder = await roleProcess("bidder", "bidder", bidderKey.privateKey, ["--bootnodes", bootAddr], /API\s+(http:\/\/\S+)/);
+    const bidder = await roleProcess(
+      "bidder",
+      "bidder",
+      bidderKey.privateKey,
+      ["--bootnodes", bootAddr],
+      /API\s+(http:\/\/\S+)/,
+    );
     url = bidder.match[1]!;
     pids = { bidder: bidder.pid, "provider 0": providers[0]!.pid, "provider 1": providers[1]!.pid, bootnode: boot.pid };
   }
   const block = (await devnet.driver.blockNumber()) + 1n;
   // Every bid goes for one block: a deposit into its window covers them all (L1 is not mined during the run).
-  const dep = await fetch(`${url}/v1/bidder/deposit/${parseEther("1000")}?window_number=${windowOfBlock(block)}`, { method: "POST" });
+  const dep = await fetch(`${url}/v1/bidder/deposit/${parseEther("1000")}?window_number=${windowOfBlock(block)}`, {
+    method: "POST",
+  });
   if (!dep.ok) throw new Error(`the bidder's deposit answered ${dep.status}: ${await dep.text()}`);
   let probe = 0;
   let last = "";
-  await until(`the bidder to get commitments from both providers (${args.nodes})`, 120_000, async () => {
-    const got = await bidProviders(url, block, ++probe).catch((e) => String(e));
-    last = JSON.stringify(got);
-    return Array.isArray(got) && got.length === 2;
-  }, 500).catch((e) => {
-    throw new Error(`${(e as Error).message}; last answer: ${last}; processes said:\n${children.map((c) => `${c.name}:\n${c.out().slice(-1500)}`).join("\n")}`);
+  await until(
+    `the bidder to get commitments from both providers (${args.nodes})`,
+    120_000,
+    async () => {
+      const got = await bidProviders(url, block, ++probe).catch((e) => String(e));
+      last = JSON.stringify(got);
+      return Array.isArray(got) && got.length === 2;
+    },
+    500,
+  ).catch((e) => {
+    throw new Error(
+      `${(e as Error).message}; last answer: ${last}; processes said:\n${children.map((c) => `${c.name}:\n${c.out().slice(-1500)}`).join("\n")}`,
+    );
   });
 
   const body = bidBodies({ seed: 0x7654321n, block: () => block });
@@ -179,11 +253,17 @@ try {
   const run = await driveClosed(client.send, body, N, C);
   const s = summarise(run, 2);
   for (const l of summaryLines(s, 2)) print(l);
-  print(`ratio to the floor:  ${(s.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${s.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`);
+  print(
+    `ratio to the floor:  ${(s.commitmentsPerSec / floor.commitmentsPerSec).toFixed(3)} (${s.commitmentsPerSec.toFixed(0)} of ${floor.commitmentsPerSec.toFixed(0)} commitments/s)`,
+  );
   const selfCpu = process.cpuUsage(self0);
   const per = (msUsed: number) => `${(msUsed / Math.max(1, s.commitments)).toFixed(2)} ms`;
-  const lines = Object.entries(pids).map(([k, pid]) => `${k} ${per((cpuMsOf(pid) ?? 0) - cpu0[k]!)} (rss ${mib(rssOf(pid))})`);
-  lines.push(`${THREADS ? "this process (the nodes' threads, the devnet and the client)" : "devnet + client"} ${per((selfCpu.user + selfCpu.system) / 1000)}`);
+  const lines = Object.entries(pids).map(
+    ([k, pid]) => `${k} ${per((cpuMsOf(pid) ?? 0) - cpu0[k]!)} (rss ${mib(rssOf(pid))})`,
+  );
+  lines.push(
+    `${THREADS ? "this process (the nodes' threads, the devnet and the client)" : "devnet + client"} ${per((selfCpu.user + selfCpu.system) / 1000)}`,
+  );
   print(`CPU per commitment:  ${lines.join(", ")}`);
   print(`first commitment p50 ${ms(s.first.p50)}, p99 ${ms(s.first.p99)}; load average ${loadavg()} at the end`);
 } finally {

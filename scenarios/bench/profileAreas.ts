@@ -28,7 +28,10 @@ const AREAS: [string, RegExp][] = [
   ["crypto: digests, keccak", /node\/protocol\/(digest|bidSigning|commitmentSigning)|@noble\/hashes/],
   ["viem: transaction signing (@noble/curves)", /viem\/node_modules\/@noble\/curves|viem\/_esm\/accounts/],
   ["viem: RPC, ABI, receipts", /node_modules\/viem/],
-  ["libp2p (noise, yamux, streams)", /node_modules\/(@libp2p|libp2p|@chainsafe|it-|uint8arraylist|@multiformats|p-event|race-signal|progress-events)/],
+  [
+    "libp2p (noise, yamux, streams)",
+    /node_modules\/(@libp2p|libp2p|@chainsafe|it-|uint8arraylist|@multiformats|p-event|race-signal|progress-events)/,
+  ],
   ["p2p wire (our libp2p protocols)", /node\/p2p\//],
   ["Elysia (HTTP routing)", /node_modules\/(elysia|cookie|@sinclair|memoirist|exact-mirror)/],
   ["protobuf (JSON wire)", /@bufbuild|node\/gen\//],
@@ -77,5 +80,9 @@ if (import.meta.main) {
   const rows = profileAreas(JSON.parse(readFileSync(file, "utf8")) as Profile);
   const busy = rows.filter((r) => r.area !== "idle").reduce((s, r) => s + r.ms, 0);
   console.log(`${(busy / 1000).toFixed(2)} s of samples not idle; share of those:`);
-  for (const r of rows) if (r.area !== "idle") console.log(`${((100 * r.ms) / busy).toFixed(1).padStart(6)} %  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${r.area}`);
+  for (const r of rows)
+    if (r.area !== "idle")
+      console.log(
+        `${((100 * r.ms) / busy).toFixed(1).padStart(6)} %  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${r.area}`,
+      );
 }

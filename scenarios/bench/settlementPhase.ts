@@ -5,10 +5,11 @@
  * commitment. Once every commitment is stored on the settlement chain, mines K + 1 blocks (oracle lag 1) and
  * watches the bidder's store until each winner's commitment is settled (or slashed).
  */
+
+import { type Address, formatEther, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { formatEther, parseEther, type Address } from "viem";
-import type { Devnet } from "../../node/devnet/startDevnet.ts";
 import { devAccount } from "../../node/chain/accounts.ts";
+import type { Devnet } from "../../node/devnet/startDevnet.ts";
 import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../node/protocol/windows.ts";
 import { ms, pct, pool, secs, sendBid, waitUntil } from "./common.ts";
 
@@ -34,7 +35,11 @@ export interface SettlementOptions {
 /** Whether the bidder has a deposit for every window (the auto-deposit may still be sending it). */
 export async function waitForDeposits(devnet: Devnet, windows: bigint[], timeoutMs = 15_000): Promise<boolean> {
   const registry = devnet.bidder.deposits.registry;
-  return waitUntil(async () => (await Promise.all(windows.map((w) => registry.getDeposit(w)))).every((d) => d > 0n), timeoutMs, 100);
+  return waitUntil(
+    async () => (await Promise.all(windows.map((w) => registry.getDeposit(w)))).every((d) => d > 0n),
+    timeoutMs,
+    100,
+  );
 }
 
 /** Runs the phase and prints its lines; answers how many winner commitments settled as rewards. */
@@ -62,7 +67,9 @@ export async function settlementPhase(devnet: Devnet, o: SettlementOptions): Pro
   // One 1-wei self-transfer per bid. Nonces ascend in bid order (block, then amount descending), which is the order
   // in which each winner's builder sends its bundles (highest bid first), so every transaction is executable.
   const accounts = TX_ACCOUNTS.map((i) => privateKeyToAccount(devAccount(i).privateKey));
-  const nonces = await Promise.all(accounts.map((a) => devnet.l1Client.getTransactionCount({ address: a.address, blockTag: "pending" })));
+  const nonces = await Promise.all(
+    accounts.map((a) => devnet.l1Client.getTransactionCount({ address: a.address, blockTag: "pending" })),
+  );
   const chainId = devnet.chains.l1.chainId;
   const bodies: string[] = [];
   let g = 0;
@@ -115,7 +122,8 @@ export async function settlementPhase(devnet: Devnet, o: SettlementOptions): Pro
       (failedStores ? ` (${failedStores} store failures)` : ""),
   );
   const firstError = errors[0];
-  if (firstError) print(`settlement error:    ${firstError.failure ?? firstError.errorLine ?? `HTTP ${firstError.status}`}`);
+  if (firstError)
+    print(`settlement error:    ${firstError.failure ?? firstError.errorLine ?? `HTTP ${firstError.status}`}`);
 
   // The block driver runs this just before it asks Anvil to mine the block (after the winner's builder sent its
   // bundles): the moment the block is mined, to within a few milliseconds.
@@ -149,7 +157,8 @@ export async function settlementPhase(devnet: Devnet, o: SettlementOptions): Pro
   );
   const poll = () => {
     const now = performance.now();
-    if (settlerDoneAt === undefined && devnet.settler.settledCount - settledBefore >= expected.size) settlerDoneAt = now;
+    if (settlerDoneAt === undefined && devnet.settler.settledCount - settledBefore >= expected.size)
+      settlerDoneAt = now;
     for (const r of statusQ.all(Number(first), Number(last))) {
       if (!expected.has(r.digest) || doneAt.has(r.digest)) continue;
       if (!openedAt.has(r.digest)) openedAt.set(r.digest, now);
@@ -162,12 +171,15 @@ export async function settlementPhase(devnet: Devnet, o: SettlementOptions): Pro
   const finished = await waitUntil(poll, SETTLE_TIMEOUT_MS, 20);
   const lastDone = Math.max(...doneAt.values());
   const wallMs = doneAt.size ? lastDone - t0 : NaN;
-  const sinceMined = (times: Map<string, number>) => [...times].map(([d, t]) => t - minedAt.get(expected.get(d)!)!).sort((a, b) => a - b);
+  const sinceMined = (times: Map<string, number>) =>
+    [...times].map(([d, t]) => t - minedAt.get(expected.get(d)!)!).sort((a, b) => a - b);
   const latencies = sinceMined(doneAt);
   const openLatencies = sinceMined(openedAt);
   const l1Minutes = ((K + o.oracleLag) * o.blockTime) / 60;
 
-  print(`settlement mining:   ${mineBlocks} blocks (${K} + oracle lag ${o.oracleLag}) mined in ${secs(mineMs)} (the driver awaits the oracle recording each block's winner)`);
+  print(
+    `settlement mining:   ${mineBlocks} blocks (${K} + oracle lag ${o.oracleLag}) mined in ${secs(mineMs)} (the driver awaits the oracle recording each block's winner)`,
+  );
   print(
     `settled:             ${doneAt.size} of ${expected.size} winner commitments (${outcome.settled} rewarded, ${outcome.slashed} slashed)` +
       (finished ? "" : `; gave up waiting after ${SETTLE_TIMEOUT_MS / 1000} s`) +

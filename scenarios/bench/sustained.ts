@@ -7,16 +7,16 @@
  * chains still producing blocks, every commitment stored, every winner's commitment settled, rss flat after warm-up.
  */
 import os from "node:os";
-import type { Devnet } from "../../node/devnet/startDevnet.ts";
-import { driveOpen, summarise, summaryLines } from "./bidPhase.ts";
-import type { CryptoFloor } from "./cryptoFloor.ts";
-import { bidBodies, ms, pct, waitUntil, type BidResult, type BidTarget } from "./common.ts";
-import { health, healthLine, mib, pendingCommitments, type Health } from "./health.ts";
-import { waitForDeposits } from "./settlementPhase.ts";
-import { windowOfBlock } from "../../node/protocol/windows.ts";
 import { createPublicClient, http } from "viem";
 import { devAccount } from "../../node/chain/accounts.ts";
-import { explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon, type ChainData } from "./anvilMemory.ts";
+import type { Devnet } from "../../node/devnet/startDevnet.ts";
+import { windowOfBlock } from "../../node/protocol/windows.ts";
+import { type ChainData, explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon } from "./anvilMemory.ts";
+import { driveOpen, summarise, summaryLines } from "./bidPhase.ts";
+import { type BidResult, type BidTarget, bidBodies, ms, pct, waitUntil } from "./common.ts";
+import type { CryptoFloor } from "./cryptoFloor.ts";
+import { type Health, health, healthLine, mib, pendingCommitments } from "./health.ts";
+import { waitForDeposits } from "./settlementPhase.ts";
 
 export interface SustainedOptions {
   seconds: number;
@@ -33,8 +33,13 @@ const REPORT_EVERY_S = 10;
 /** Bids in flight beyond which the driver counts a bid as not sent (the devnet is not keeping up). */
 const MAX_IN_FLIGHT = 256;
 
-const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
-const change = (a: number | undefined, b: number | undefined) => (a && b ? `${b >= a ? "+" : ""}${((100 * (b - a)) / a).toFixed(0)} %` : "n/a");
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+const change = (a: number | undefined, b: number | undefined) =>
+  a && b ? `${b >= a ? "+" : ""}${((100 * (b - a)) / a).toFixed(0)} %` : "n/a";
 
 /** How many settlement blocks each node's event follower is behind the head (a follower behind is a node acting late). */
 function followersLine(devnet: Devnet, head: number | bigint): string {
@@ -57,7 +62,6 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   });
   const body = bidBodies({ seed: 0xabcdefn, block: () => head + 2n, amount: (i) => 1_000_000_000 + (i % 1000) });
 
-
   // The settlement Anvil keeps every block, transaction and storage slot in memory: its rss is judged net of the
   // chain data it gains, at the costs of a bare Anvil measured now (as the soak does; docs/performance.md).
   print(`anvil costs:         measuring a bare settlement-like Anvil (about a minute)…`);
@@ -71,7 +75,9 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
     if (devnet.config.settlementStateIntervalS) return readChainDataSoon(stateFile);
     try {
       const blocks = Number(await settlementRpc.getBlockNumber({ cacheTime: 0 }));
-      const nonces = await Promise.all(Array.from({ length: 30 }, (_, i) => settlementRpc.getTransactionCount({ address: devAccount(i).address })));
+      const nonces = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => settlementRpc.getTransactionCount({ address: devAccount(i).address })),
+      );
       return { blocks, txs: nonces.reduce((a, b) => a + b, 0), slots: 0 };
     } catch {
       return undefined;
@@ -82,9 +88,13 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   print(
     `sustained: ${o.commitmentsPerSec} commitments/s (${bidsPerSec.toFixed(0)} bids/s × ${o.providers} providers) for ${o.seconds} s, an L1 block every ${o.l1BlockTime} s, ` +
       `each bid for the block after the next; settlement chain: a block every ${devnet.config.settlementBlockTimeMs} ms, ${devnet.config.settlementHistory} past states kept, ` +
-      (devnet.config.settlementStateIntervalS ? `its state dumped every ${devnet.config.settlementStateIntervalS} s` : "its state not dumped while it runs"),
+      (devnet.config.settlementStateIntervalS
+        ? `its state dumped every ${devnet.config.settlementStateIntervalS} s`
+        : "its state not dumped while it runs"),
   );
-  print(`crypto floor:        ${o.floor.commitmentsPerSec.toFixed(0)} commitments/s on ${o.floor.cores} cores; asked for ${((100 * o.commitmentsPerSec) / o.floor.commitmentsPerSec).toFixed(0)} % of it`);
+  print(
+    `crypto floor:        ${o.floor.commitmentsPerSec.toFixed(0)} commitments/s on ${o.floor.cores} cores; asked for ${((100 * o.commitmentsPerSec) / o.floor.commitmentsPerSec).toFixed(0)} % of it`,
+  );
   print(`start:               ${healthLine(start)}; load average ${loadavg()}`);
   devnet.driver.startInterval(o.l1BlockTime);
 
@@ -100,8 +110,13 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
     const h = await health(devnet);
     samples.push({ ...h, data: await chainData() });
     const commitments = slice.reduce((n, r) => n + r.commitments, 0);
-    const first = slice.filter((r) => r.firstMs !== undefined).map((r) => r.firstMs!).sort((a, b) => a - b);
-    const errors = slice.filter((r) => r.failure || r.status !== 200 || r.errorLine || r.commitments < o.providers).length;
+    const first = slice
+      .filter((r) => r.firstMs !== undefined)
+      .map((r) => r.firstMs!)
+      .sort((a, b) => a - b);
+    const errors = slice.filter(
+      (r) => r.failure || r.status !== 200 || r.errorLine || r.commitments < o.providers,
+    ).length;
     print(
       `${elapsed.toFixed(0).padStart(5)} s  ${(commitments / span).toFixed(0).padStart(5)} commitments/s, first p50 ${ms(pct(first, 50))} p99 ${ms(pct(first, 99))}, ` +
         `${errors} short; settled ${devnet.settler.settledCount}; ${healthLine(h)}; ${followersLine(devnet, h.settlement.head)}; load ${loadavg().split(" ")[0]}`,
@@ -111,7 +126,9 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   devnet.driver.stopInterval();
   await devnet.driver.drain();
   const s = summarise(run, o.providers);
-  print(`\nsustained result:    ${run.skipped} bids not sent (more than ${MAX_IN_FLIGHT} in flight); load average ${loadavg()}`);
+  print(
+    `\nsustained result:    ${run.skipped} bids not sent (more than ${MAX_IN_FLIGHT} in flight); load average ${loadavg()}`,
+  );
   for (const l of summaryLines(s, o.providers)) print(l);
   print(`ratio to the floor:  ${(s.commitmentsPerSec / o.floor.commitmentsPerSec).toFixed(3)}`);
 
@@ -125,11 +142,18 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   const unsettledQ = devnet.bidder.store.db.query<{ block_number: number; provider: string }, [number]>(
     "SELECT block_number, provider FROM commitments WHERE block_number <= ? AND status NOT IN ('settled', 'slashed')",
   );
-  const unsettled = () => unsettledQ.all(Number(lastBlock) - devnet.config.oracleLag).filter((r) => winners.get(r.block_number) === r.provider).length;
+  const unsettled = () =>
+    unsettledQ
+      .all(Number(lastBlock) - devnet.config.oracleLag)
+      .filter((r) => winners.get(r.block_number) === r.provider).length;
   const settled = await waitUntil(() => unsettled() === 0, 120_000, 500);
   const end = { ...(await health(devnet)), data: await chainData() };
-  const counts = devnet.bidder.store.db.query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM commitments GROUP BY status").all();
-  print(`drained:             ${((performance.now() - tDrain) / 1000).toFixed(1)} s; bidder's commitments by status: ${counts.map((c) => `${c.status} ${c.n}`).join(", ")}`);
+  const counts = devnet.bidder.store.db
+    .query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM commitments GROUP BY status")
+    .all();
+  print(
+    `drained:             ${((performance.now() - tDrain) / 1000).toFixed(1)} s; bidder's commitments by status: ${counts.map((c) => `${c.status} ${c.n}`).join(", ")}`,
+  );
   print(`end:                 ${healthLine(end)}`);
 
   const warm = samples[Math.min(samples.length - 1, Math.max(0, Math.floor(samples.length / 5)))] ?? start;
@@ -138,23 +162,39 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   // rss of the second fifth of the run (after warm-up) against the lowest of the last fifth and the end.
   const lowest = (xs: Health[]) => xs.reduce((a, b) => (b.rss < a.rss ? b : a));
   const n = samples.length;
-  const warmLow = n ? lowest(samples.slice(Math.floor(n / 5), Math.max(Math.floor(n / 5) + 1, Math.floor((2 * n) / 5)))) : start;
+  const warmLow = n
+    ? lowest(samples.slice(Math.floor(n / 5), Math.max(Math.floor(n / 5) + 1, Math.floor((2 * n) / 5))))
+    : start;
   const endLow = lowest([...samples.slice(Math.floor((4 * n) / 5)), end]);
   const flat = (a?: number, b?: number) => !a || !b || Math.abs(b - a) / a <= 0.1;
   // Settlement Anvil: growth beyond what its chain data costs; L1 Anvil: against its highest rss before the end.
   const explained = warm.data && end.data ? explainedBytes(costs, warm.data, end.data) : 0;
-  const settlementBeyond = warm.settlement.rss && end.settlement.rss ? (end.settlement.rss - warm.settlement.rss - explained) / warm.settlement.rss : 0;
+  const settlementBeyond =
+    warm.settlement.rss && end.settlement.rss
+      ? (end.settlement.rss - warm.settlement.rss - explained) / warm.settlement.rss
+      : 0;
   const l1Peak = Math.max(...samples.map((x) => x.l1.rss ?? 0));
   const gained =
     warm.data && end.data
       ? `${end.data.blocks - warm.data.blocks} blocks, ${end.data.txs - warm.data.txs} transactions, ` +
-        (devnet.config.settlementStateIntervalS ? `${end.data.slots - warm.data.slots} slots` : "slots not counted (no state file)")
+        (devnet.config.settlementStateIntervalS
+          ? `${end.data.slots - warm.data.slots} slots`
+          : "slots not counted (no state file)")
       : "not read";
   const checks: [string, boolean][] = [
-    [`both chains produced blocks (L1 ${start.l1.head} → ${end.l1.head}, settlement ${start.settlement.head} → ${end.settlement.head})`, end.l1.head > start.l1.head && end.settlement.head > start.settlement.head],
-    [`every commitment stored (pending: ${pendingCommitments(devnet)}, failed: ${counts.find((c) => c.status === "failed")?.n ?? 0})`, stored && !counts.some((c) => c.status === "failed")],
+    [
+      `both chains produced blocks (L1 ${start.l1.head} → ${end.l1.head}, settlement ${start.settlement.head} → ${end.settlement.head})`,
+      end.l1.head > start.l1.head && end.settlement.head > start.settlement.head,
+    ],
+    [
+      `every commitment stored (pending: ${pendingCommitments(devnet)}, failed: ${counts.find((c) => c.status === "failed")?.n ?? 0})`,
+      stored && !counts.some((c) => c.status === "failed"),
+    ],
     [`every winner's commitment settled (waiting: ${unsettled()})`, settled],
-    [`no transaction left pending (L1 ${end.l1.pending}, settlement ${end.settlement.pending})`, end.settlement.pending === 0 && end.l1.pending === 0],
+    [
+      `no transaction left pending (L1 ${end.l1.pending}, settlement ${end.settlement.pending})`,
+      end.settlement.pending === 0 && end.l1.pending === 0,
+    ],
     [
       `node process rss flat after warm-up (lowest of the second fifth ${mib(warmLow.rss)} with a JS heap of ${mib(warmLow.heapUsed)} → ` +
         `lowest of the last fifth ${mib(endLow.rss)} with ${mib(endLow.heapUsed)}, ${change(warmLow.rss, endLow.rss)})`,
@@ -165,7 +205,10 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
         `chain gained ${gained}, ${mib(explained)} at the bare Anvil's costs; beyond that ${(100 * settlementBeyond).toFixed(1)} %)`,
       settlementBeyond <= 0.1,
     ],
-    [`L1 Anvil rss not above its highest before the end by more than 10 % (${mib(warm.l1.rss)} → ${mib(end.l1.rss)}, highest ${mib(l1Peak)})`, !end.l1.rss || !l1Peak || end.l1.rss <= l1Peak * 1.1],
+    [
+      `L1 Anvil rss not above its highest before the end by more than 10 % (${mib(warm.l1.rss)} → ${mib(end.l1.rss)}, highest ${mib(l1Peak)})`,
+      !end.l1.rss || !l1Peak || end.l1.rss <= l1Peak * 1.1,
+    ],
   ];
   for (const [what, ok] of checks) print(`${ok ? "ok  " : "FAIL"} ${what}`);
   return checks.every(([, ok]) => ok);

@@ -30,14 +30,22 @@ const COMMANDS: Record<string, string[]> = {
 };
 
 async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
-  const p = spawn(["bun", ...args], { cwd: ROOT, env: { ...process.env, TARGET: "", ...env }, stdout: "ignore", stderr: "pipe" });
+  const p = spawn(["bun", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TARGET: "", ...env },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const [stderr, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
   return { code, stderr };
 }
 
 /** stderr's lines without log lines (a node logs that it stops); there must be exactly one. */
 function errorLine(stderr: string): string {
-  const lines = stderr.trim().split("\n").filter((l) => !/^\d{4}-\d\d-\d\dT[\d:.]+Z (INFO|DEBUG) /.test(l));
+  const lines = stderr
+    .trim()
+    .split("\n")
+    .filter((l) => !/^\d{4}-\d\d-\d\dT[\d:.]+Z (INFO|DEBUG) /.test(l));
   expect(lines, stderr).toHaveLength(1);
   expect(stderr).not.toMatch(/^\s+at /m);
   return lines[0]!;
@@ -57,8 +65,16 @@ describe("a bad value", () => {
     ["fuzz --examples", ["scripts/fuzz.ts", "--examples", "many"], /--examples must be a whole number/],
     ["soak --minutes", ["scripts/soak.ts", "--minutes", "0"], /--minutes must be a number ≥/],
     ["load --rate", ["loadtest/run.ts", "--rate", "fast"], /--rate must be a whole number/],
-    ["bench:processes --bids", ["scenarios/bench/nodeProcesses.bench.ts", "--bids", "0"], /--bids must be a whole number ≥ 1/],
-    ["bench:anvil-memory --runs", ["scenarios/bench/anvilMemory.bench.ts", "--runs", "x"], /--runs must be a whole number/],
+    [
+      "bench:processes --bids",
+      ["scenarios/bench/nodeProcesses.bench.ts", "--bids", "0"],
+      /--bids must be a whole number ≥ 1/,
+    ],
+    [
+      "bench:anvil-memory --runs",
+      ["scenarios/bench/anvilMemory.bench.ts", "--runs", "x"],
+      /--runs must be a whole number/,
+    ],
   ];
   for (const [name, args, message] of cases)
     test(name, async () => {
@@ -72,30 +88,68 @@ describe("a target that does not answer", () => {
   test("load with TARGET", async () => {
     const [a, b] = await freePorts(2);
     const file = join(dir, "target.json");
-    writeFileSync(file, JSON.stringify({ bidderUrl: `http://127.0.0.1:${a}`, providerUrls: [`http://127.0.0.1:${b}`] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ bidderUrl: `http://127.0.0.1:${a}`, providerUrls: [`http://127.0.0.1:${b}`] }),
+    );
     const r = await run(["loadtest/run.ts", "--profile", "smoke"], { TARGET: file });
     expect(r.code).toBe(1);
-    expect(errorLine(r.stderr)).toMatch(new RegExp(`^error: cannot reach http://127\\.0\\.0\\.1:${a}/health \\(connection refused\\); is the target .* running\\?`));
+    expect(errorLine(r.stderr)).toMatch(
+      new RegExp(
+        `^error: cannot reach http://127\\.0\\.0\\.1:${a}/health \\(connection refused\\); is the target .* running\\?`,
+      ),
+    );
   });
 
   test("node --role bidder with a chain that is not there", async () => {
     const [settlement, http, rpc, p2p] = await freePorts(4);
     const contracts = join(dir, "contracts.json");
-    const zero = "0x" + "11".repeat(20);
+    const zero = `0x${"11".repeat(20)}`;
     writeFileSync(
       contracts,
-      JSON.stringify({ settlementRpcUrl: `http://127.0.0.1:${settlement}`, contracts: { blockTracker: zero, providerRegistry: zero, bidderRegistry: zero, preconfManager: zero, oracle: zero } }),
+      JSON.stringify({
+        settlementRpcUrl: `http://127.0.0.1:${settlement}`,
+        contracts: {
+          blockTracker: zero,
+          providerRegistry: zero,
+          bidderRegistry: zero,
+          preconfManager: zero,
+          oracle: zero,
+        },
+      }),
     );
     const key = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
-    const r = await run(["node/main.ts", "--role", "bidder", "--contracts", contracts, "--key", key, "--data-dir", join(dir, "bidder"), "--http-port", String(http), "--rpc-port", String(rpc), "--p2p-port", String(p2p)]);
+    const r = await run([
+      "node/main.ts",
+      "--role",
+      "bidder",
+      "--contracts",
+      contracts,
+      "--key",
+      key,
+      "--data-dir",
+      join(dir, "bidder"),
+      "--http-port",
+      String(http),
+      "--rpc-port",
+      String(rpc),
+      "--p2p-port",
+      String(p2p),
+    ]);
     expect(r.code).toBe(1);
-    expect(errorLine(r.stderr)).toMatch(new RegExp(`^error: the bidder node failed to start: cannot reach http://127\\.0\\.0\\.1:${settlement}/? \\(connection refused\\); is the chain running\\?`));
+    expect(errorLine(r.stderr)).toMatch(
+      new RegExp(
+        `^error: the bidder node failed to start: cannot reach http://127\\.0\\.0\\.1:${settlement}/? \\(connection refused\\); is the chain running\\?`,
+      ),
+    );
   });
 });
 
 test("the k6 smoke header says what runs: 20 bids from 2 VUs, whatever --rate says", () => {
   const flags = { rate: "30", duration: "5s", burst: "20", subscribers: "100" };
-  expect(profileHeader("smoke", flags)).toBe("20 bids from 2 VUs (a fixed profile: --rate and --duration do not apply)");
+  expect(profileHeader("smoke", flags)).toBe(
+    "20 bids from 2 VUs (a fixed profile: --rate and --duration do not apply)",
+  );
   expect(profileHeader("steady", flags)).toBe("rate 30/s for 5s");
   expect(profileHeader("slot-burst", flags)).toBe("20 bids at once right after each new L1 block, for 5s");
 });

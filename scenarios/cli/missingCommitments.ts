@@ -25,7 +25,9 @@ async function depositReason(target: Target, bid: BidFacts): Promise<string | un
   const window = windowOfBlock(bid.blockNumber);
   let deposit: bigint;
   try {
-    const body = (await getJson(`${target.bidderUrl}/v1/bidder/get_deposit?window_number=${window}`)) as { amount?: string };
+    const body = (await getJson(`${target.bidderUrl}/v1/bidder/get_deposit?window_number=${window}`)) as {
+      amount?: string;
+    };
     deposit = BigInt(body.amount ?? "0");
   } catch {
     return undefined;
@@ -33,7 +35,8 @@ async function depositReason(target: Target, bid: BidFacts): Promise<string | un
   const fix = `start auto-deposit (POST ${target.bidderUrl}/v1/bidder/auto_deposit/<wei>) or deposit (POST ${target.bidderUrl}/v1/bidder/deposit/<wei>?window_number=${window})`;
   if (deposit === 0n) return `no deposit for window ${window} (block ${bid.blockNumber}) — ${fix}`;
   const perBlock = deposit / BLOCKS_PER_WINDOW;
-  if (perBlock < bid.amount) return `the bid's ${bid.amount} wei is above the per-block allowance of window ${window} (${perBlock} wei: its deposit / ${BLOCKS_PER_WINDOW} blocks) — bid less or ${fix}`;
+  if (perBlock < bid.amount)
+    return `the bid's ${bid.amount} wei is above the per-block allowance of window ${window} (${perBlock} wei: its deposit / ${BLOCKS_PER_WINDOW} blocks) — bid less or ${fix}`;
   return undefined;
 }
 
@@ -57,10 +60,18 @@ export async function whyNotCommitted(target: Target, bid: BidFacts, missing: st
   for (const address of missing) {
     const node = nodes.get(norm(address));
     if (deposit) reasons.set(address, deposit);
-    else if (node?.running === false) reasons.set(address, "its node is stopped (POST /sim/v1/providers/<index>/start, or restart the devnet)");
+    else if (node?.running === false)
+      reasons.set(address, "its node is stopped (POST /sim/v1/providers/<index>/start, or restart the devnet)");
     else if (node?.receivers === 0)
-      reasons.set(address, "no provider application is attached to its node (nothing reads ReceiveBids) — attach one, or start the devnet with --auto-accept");
-    else reasons.set(address, `it rejected the bid or did not answer within the decision timeout (${target.decisionTimeoutMs} ms) — see its node's log`);
+      reasons.set(
+        address,
+        "no provider application is attached to its node (nothing reads ReceiveBids) — attach one, or start the devnet with --auto-accept",
+      );
+    else
+      reasons.set(
+        address,
+        `it rejected the bid or did not answer within the decision timeout (${target.decisionTimeoutMs} ms) — see its node's log`,
+      );
   }
   return reasons;
 }

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolve } from "node:path";
 import { spawn } from "bun";
 import { parseEther } from "viem";
-import { startLocalDevnet, type LocalDevnet } from "../../node/devnet/localDevnet.ts";
-import { windowOfBlock } from "../../node/protocol/windows.ts";
-import { ProviderAgent } from "../../node/providerApp/providerAgent.ts";
-import { acceptAll } from "../../node/providerApp/policies.ts";
 import { call } from "../../node/clients/http.ts";
+import { type LocalDevnet, startLocalDevnet } from "../../node/devnet/localDevnet.ts";
+import { windowOfBlock } from "../../node/protocol/windows.ts";
+import { acceptAll } from "../../node/providerApp/policies.ts";
+import { ProviderAgent } from "../../node/providerApp/providerAgent.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 let local: LocalDevnet;
@@ -25,8 +25,16 @@ afterAll(async () => {
 });
 
 async function sendBid(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const p = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", local.devnet.dir.targetFile, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const p = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", local.devnet.dir.targetFile, ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -36,43 +44,54 @@ function oneLine(stderr: string): string {
   return lines[0]!;
 }
 
-test(
-  "fewer commitments than providers: exit 1 with the reason; every provider committing: exit 0",
-  async () => {
-    const block = (await local.devnet.driver.blockNumber()) + 2n;
-    let r = await sendBid("--block", String(block));
-    expect(r.code).toBe(1);
-    expect(oneLine(r.stderr)).toMatch(new RegExp(`^error: 0 of 2 providers committed; every provider: no deposit for window ${windowOfBlock(block)} .*auto_deposit`));
+test("fewer commitments than providers: exit 1 with the reason; every provider committing: exit 0", async () => {
+  const block = (await local.devnet.driver.blockNumber()) + 2n;
+  let r = await sendBid("--block", String(block));
+  expect(r.code).toBe(1);
+  expect(oneLine(r.stderr)).toMatch(
+    new RegExp(
+      `^error: 0 of 2 providers committed; every provider: no deposit for window ${windowOfBlock(block)} .*auto_deposit`,
+    ),
+  );
 
-    const deposited = await call("POST", `${local.devnet.bidder.url}/v1/bidder/deposit/${parseEther("1")}?window_number=${windowOfBlock(block)}`);
-    expect(deposited.status).toBe(200);
+  const deposited = await call(
+    "POST",
+    `${local.devnet.bidder.url}/v1/bidder/deposit/${parseEther("1")}?window_number=${windowOfBlock(block)}`,
+  );
+  expect(deposited.status).toBe(200);
+  r = await sendBid("--block", String(block));
+  expect(r.code).toBe(1);
+  const line = oneLine(r.stderr);
+  expect(line).toStartWith("error: 0 of 2 providers committed; every provider: no provider application is attached");
+
+  const agents = local.devnet.providers.map((p) => new ProviderAgent(p.url, acceptAll()));
+  try {
+    for (const a of agents) await a.start();
     r = await sendBid("--block", String(block));
-    expect(r.code).toBe(1);
-    const line = oneLine(r.stderr);
-    expect(line).toStartWith("error: 0 of 2 providers committed; every provider: no provider application is attached");
-
-    const agents = local.devnet.providers.map((p) => new ProviderAgent(p.url, acceptAll()));
-    try {
-      for (const a of agents) await a.start();
-      r = await sendBid("--block", String(block));
-      expect(r.stderr).toBe("");
-      expect(r.code).toBe(0);
-      expect(r.stdout).toContain("2 commitment(s) for block");
-    } finally {
-      for (const a of agents) await a.stop();
-    }
-  },
-  120_000,
-);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("2 commitment(s) for block");
+  } finally {
+    for (const a of agents) await a.stop();
+  }
+}, 120_000);
 
 test("an unknown flag or a target that does not answer: one line, no stack trace, non-zero exit", async () => {
-  let r = await sendBid("--bogus");
+  const r = await sendBid("--bogus");
   expect(r.code).toBe(2);
   expect(oneLine(r.stderr)).toBe("error: unknown option --bogus; run with --help for the options");
   const file = `${local.devnet.dir.root}/unreachable.json`;
-  await Bun.write(file, JSON.stringify({ ...JSON.parse(await Bun.file(local.devnet.dir.targetFile).text()), l1RpcUrl: "http://127.0.0.1:9" }));
+  await Bun.write(
+    file,
+    JSON.stringify({
+      ...JSON.parse(await Bun.file(local.devnet.dir.targetFile).text()),
+      l1RpcUrl: "http://127.0.0.1:9",
+    }),
+  );
   const p = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", file], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
   expect(code).toBe(1);
-  expect(oneLine(stderr)).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:9\/? \(connection refused\); is the devnet running/);
+  expect(oneLine(stderr)).toMatch(
+    /^error: cannot reach http:\/\/127\.0\.0\.1:9\/? \(connection refused\); is the devnet running/,
+  );
 });

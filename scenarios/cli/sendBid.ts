@@ -5,11 +5,11 @@
  */
 import { readFileSync } from "node:fs";
 import { createPublicClient, http } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { CliFailure, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
+import { devAccount } from "../../node/chain/accounts.ts";
 import { NdjsonStream } from "../../node/clients/ndjson.ts";
 import type { Target } from "../../node/devnet/target.ts";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccount } from "../../node/chain/accounts.ts";
-import { CliFailure, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { missingCommitmentsLine, whyNotCommitted } from "./missingCommitments.ts";
 
 exitOnCliErrors({ unreachable: "is the devnet running (npm run node)? --target names another target file" });
@@ -42,16 +42,26 @@ let target: Target;
 try {
   target = JSON.parse(readFileSync(values.target!, "utf8")) as Target;
 } catch (e) {
-  throw new CliFailure(`cannot read the target file ${values.target} (${(e as Error).message.split("\n")[0]}); is the devnet running (npm run node)?`, 2);
+  throw new CliFailure(
+    `cannot read the target file ${values.target} (${(e as Error).message.split("\n")[0]}); is the devnet running (npm run node)?`,
+    2,
+  );
 }
-if (values.amount !== undefined && !/^\d+$/.test(values.amount)) throw new CliFailure(`--amount must be wei (digits), got "${values.amount}"`, 2);
-if (values.block !== undefined && !/^[1-9]\d*$/.test(values.block)) throw new CliFailure(`--block must be a block number, got "${values.block}"`, 2);
+if (values.amount !== undefined && !/^\d+$/.test(values.amount))
+  throw new CliFailure(`--amount must be wei (digits), got "${values.amount}"`, 2);
+if (values.block !== undefined && !/^[1-9]\d*$/.test(values.block))
+  throw new CliFailure(`--block must be a block number, got "${values.block}"`, 2);
 const l1 = createPublicClient({ transport: http(target.l1RpcUrl) });
 const head = await l1.getBlockNumber();
 // The next block may be mined while the bid is in flight; the one after it leaves a whole block time of slack.
 const block = values.block ?? String(head + 2n);
 const now = Date.now();
-const timing = { amount: values.amount, blockNumber: block, decayStartTimestamp: String(now), decayEndTimestamp: String(now + 12_000) };
+const timing = {
+  amount: values.amount,
+  blockNumber: block,
+  decayStartTimestamp: String(now),
+  decayEndTimestamp: String(now + 12_000),
+};
 let bid: Record<string, unknown>;
 if (values["tx-hash"]) bid = { txHashes: [values["tx-hash"]], ...timing };
 else {
@@ -76,16 +86,28 @@ for (let line = await stream.next(); line; line = await stream.next()) {
   if ("error" in line) throw new CliFailure(`the bidder answered HTTP ${stream.status}: ${JSON.stringify(line.error)}`);
   committed.add(String(line.result.providerAddress).toLowerCase().replace(/^0x/, ""));
   bidDigest ??= line.result.receivedBidDigest;
-  console.log(`commitment from provider 0x${line.result.providerAddress} (dispatched at ${line.result.dispatchTimestamp}):\n${JSON.stringify(line.result, null, 2)}\n`);
+  console.log(
+    `commitment from provider 0x${line.result.providerAddress} (dispatched at ${line.result.dispatchTimestamp}):\n${JSON.stringify(line.result, null, 2)}\n`,
+  );
 }
-console.log(`${committed.size} commitment(s) for block ${block}. Watch them settle: GET ${target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`);
+console.log(
+  `${committed.size} commitment(s) for block ${block}. Watch them settle: GET ${target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`,
+);
 if (target.controlUrl)
   console.log(
     `Each provider's outcome (and why a provider did not commit): ${target.controlUrl}/explorer/` +
-      (bidDigest ? ` or GET ${target.controlUrl}/sim/v1/bids/0x${bidDigest}` : ` or GET ${target.controlUrl}/sim/v1/bids?limit=1`),
+      (bidDigest
+        ? ` or GET ${target.controlUrl}/sim/v1/bids/0x${bidDigest}`
+        : ` or GET ${target.controlUrl}/sim/v1/bids?limit=1`),
   );
 const missing = (target.providerAddresses ?? []).filter((a) => !committed.has(a.toLowerCase().replace(/^0x/, "")));
 if (missing.length) {
-  const reasons = await whyNotCommitted(target, { blockNumber: BigInt(block), amount: BigInt(values.amount!) }, missing);
-  throw new CliFailure(missingCommitmentsLine(target.providerAddresses.length, target.providerAddresses.length - missing.length, reasons));
+  const reasons = await whyNotCommitted(
+    target,
+    { blockNumber: BigInt(block), amount: BigInt(values.amount!) },
+    missing,
+  );
+  throw new CliFailure(
+    missingCommitmentsLine(target.providerAddresses.length, target.providerAddresses.length - missing.length, reasons),
+  );
 }

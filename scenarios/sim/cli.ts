@@ -1,18 +1,18 @@
 #!/usr/bin/env bun
+import { join, resolve } from "node:path";
+import { namedTargetFile, TargetFileError } from "../../features/support/target.ts";
 /** `npm run simulate -- scenarios/<file>.yaml`: runs a market scenario and writes its report. */
 import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { stopAllAnvils } from "../../node/chain/anvil.ts";
-import { join, resolve } from "node:path";
-import { loadScenario } from "./scenario/load.ts";
-import { ScenarioError } from "./scenario/fields.ts";
+import { SenderFundingError } from "./agents/l1Senders.ts";
+import { ValidatorWatchError } from "./agents/validatorWatch.ts";
+import { oneScreen } from "./report/oneScreen.ts";
 import { SimEnvironmentError } from "./run/environment.ts";
 import { Progress } from "./run/progress.ts";
 import { SimulationError, type StopSignal } from "./run/simulation.ts";
-import { SenderFundingError } from "./agents/l1Senders.ts";
-import { ValidatorWatchError } from "./agents/validatorWatch.ts";
 import { runScenario } from "./runScenario.ts";
-import { oneScreen } from "./report/oneScreen.ts";
-import { namedTargetFile, TargetFileError } from "../../features/support/target.ts";
+import { ScenarioError } from "./scenario/fields.ts";
+import { loadScenario } from "./scenario/load.ts";
 
 const HELP = `Usage: npm run simulate -- <scenario.yaml|json> [options]
 
@@ -41,7 +41,10 @@ settling; a third exits at once.
 Shipped scenarios: ls scenarios/*.yaml (the README says what each one shows).`;
 
 async function main(): Promise<number> {
-  exitOnCliErrors({ unreachable: "is the target running? (without --target the simulation starts its own devnet)", cleanup: stopAllAnvils });
+  exitOnCliErrors({
+    unreachable: "is the target running? (without --target the simulation starts its own devnet)",
+    cleanup: stopAllAnvils,
+  });
   const parsed = parseCliArgs({
     allowPositionals: true,
     options: {
@@ -59,13 +62,17 @@ async function main(): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (parsed.positionals.length !== 1) throw new CliUsageError("name one scenario file, e.g. npm run simulate -- scenarios/honest-market.yaml (--help for more)");
+  if (parsed.positionals.length !== 1)
+    throw new CliUsageError(
+      "name one scenario file, e.g. npm run simulate -- scenarios/honest-market.yaml (--help for more)",
+    );
   const file = parsed.positionals[0]!;
   let scenario;
   try {
     scenario = loadScenario(file);
     if (o.seed !== undefined) scenario = { ...scenario, seed: intArg("--seed", o.seed) };
-    if (o.blocks !== undefined) scenario = { ...scenario, l1: { ...scenario.l1, blocks: intArg("--blocks", o.blocks) } };
+    if (o.blocks !== undefined)
+      scenario = { ...scenario, l1: { ...scenario.l1, blocks: intArg("--blocks", o.blocks) } };
   } catch (e) {
     if (e instanceof ScenarioError) {
       console.error(`scenario error: ${e.message}`);
@@ -74,7 +81,9 @@ async function main(): Promise<number> {
     throw e;
   }
   if (o.check) {
-    console.log(`${file}: ok — ${scenario.name}, seed ${scenario.seed}, ${scenario.l1.blocks} blocks, ${scenario.bidders.length} bidder(s), ${scenario.providers.length} provider(s), ${scenario.faults.length} fault(s)`);
+    console.log(
+      `${file}: ok — ${scenario.name}, seed ${scenario.seed}, ${scenario.l1.blocks} blocks, ${scenario.bidders.length} bidder(s), ${scenario.providers.length} provider(s), ${scenario.faults.length} fault(s)`,
+    );
     return 0;
   }
 
@@ -97,11 +106,23 @@ async function main(): Promise<number> {
     else process.exit(130);
   });
   try {
-    const summary = await runScenario({ scenario, file, outDir, targetFile, progress: new Progress(process.stderr, !o.quiet), stop });
+    const summary = await runScenario({
+      scenario,
+      file,
+      outDir,
+      targetFile,
+      progress: new Progress(process.stderr, !o.quiet),
+      stop,
+    });
     console.log(oneScreen(summary, outDir));
     return summary.checksPassed && !summary.error ? 0 : 1;
   } catch (e) {
-    if (e instanceof SimEnvironmentError || e instanceof SenderFundingError || e instanceof SimulationError || e instanceof ValidatorWatchError) {
+    if (
+      e instanceof SimEnvironmentError ||
+      e instanceof SenderFundingError ||
+      e instanceof SimulationError ||
+      e instanceof ValidatorWatchError
+    ) {
       console.error(e.message);
       return 2;
     }
@@ -111,7 +132,8 @@ async function main(): Promise<number> {
 
 function intArg(name: string, v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new ScenarioError("command line", name, `must be a whole number, got "${v}"`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new ScenarioError("command line", name, `must be a whole number, got "${v}"`);
   return n;
 }
 

@@ -2,15 +2,16 @@
  * One simulation from start to report: the environment (a reference devnet, or a target), the run, the
  * collection of the nodes' and the chain's view, the report folder. The CLI and the tests call this.
  */
-import { join } from "node:path";
+
 import { mkdirSync } from "node:fs";
-import type { Scenario } from "./scenario/schema.ts";
-import { referenceDevnet, targetEnvironment, type SimEnvironment } from "./run/environment.ts";
+import { join } from "node:path";
+import type { Summary } from "./report/summary.ts";
+import { collect, writeReport } from "./report/writeReport.ts";
+import { referenceDevnet, type SimEnvironment, targetEnvironment } from "./run/environment.ts";
 import { Progress } from "./run/progress.ts";
 import { RunLog } from "./run/runLog.ts";
 import { Simulation, type StopSignal } from "./run/simulation.ts";
-import { collect, writeReport } from "./report/writeReport.ts";
-import type { Summary } from "./report/summary.ts";
+import type { Scenario } from "./scenario/schema.ts";
 
 export interface RunScenarioOptions {
   scenario: Scenario;
@@ -31,12 +32,16 @@ export async function runScenario(o: RunScenarioOptions): Promise<Summary> {
   if (o.targetFile) env = targetEnvironment(o.targetFile, o.scenario);
   else {
     const logFile = join(o.outDir, "devnet.log");
-    progress.note(`starting a reference devnet (${o.scenario.bidders.length} bidder node(s), ${o.scenario.providers.length} provider node(s)); its log: ${logFile}`);
+    progress.note(
+      `starting a reference devnet (${o.scenario.bidders.length} bidder node(s), ${o.scenario.providers.length} provider node(s)); its log: ${logFile}`,
+    );
     env = await referenceDevnet(o.scenario, logFile);
   }
   try {
     const log = new RunLog();
-    progress.note(`running ${o.scenario.name} (seed ${o.scenario.seed}, ${o.scenario.l1.blocks} blocks) on ${env.name}`);
+    progress.note(
+      `running ${o.scenario.name} (seed ${o.scenario.seed}, ${o.scenario.l1.blocks} blocks) on ${env.name}`,
+    );
     const run = await new Simulation(env, o.scenario, log, progress, stop).run();
     progress.done();
     const summary = await collect(run, env, log, o.file);

@@ -2,9 +2,10 @@
  * Client of a devnet's `/sim/v1` control API (docs/conformance.md, "Capabilities"): mine L1 blocks with a chosen
  * winner, set a provider's builder behaviour, and (with `sim-nodes`) stop, start and fault the target's nodes.
  */
+
+import { MevCommitError } from "../../../lib/errors.ts";
 import { call, type HttpResult } from "./http.ts";
 import type { ScenarioScope } from "./scope.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 export class ControlApiError extends MevCommitError {}
 
@@ -12,7 +13,14 @@ export class ControlApiError extends MevCommitError {}
 export interface ControlStatus {
   currentWindow: string;
   lastRecordedBlock: string;
-  nodes?: { name: string; role: string; address: string; running?: boolean; subscribers?: number; receivers?: number }[];
+  nodes?: {
+    name: string;
+    role: string;
+    address: string;
+    running?: boolean;
+    subscribers?: number;
+    receivers?: number;
+  }[];
 }
 
 export class ControlClient {
@@ -23,7 +31,10 @@ export class ControlClient {
 
   private async post(path: string, body?: unknown): Promise<HttpResult> {
     const r = await call("POST", `${this.baseUrl}${path}`, { body, scope: this.scope });
-    if (r.status !== 200) throw new ControlApiError(`POST ${this.baseUrl}${path} ${body === undefined ? "" : JSON.stringify(body)} answered HTTP ${r.status}: ${r.text}`);
+    if (r.status !== 200)
+      throw new ControlApiError(
+        `POST ${this.baseUrl}${path} ${body === undefined ? "" : JSON.stringify(body)} answered HTTP ${r.status}: ${r.text}`,
+      );
     return r;
   }
 
@@ -47,13 +58,20 @@ export class ControlClient {
    * A provider application tells the devnet's builder the raw transactions it committed to for a future block; the
    * block, if that provider wins it, includes them (for provider nodes the control API does not run: no `sim-nodes`).
    */
-  async bundle(provider: string, blockNumber: string, rawTransactions: string[], bidAmount?: string): Promise<"kept" | "late"> {
+  async bundle(
+    provider: string,
+    blockNumber: string,
+    rawTransactions: string[],
+    bidAmount?: string,
+  ): Promise<"kept" | "late"> {
     const body = { provider, blockNumber, rawTransactions, ...(bidAmount === undefined ? {} : { bidAmount }) };
     const r = await call("POST", `${this.baseUrl}/sim/v1/bundles`, { body, scope: this.scope });
     if (r.status === 200) return "kept";
     // FailedPrecondition: the block is mined already (a bid for a past block); nothing to build.
     if ((r.json as { code?: number } | undefined)?.code === 9) return "late";
-    throw new ControlApiError(`POST ${this.baseUrl}/sim/v1/bundles ${JSON.stringify(body)} answered HTTP ${r.status}: ${r.text}`);
+    throw new ControlApiError(
+      `POST ${this.baseUrl}/sim/v1/bundles ${JSON.stringify(body)} answered HTTP ${r.status}: ${r.text}`,
+    );
   }
 
   /** A provider node (0-based index) leaves (`stop`) or joins (`start`) the network. */

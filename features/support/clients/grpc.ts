@@ -9,24 +9,33 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   createFileRegistry,
+  type DescMessage,
+  type DescService,
   fromBinary,
   fromJson,
   isFieldSet,
-  toBinary,
-  toJson,
-  type DescMessage,
-  type DescService,
   type JsonValue,
   type Message,
+  toBinary,
+  toJson,
 } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import { credentials, makeGenericClientConstructor, Metadata, status as grpcStatus, type Client, type ServiceError } from "@grpc/grpc-js";
+import {
+  type Client,
+  credentials,
+  status as grpcStatus,
+  Metadata,
+  makeGenericClientConstructor,
+  type ServiceError,
+} from "@grpc/grpc-js";
+import { MevCommitError } from "../../../lib/errors.ts";
 import type { MessageStream, StatusError, Unary } from "./api.ts";
 import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
 import { Wakeup } from "./wakeup.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
-const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(join(import.meta.dir, "..", "..", "gen", "api.binpb"))));
+const registry = createFileRegistry(
+  fromBinary(FileDescriptorSetSchema, readFileSync(join(import.meta.dir, "..", "..", "gen", "api.binpb"))),
+);
 
 /** A JSON text that the transport cannot turn into the request message (the gateway would refuse it as JSON). */
 export class NotAMessageError extends MevCommitError {}
@@ -46,7 +55,9 @@ export function jsonOf(desc: DescMessage, msg: Message): JsonValue {
     else if (f.fieldKind === "message" && !f.message.typeName.startsWith("google.protobuf."))
       json[f.jsonName] = jsonOf(f.message, (msg as unknown as Record<string, Message>)[f.localName]!);
     else if (f.fieldKind === "list" && f.listKind === "message" && !f.message.typeName.startsWith("google.protobuf."))
-      json[f.jsonName] = ((msg as unknown as Record<string, Message[]>)[f.localName] ?? []).map((m) => jsonOf(f.message, m));
+      json[f.jsonName] = ((msg as unknown as Record<string, Message[]>)[f.localName] ?? []).map((m) =>
+        jsonOf(f.message, m),
+      );
   }
   return json;
 }
@@ -69,7 +80,9 @@ function target(url: string) {
   const ipHost = /^(\[.*\]|[0-9.]+)(:\d+)?$/.test(m[2]!);
   return {
     address: m[2]!,
-    credentials: tls ? credentials.createSsl(null, null, null, { rejectUnauthorized: false }) : credentials.createInsecure(),
+    credentials: tls
+      ? credentials.createSsl(null, null, null, { rejectUnauthorized: false })
+      : credentials.createInsecure(),
     // Bun's TLS refuses an IP address as the server name.
     options: tls && ipHost ? { "grpc.ssl_target_name_override": "localhost" } : {},
   };
@@ -136,7 +149,11 @@ export function closeGrpcClients(): void {
 
 /** A call that got no answer because nothing answered at the address. */
 function isUnreachable(e: ServiceError, gotHeaders: boolean): boolean {
-  return !gotHeaders && e.code === grpcStatus.UNAVAILABLE && /ECONNREFUSED|No connection established|connect|Connection dropped/i.test(e.details ?? "");
+  return (
+    !gotHeaders &&
+    e.code === grpcStatus.UNAVAILABLE &&
+    /ECONNREFUSED|No connection established|connect|Connection dropped/i.test(e.details ?? "")
+  );
 }
 
 const statusOf = (e: ServiceError): StatusError => ({ code: e.code, message: e.details ?? "", details: [] });
@@ -152,27 +169,49 @@ function unaryResult(what: string, value: JsonValue | undefined, error: StatusEr
     value,
     error,
     http: undefined,
-    describe: () => (error ? `${what} answered gRPC status ${error.code} ${JSON.stringify(error.message)}` : `${what} answered ${JSON.stringify(value).slice(0, 600)}`),
+    describe: () =>
+      error
+        ? `${what} answered gRPC status ${error.code} ${JSON.stringify(error.message)}`
+        : `${what} answered ${JSON.stringify(value).slice(0, 600)}`,
   };
 }
 
 /** A unary call with a request in the JSON mapping; a status other than OK is the answer's error. */
-export function unary(svc: DescService, url: string, name: string, request: unknown, scope: ScenarioScope, timeoutMs = 60_000): Promise<Unary> {
+export function unary(
+  svc: DescService,
+  url: string,
+  name: string,
+  request: unknown,
+  scope: ScenarioScope,
+  timeoutMs = 60_000,
+): Promise<Unary> {
   return onFreshChannelIfUnreachable(url, () => unaryOnce(svc, url, name, request, scope, timeoutMs));
 }
 
-function unaryOnce(svc: DescService, url: string, name: string, request: unknown, scope: ScenarioScope, timeoutMs: number): Promise<Unary> {
+function unaryOnce(
+  svc: DescService,
+  url: string,
+  name: string,
+  request: unknown,
+  scope: ScenarioScope,
+  timeoutMs: number,
+): Promise<Unary> {
   const m = method(svc, name);
   const req = scope.request();
   const what = `${svc.typeName}/${name}`;
   return new Promise<Unary>((resolve, reject) => {
-    const call = clientOf(svc, url)[name]!(messageOf(m.input, request), new Metadata(), { deadline: Date.now() + timeoutMs }, (e: ServiceError | null, res: Message) => {
-      req.done();
-      if (!e) resolve(unaryResult(what, jsonOf(m.output, res), undefined));
-      else if (req.signal.aborted) reject(new GrpcCallError(what, `cancelled: ${String(req.signal.reason)}`, false));
-      else if (isUnreachable(e, false)) reject(new GrpcCallError(what, e.details, true));
-      else resolve(unaryResult(what, undefined, statusOf(e)));
-    }) as { cancel(): void };
+    const call = clientOf(svc, url)[name]!(
+      messageOf(m.input, request),
+      new Metadata(),
+      { deadline: Date.now() + timeoutMs },
+      (e: ServiceError | null, res: Message) => {
+        req.done();
+        if (!e) resolve(unaryResult(what, jsonOf(m.output, res), undefined));
+        else if (req.signal.aborted) reject(new GrpcCallError(what, `cancelled: ${String(req.signal.reason)}`, false));
+        else if (isUnreachable(e, false)) reject(new GrpcCallError(what, e.details, true));
+        else resolve(unaryResult(what, undefined, statusOf(e)));
+      },
+    ) as { cancel(): void };
     req.signal.addEventListener("abort", () => call.cancel(), { once: true });
   });
 }
@@ -189,23 +228,41 @@ export class GrpcCallError extends MevCommitError {
 }
 
 /** A client stream: the messages (JSON mapping) are sent in order, then the call is half-closed for its answer. */
-export function clientStream(svc: DescService, url: string, name: string, requests: unknown[], scope: ScenarioScope, timeoutMs = 60_000): Promise<Unary> {
+export function clientStream(
+  svc: DescService,
+  url: string,
+  name: string,
+  requests: unknown[],
+  scope: ScenarioScope,
+  timeoutMs = 60_000,
+): Promise<Unary> {
   return onFreshChannelIfUnreachable(url, () => clientStreamOnce(svc, url, name, requests, scope, timeoutMs));
 }
 
-function clientStreamOnce(svc: DescService, url: string, name: string, requests: unknown[], scope: ScenarioScope, timeoutMs: number): Promise<Unary> {
+function clientStreamOnce(
+  svc: DescService,
+  url: string,
+  name: string,
+  requests: unknown[],
+  scope: ScenarioScope,
+  timeoutMs: number,
+): Promise<Unary> {
   const m = method(svc, name);
   const messages = requests.map((r) => messageOf(m.input, r));
   const req = scope.request();
   const what = `${svc.typeName}/${name}`;
   return new Promise<Unary>((resolve, reject) => {
-    const call = clientOf(svc, url)[name]!(new Metadata(), { deadline: Date.now() + timeoutMs }, (e: ServiceError | null, res: Message) => {
-      req.done();
-      if (!e) resolve(unaryResult(what, jsonOf(m.output, res), undefined));
-      else if (req.signal.aborted) reject(new GrpcCallError(what, `cancelled: ${String(req.signal.reason)}`, false));
-      else if (isUnreachable(e, false)) reject(new GrpcCallError(what, e.details, true));
-      else resolve(unaryResult(what, undefined, statusOf(e)));
-    }) as { write(m: Message): boolean; end(): void; cancel(): void };
+    const call = clientOf(svc, url)[name]!(
+      new Metadata(),
+      { deadline: Date.now() + timeoutMs },
+      (e: ServiceError | null, res: Message) => {
+        req.done();
+        if (!e) resolve(unaryResult(what, jsonOf(m.output, res), undefined));
+        else if (req.signal.aborted) reject(new GrpcCallError(what, `cancelled: ${String(req.signal.reason)}`, false));
+        else if (isUnreachable(e, false)) reject(new GrpcCallError(what, e.details, true));
+        else resolve(unaryResult(what, undefined, statusOf(e)));
+      },
+    ) as { write(m: Message): boolean; end(): void; cancel(): void };
     req.signal.addEventListener("abort", () => call.cancel(), { once: true });
     for (const msg of messages) call.write(msg);
     call.end();

@@ -10,7 +10,10 @@ const BIDDER = service("bidderapi.v1.Bidder");
 const PROVIDER = service("providerapi.v1.Provider");
 const NOTIFICATIONS = service("notificationsapi.v1.Notifications");
 
-const windowOf = (at?: WindowChoice) => ({ windowNumber: at?.windowNumber?.toString(), blockNumber: at?.blockNumber?.toString() });
+const windowOf = (at?: WindowChoice) => ({
+  windowNumber: at?.windowNumber?.toString(),
+  blockNumber: at?.blockNumber?.toString(),
+});
 const infoOf = (q?: InfoQuery) => ({ blockNumber: q?.blockNumber?.toString(), page: q?.page, limit: q?.limit });
 
 /** A sequence of JSON values written one after the other (`{…}{…}` or `{…}\n{…}`), as SendProcessedBids' body. */
@@ -31,7 +34,8 @@ export function jsonSequence(text: string): unknown[] {
       if (depth++ === 0) start = i;
     } else if (ch === "}" || ch === "]") {
       if (--depth === 0) out.push(parse(text.slice(start, i + 1)));
-    } else if (depth === 0 && !/\s/.test(ch)) throw new NotAMessageError(`not a sequence of JSON objects: ${text.slice(0, 200)}`);
+    } else if (depth === 0 && !/\s/.test(ch))
+      throw new NotAMessageError(`not a sequence of JSON objects: ${text.slice(0, 200)}`);
   }
   if (depth !== 0) throw new NotAMessageError(`truncated JSON: ${text.slice(0, 200)}`);
   return out;
@@ -95,7 +99,14 @@ export class GrpcProviderApi extends GrpcRole implements ProviderApi {
     return unary(PROVIDER, this.url, name, req, this.scope);
   }
   receiveBids(): MessageStream {
-    return new GrpcStream("Provider/ReceiveBids", PROVIDER, this.url, "ReceiveBids", messageOf(PROVIDER.method.receiveBids!.input, {}), this.scope);
+    return new GrpcStream(
+      "Provider/ReceiveBids",
+      PROVIDER,
+      this.url,
+      "ReceiveBids",
+      messageOf(PROVIDER.method.receiveBids!.input, {}),
+      this.scope,
+    );
   }
   /** One SendProcessedBids stream carrying every decision of the text, in order (NotAMessageError: no gRPC form). */
   async sendProcessedBids(json: string) {
@@ -130,6 +141,13 @@ export class GrpcProviderApi extends GrpcRole implements ProviderApi {
 export class GrpcNotificationsApi extends GrpcRole implements NotificationsApi {
   subscribe(topics: readonly string[] | { rawBody: string }): MessageStream {
     const req = Array.isArray(topics) ? { topics } : parse((topics as { rawBody: string }).rawBody);
-    return new GrpcStream("Notifications/Subscribe", NOTIFICATIONS, this.url, "Subscribe", messageOf(NOTIFICATIONS.method.subscribe!.input, req), this.scope);
+    return new GrpcStream(
+      "Notifications/Subscribe",
+      NOTIFICATIONS,
+      this.url,
+      "Subscribe",
+      messageOf(NOTIFICATIONS.method.subscribe!.input, req),
+      this.scope,
+    );
   }
 }

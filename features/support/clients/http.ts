@@ -2,8 +2,9 @@
  * HTTP primitives of the suite: one unary exchange read to its end, and its errors. Every request belongs to a
  * scenario scope (scope.ts) and is aborted when the scenario ends.
  */
-import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
+
 import { MevCommitError } from "../../../lib/errors.ts";
+import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
 
 /** A finished HTTP exchange, as the suite inspects it. */
 export interface HttpResult {
@@ -31,7 +32,9 @@ export class HttpCallError extends MevCommitError {
 /** Node and Bun name a refused or broken connection in several ways; all mean "nothing answered there". */
 export function isConnectionFailure(e: unknown): boolean {
   const text = `${(e as { code?: string })?.code ?? ""} ${(e as Error)?.message ?? e} ${(e as { cause?: { code?: string } })?.cause?.code ?? ""}`;
-  return /ECONNREFUSED|ECONNRESET|ConnectionRefused|ConnectionClosed|socket connection was closed|Unable to connect|EPIPE|FailedToOpenSocket/i.test(text);
+  return /ECONNREFUSED|ECONNRESET|ConnectionRefused|ConnectionClosed|socket connection was closed|Unable to connect|EPIPE|FailedToOpenSocket/i.test(
+    text,
+  );
 }
 
 export function describeFetchError(e: unknown): string {

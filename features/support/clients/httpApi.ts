@@ -1,7 +1,16 @@
 /**
  * The HTTP transport of the role interfaces (api.ts): grpc-gateway's routes (interface.md §4, api-behaviour §1, §7).
  */
-import type { BidderApi, InfoQuery, MessageStream, NotificationsApi, ProviderApi, StatusError, Unary, WindowChoice } from "./api.ts";
+import type {
+  BidderApi,
+  InfoQuery,
+  MessageStream,
+  NotificationsApi,
+  ProviderApi,
+  StatusError,
+  Unary,
+  WindowChoice,
+} from "./api.ts";
 import { call, type HttpResult } from "./http.ts";
 import { LineStream } from "./lineStream.ts";
 import type { ScenarioScope } from "./scope.ts";
@@ -10,7 +19,8 @@ import type { ScenarioScope } from "./scope.ts";
 export function statusOf(json: unknown): StatusError | undefined {
   const o = json as { code?: unknown; message?: unknown; error?: unknown } | undefined;
   if (o && typeof o === "object" && "error" in o && o.error && typeof o.error === "object") return statusOf(o.error);
-  if (o && typeof o.code === "number" && typeof o.message === "string") return { code: o.code, message: o.message, details: (o as { details?: unknown[] }).details ?? [] };
+  if (o && typeof o.code === "number" && typeof o.message === "string")
+    return { code: o.code, message: o.message, details: (o as { details?: unknown[] }).details ?? [] };
   return undefined;
 }
 
@@ -18,7 +28,13 @@ export function unaryOf(r: HttpResult, what: string): Unary {
   const ok = r.status === 200;
   return {
     value: ok ? r.json : undefined,
-    error: ok ? undefined : (statusOf(r.json) ?? { code: -1, message: `HTTP ${r.status} without a status body: ${r.text.slice(0, 300)}`, details: [] }),
+    error: ok
+      ? undefined
+      : (statusOf(r.json) ?? {
+          code: -1,
+          message: `HTTP ${r.status} without a status body: ${r.text.slice(0, 300)}`,
+          details: [],
+        }),
     http: r,
     describe: () => `${what} answered HTTP ${r.status}: ${r.text.slice(0, 600)}`,
   };
@@ -48,7 +64,11 @@ abstract class HttpRole {
 
 export class HttpBidderApi extends HttpRole implements BidderApi {
   sendBid(json: string, opts: { contentType?: string } = {}): MessageStream {
-    return new LineStream("POST", `${this.baseUrl}/v1/bidder/bid`, { body: json, contentType: opts.contentType, scope: this.scope });
+    return new LineStream("POST", `${this.baseUrl}/v1/bidder/bid`, {
+      body: json,
+      contentType: opts.contentType,
+      scope: this.scope,
+    });
   }
   deposit(amount: bigint, at?: WindowChoice) {
     return this.unary("POST", `/v1/bidder/deposit/${amount}${windowQuery(at)}`);
@@ -60,7 +80,11 @@ export class HttpBidderApi extends HttpRole implements BidderApi {
     return this.unary("POST", `/v1/bidder/withdraw${query({ window_number: windowNumber })}`);
   }
   withdrawFromWindows(windows: bigint[]) {
-    return this.unary("POST", "/v1/bidder/withdraw_from_windows", JSON.stringify({ window_numbers: windows.map(String) }));
+    return this.unary(
+      "POST",
+      "/v1/bidder/withdraw_from_windows",
+      JSON.stringify({ window_numbers: windows.map(String) }),
+    );
   }
   autoDeposit(amount: bigint, at?: WindowChoice) {
     return this.unary("POST", `/v1/bidder/auto_deposit/${amount}${windowQuery(at)}`);

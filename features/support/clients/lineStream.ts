@@ -107,7 +107,8 @@ export class LineStream {
     } catch {
       parsed = { unparsable: raw };
     }
-    if (this.firstResultMs === undefined && parsed && typeof parsed === "object" && "result" in parsed) this.firstResultMs = performance.now() - this.t0;
+    if (this.firstResultMs === undefined && parsed && typeof parsed === "object" && "result" in parsed)
+      this.firstResultMs = performance.now() - this.t0;
     this.lines.push(parsed);
     this.wake();
   }
@@ -151,7 +152,8 @@ export class LineStream {
   /** For failure messages. */
   describe(max = 2000): string {
     const body = this.text.length > max ? `${this.text.slice(0, max)}…` : this.text;
-    const head = this.status === undefined ? "no response head" : `HTTP ${this.status}, content type "${this.contentType}"`;
+    const head =
+      this.status === undefined ? "no response head" : `HTTP ${this.status}, content type "${this.contentType}"`;
     return `${head}, body ${JSON.stringify(body)}${this.ended ? `, ${this.endReason === "end" ? "ended by the node" : this.endReason}` : ", still open"}`;
   }
 }

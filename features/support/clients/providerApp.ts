@@ -32,7 +32,10 @@ export interface ProviderPolicy {
 }
 
 const now = () => BigInt(Date.now());
-export const acceptAll = (): ProviderPolicy => ({ name: "accept-all", decide: () => ({ accept: true, dispatchTimestamp: now() }) });
+export const acceptAll = (): ProviderPolicy => ({
+  name: "accept-all",
+  decide: () => ({ accept: true, dispatchTimestamp: now() }),
+});
 export const rejectAll = (): ProviderPolicy => ({ name: "reject-all", decide: () => ({ accept: false }) });
 /** Never answers: the node's decision timeout runs out. */
 export const neverAnswer = (): ProviderPolicy => ({ name: "never-answer", decide: () => undefined });
@@ -109,7 +112,8 @@ export class ProviderApplication {
     for (let i = 0; ; i++) {
       const line = await stream.lineAt(i);
       if (line === undefined) {
-        if (stream.endReason !== "closed" && stream.endReason !== "end") this.errors.push(`ReceiveBids ${stream.endReason}`);
+        if (stream.endReason !== "closed" && stream.endReason !== "end")
+          this.errors.push(`ReceiveBids ${stream.endReason}`);
         return;
       }
       const result = (line as { result?: ReceivedBid }).result;
@@ -144,9 +148,14 @@ export class ProviderApplication {
     try {
       const r = await this.api.sendProcessedBids(JSON.stringify(body));
       const status = r.http?.status ?? (r.error ? 500 : 200);
-      if (!(r.error === undefined || decisionDelivered(status, r.http?.json ?? r.error))) this.errors.push(`send_processed_bids: ${r.describe()}`);
+      if (!(r.error === undefined || decisionDelivered(status, r.http?.json ?? r.error)))
+        this.errors.push(`send_processed_bids: ${r.describe()}`);
     } catch (e) {
-      if (!["HttpCallError", "GrpcCallError"].includes((e as Error).name) || !String((e as Error).message).includes("scenario ended")) this.errors.push(`send_processed_bids: ${(e as Error).message}`);
+      if (
+        !["HttpCallError", "GrpcCallError"].includes((e as Error).name) ||
+        !String((e as Error).message).includes("scenario ended")
+      )
+        this.errors.push(`send_processed_bids: ${(e as Error).message}`);
     }
   }
 
@@ -155,7 +164,8 @@ export class ProviderApplication {
     const deadline = performance.now() + timeoutMs;
     while (this.received.length < n) {
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`${this.label} received ${this.received.length} bid(s) within ${timeoutMs} ms, expected ${n}`);
+      if (left <= 0)
+        throw new Error(`${this.label} received ${this.received.length} bid(s) within ${timeoutMs} ms, expected ${n}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => {

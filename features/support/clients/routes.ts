@@ -6,7 +6,7 @@
  * not parse, a repeated singular parameter, a body that is not JSON) has no gRPC form: `grpcCallOf` answers
  * undefined and the step is HTTP-only.
  */
-import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
+import { type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import type { Unary } from "./api.ts";
 import { messageOf, NotAMessageError, service, unary } from "./grpc.ts";
 import type { ScenarioScope } from "./scope.ts";
@@ -18,7 +18,13 @@ const ROUTES: { method: string; path: RegExp; role: Role; rpc: string; body?: bo
   { method: "POST", path: /^\/v1\/bidder\/auto_deposit\/(?<amount>[^/]+)$/, role: "bidder", rpc: "AutoDeposit" },
   { method: "POST", path: /^\/v1\/bidder\/cancel_auto_deposit$/, role: "bidder", rpc: "CancelAutoDeposit" },
   { method: "GET", path: /^\/v1\/bidder\/auto_deposit_status$/, role: "bidder", rpc: "AutoDepositStatus" },
-  { method: "POST", path: /^\/v1\/bidder\/withdraw_from_windows$/, role: "bidder", rpc: "WithdrawFromWindows", body: true },
+  {
+    method: "POST",
+    path: /^\/v1\/bidder\/withdraw_from_windows$/,
+    role: "bidder",
+    rpc: "WithdrawFromWindows",
+    body: true,
+  },
   { method: "GET", path: /^\/v1\/bidder\/get_deposit$/, role: "bidder", rpc: "GetDeposit" },
   { method: "POST", path: /^\/v1\/bidder\/withdraw$/, role: "bidder", rpc: "Withdraw" },
   { method: "GET", path: /^\/v1\/bidder\/get_bid_info$/, role: "bidder", rpc: "GetBidInfo" },
@@ -29,7 +35,12 @@ const ROUTES: { method: string; path: RegExp; role: Role; rpc: string; body?: bo
   { method: "POST", path: /^\/v1\/provider\/withdraw_stake$/, role: "provider", rpc: "WithdrawStake" },
   { method: "POST", path: /^\/v1\/provider\/unstake$/, role: "provider", rpc: "Unstake" },
   { method: "GET", path: /^\/v1\/provider\/get_provider_reward$/, role: "provider", rpc: "GetProviderReward" },
-  { method: "POST", path: /^\/v1\/provider\/withdraw_provider_reward$/, role: "provider", rpc: "WithdrawProviderReward" },
+  {
+    method: "POST",
+    path: /^\/v1\/provider\/withdraw_provider_reward$/,
+    role: "provider",
+    rpc: "WithdrawProviderReward",
+  },
   { method: "GET", path: /^\/v1\/provider\/get_commitment_info$/, role: "provider", rpc: "GetCommitmentInfo" },
 ];
 

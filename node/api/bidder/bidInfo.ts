@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
-import type { BidderService } from "../../services/bidderService.ts";
 import { GetBidInfoResponseSchema } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT, pageRequestFieldsOf } from "../../query/pageRequest.ts";
+import type { BidderService } from "../../services/bidderService.ts";
+import { pagingParams, unaryResponses } from "../openapi.ts";
 import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
-import { pagingParams, unaryResponses } from "../openapi.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 
@@ -33,12 +33,12 @@ export const BidInfoResponse = t.Object({
   blockBidInfo: t.Array(t.Object({ blockNumber: U64("L1 block"), bids: t.Array(BidInfo) })),
 });
 
-
 /** GetBidInfo (interface.md §4.6): the bidder's commitments grouped by block (ascending) and bid (highest first). */
 export function bidderBidInfoRoutes(bidder: BidderService) {
   return new Elysia({ name: "bidder-bid-info" }).get(
     "/v1/bidder/get_bid_info",
-    ({ request }) => messageResponse(GetBidInfoResponseSchema, bidder.getBidInfo(pageRequestFieldsOf(queryOf(request)))),
+    ({ request }) =>
+      messageResponse(GetBidInfoResponseSchema, bidder.getBidInfo(pageRequestFieldsOf(queryOf(request)))),
     {
       detail: {
         tags: ["Bidder"],

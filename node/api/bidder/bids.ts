@@ -1,25 +1,36 @@
 import { Elysia, t } from "elysia";
-import type { BidderService } from "../../services/bidderService.ts";
 import { CommitmentSchema as CommitmentPb } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { decodeBidRequestText } from "../../protocol/bidValidation.ts";
-import { messageJson } from "../wire/message.ts";
-import { ndjsonResponse } from "../wire/stream.ts";
+import type { BidderService } from "../../services/bidderService.ts";
+import { jsonBody, streamResponses, Wire } from "../openapi.ts";
 import { streamStartErrorResponse } from "../wire/errors.ts";
 import { BODY_LIMITS, readBodyText } from "../wire/limits.ts";
-import { jsonBody, streamResponses, Wire } from "../openapi.ts";
+import { messageJson } from "../wire/message.ts";
+import { ndjsonResponse } from "../wire/stream.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 const Hash = t.String({ pattern: "^(0x)?[a-fA-F0-9]{64}$" });
 
 export const BidRequestSchema = t.Object({
-  txHashes: t.Optional(t.Array(Hash, { description: "hashes of the transactions (also tx_hashes); or rawTransactions" })),
+  txHashes: t.Optional(
+    t.Array(Hash, { description: "hashes of the transactions (also tx_hashes); or rawTransactions" }),
+  ),
   amount: t.String({ ...Wire.wei, description: "wei paid to the provider, at most 2^256-1" }),
   blockNumber: t.Unsafe(Wire.positiveInt64("target L1 block (also block_number)")),
   decayStartTimestamp: t.Unsafe(Wire.positiveInt64("Unix ms (also decay_start_timestamp)")),
   decayEndTimestamp: t.Unsafe(Wire.positiveInt64("Unix ms (also decay_end_timestamp)")),
   revertingTxHashes: t.Optional(t.Array(Hash, { description: "hashes allowed to revert (also reverting_tx_hashes)" })),
-  rawTransactions: t.Optional(t.Array(t.String({ pattern: "^(0x)?[a-fA-F0-9]*$" }), { description: "signed raw transactions, hex (also raw_transactions)" })),
-  slashAmount: t.Optional(t.String({ pattern: "^[0-9]{0,19}$", description: "extra wei slashed on failure, at most 2^64-1 (also slash_amount)" })),
+  rawTransactions: t.Optional(
+    t.Array(t.String({ pattern: "^(0x)?[a-fA-F0-9]*$" }), {
+      description: "signed raw transactions, hex (also raw_transactions)",
+    }),
+  ),
+  slashAmount: t.Optional(
+    t.String({
+      pattern: "^[0-9]{0,19}$",
+      description: "extra wei slashed on failure, at most 2^64-1 (also slash_amount)",
+    }),
+  ),
 });
 
 export const CommitmentSchema = t.Object({

@@ -1,12 +1,17 @@
 import { Elysia } from "elysia";
-import type { BidderService } from "../../services/bidderService.ts";
 import * as pb from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
-import { BLOCK_NUMBER_QUERY, decodeWithdrawFromWindowsText, WINDOW_NUMBER_QUERY, type DepositRequestFields } from "../../protocol/depositValidation.ts";
+import {
+  BLOCK_NUMBER_QUERY,
+  type DepositRequestFields,
+  decodeWithdrawFromWindowsText,
+  WINDOW_NUMBER_QUERY,
+} from "../../protocol/depositValidation.ts";
 import { parseQueryField, type QueryValues } from "../../protocol/queryParams.ts";
+import type { BidderService } from "../../services/bidderService.ts";
+import { jsonBody, pathParam, queryParam, unaryResponses, Wire } from "../openapi.ts";
+import { BODY_LIMITS, readBodyText } from "../wire/limits.ts";
 import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
-import { BODY_LIMITS, readBodyText } from "../wire/limits.ts";
-import { jsonBody, pathParam, queryParam, unaryResponses, Wire } from "../openapi.ts";
 import {
   AutoDepositResponse,
   AutoDepositStatus,
@@ -29,7 +34,11 @@ const windowOf = (query: QueryValues) => parseQueryField(query, WINDOW_NUMBER_QU
 
 /** DepositRequest from the `{amount}` path parameter and the query (grpc-gateway fills the message first). */
 function depositFields(amount: string, query: QueryValues): DepositRequestFields {
-  return { amount, windowNumber: windowOf(query), blockNumber: parseQueryField(query, BLOCK_NUMBER_QUERY) as bigint | undefined };
+  return {
+    amount,
+    windowNumber: windowOf(query),
+    blockNumber: parseQueryField(query, BLOCK_NUMBER_QUERY) as bigint | undefined,
+  };
 }
 
 /** The bidder's deposit operations (interface.md §4.3, §4.8–4.10, and upstream's siblings of api-behaviour §7). */
@@ -37,13 +46,15 @@ export function bidderDepositRoutes(bidder: BidderService) {
   return new Elysia({ name: "bidder-deposits" })
     .post(
       "/v1/bidder/deposit/:amount",
-      async ({ params, request }) => messageResponse(pb.DepositResponseSchema, await bidder.deposit(depositFields(params.amount, queryOf(request)))),
+      async ({ params, request }) =>
+        messageResponse(pb.DepositResponseSchema, await bidder.deposit(depositFields(params.amount, queryOf(request)))),
       {
         parse: "none",
         detail: {
           tags,
           summary: "Deposit",
-          description: "Deposits into one window (explicit, of a block, or current + 1) and answers the window's new total. Refused while auto-deposit runs.",
+          description:
+            "Deposits into one window (explicit, of a block, or current + 1) and answers the window's new total. Refused while auto-deposit runs.",
           parameters: [amountParam, ...windowParams],
           responses: unaryResponses(WindowAmount),
         },
@@ -52,13 +63,17 @@ export function bidderDepositRoutes(bidder: BidderService) {
     .post(
       "/v1/bidder/auto_deposit/:amount",
       async ({ params, request }) =>
-        messageResponse(pb.AutoDepositResponseSchema, await bidder.autoDeposit(depositFields(params.amount, queryOf(request)))),
+        messageResponse(
+          pb.AutoDepositResponseSchema,
+          await bidder.autoDeposit(depositFields(params.amount, queryOf(request))),
+        ),
       {
         parse: "none",
         detail: {
           tags,
           summary: "AutoDeposit",
-          description: "Deposits the amount into the start window and the next, then keeps depositing ahead and withdrawing closed windows on every new window.",
+          description:
+            "Deposits the amount into the start window and the next, then keeps depositing ahead and withdrawing closed windows on every new window.",
           parameters: [amountParam, ...windowParams],
           responses: unaryResponses(AutoDepositResponse),
         },
@@ -72,8 +87,13 @@ export function bidderDepositRoutes(bidder: BidderService) {
     .post(
       "/v1/bidder/cancel_auto_deposit",
       async ({ request }) => {
-        const withdraw = parseQueryField(queryOf(request), { name: "withdraw", jsonName: "withdraw", kind: "bool" }) as boolean | undefined;
-        return messageResponse(pb.CancelAutoDepositResponseSchema, await bidder.cancelAutoDeposit({ withdraw: withdraw ?? false }));
+        const withdraw = parseQueryField(queryOf(request), { name: "withdraw", jsonName: "withdraw", kind: "bool" }) as
+          | boolean
+          | undefined;
+        return messageResponse(
+          pb.CancelAutoDepositResponseSchema,
+          await bidder.cancelAutoDeposit({ withdraw: withdraw ?? false }),
+        );
       },
       {
         parse: "none",
@@ -88,7 +108,12 @@ export function bidderDepositRoutes(bidder: BidderService) {
     .post(
       "/v1/bidder/withdraw_from_windows",
       async ({ request }) =>
-        messageResponse(pb.WithdrawFromWindowsResponseSchema, await bidder.withdrawFromWindows({ windowNumbers: decodeWithdrawFromWindowsText(await readBodyText(request, BODY_LIMITS.small)) })),
+        messageResponse(
+          pb.WithdrawFromWindowsResponseSchema,
+          await bidder.withdrawFromWindows({
+            windowNumbers: decodeWithdrawFromWindowsText(await readBodyText(request, BODY_LIMITS.small)),
+          }),
+        ),
       {
         parse: "none",
         detail: {
@@ -101,12 +126,22 @@ export function bidderDepositRoutes(bidder: BidderService) {
     )
     .get(
       "/v1/bidder/get_deposit",
-      async ({ request }) => messageResponse(pb.DepositResponseSchema, await bidder.getDeposit({ windowNumber: windowOf(queryOf(request)) })),
-      { detail: { tags, summary: "GetDeposit", parameters: [anyWindowParam], responses: unaryResponses(WindowAmount) } },
+      async ({ request }) =>
+        messageResponse(
+          pb.DepositResponseSchema,
+          await bidder.getDeposit({ windowNumber: windowOf(queryOf(request)) }),
+        ),
+      {
+        detail: { tags, summary: "GetDeposit", parameters: [anyWindowParam], responses: unaryResponses(WindowAmount) },
+      },
     )
     .post(
       "/v1/bidder/withdraw",
-      async ({ request }) => messageResponse(pb.WithdrawResponseSchema, await bidder.withdraw({ windowNumber: windowOf(queryOf(request)) })),
-      { parse: "none", detail: { tags, summary: "Withdraw", parameters: [anyWindowParam], responses: unaryResponses(WindowAmount) } },
+      async ({ request }) =>
+        messageResponse(pb.WithdrawResponseSchema, await bidder.withdraw({ windowNumber: windowOf(queryOf(request)) })),
+      {
+        parse: "none",
+        detail: { tags, summary: "Withdraw", parameters: [anyWindowParam], responses: unaryResponses(WindowAmount) },
+      },
     );
 }

@@ -6,5 +6,10 @@ import { bidderSlashedFundsRoutes } from "./slashedFunds.ts";
 
 /** bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service. */
 export function bidderApi(bidder: BidderService) {
-  return [bidderDepositRoutes(bidder), bidderBidRoutes(bidder), bidderBidInfoRoutes(bidder), bidderSlashedFundsRoutes(bidder)];
+  return [
+    bidderDepositRoutes(bidder),
+    bidderBidRoutes(bidder),
+    bidderBidInfoRoutes(bidder),
+    bidderSlashedFundsRoutes(bidder),
+  ];
 }

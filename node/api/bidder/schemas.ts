@@ -27,10 +27,16 @@ export const AutoDepositStatus = t.Object({
 });
 
 export const WithdrawFromWindowsRequest = t.Object({
-  window_numbers: t.Array(t.Union([t.Integer({ minimum: 1, maximum: Number(2n ** 64n - 1n) }), t.String({ pattern: "^[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$" })]), {
-    minItems: 1,
-    description: "closed windows to withdraw from, each positive (also spelled windowNumbers)",
-  }),
+  window_numbers: t.Array(
+    t.Union([
+      t.Integer({ minimum: 1, maximum: Number(2n ** 64n - 1n) }),
+      t.String({ pattern: "^[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$" }),
+    ]),
+    {
+      minItems: 1,
+      description: "closed windows to withdraw from, each positive (also spelled windowNumbers)",
+    },
+  ),
 });
 
 export const WithdrawFromWindowsResponse = t.Object({ withdrawResponses: t.Array(WindowAmount) });

@@ -1,17 +1,17 @@
 import { Elysia, t } from "elysia";
-import type { ProviderService } from "../../services/providerService.ts";
 import { BidSchema } from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
+import { JsonSyntaxError, readJsonValue } from "../../protocol/jsonText.ts";
 import { PROCESSED_BID_FIELDS, type ProcessedBidFields } from "../../protocol/processedBid.ts";
 import { decodeProtoJsonMessage } from "../../protocol/protoJson.ts";
-import { JsonSyntaxError, readJsonValue } from "../../protocol/jsonText.ts";
-import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
-import { ndjsonResponse } from "../wire/stream.ts";
+import type { ProviderService } from "../../services/providerService.ts";
+import { logger } from "../../util/log.ts";
+import { jsonBody, streamResponses, unaryResponses } from "../openapi.ts";
+import { unaryResponse } from "../wire/errors.ts";
 import { BODY_LIMITS, jsonValuesOf } from "../wire/limits.ts";
 import { messageJson } from "../wire/message.ts";
-import { unaryResponse } from "../wire/errors.ts";
-import { jsonBody, streamResponses, unaryResponses } from "../openapi.ts";
+import { ndjsonResponse } from "../wire/stream.ts";
 import { ProcessedBid, ReceivedBid } from "./schemas.ts";
-import { logger } from "../../util/log.ts";
 
 const tags = ["Provider"];
 const log = logger("provider-api");
@@ -59,7 +59,8 @@ export function providerBidRoutes(provider: ProviderService) {
         detail: {
           tags,
           summary: "ReceiveBids",
-          description: "Streams every bid this node receives to one connected receiver (several receivers share the bids, each bid to exactly one). The stream stays open until the client leaves.",
+          description:
+            "Streams every bid this node receives to one connected receiver (several receivers share the bids, each bid to exactly one). The stream stays open until the client leaves.",
           responses: streamResponses(ReceivedBid, "Bids for the provider application to decide on."),
         },
       },
@@ -83,7 +84,7 @@ export function providerBidRoutes(provider: ProviderService) {
           tags,
           summary: "SendProcessedBids",
           description:
-            "One decision object, or a sequence of them (NDJSON or concatenated), each applied as soon as it is read. Unknown or late digests are ignored. Answers {} (upstream answers 500 \"EOF\"; see docs/divergences.md).",
+            'One decision object, or a sequence of them (NDJSON or concatenated), each applied as soon as it is read. Unknown or late digests are ignored. Answers {} (upstream answers 500 "EOF"; see docs/divergences.md).',
           requestBody: { ...jsonBody(ProcessedBid), required: false },
           responses: unaryResponses(t.Object({})),
         },

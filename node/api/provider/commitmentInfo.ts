@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
-import type { ProviderService } from "../../services/providerService.ts";
 import { CommitmentInfoResponseSchema } from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
 import { COMMITMENT_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT, pageRequestFieldsOf } from "../../query/pageRequest.ts";
+import type { ProviderService } from "../../services/providerService.ts";
+import { pagingParams, unaryResponses } from "../openapi.ts";
 import { messageResponse } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
-import { pagingParams, unaryResponses } from "../openapi.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 
@@ -32,15 +32,15 @@ export const CommitmentInfoResponse = t.Object({
 export function providerCommitmentInfoRoutes(provider: ProviderService) {
   return new Elysia({ name: "provider-commitment-info" }).get(
     "/v1/provider/get_commitment_info",
-    ({ request }) => messageResponse(CommitmentInfoResponseSchema, provider.getCommitmentInfo(pageRequestFieldsOf(queryOf(request)))),
+    ({ request }) =>
+      messageResponse(CommitmentInfoResponseSchema, provider.getCommitmentInfo(pageRequestFieldsOf(queryOf(request)))),
     {
       detail: {
         tags: ["Provider"],
         summary: "GetCommitmentInfo",
-        description: "Commitments this provider made, grouped by L1 block (ascending), highest bid first inside a block.",
-        parameters: [
-          ...pagingParams(COMMITMENT_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT),
-        ],
+        description:
+          "Commitments this provider made, grouped by L1 block (ascending), highest bid first inside a block.",
+        parameters: [...pagingParams(COMMITMENT_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT)],
         responses: unaryResponses(CommitmentInfoResponse),
       },
     },

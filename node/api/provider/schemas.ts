@@ -13,12 +13,17 @@ export const ReceivedBid = t.Object({
   decayStartTimestamp: U64("Unix ms"),
   decayEndTimestamp: U64("Unix ms"),
   revertingTxHashes: t.Array(t.String()),
-  rawTransactions: t.Array(t.String(), { description: "raw signed transactions (hex, no 0x), in the order of txHashes" }),
+  rawTransactions: t.Array(t.String(), {
+    description: "raw signed transactions (hex, no 0x), in the order of txHashes",
+  }),
   slashAmount: U64("wei, 0 when the bidder gave none"),
 });
 
 export const ProcessedBid = t.Object({
-  bidDigest: t.String({ pattern: "^[A-Za-z0-9+/_-]*={0,2}$", description: "base64 bid digest from ReceiveBids (also bid_digest)" }),
+  bidDigest: t.String({
+    pattern: "^[A-Za-z0-9+/_-]*={0,2}$",
+    description: "base64 bid digest from ReceiveBids (also bid_digest)",
+  }),
   status: t.Union([t.Literal("STATUS_ACCEPTED"), t.Literal("STATUS_REJECTED"), t.Literal(1), t.Literal(2)]),
   dispatchTimestamp: t.Optional(t.Unsafe(Wire.int64Json("Unix ms; also dispatch_timestamp or decayDispatchTimestamp"))),
 });

@@ -5,29 +5,41 @@
  * none (their refusals come from the registry's state).
  */
 import { describe, expect, test } from "bun:test";
-import Ajv from "ajv";
 import { create } from "@bufbuild/protobuf";
+import Ajv from "ajv";
 import * as pb from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { UINT256_MAX } from "../../protocol/decimal.ts";
+import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
+import { stakeRequestFieldsOf, validateStakeRequest } from "../../provider/stake/stakeRequest.ts";
+import type { ProviderService } from "../../services/providerService.ts";
+import { setLogSink } from "../../util/log.ts";
 import { createNodeApp } from "../app.ts";
 import { providerStakeRoutes } from "./stake.ts";
-import type { ProviderService } from "../../services/providerService.ts";
-import { stakeRequestFieldsOf, validateStakeRequest } from "../../provider/stake/stakeRequest.ts";
-import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
-import { UINT256_MAX } from "../../protocol/decimal.ts";
-import { setLogSink } from "../../util/log.ts";
 
 setLogSink(() => {});
 
 const calls: string[] = [];
 // Only unstake and withdrawStake are ever called: the stake cases go to the validation function itself.
 const service = {
-  unstake: async () => (calls.push("unstake"), create(pb.EmptyMessageSchema)),
-  withdrawStake: async () => (calls.push("withdrawStake"), create(pb.WithdrawalResponseSchema, { amount: "0" })),
+  unstake: async () => {
+    calls.push("unstake");
+    return create(pb.EmptyMessageSchema);
+  },
+  withdrawStake: async () => {
+    calls.push("withdrawStake");
+    return create(pb.WithdrawalResponseSchema, { amount: "0" });
+  },
 } as unknown as ProviderService;
-const app = createNodeApp({ role: "provider", address: "0x0000000000000000000000000000000000000001", plugins: [providerStakeRoutes(service)] });
+const app = createNodeApp({
+  role: "provider",
+  address: "0x0000000000000000000000000000000000000001",
+  plugins: [providerStakeRoutes(service)],
+});
 type Param = { name: string; in: string; schema: object };
 type Operation = { parameters?: Param[]; requestBody?: unknown };
-const doc = (await (await app.handle(new Request("http://node/swagger/json"))).json()) as { paths: Record<string, Record<string, Operation>> };
+const doc = (await (await app.handle(new Request("http://node/swagger/json"))).json()) as {
+  paths: Record<string, Record<string, Operation>>;
+};
 const ajv = new Ajv({ strict: false });
 
 const KEY = "ab".repeat(48);
@@ -53,7 +65,24 @@ function nodeAccepts(amount: string, query: Record<string, string[]>): boolean {
 }
 
 describe("POST /v1/provider/stake/{amount}: the document's constraints are the node's", () => {
-  const amounts = ["1", "20000000000000000000", UINT256_MAX.toString(), (UINT256_MAX - 1n).toString(), "9".repeat(77), "0", "01", "-1", "+1", "1.5", "1e3", " 1", "0x10", (UINT256_MAX + 1n).toString(), "9".repeat(78), "1".repeat(79)];
+  const amounts = [
+    "1",
+    "20000000000000000000",
+    UINT256_MAX.toString(),
+    (UINT256_MAX - 1n).toString(),
+    "9".repeat(77),
+    "0",
+    "01",
+    "-1",
+    "+1",
+    "1.5",
+    "1e3",
+    " 1",
+    "0x10",
+    (UINT256_MAX + 1n).toString(),
+    "9".repeat(78),
+    "1".repeat(79),
+  ];
   for (const amount of amounts)
     test(`amount ${amount.length > 20 ? `${amount.slice(0, 6)}… (${amount.length} digits)` : JSON.stringify(amount)}`, () => {
       expect(documentAccepts(amount, {})).toBe(nodeAccepts(amount, {}));
@@ -86,7 +115,13 @@ describe("unstake and withdraw_stake take no input", () => {
       expect(op.parameters ?? []).toEqual([]);
       expect(op.requestBody).toBeUndefined();
       calls.length = 0;
-      const res = await app.handle(new Request(`http://node${path}?amount=-1&x=%00`, { method: "POST", body: "not json", headers: { "content-type": "application/json" } }));
+      const res = await app.handle(
+        new Request(`http://node${path}?amount=-1&x=%00`, {
+          method: "POST",
+          body: "not json",
+          headers: { "content-type": "application/json" },
+        }),
+      );
       expect(res.status).toBe(200);
       expect(calls).toEqual([call]);
     });

@@ -4,12 +4,12 @@
  * other clients: a normal bid sent meanwhile still gets both commitments within the nodes' 5 s timeouts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { parseEther } from "viem";
-import { startLocalDevnet, type LocalDevnet } from "../../devnet/localDevnet.ts";
-import { NdjsonStream } from "../../clients/ndjson.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { parseEther } from "viem";
+import { NdjsonStream } from "../../clients/ndjson.ts";
+import { type LocalDevnet, startLocalDevnet } from "../../devnet/localDevnet.ts";
 import { BODY_LIMITS } from "./limits.ts";
 
 let local: LocalDevnet;
@@ -50,7 +50,11 @@ async function normalBid(): Promise<{ commitments: number; ms: number }> {
   return { commitments: lines.filter((l) => "result" in l).length, ms: performance.now() - t0 };
 }
 
-async function post(url: string, body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Promise<{ status: number; json: any; ms: number }> {
+async function post(
+  url: string,
+  body: string | ReadableStream<Uint8Array>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; ms: number }> {
   const t0 = performance.now();
   const r = await fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
   const text = await r.text();
@@ -67,7 +71,9 @@ async function post(url: string, body: string | ReadableStream<Uint8Array>, head
  * POSTs each body from a separate process (as an abusive client would), all at once; resolves with their HTTP
  * statuses and times. The bodies are written to a temp file the child reads.
  */
-async function postFromAnotherProcess(requests: { url: string; body: string }[]): Promise<{ status: number; ms: number }[]> {
+async function postFromAnotherProcess(
+  requests: { url: string; body: string }[],
+): Promise<{ status: number; ms: number }[]> {
   const file = join(mkdtempSync(join(tmpdir(), "abuse-")), "requests.json");
   writeFileSync(file, JSON.stringify(requests));
   const script = `
@@ -94,7 +100,11 @@ describe("no single request stalls the others", () => {
     // decision stream of 4 MiB of objects just under their limit, sent by another process.
     const bigBid = JSON.stringify({ ...(await bidBody()), padding: "x".repeat(BODY_LIMITS.bid - 1_000) });
     expect(bigBid.length).toBeLessThanOrEqual(BODY_LIMITS.bid);
-    const bigDecision = JSON.stringify({ bidDigest: "AA==", status: "STATUS_REJECTED", padding: "y".repeat(BODY_LIMITS.decision - 100) });
+    const bigDecision = JSON.stringify({
+      bidDigest: "AA==",
+      status: "STATUS_REJECTED",
+      padding: "y".repeat(BODY_LIMITS.decision - 100),
+    });
     const decisions = Array.from({ length: 64 }, () => bigDecision).join("\n");
     const heavy = postFromAnotherProcess([
       ...Array.from({ length: 3 }, () => ({ url: `${bidderUrl}/v1/bidder/bid`, body: bigBid })),
@@ -129,17 +139,29 @@ const TWENTY_MB = 20 * 1024 * 1024;
 describe("bodies above a route's limit: 413 with a gRPC status body, refused as they arrive", () => {
   test("SendBid: 20 MB declared or streamed", async () => {
     const body = JSON.stringify({ ...(await bidBody()), padding: "x".repeat(TWENTY_MB) });
-    for (const r of [await post(`${bidderUrl}/v1/bidder/bid`, body), await post(`${bidderUrl}/v1/bidder/bid`, chunked(body))]) {
+    for (const r of [
+      await post(`${bidderUrl}/v1/bidder/bid`, body),
+      await post(`${bidderUrl}/v1/bidder/bid`, chunked(body)),
+    ]) {
       expect(r.status).toBe(413);
-      expect(r.json).toEqual({ code: 8, message: `the request body is larger than ${BODY_LIMITS.bid} bytes, the most this route accepts; send less`, details: [] });
+      expect(r.json).toEqual({
+        code: 8,
+        message: `the request body is larger than ${BODY_LIMITS.bid} bytes, the most this route accepts; send less`,
+        details: [],
+      });
     }
   }, 30_000);
 
   test("SendProcessedBids: one 20 MB object (the stream itself may be long; each object is bounded)", async () => {
-    const r = await post(`${providerUrl}/v1/provider/send_processed_bids`, chunked(JSON.stringify({ bidDigest: "AA==", padding: "z".repeat(TWENTY_MB) })));
+    const r = await post(
+      `${providerUrl}/v1/provider/send_processed_bids`,
+      chunked(JSON.stringify({ bidDigest: "AA==", padding: "z".repeat(TWENTY_MB) })),
+    );
     expect(r.status).toBe(413);
     expect(r.json.code).toBe(8);
-    expect(r.json.message).toBe(`a JSON object of the body is larger than ${BODY_LIMITS.decision} bytes, the most this route accepts; send less`);
+    expect(r.json.message).toBe(
+      `a JSON object of the body is larger than ${BODY_LIMITS.decision} bytes, the most this route accepts; send less`,
+    );
   }, 30_000);
 
   test("Subscribe and WithdrawFromWindows", async () => {
@@ -178,7 +200,10 @@ describe("client mistakes are 400 with the code and a message that says what to 
     expect(stake.json.message).toContain("amount must fit in a uint256");
     // A 4 MiB string of digits (the largest body allowed) is refused at once, not converted.
     const t0 = performance.now();
-    const digits = await post(`${bidderUrl}/v1/bidder/bid`, JSON.stringify(await bidBody({ amount: "9".repeat(BODY_LIMITS.bid - 1_000) })));
+    const digits = await post(
+      `${bidderUrl}/v1/bidder/bid`,
+      JSON.stringify(await bidBody({ amount: "9".repeat(BODY_LIMITS.bid - 1_000) })),
+    );
     expect([digits.status, digits.json.error.code]).toEqual([400, 3]);
     console.log(`a 4 MiB amount refused in ${(performance.now() - t0).toFixed(0)} ms`);
   });
@@ -187,7 +212,9 @@ describe("client mistakes are 400 with the code and a message that says what to 
     expect((await fetch(`${bidderUrl}/v1/bidder/cancel_auto_deposit`, { method: "POST" })).status).toBe(200);
     const r = await post(`${bidderUrl}/v1/bidder/deposit/${parseEther("1000000")}`, "");
     expect([r.status, r.json.code]).toEqual([400, 9]);
-    expect(r.json.message).toMatch(/^deposit: .*: insufficient funds: account 0x[0-9a-fA-F]{40} holds \d+ wei \([0-9.]+ ETH\), the transaction needs 1000000000000000000000000 wei plus gas; send less or fund the account$/);
+    expect(r.json.message).toMatch(
+      /^deposit: .*: insufficient funds: account 0x[0-9a-fA-F]{40} holds \d+ wei \([0-9.]+ ETH\), the transaction needs 1000000000000000000000000 wei plus gas; send less or fund the account$/,
+    );
   });
 
   test("a second unstake and a withdrawal before the delay are FailedPrecondition (provider 2, last)", async () => {
@@ -195,7 +222,9 @@ describe("client mistakes are 400 with the code and a message that says what to 
     expect((await post(`${p2}/v1/provider/unstake`, "")).status).toBe(200);
     const again = await post(`${p2}/v1/provider/unstake`, "");
     expect([again.status, again.json.code]).toEqual([400, 9]);
-    expect(again.json.message).toEndWith("an unstake request is already pending; call withdraw_stake once the withdrawal delay has passed");
+    expect(again.json.message).toEndWith(
+      "an unstake request is already pending; call withdraw_stake once the withdrawal delay has passed",
+    );
     const early = await post(`${p2}/v1/provider/withdraw_stake`, "");
     expect([early.status, early.json.code]).toEqual([400, 9]);
     expect(early.json.message).toContain("the withdrawal delay has not passed; call withdraw_stake again after");
@@ -203,6 +232,7 @@ describe("client mistakes are 400 with the code and a message that says what to 
 });
 
 test("every node is still up and a normal bid still gets its commitments", async () => {
-  for (const url of [bidderUrl, ...local.devnet.providers.map((p) => p.url)]) expect((await fetch(`${url}/health`)).status).toBe(200);
+  for (const url of [bidderUrl, ...local.devnet.providers.map((p) => p.url)])
+    expect((await fetch(`${url}/health`)).status).toBe(200);
   expect((await normalBid()).commitments).toBeGreaterThanOrEqual(1);
 });

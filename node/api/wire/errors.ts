@@ -14,7 +14,10 @@ export function unaryErrorResponse(err: unknown): Response {
 /** A stream that fails before its first message: the `{"error":…}` envelope line, HTTP status mapped. */
 export function streamErrorResponse(err: unknown): Response {
   const e = toRpcError(err);
-  return new Response(`${JSON.stringify({ error: e.toStatusBody() })}\n`, { status: e.httpStatus, headers: JSON_HEADERS });
+  return new Response(`${JSON.stringify({ error: e.toStatusBody() })}\n`, {
+    status: e.httpStatus,
+    headers: JSON_HEADERS,
+  });
 }
 
 /**
@@ -22,7 +25,9 @@ export function streamErrorResponse(err: unknown): Response {
  * call (grpc-gateway), so in the unary format; anything else in the stream envelope.
  */
 export function streamStartErrorResponse(err: unknown): Response {
-  return err instanceof BodyDecodeError || err instanceof PayloadTooLargeError ? unaryErrorResponse(err) : streamErrorResponse(err);
+  return err instanceof BodyDecodeError || err instanceof PayloadTooLargeError
+    ? unaryErrorResponse(err)
+    : streamErrorResponse(err);
 }
 
 /** Success for a unary call; grpc-gateway also forwards the gRPC content type as a header. */

@@ -1,4 +1,4 @@
-import { toJson, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import { type DescMessage, type JsonValue, type MessageShape, toJson } from "@bufbuild/protobuf";
 import { unaryResponse } from "./errors.ts";
 
 /**

@@ -6,7 +6,8 @@ import { NotFoundError, UnimplementedError } from "../../protocol/grpcCodes.ts";
  * app registered (`:param` segments match any one segment).
  */
 export function routingError(pathname: string, knownPatterns: Iterable<string>): NotFoundError | UnimplementedError {
-  for (const pattern of knownPatterns) if (matches(pattern, pathname)) return new UnimplementedError("Method Not Allowed");
+  for (const pattern of knownPatterns)
+    if (matches(pattern, pathname)) return new UnimplementedError("Method Not Allowed");
   return new NotFoundError("Not Found");
 }
 
@@ -14,5 +15,5 @@ function matches(pattern: string, pathname: string): boolean {
   const p = pattern.split("/");
   const s = pathname.replace(/\/+$/, "").split("/");
   if (p.length !== s.length) return false;
-  return p.every((seg, i) => seg.startsWith(":") ? (s[i] ?? "") !== "" : seg === s[i]);
+  return p.every((seg, i) => (seg.startsWith(":") ? (s[i] ?? "") !== "" : seg === s[i]));
 }

@@ -25,7 +25,9 @@ afterAll(() => server.stop(true));
 
 async function lifetime(keepAliveMs: number, watchMs: number): Promise<{ endedAfterMs?: number; reason?: string }> {
   const t0 = performance.now();
-  const s = await NdjsonStream.open("GET", `http://127.0.0.1:${server.port}/?keepalive=${keepAliveMs}`, undefined, { idleTimeoutMs: 1_000 });
+  const s = await NdjsonStream.open("GET", `http://127.0.0.1:${server.port}/?keepalive=${keepAliveMs}`, undefined, {
+    idleTimeoutMs: 1_000,
+  });
   const watch = setTimeout(() => s.close(), watchMs);
   const line = await s.next();
   clearTimeout(watch);

@@ -1,17 +1,17 @@
 import type { Address, Hex } from "viem";
-import { inlineCrypto, type BidCrypto } from "../../crypto/bidCrypto.ts";
-import { commitmentIndex } from "../../protocol/digest.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
+import { type BidCrypto, inlineCrypto } from "../../crypto/bidCrypto.ts";
+import type { BidOutcomeSink } from "../../explorer/outcomeSink.ts";
+import { REFUSAL_TEXT, type RefusalReason, refusalMessage, refusalReason } from "../../explorer/refusalReason.ts";
+import { isNoActiveReceivers, type Network, type ProviderPeer } from "../../network/network.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
+import { commitmentIndex } from "../../protocol/digest.ts";
 import { InternalError } from "../../protocol/grpcCodes.ts";
 import type { Bid, Commitment, ProtocolDomains } from "../../protocol/types.ts";
-import { isNoActiveReceivers, type Network, type ProviderPeer } from "../../network/network.ts";
 import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import { toRecord } from "../../tracker/record.ts";
-import { logger } from "../../util/log.ts";
 import { bidTracing, markBid } from "../../util/bidTrace.ts";
-import type { BidOutcomeSink } from "../../explorer/outcomeSink.ts";
-import { REFUSAL_TEXT, refusalMessage, refusalReason, type RefusalReason } from "../../explorer/refusalReason.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
+import { logger } from "../../util/log.ts";
 
 export interface BidSenderOptions {
   privateKey: Hex;
@@ -64,7 +64,11 @@ export class BidSender {
     const signed = crypto.signBid(bid, this.o.privateKey, this.o.domains.bid).then((s) => {
       markBid(s.signedBid.digest, "bidder.received", receivedAt);
       markBid(s.signedBid.digest, "bidder.signed");
-      this.o.outcomes?.bidSent(s.signedBid, this.o.address, providers.map((p) => p.address));
+      this.o.outcomes?.bidSent(
+        s.signedBid,
+        this.o.address,
+        providers.map((p) => p.address),
+      );
       const sentAt = performance.now();
       for (const p of providers)
         this.ask(p, s.signedBid, s.nikeSecret, signal, crypto, sentAt)
@@ -90,7 +94,14 @@ export class BidSender {
     })();
   }
 
-  private async ask(p: ProviderPeer, signedBid: Commitment["signedBid"], nikeSecret: bigint, signal: AbortSignal, crypto: BidCrypto, sentAt: number): Promise<Answer> {
+  private async ask(
+    p: ProviderPeer,
+    signedBid: Commitment["signedBid"],
+    nikeSecret: bigint,
+    signal: AbortSignal,
+    crypto: BidCrypto,
+    sentAt: number,
+  ): Promise<Answer> {
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort();
     signal.addEventListener("abort", onAbort, { once: true });
@@ -133,7 +144,11 @@ export class BidSender {
       const message = refusalMessage(e);
       const reason = refusalReason(e);
       if (isNoActiveReceivers(e)) this.noteWithoutReceiver(p.address);
-      this.log.debug("no commitment from provider", { provider: p.address, bid: bytesToHex(signedBid.digest), reason: message });
+      this.log.debug("no commitment from provider", {
+        provider: p.address,
+        bid: bytesToHex(signedBid.digest),
+        reason: message,
+      });
       this.o.outcomes?.refused(signedBid, p.address, reason, message, performance.now() - sentAt);
       return { provider: p.address, reason };
     } finally {

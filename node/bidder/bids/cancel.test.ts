@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { parseEther } from "viem";
-import { startLocalDevnet, type LocalDevnet } from "../../devnet/localDevnet.ts";
 import { NdjsonStream } from "../../clients/ndjson.ts";
-import { ProviderAgent } from "../../providerApp/providerAgent.ts";
+import { type LocalDevnet, startLocalDevnet } from "../../devnet/localDevnet.ts";
 import { acceptAll, neverAnswer } from "../../providerApp/policies.ts";
+import { ProviderAgent } from "../../providerApp/providerAgent.ts";
 
 let local: LocalDevnet;
 
@@ -52,7 +52,9 @@ test("a client that disconnects cancels its bid and frees the allowance it reser
   await Promise.all(accepting.map((a) => a.start()));
   let lines: Awaited<ReturnType<NdjsonStream<unknown>["all"]>> = [];
   for (let tries = 0; tries < 50; tries++) {
-    lines = await (await NdjsonStream.open("POST", `${devnet.bidder.url}/v1/bidder/bid`, bid(block, allowance, 2 + tries))).all();
+    lines = await (
+      await NdjsonStream.open("POST", `${devnet.bidder.url}/v1/bidder/bid`, bid(block, allowance, 2 + tries))
+    ).all();
     if (lines.length === 2) break;
     await Bun.sleep(20); // the providers may still be unwinding the cancelled bid
   }

@@ -1,6 +1,6 @@
 import type { EventPoller } from "../../chain/eventPoller.ts";
-import { SerialQueue } from "../../util/serial.ts";
 import { logger } from "../../util/log.ts";
+import { SerialQueue } from "../../util/serial.ts";
 import type { DepositStore } from "./depositStore.ts";
 import type { BidderRegistryClient } from "./registry.ts";
 
@@ -56,7 +56,10 @@ export class AutoDepositor {
     const saved = this.store.autoDeposit();
     if (!saved || saved.amountPerWindow === wanted) return false;
     this.store.setAutoDeposit(undefined);
-    this.log.info("saved auto-deposit setting replaced by the start flags", { saved: saved.amountPerWindow, wanted: wanted ?? "off" });
+    this.log.info("saved auto-deposit setting replaced by the start flags", {
+      saved: saved.amountPerWindow,
+      wanted: wanted ?? "off",
+    });
     return true;
   }
 
@@ -108,9 +111,15 @@ export class AutoDepositor {
       try {
         const results = await this.registry.withdrawFromWindows(closed);
         this.store.removeWindows(closed);
-        this.log.info("withdrew closed windows", { windows: closed.join(","), amount: results.reduce((s, r) => s + r.amount, 0n) });
+        this.log.info("withdrew closed windows", {
+          windows: closed.join(","),
+          amount: results.reduce((s, r) => s + r.amount, 0n),
+        });
       } catch (e) {
-        this.log.error("withdrawing closed windows failed; retrying at the next window", { windows: closed.join(","), error: e });
+        this.log.error("withdrawing closed windows failed; retrying at the next window", {
+          windows: closed.join(","),
+          error: e,
+        });
       }
     }
     await this.ensureDeposited([current + 1n, current + 2n], amount).catch((e) =>

@@ -59,7 +59,13 @@ export class DepositService {
     const windows = await Promise.all(
       this.store.windows().map(async (w) => {
         const { start, end } = windowBlockRange(w);
-        return { window: w, deposited: await this.registry.getDeposit(w), isCurrent: w === current + 1n, startBlock: start, endBlock: end };
+        return {
+          window: w,
+          deposited: await this.registry.getDeposit(w),
+          isCurrent: w === current + 1n,
+          startBlock: start,
+          endBlock: end,
+        };
       }),
     );
     return { enabled: this.auto.running, windows };

@@ -12,10 +12,7 @@ export interface AutoDepositState {
  */
 export class DepositStore {
   constructor(private readonly store: NodeStore) {
-    store.migrate(
-      "deposits-1",
-      `CREATE TABLE deposit_windows (window INTEGER PRIMARY KEY);`,
-    );
+    store.migrate("deposits-1", `CREATE TABLE deposit_windows (window INTEGER PRIMARY KEY);`);
   }
 
   addWindows(windows: bigint[]): void {

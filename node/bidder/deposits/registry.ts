@@ -1,8 +1,8 @@
-import { parseEventLogs, type Address } from "viem";
+import { type Address, parseEventLogs } from "viem";
+import { chainReadError } from "../../chain/chainErrors.ts";
 import type { ChainClients } from "../../chain/clients.ts";
 import { bidderRegistryAbi, blockTrackerAbi, type ContractAddresses } from "../../chain/contracts.ts";
 import { transact } from "../../chain/transact.ts";
-import { chainReadError } from "../../chain/chainErrors.ts";
 import { InternalError } from "../../protocol/grpcCodes.ts";
 
 export interface WindowAmount {
@@ -53,7 +53,13 @@ export class BidderRegistryClient {
   async depositForWindow(window: bigint, amount: bigint): Promise<WindowAmount> {
     const receipt = await transact(
       this.c,
-      { address: this.addresses.bidderRegistry, abi: bidderRegistryAbi, functionName: "depositForWindow", args: [window], value: amount },
+      {
+        address: this.addresses.bidderRegistry,
+        abi: bidderRegistryAbi,
+        functionName: "depositForWindow",
+        args: [window],
+        value: amount,
+      },
       "deposit",
     );
     const log = parseEventLogs({ abi: bidderRegistryAbi, eventName: "BidderRegistered", logs: receipt.logs })[0];
@@ -84,7 +90,12 @@ export class BidderRegistryClient {
   async withdrawFromWindows(windows: bigint[]): Promise<WindowAmount[]> {
     const receipt = await transact(
       this.c,
-      { address: this.addresses.bidderRegistry, abi: bidderRegistryAbi, functionName: "withdrawFromWindows", args: [windows] },
+      {
+        address: this.addresses.bidderRegistry,
+        abi: bidderRegistryAbi,
+        functionName: "withdrawFromWindows",
+        args: [windows],
+      },
       "withdrawing deposit",
     );
     const logs = parseEventLogs({ abi: bidderRegistryAbi, eventName: "BidderWithdrawal", logs: receipt.logs });

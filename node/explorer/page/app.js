@@ -1,7 +1,8 @@
 // The devnet explorer: one server-sent event stream (a snapshot, then every change), rendered with Preact and htm.
+
+import htm from "htm";
 import { h, render } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import htm from "htm";
 
 const html = htm.bind(h);
 const MAX_BIDS = 500;
@@ -18,14 +19,26 @@ function eth(wei) {
   if (a !== 0n && a < 10n ** 12n) return `${neg ? "-" : ""}${a} wei`;
   const whole = a / WEI_PER_ETH;
   const frac = (a % WEI_PER_ETH).toString().padStart(18, "0").slice(0, 6).replace(/0+$/, "");
-  return `${neg ? "-" : ""}${whole}${frac ? "." + frac : ""} ETH`;
+  return `${neg ? "-" : ""}${whole}${frac ? `.${frac}` : ""} ETH`;
 }
 const time = (ms) => new Date(ms).toLocaleTimeString();
 
 // ---------------------------------------------------------------- state from the stream
 
 function useExplorer() {
-  const [state, setState] = useState({ connected: false, ready: false, mode: "devnet", devnetOnly: [], info: {}, bids: new Map(), blocks: new Map(), commitments: new Map(), deposits: new Map(), providers: new Map(), notes: [] });
+  const [state, setState] = useState({
+    connected: false,
+    ready: false,
+    mode: "devnet",
+    devnetOnly: [],
+    info: {},
+    bids: new Map(),
+    blocks: new Map(),
+    commitments: new Map(),
+    deposits: new Map(),
+    providers: new Map(),
+    notes: [],
+  });
   useEffect(() => {
     const es = new EventSource("api/events");
     const merge = (map, rows, key) => {
@@ -55,14 +68,26 @@ function useExplorer() {
     });
     es.addEventListener("bids", (e) => {
       const rows = JSON.parse(e.data);
-      setState((s) => ({ ...s, bids: trim(merge(s.bids, rows, (b) => b.digest), MAX_BIDS) }));
+      setState((s) => ({
+        ...s,
+        bids: trim(
+          merge(s.bids, rows, (b) => b.digest),
+          MAX_BIDS,
+        ),
+      }));
     });
     es.addEventListener("chain", (e) => {
       const c = JSON.parse(e.data);
       setState((s) => ({
         ...s,
-        blocks: trim(merge(s.blocks, c.blocks, (b) => b.number), 500),
-        commitments: trim(merge(s.commitments, c.commitments, (x) => x.digest), 1000),
+        blocks: trim(
+          merge(s.blocks, c.blocks, (b) => b.number),
+          500,
+        ),
+        commitments: trim(
+          merge(s.commitments, c.commitments, (x) => x.digest),
+          1000,
+        ),
         deposits: merge(s.deposits, c.deposits, (x) => `${x.bidder}/${x.window}`),
         providers: merge(s.providers, c.providers, (p) => p.provider),
       }));
@@ -92,7 +117,12 @@ function Lifecycle({ l }) {
 }
 
 function Outcome({ o, names }) {
-  const label = o.outcome === "committed" ? `committed in ${o.ms} ms` : o.outcome === "pending" ? "waiting" : o.reasonText || o.outcome;
+  const label =
+    o.outcome === "committed"
+      ? `committed in ${o.ms} ms`
+      : o.outcome === "pending"
+        ? "waiting"
+        : o.reasonText || o.outcome;
   return html`<div data-provider=${o.provider} data-outcome=${o.outcome} data-reason=${o.reason || ""}>
     <${Addr} a=${o.provider} names=${names} />
     <span class=${`chip ${o.outcome}`} title=${o.message || ""}>${label}</span>
@@ -149,7 +179,8 @@ function Blocks({ blocks, perBlock, names }) {
     <div class="scroll"><table>
       <thead><tr><th>block</th><th>window</th><th>winner</th><th class="num">commitments</th></tr></thead>
       <tbody>${rows.map(
-        (b) => html`<tr key=${b.number} data-block=${b.number}><td>${b.number}</td><td>${b.window}</td><td><${Addr} a=${b.winner} names=${names} /></td><td class="num">${perBlock.get(b.number)?.commitments ?? 0}</td></tr>`,
+        (b) =>
+          html`<tr key=${b.number} data-block=${b.number}><td>${b.number}</td><td>${b.window}</td><td><${Addr} a=${b.winner} names=${names} /></td><td class="num">${perBlock.get(b.number)?.commitments ?? 0}</td></tr>`,
       )}</tbody>
     </table></div>
   </section>`;
@@ -162,7 +193,9 @@ function Deposits({ deposits, names }) {
     <div class="scroll"><table>
       <thead><tr><th>bidder</th><th>window</th><th class="num">deposited</th><th class="num">per block</th><th class="num">locked by opened bids</th><th class="num">paid</th><th class="num">returned</th></tr></thead>
       <tbody>${rows.map(
-        (d) => html`<tr key=${d.bidder + d.window}><td><${Addr} a=${d.bidder} names=${names} /></td><td>${d.window}${d.withdrawn ? html` <span class="muted">withdrawn</span>` : ""}</td>
+        (
+          d,
+        ) => html`<tr key=${d.bidder + d.window}><td><${Addr} a=${d.bidder} names=${names} /></td><td>${d.window}${d.withdrawn ? html` <span class="muted">withdrawn</span>` : ""}</td>
           <td class="num">${eth(d.deposited)}</td><td class="num">${eth((BigInt(d.deposited) / 10n).toString())}</td><td class="num">${eth(d.locked)}</td><td class="num">${eth(d.paid)}</td><td class="num">${eth(d.returned)}</td></tr>`,
       )}</tbody>
     </table></div>
@@ -175,7 +208,8 @@ function Providers({ providers, names }) {
     <table>
       <thead><tr><th>provider</th><th class="num">stake</th><th class="num">rewards</th><th class="num">paid</th><th class="num">slashed</th><th class="num">slashes</th></tr></thead>
       <tbody>${[...providers.values()].map(
-        (p) => html`<tr key=${p.provider}><td><${Addr} a=${p.provider} names=${names} /></td><td class="num">${eth(p.stake)}</td><td class="num">${eth(p.rewards)}</td><td class="num">${p.commitmentsPaid}</td><td class="num">${eth(p.slashed)}</td><td class="num">${p.slashes}</td></tr>`,
+        (p) =>
+          html`<tr key=${p.provider}><td><${Addr} a=${p.provider} names=${names} /></td><td class="num">${eth(p.stake)}</td><td class="num">${eth(p.rewards)}</td><td class="num">${p.commitmentsPaid}</td><td class="num">${eth(p.slashed)}</td><td class="num">${p.slashes}</td></tr>`,
       )}</tbody>
     </table>
   </section>`;
@@ -185,9 +219,12 @@ function Notes({ notes, mode }) {
   return html`<section id="notes">
     <h2>Notifications (the bidder's stream)</h2>
     ${mode === "target" && !notes.length ? html`<p class="muted">None yet (the bidder's /v1/subscribe stream, read while this page is open).</p>` : ""}
-    <div class="scroll"><table><tbody>${[...notes].reverse().map(
-      (n, i) => html`<tr key=${n.at + ":" + i}><td>${time(n.at)}</td><td><b>${n.topic}</b></td><td class="mono" style="white-space:normal">${JSON.stringify(n.value)}</td></tr>`,
-    )}</tbody></table></div>
+    <div class="scroll"><table><tbody>${[...notes]
+      .reverse()
+      .map(
+        (n, i) =>
+          html`<tr key=${`${n.at}:${i}`}><td>${time(n.at)}</td><td><b>${n.topic}</b></td><td class="mono" style="white-space:normal">${JSON.stringify(n.value)}</td></tr>`,
+      )}</tbody></table></div>
   </section>`;
 }
 
@@ -201,13 +238,29 @@ function Chart_({ perBlock, devnetOnly }) {
         labels: [],
         datasets: [
           { type: "bar", label: "commitments per block", data: [], yAxisID: "y", backgroundColor: "#60a5fa" },
-          { type: "line", label: "median ms to first commitment", data: [], yAxisID: "ms", borderColor: "#f59e0b", backgroundColor: "#f59e0b", spanGaps: true },
+          {
+            type: "line",
+            label: "median ms to first commitment",
+            data: [],
+            yAxisID: "ms",
+            borderColor: "#f59e0b",
+            backgroundColor: "#f59e0b",
+            spanGaps: true,
+          },
         ],
       },
       options: {
         animation: false,
         maintainAspectRatio: false,
-        scales: { y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: "commitments" } }, ms: { position: "right", beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: "ms" } } },
+        scales: {
+          y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: "commitments" } },
+          ms: {
+            position: "right",
+            beginAtZero: true,
+            grid: { drawOnChartArea: false },
+            title: { display: true, text: "ms" },
+          },
+        },
       },
     });
     return () => chart.current.destroy();
@@ -245,7 +298,12 @@ function Search({ onResults }) {
 function Results({ r, names, close }) {
   if (!r) return null;
   const bids = new Map((r.bids || []).map((b) => [b.digest, b]));
-  const n = (r.bids?.length ?? 0) + (r.commitments?.length ?? 0) + (r.blocks?.length ?? 0) + (r.deposits?.length ?? 0) + (r.providers?.length ?? 0);
+  const n =
+    (r.bids?.length ?? 0) +
+    (r.commitments?.length ?? 0) +
+    (r.blocks?.length ?? 0) +
+    (r.deposits?.length ?? 0) +
+    (r.providers?.length ?? 0);
   return html`<section class="results" id="results">
     <h2>Search: <span class="mono">${r.query}</span> — ${r.error ?? `${n} found`} <button onClick=${close}>close</button></h2>
     ${bids.size ? html`<${Bids} bids=${bids} names=${names} devnetOnly=${[]} />` : ""}
@@ -259,10 +317,16 @@ function Results({ r, names, close }) {
 function App() {
   const s = useExplorer();
   const [results, setResults] = useState(undefined);
-  const names = useMemo(() => new Map((s.info.nodes || []).map((n) => [String(n.address).toLowerCase(), n.name])), [s.info]);
+  const names = useMemo(
+    () => new Map((s.info.nodes || []).map((n) => [String(n.address).toLowerCase(), n.name])),
+    [s.info],
+  );
   const perBlock = useMemo(() => {
     const m = new Map();
-    const at = (b) => m.get(b) ?? (m.set(b, { commitments: 0, first: [] }), m.get(b));
+    const at = (b) => {
+      if (!m.has(b)) m.set(b, { commitments: 0, first: [] });
+      return m.get(b);
+    };
     if (s.bids.size) {
       for (const b of s.bids.values()) {
         const row = at(b.blockNumber);

@@ -4,10 +4,20 @@
  * the same in the other order. A provider's stake is checked with `isStaked` (the chain) once its signature holds.
  */
 import type { Address } from "viem";
-import { HandshakeReqSchema, HandshakeRespSchema, type HandshakeReq } from "../../gen/proto/p2p/handshake/v1/handshake_pb.ts";
+import {
+  type HandshakeReq,
+  HandshakeReqSchema,
+  HandshakeRespSchema,
+} from "../../gen/proto/p2p/handshake/v1/handshake_pb.ts";
 import type { PeerType } from "../../network/network.ts";
-import { InsufficientStakeError, handshakeResponse, verifyHandshakeRequest, verifyHandshakeResponse, type HandshakePeer } from "../wire/handshake.ts";
 import type { MsgStream } from "../msgStream.ts";
+import {
+  type HandshakePeer,
+  handshakeResponse,
+  InsufficientStakeError,
+  verifyHandshakeRequest,
+  verifyHandshakeResponse,
+} from "../wire/handshake.ts";
 
 export interface HandshakeSelf {
   readonly address: Address;
@@ -23,7 +33,12 @@ async function checkPeer(req: HandshakeReq, peerAddress: Address, self: Handshak
   return peer;
 }
 
-export async function dialHandshake(s: MsgStream, self: HandshakeSelf, peerAddress: Address, signal: AbortSignal): Promise<HandshakePeer> {
+export async function dialHandshake(
+  s: MsgStream,
+  self: HandshakeSelf,
+  peerAddress: Address,
+  signal: AbortSignal,
+): Promise<HandshakePeer> {
   await s.writeMsg(HandshakeReqSchema, self.request, signal);
   verifyHandshakeResponse(await s.readMsg(HandshakeRespSchema, signal), self);
   const peer = await checkPeer(await s.readMsg(HandshakeReqSchema, signal), peerAddress, self);
@@ -31,7 +46,12 @@ export async function dialHandshake(s: MsgStream, self: HandshakeSelf, peerAddre
   return peer;
 }
 
-export async function answerHandshake(s: MsgStream, self: HandshakeSelf, peerAddress: Address, signal: AbortSignal): Promise<HandshakePeer> {
+export async function answerHandshake(
+  s: MsgStream,
+  self: HandshakeSelf,
+  peerAddress: Address,
+  signal: AbortSignal,
+): Promise<HandshakePeer> {
   const peer = await checkPeer(await s.readMsg(HandshakeReqSchema, signal), peerAddress, self);
   await s.writeMsg(HandshakeRespSchema, handshakeResponse(peer), signal);
   await s.writeMsg(HandshakeReqSchema, self.request, signal);

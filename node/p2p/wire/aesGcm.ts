@@ -23,7 +23,11 @@ function cipherName(key: Uint8Array): "aes-128-gcm" | "aes-192-gcm" | "aes-256-g
   throw new AesGcmError(`AES key of ${key.length} bytes`);
 }
 
-export function sealAesGcm(key: Uint8Array, plaintext: Uint8Array, nonce: Uint8Array = randomBytes(AES_GCM_NONCE_BYTES)): Uint8Array {
+export function sealAesGcm(
+  key: Uint8Array,
+  plaintext: Uint8Array,
+  nonce: Uint8Array = randomBytes(AES_GCM_NONCE_BYTES),
+): Uint8Array {
   const c = createCipheriv(cipherName(key), key, nonce);
   const body = c.update(plaintext);
   const rest = c.final();
@@ -37,7 +41,8 @@ export function sealAesGcm(key: Uint8Array, plaintext: Uint8Array, nonce: Uint8A
 
 export function openAesGcm(key: Uint8Array, ciphertext: Uint8Array): Uint8Array {
   const name = cipherName(key);
-  if (ciphertext.length < AES_GCM_NONCE_BYTES + TAG_BYTES) throw new AesGcmError(`ciphertext of ${ciphertext.length} bytes is too short`);
+  if (ciphertext.length < AES_GCM_NONCE_BYTES + TAG_BYTES)
+    throw new AesGcmError(`ciphertext of ${ciphertext.length} bytes is too short`);
   const tagAt = ciphertext.length - TAG_BYTES;
   try {
     const d = createDecipheriv(name, key, ciphertext.subarray(0, AES_GCM_NONCE_BYTES));

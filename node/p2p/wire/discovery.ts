@@ -4,10 +4,10 @@
  * and its "underlay", go-libp2p's AddrInfo as JSON: {"ID":"<peer id>","Addrs":["<multiaddr>",…]}.
  */
 import { create } from "@bufbuild/protobuf";
-import { getAddress, type Address } from "viem";
-import { PeerInfoSchema, PeerListSchema, type PeerList } from "../../gen/proto/p2p/discovery/v1/discovery_pb.ts";
-import { bytesToPrefixedHex, hexToBytes } from "../../protocol/bytes.ts";
+import { type Address, getAddress } from "viem";
 import { MevCommitError } from "../../../lib/errors.ts";
+import { PeerInfoSchema, type PeerList, PeerListSchema } from "../../gen/proto/p2p/discovery/v1/discovery_pb.ts";
+import { bytesToPrefixedHex, hexToBytes } from "../../protocol/bytes.ts";
 
 export interface Underlay {
   readonly id: string;
@@ -33,13 +33,18 @@ export function decodeUnderlay(bytes: Uint8Array): Underlay {
     throw new UnderlayError(`underlay is not JSON: ${(e as Error).message}`);
   }
   const o = v as { ID?: unknown; Addrs?: unknown };
-  if (typeof o?.ID !== "string" || !Array.isArray(o.Addrs) || !o.Addrs.every((a) => typeof a === "string")) throw new UnderlayError("underlay needs ID and Addrs");
+  if (typeof o?.ID !== "string" || !Array.isArray(o.Addrs) || !o.Addrs.every((a) => typeof a === "string"))
+    throw new UnderlayError("underlay needs ID and Addrs");
   if (o.Addrs.length === 0) throw new UnderlayError("no addresses");
   return { id: o.ID, addrs: o.Addrs as string[] };
 }
 
 export function peerList(peers: readonly DiscoveredPeer[]): PeerList {
-  return create(PeerListSchema, { peers: peers.map((p) => create(PeerInfoSchema, { ethAddress: hexToBytes(p.address), underlay: encodeUnderlay(p.underlay) })) });
+  return create(PeerListSchema, {
+    peers: peers.map((p) =>
+      create(PeerInfoSchema, { ethAddress: hexToBytes(p.address), underlay: encodeUnderlay(p.underlay) }),
+    ),
+  });
 }
 
 /** The entries of a PeerList; unreadable ones are left out (upstream logs and skips a peer it cannot dial). */

@@ -5,13 +5,14 @@
  *   Ke = the first 16, Km = SHA-256(the last 16); c = IV ‖ AES-128-CTR(Ke, IV, m) with a random 16-byte IV;
  *   tag = HMAC-SHA-256(Km, c); output = R uncompressed (65 bytes) ‖ c ‖ tag. No shared info (s1 = s2 = empty).
  */
-import { secp256k1 } from "@noble/curves/secp256k1.js";
+
 import { ctr } from "@noble/ciphers/aes.js";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { randomBytes } from "@noble/hashes/utils.js";
-import { bytesEqual, concatBytes } from "../../protocol/bytes.ts";
 import { MevCommitError } from "../../../lib/errors.ts";
+import { bytesEqual, concatBytes } from "../../protocol/bytes.ts";
 
 const KEY_LEN = 16;
 const BLOCK = 16;
@@ -47,7 +48,12 @@ export function eciesPublicKeyOf(privateKey: Uint8Array): Uint8Array {
 }
 
 /** Encrypts `message` to a secp256k1 public key (compressed or uncompressed). */
-export function eciesEncrypt(publicKey: Uint8Array, message: Uint8Array, ephemeral: Uint8Array = secp256k1.utils.randomSecretKey(), iv: Uint8Array = randomBytes(BLOCK)): Uint8Array {
+export function eciesEncrypt(
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  ephemeral: Uint8Array = secp256k1.utils.randomSecretKey(),
+  iv: Uint8Array = randomBytes(BLOCK),
+): Uint8Array {
   const { ke, km } = deriveKeys(ephemeral, publicKey);
   const c = concatBytes(iv, ctr(ke, iv).encrypt(message));
   return concatBytes(secp256k1.getPublicKey(ephemeral, false), c, hmac(sha256, km, c));
@@ -58,7 +64,8 @@ export function eciesDecrypt(privateKey: Uint8Array, ciphertext: Uint8Array): Ui
   if (ciphertext[0] !== 4) throw new EciesError("invalid public key");
   const { ke, km } = deriveKeys(privateKey, ciphertext.subarray(0, R_LEN));
   const c = ciphertext.subarray(R_LEN, ciphertext.length - TAG_LEN);
-  if (!bytesEqual(hmac(sha256, km, c), ciphertext.subarray(ciphertext.length - TAG_LEN))) throw new EciesError("invalid message");
+  if (!bytesEqual(hmac(sha256, km, c), ciphertext.subarray(ciphertext.length - TAG_LEN)))
+    throw new EciesError("invalid message");
   if (c.length < BLOCK) throw new EciesError("invalid message");
   return ctr(ke, c.subarray(0, BLOCK)).decrypt(c.subarray(BLOCK));
 }

@@ -6,21 +6,21 @@
  * enough stake (checked by the caller: stake needs the chain). A response must echo our address and peer type.
  */
 import { create } from "@bufbuild/protobuf";
-import { getAddress, type Address } from "viem";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { type Address, getAddress } from "viem";
+import { MevCommitError } from "../../../lib/errors.ts";
 import {
+  type HandshakeReq,
   HandshakeReqSchema,
+  type HandshakeResp,
   HandshakeRespSchema,
   SerializedKeysSchema,
-  type HandshakeReq,
-  type HandshakeResp,
 } from "../../gen/proto/p2p/handshake/v1/handshake_pb.ts";
+import type { PeerType } from "../../network/network.ts";
 import { decodeG1, encodeG1 } from "../../protocol/bn254.ts";
 import { bytesToPrefixedHex, hexToBytes, utf8 } from "../../protocol/bytes.ts";
 import type { G1Point } from "../../protocol/types.ts";
-import type { PeerType } from "../../network/network.ts";
-import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { recoverMessageSigner, signMessageHash } from "./hashSignature.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 /** Upstream's default `--secret`; the token is signed but not compared. */
 export const DEFAULT_HANDSHAKE_TOKEN = "secret";
@@ -53,28 +53,45 @@ export class InsufficientStakeError extends HandshakeError {
   }
 }
 
-export function handshakeRequest(o: { privateKey: Uint8Array | string; peerType: PeerType; token?: string; keys?: ProviderKeys }): HandshakeReq {
+export function handshakeRequest(o: {
+  privateKey: Uint8Array | string;
+  peerType: PeerType;
+  token?: string;
+  keys?: ProviderKeys;
+}): HandshakeReq {
   const token = o.token ?? DEFAULT_HANDSHAKE_TOKEN;
   if (o.peerType === "provider" && !o.keys) throw new HandshakeError("a provider's handshake carries its keys");
   return create(HandshakeReqSchema, {
     peerType: o.peerType,
     token,
     sig: signMessageHash(o.privateKey, utf8(o.peerType + token)),
-    keys: o.keys ? create(SerializedKeysSchema, { PKEPublicKey: o.keys.pkePublicKey, NIKEPublicKey: encodeG1(o.keys.nikePublicKey) }) : undefined,
+    keys: o.keys
+      ? create(SerializedKeysSchema, {
+          PKEPublicKey: o.keys.pkePublicKey,
+          NIKEPublicKey: encodeG1(o.keys.nikePublicKey),
+        })
+      : undefined,
   });
 }
 
 /** Checks a request against the connection's peer address; the stake of a provider is left to the caller. */
 export function verifyHandshakeRequest(req: HandshakeReq, peerAddress: Address): HandshakePeer {
   const signer = recoverMessageSigner(utf8(req.peerType + req.token), req.sig);
-  if (getAddress(signer) !== getAddress(peerAddress)) throw new ObservedAddressMismatchError(`observed address mismatch: signed by ${signer}, connection from ${peerAddress}`);
+  if (getAddress(signer) !== getAddress(peerAddress))
+    throw new ObservedAddressMismatchError(
+      `observed address mismatch: signed by ${signer}, connection from ${peerAddress}`,
+    );
   const type = PEER_TYPES.find((t) => t === req.peerType);
   if (!type) throw new HandshakeError(`unknown peer type "${req.peerType}"`);
   if (type !== "provider") return { address: signer, type };
   if (!req.keys) throw new HandshakeError("provider handshake without keys");
   try {
     secp256k1.Point.fromBytes(req.keys.PKEPublicKey);
-    return { address: signer, type, keys: { pkePublicKey: req.keys.PKEPublicKey, nikePublicKey: decodeG1(req.keys.NIKEPublicKey) } };
+    return {
+      address: signer,
+      type,
+      keys: { pkePublicKey: req.keys.PKEPublicKey, nikePublicKey: decodeG1(req.keys.NIKEPublicKey) },
+    };
   } catch (e) {
     throw new HandshakeError(`provider keys: ${(e as Error).message}`);
   }
@@ -86,6 +103,10 @@ export function handshakeResponse(peer: HandshakePeer): HandshakeResp {
 
 /** The answer to our request must name us and our peer type. */
 export function verifyHandshakeResponse(resp: HandshakeResp, self: { address: Address; peerType: PeerType }): void {
-  if (resp.observedAddress.length !== 20 || getAddress(bytesToPrefixedHex(resp.observedAddress)) !== getAddress(self.address)) throw new HandshakeError("observed address mismatch");
+  if (
+    resp.observedAddress.length !== 20 ||
+    getAddress(bytesToPrefixedHex(resp.observedAddress)) !== getAddress(self.address)
+  )
+    throw new HandshakeError("observed address mismatch");
   if (resp.peerType !== self.peerType) throw new HandshakeError("peer type mismatch");
 }

@@ -3,10 +3,11 @@
  * crypto.Sign over a keccak256 hash, r ‖ s ‖ v with v = 0/1 (unlike bids and commitments, which carry 27/28), and
  * its signer.Verify, which recovers the signer and refuses high-S signatures.
  */
-import { keccak256 } from "../../protocol/keccak.ts";
+
 import type { Address } from "viem";
-import { recoverAddress, signDigest } from "../../protocol/secp256k1.ts";
 import { MevCommitError } from "../../../lib/errors.ts";
+import { keccak256 } from "../../protocol/keccak.ts";
+import { recoverAddress, signDigest } from "../../protocol/secp256k1.ts";
 
 export class SignatureVerificationError extends MevCommitError {
   constructor(reason: string) {

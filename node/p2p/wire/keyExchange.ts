@@ -6,12 +6,16 @@
  * ECIES key, the text has that form, and the timestamp is at most 60 s old.
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { getAddress, type Address } from "viem";
-import { EKMWithSignatureSchema, EncryptedKeysMessageSchema, type EKMWithSignature } from "../../gen/proto/p2p/keyexchange/v1/keyexchange_pb.ts";
+import { type Address, getAddress } from "viem";
+import { MevCommitError } from "../../../lib/errors.ts";
+import {
+  type EKMWithSignature,
+  EKMWithSignatureSchema,
+  EncryptedKeysMessageSchema,
+} from "../../gen/proto/p2p/keyexchange/v1/keyexchange_pb.ts";
 import { openAesGcm, sealAesGcm } from "./aesGcm.ts";
 import { eciesDecrypt, eciesEncrypt } from "./ecies.ts";
 import { recoverMessageSigner, signMessageHash } from "./hashSignature.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 export const TIMESTAMP_MAX_AGE_S = 60;
 
@@ -24,7 +28,8 @@ export function timestampMessage(bidder: Address, unixSeconds: number): string {
 /** The seconds of a timestamp message (upstream parseTimestampMessage: five space-separated fields). */
 export function parseTimestampMessage(text: string): number {
   const parts = text.trim().split(/\s+/);
-  if (parts.length !== 5 || parts[0] !== "mev-commit" || parts[1] !== "bidder" || parts[3] !== "setup") throw new KeyExchangeError("message format is incorrect");
+  if (parts.length !== 5 || parts[0] !== "mev-commit" || parts[1] !== "bidder" || parts[3] !== "setup")
+    throw new KeyExchangeError("message format is incorrect");
   if (!/^[+-]?\d+$/.test(parts[4]!)) throw new KeyExchangeError("invalid timestamp");
   return Number(parts[4]);
 }
@@ -41,16 +46,23 @@ export function sealKeyExchange(o: {
     EncryptedKeysMessageSchema,
     create(EncryptedKeysMessageSchema, {
       EncryptedKeys: o.providerKeys.map((k) => eciesEncrypt(k, o.aesKey)),
-      TimestampMessage: sealAesGcm(o.aesKey, new TextEncoder().encode(timestampMessage(o.bidder, o.nowSeconds ?? Math.floor(Date.now() / 1000)))),
+      TimestampMessage: sealAesGcm(
+        o.aesKey,
+        new TextEncoder().encode(timestampMessage(o.bidder, o.nowSeconds ?? Math.floor(Date.now() / 1000))),
+      ),
     }),
   );
   return create(EKMWithSignatureSchema, { Message: message, Signature: signMessageHash(o.bidderPrivateKey, message) });
 }
 
 /** The bidder's AES key, or a KeyExchangeError / SignatureVerificationError. */
-export function openKeyExchange(ekm: EKMWithSignature, o: { bidder: Address; eciesPrivateKey: Uint8Array; nowSeconds?: number }): Uint8Array {
+export function openKeyExchange(
+  ekm: EKMWithSignature,
+  o: { bidder: Address; eciesPrivateKey: Uint8Array; nowSeconds?: number },
+): Uint8Array {
   const signer = recoverMessageSigner(ekm.Message, ekm.Signature);
-  if (getAddress(signer) !== getAddress(o.bidder)) throw new KeyExchangeError(`observed address mismatch: signed by ${signer}, sent by ${o.bidder}`);
+  if (getAddress(signer) !== getAddress(o.bidder))
+    throw new KeyExchangeError(`observed address mismatch: signed by ${signer}, sent by ${o.bidder}`);
   let message;
   try {
     message = fromBinary(EncryptedKeysMessageSchema, ekm.Message);
@@ -74,6 +86,7 @@ export function openKeyExchange(ekm: EKMWithSignature, o: { bidder: Address; eci
     throw new KeyExchangeError(`failed to decrypt message: ${(e as Error).message}`);
   }
   const seconds = parseTimestampMessage(text);
-  if ((o.nowSeconds ?? Math.floor(Date.now() / 1000)) - seconds > TIMESTAMP_MAX_AGE_S) throw new KeyExchangeError("the timestamp is more than 1 minute old");
+  if ((o.nowSeconds ?? Math.floor(Date.now() / 1000)) - seconds > TIMESTAMP_MAX_AGE_S)
+    throw new KeyExchangeError("the timestamp is more than 1 minute old");
   return aesKey;
 }

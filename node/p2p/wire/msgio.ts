@@ -8,12 +8,12 @@ import { MevCommitError } from "../../../lib/errors.ts";
 export const MSGIO_MAX_SIZE = 8 * 1024 * 1024;
 export const MSGIO_LENGTH_BYTES = 4;
 
-export class MsgioFrameError extends MevCommitError {
-}
+export class MsgioFrameError extends MevCommitError {}
 
 /** The 4-byte length prefix of a frame of `length` bytes. */
 export function msgioLength(length: number): Uint8Array {
-  if (!Number.isInteger(length) || length < 0 || length > MSGIO_MAX_SIZE) throw new MsgioFrameError(`frame of ${length} bytes (limit ${MSGIO_MAX_SIZE})`);
+  if (!Number.isInteger(length) || length < 0 || length > MSGIO_MAX_SIZE)
+    throw new MsgioFrameError(`frame of ${length} bytes (limit ${MSGIO_MAX_SIZE})`);
   const out = new Uint8Array(MSGIO_LENGTH_BYTES);
   new DataView(out.buffer).setUint32(0, length);
   return out;
@@ -23,7 +23,10 @@ export function msgioLength(length: number): Uint8Array {
  * Reads a length prefix from the first bytes of `data`. Throws RangeError while fewer than 4 bytes are there,
  * MsgioFrameError for a length above the limit.
  */
-export function readMsgioLength(data: { byteLength: number; subarray(start?: number, end?: number): Uint8Array }): number {
+export function readMsgioLength(data: {
+  byteLength: number;
+  subarray(start?: number, end?: number): Uint8Array;
+}): number {
   if (data.byteLength < MSGIO_LENGTH_BYTES) throw new RangeError("incomplete msgio length");
   const head = data.subarray(0, MSGIO_LENGTH_BYTES);
   const length = new DataView(head.buffer, head.byteOffset, MSGIO_LENGTH_BYTES).getUint32(0);

@@ -3,13 +3,13 @@
  * the address of the public key the ID embeds (upstream GetEthAddressFromPeerID, pkg/p2p/libp2p/address.go).
  */
 import { privateKeyFromRaw } from "@libp2p/crypto/keys";
-import { peerIdFromPrivateKey, peerIdFromString } from "@libp2p/peer-id";
 import type { PeerId, PrivateKey } from "@libp2p/interface";
+import { peerIdFromPrivateKey, peerIdFromString } from "@libp2p/peer-id";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import type { Address } from "viem";
+import { MevCommitError } from "../../../lib/errors.ts";
 import { hexToBytes } from "../../protocol/bytes.ts";
 import { publicKeyToAddress } from "../../protocol/secp256k1.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 export class PeerIdentityError extends MevCommitError {}
 
@@ -26,7 +26,8 @@ export function peerIdOf(nodeKey: `0x${string}` | Uint8Array): PeerId {
 /** The Ethereum address of a secp256k1 peer ID (a string or a PeerId). */
 export function ethAddressOfPeer(peer: PeerId | string): Address {
   const id = typeof peer === "string" ? peerIdFromString(peer) : peer;
-  if (id.type !== "secp256k1" || !id.publicKey) throw new PeerIdentityError(`peer ${id.toString()} has no secp256k1 key`);
+  if (id.type !== "secp256k1" || !id.publicKey)
+    throw new PeerIdentityError(`peer ${id.toString()} has no secp256k1 key`);
   const compressed = id.publicKey.raw;
   return publicKeyToAddress(secp256k1.Point.fromBytes(compressed).toBytes(false));
 }

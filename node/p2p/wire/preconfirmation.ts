@@ -5,20 +5,20 @@
  * (commitment digest, signature, dispatch timestamp; upstream leaves commitment_index empty, so do we).
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { MevCommitError } from "../../../lib/errors.ts";
 import {
-  BidSchema,
-  EncryptedBidSchema,
-  EncryptedPreConfirmationSchema,
   type Bid as BidMessage,
+  BidSchema,
   type EncryptedBid,
+  EncryptedBidSchema,
   type EncryptedPreConfirmation,
+  EncryptedPreConfirmationSchema,
 } from "../../gen/proto/p2p/preconfirmation/v1/preconfirmation_pb.ts";
+import type { CommitmentReply } from "../../network/network.ts";
 import { decodeG1, encodeG1 } from "../../protocol/bn254.ts";
 import { splitTxHashes } from "../../protocol/digest.ts";
 import type { SignedBid } from "../../protocol/types.ts";
-import type { CommitmentReply } from "../../network/network.ts";
 import { openAesGcm, sealAesGcm } from "./aesGcm.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 export class BidMessageError extends MevCommitError {}
 
@@ -91,7 +91,11 @@ export function decryptBid(aesKey: Uint8Array, encrypted: EncryptedBid): SignedB
 }
 
 export function commitmentToMessage(reply: CommitmentReply): EncryptedPreConfirmation {
-  return create(EncryptedPreConfirmationSchema, { commitment: reply.digest, signature: reply.signature, dispatchTimestamp: reply.dispatchTimestamp });
+  return create(EncryptedPreConfirmationSchema, {
+    commitment: reply.digest,
+    signature: reply.signature,
+    dispatchTimestamp: reply.dispatchTimestamp,
+  });
 }
 
 export function commitmentFromMessage(m: EncryptedPreConfirmation): CommitmentReply {

@@ -3,11 +3,11 @@
  * holding either its encoded bytes (`data`) or a gRPC status (`error`, written by a handler that failed); every
  * stream but the handshake opens with a Header from each side (mev-commit's own streams send empty ones).
  */
-import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { HeaderSchema, StreamMsgSchema } from "../../gen/proto/p2p/streammsg/v1/streammsg_pb.ts";
-import { StatusSchema } from "../../gen/proto/google/rpc/status_pb.ts";
-import { GrpcCode, grpcCodeName } from "../../protocol/grpcCodes.ts";
+import { create, type DescMessage, fromBinary, type MessageShape, toBinary } from "@bufbuild/protobuf";
 import { MevCommitError } from "../../../lib/errors.ts";
+import { StatusSchema } from "../../gen/proto/google/rpc/status_pb.ts";
+import { HeaderSchema, StreamMsgSchema } from "../../gen/proto/p2p/streammsg/v1/streammsg_pb.ts";
+import { GrpcCode, grpcCodeName } from "../../protocol/grpcCodes.ts";
 
 /** A peer's handler ended the stream with this status (upstream: status.FromProto(...).Err()). */
 export class PeerStatusError extends MevCommitError {
@@ -22,11 +22,17 @@ export class PeerStatusError extends MevCommitError {
 export class StreamMsgError extends MevCommitError {}
 
 export function encodeData<D extends DescMessage>(schema: D, message: MessageShape<D>): Uint8Array {
-  return toBinary(StreamMsgSchema, create(StreamMsgSchema, { body: { case: "data", value: toBinary(schema, message) } }));
+  return toBinary(
+    StreamMsgSchema,
+    create(StreamMsgSchema, { body: { case: "data", value: toBinary(schema, message) } }),
+  );
 }
 
 export function encodeError(code: number, message: string): Uint8Array {
-  return toBinary(StreamMsgSchema, create(StreamMsgSchema, { body: { case: "error", value: create(StatusSchema, { code, message }) } }));
+  return toBinary(
+    StreamMsgSchema,
+    create(StreamMsgSchema, { body: { case: "error", value: create(StatusSchema, { code, message }) } }),
+  );
 }
 
 /** The message a StreamMsg carries; a carried status becomes a PeerStatusError. */
@@ -37,7 +43,8 @@ export function decodeData<D extends DescMessage>(schema: D, bytes: Uint8Array):
   } catch (e) {
     throw new StreamMsgError(`failed to unmarshal message: ${(e as Error).message}`);
   }
-  if (envelope.body.case === "error") throw new PeerStatusError(envelope.body.value.code || GrpcCode.Unknown, envelope.body.value.message);
+  if (envelope.body.case === "error")
+    throw new PeerStatusError(envelope.body.value.code || GrpcCode.Unknown, envelope.body.value.message);
   if (envelope.body.case !== "data") throw new StreamMsgError("message has no data");
   try {
     return fromBinary(schema, envelope.body.value);
@@ -54,7 +61,8 @@ export function throwIfStatus(bytes: Uint8Array): void {
   } catch (e) {
     throw new StreamMsgError(`failed to unmarshal message: ${(e as Error).message}`);
   }
-  if (envelope.body.case === "error") throw new PeerStatusError(envelope.body.value.code || GrpcCode.Unknown, envelope.body.value.message);
+  if (envelope.body.case === "error")
+    throw new PeerStatusError(envelope.body.value.code || GrpcCode.Unknown, envelope.body.value.message);
 }
 
 /** mev-commit's streams exchange empty headers; an empty Header encodes to zero bytes. */

@@ -1,26 +1,45 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { fromBinary, toBinary, create } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { PeerListSchema } from "../../gen/proto/p2p/discovery/v1/discovery_pb.ts";
 import { HandshakeReqSchema, HandshakeRespSchema } from "../../gen/proto/p2p/handshake/v1/handshake_pb.ts";
 import { EKMWithSignatureSchema } from "../../gen/proto/p2p/keyexchange/v1/keyexchange_pb.ts";
-import { BidSchema, EncryptedBidSchema, EncryptedPreConfirmationSchema } from "../../gen/proto/p2p/preconfirmation/v1/preconfirmation_pb.ts";
-import { PeerListSchema } from "../../gen/proto/p2p/discovery/v1/discovery_pb.ts";
-import { initCrypto } from "../../protocol/initCrypto.ts";
-import { bytesToHex, hexToBytes, utf8 } from "../../protocol/bytes.ts";
-import { publicKeyOf } from "../../protocol/bn254.ts";
-import { protocolDomains } from "../../protocol/digest.ts";
+import {
+  BidSchema,
+  EncryptedBidSchema,
+  EncryptedPreConfirmationSchema,
+} from "../../gen/proto/p2p/preconfirmation/v1/preconfirmation_pb.ts";
 import { verifyBid } from "../../protocol/bidSigning.ts";
+import { publicKeyOf } from "../../protocol/bn254.ts";
+import { bytesToHex, hexToBytes, utf8 } from "../../protocol/bytes.ts";
 import { signCommitment, verifyCommitment } from "../../protocol/commitmentSigning.ts";
-import { MSGIO_MAX_SIZE, MsgioFrameError, msgioFrame, readMsgioLength, splitMsgioFrames } from "./msgio.ts";
-import { HANDSHAKE, PRECONFIRMATION, matchesProtocol, protocolId } from "./protocolIds.ts";
-import { EMPTY_HEADER, PeerStatusError, StreamMsgError, decodeData, decodeHeader, encodeData, encodeError } from "./streamMsg.ts";
-import { HandshakeError, ObservedAddressMismatchError, handshakeRequest, handshakeResponse, verifyHandshakeRequest, verifyHandshakeResponse } from "./handshake.ts";
-import { SignatureVerificationError } from "./hashSignature.ts";
+import { protocolDomains } from "../../protocol/digest.ts";
+import { initCrypto } from "../../protocol/initCrypto.ts";
 import { AesGcmError, openAesGcm, sealAesGcm } from "./aesGcm.ts";
-import { EciesError, eciesDecrypt, eciesEncrypt, eciesPublicKeyOf } from "./ecies.ts";
-import { KeyExchangeError, openKeyExchange, parseTimestampMessage, sealKeyExchange } from "./keyExchange.ts";
-import { bidToMessage, commitmentFromMessage, commitmentToMessage, decryptBid, encryptBid } from "./preconfirmation.ts";
 import { decodeUnderlay, peerList, peersOf } from "./discovery.ts";
+import { EciesError, eciesDecrypt, eciesEncrypt, eciesPublicKeyOf } from "./ecies.ts";
+import {
+  HandshakeError,
+  handshakeRequest,
+  handshakeResponse,
+  ObservedAddressMismatchError,
+  verifyHandshakeRequest,
+  verifyHandshakeResponse,
+} from "./handshake.ts";
+import { SignatureVerificationError } from "./hashSignature.ts";
+import { KeyExchangeError, openKeyExchange, parseTimestampMessage, sealKeyExchange } from "./keyExchange.ts";
+import { MSGIO_MAX_SIZE, MsgioFrameError, msgioFrame, readMsgioLength, splitMsgioFrames } from "./msgio.ts";
 import { ethAddressOfPeer, peerIdOf } from "./peerIdentity.ts";
+import { bidToMessage, commitmentFromMessage, commitmentToMessage, decryptBid, encryptBid } from "./preconfirmation.ts";
+import { HANDSHAKE, matchesProtocol, PRECONFIRMATION, protocolId } from "./protocolIds.ts";
+import {
+  decodeData,
+  decodeHeader,
+  EMPTY_HEADER,
+  encodeData,
+  encodeError,
+  PeerStatusError,
+  StreamMsgError,
+} from "./streamMsg.ts";
 import * as U from "./upstreamVectors.ts";
 
 const { V } = U;
@@ -93,7 +112,10 @@ describe("stream envelopes", () => {
 });
 
 describe("handshake", () => {
-  const providerKeys = () => ({ pkePublicKey: hex(V.eciesPublicKey), nikePublicKey: publicKeyOf(U.PROVIDER_NIKE_SECRET) });
+  const providerKeys = () => ({
+    pkePublicKey: hex(V.eciesPublicKey),
+    nikePublicKey: publicKeyOf(U.PROVIDER_NIKE_SECRET),
+  });
 
   test("our requests are upstream's bytes (signature over keccak(peer_type ‖ token), v = 0/1)", () => {
     const p = handshakeRequest({ privateKey: U.PROVIDER_KEY, peerType: "provider", keys: providerKeys() });
@@ -102,15 +124,22 @@ describe("handshake", () => {
     expect(bytesToHex(toBinary(HandshakeReqSchema, b))).toBe(V.handshakeBidderReq);
   });
   test("upstream's requests verify against the connection's address and give the provider's keys", () => {
-    const peer = verifyHandshakeRequest(fromBinary(HandshakeReqSchema, hex(V.handshakeProviderReq)), U.PROVIDER_ADDRESS);
+    const peer = verifyHandshakeRequest(
+      fromBinary(HandshakeReqSchema, hex(V.handshakeProviderReq)),
+      U.PROVIDER_ADDRESS,
+    );
     expect(peer.address).toBe(U.PROVIDER_ADDRESS);
     expect(peer.type).toBe("provider");
     expect(peer.keys?.nikePublicKey).toEqual(publicKeyOf(U.PROVIDER_NIKE_SECRET));
     expect(bytesToHex(peer.keys!.pkePublicKey)).toBe(V.eciesPublicKey);
-    expect(verifyHandshakeRequest(fromBinary(HandshakeReqSchema, hex(V.handshakeBidderReq)), U.BIDDER_ADDRESS).type).toBe("bidder");
+    expect(
+      verifyHandshakeRequest(fromBinary(HandshakeReqSchema, hex(V.handshakeBidderReq)), U.BIDDER_ADDRESS).type,
+    ).toBe("bidder");
   });
   test("a request from another key than the connection's is refused", () => {
-    expect(() => verifyHandshakeRequest(fromBinary(HandshakeReqSchema, hex(V.handshakeBidderReq)), U.PROVIDER_ADDRESS)).toThrow(ObservedAddressMismatchError);
+    expect(() =>
+      verifyHandshakeRequest(fromBinary(HandshakeReqSchema, hex(V.handshakeBidderReq)), U.PROVIDER_ADDRESS),
+    ).toThrow(ObservedAddressMismatchError);
   });
   test("a tampered token breaks the signature", () => {
     const req = fromBinary(HandshakeReqSchema, hex(V.handshakeBidderReq));
@@ -128,8 +157,12 @@ describe("handshake", () => {
     const resp = handshakeResponse({ address: U.BIDDER_ADDRESS, type: "bidder" });
     expect(bytesToHex(toBinary(HandshakeRespSchema, resp))).toBe(V.handshakeBidderResp);
     verifyHandshakeResponse(resp, { address: U.BIDDER_ADDRESS, peerType: "bidder" });
-    expect(() => verifyHandshakeResponse(resp, { address: U.PROVIDER_ADDRESS, peerType: "bidder" })).toThrow(HandshakeError);
-    expect(() => verifyHandshakeResponse(resp, { address: U.BIDDER_ADDRESS, peerType: "provider" })).toThrow(HandshakeError);
+    expect(() => verifyHandshakeResponse(resp, { address: U.PROVIDER_ADDRESS, peerType: "bidder" })).toThrow(
+      HandshakeError,
+    );
+    expect(() => verifyHandshakeResponse(resp, { address: U.BIDDER_ADDRESS, peerType: "provider" })).toThrow(
+      HandshakeError,
+    );
   });
 });
 
@@ -172,16 +205,45 @@ describe("key exchange", () => {
 
   test("each provider opens upstream's message with its own ECIES key", () => {
     for (const k of [U.ECIES_KEY_1, U.ECIES_KEY_2])
-      expect(bytesToHex(openKeyExchange(ekm(), { bidder: U.BIDDER_ADDRESS, eciesPrivateKey: hex(k), nowSeconds: V.ekmTimestamp + 5 }))).toBe(U.AES_KEY);
+      expect(
+        bytesToHex(
+          openKeyExchange(ekm(), { bidder: U.BIDDER_ADDRESS, eciesPrivateKey: hex(k), nowSeconds: V.ekmTimestamp + 5 }),
+        ),
+      ).toBe(U.AES_KEY);
   });
   test("refused from another peer than the signer, to a key not in it, or after 60 s", () => {
-    expect(() => openKeyExchange(ekm(), { bidder: U.PROVIDER_ADDRESS, eciesPrivateKey: hex(U.ECIES_KEY_1), nowSeconds: V.ekmTimestamp })).toThrow(KeyExchangeError);
-    expect(() => openKeyExchange(ekm(), { bidder: U.BIDDER_ADDRESS, eciesPrivateKey: hex("05".repeat(32)), nowSeconds: V.ekmTimestamp })).toThrow(KeyExchangeError);
-    expect(() => openKeyExchange(ekm(), { bidder: U.BIDDER_ADDRESS, eciesPrivateKey: hex(U.ECIES_KEY_1), nowSeconds: V.ekmTimestamp + 61 })).toThrow("more than 1 minute old");
+    expect(() =>
+      openKeyExchange(ekm(), {
+        bidder: U.PROVIDER_ADDRESS,
+        eciesPrivateKey: hex(U.ECIES_KEY_1),
+        nowSeconds: V.ekmTimestamp,
+      }),
+    ).toThrow(KeyExchangeError);
+    expect(() =>
+      openKeyExchange(ekm(), {
+        bidder: U.BIDDER_ADDRESS,
+        eciesPrivateKey: hex("05".repeat(32)),
+        nowSeconds: V.ekmTimestamp,
+      }),
+    ).toThrow(KeyExchangeError);
+    expect(() =>
+      openKeyExchange(ekm(), {
+        bidder: U.BIDDER_ADDRESS,
+        eciesPrivateKey: hex(U.ECIES_KEY_1),
+        nowSeconds: V.ekmTimestamp + 61,
+      }),
+    ).toThrow("more than 1 minute old");
   });
   test("ours opens the same way", () => {
-    const sealed = sealKeyExchange({ bidderPrivateKey: U.BIDDER_KEY, bidder: U.BIDDER_ADDRESS, aesKey: hex(U.AES_KEY), providerKeys: [eciesPublicKeyOf(hex(U.ECIES_KEY_2))] });
-    expect(bytesToHex(openKeyExchange(sealed, { bidder: U.BIDDER_ADDRESS, eciesPrivateKey: hex(U.ECIES_KEY_2) }))).toBe(U.AES_KEY);
+    const sealed = sealKeyExchange({
+      bidderPrivateKey: U.BIDDER_KEY,
+      bidder: U.BIDDER_ADDRESS,
+      aesKey: hex(U.AES_KEY),
+      providerKeys: [eciesPublicKeyOf(hex(U.ECIES_KEY_2))],
+    });
+    expect(bytesToHex(openKeyExchange(sealed, { bidder: U.BIDDER_ADDRESS, eciesPrivateKey: hex(U.ECIES_KEY_2) }))).toBe(
+      U.AES_KEY,
+    );
   });
   test("timestamp text: five fields", () => {
     expect(parseTimestampMessage(V.aesPlaintext)).toBe(1700000000);
@@ -203,11 +265,24 @@ describe("bids and commitments", () => {
   });
   test("our commitment to it is upstream's EncryptedPreConfirmation, and the bidder's check passes", () => {
     const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)));
-    const c = signCommitment({ signedBid: bid, providerPrivateKey: U.PROVIDER_KEY, providerNikeSecret: U.PROVIDER_NIKE_SECRET, commitmentDomain: domains().commitment, dispatchTimestamp: V.dispatchTimestamp });
+    const c = signCommitment({
+      signedBid: bid,
+      providerPrivateKey: U.PROVIDER_KEY,
+      providerNikeSecret: U.PROVIDER_NIKE_SECRET,
+      commitmentDomain: domains().commitment,
+      dispatchTimestamp: V.dispatchTimestamp,
+    });
     const msg = commitmentToMessage(c);
     expect(bytesToHex(toBinary(EncryptedPreConfirmationSchema, msg))).toBe(V.encryptedPreConfirmation);
     const reply = commitmentFromMessage(fromBinary(EncryptedPreConfirmationSchema, hex(V.encryptedPreConfirmation)));
-    const verified = verifyCommitment({ signedBid: bid, bidderNikeSecret: V.bidNikeSecret, providerNikePublicKey: publicKeyOf(U.PROVIDER_NIKE_SECRET), digest: reply.digest, signature: reply.signature, commitmentDomain: domains().commitment });
+    const verified = verifyCommitment({
+      signedBid: bid,
+      bidderNikeSecret: V.bidNikeSecret,
+      providerNikePublicKey: publicKeyOf(U.PROVIDER_NIKE_SECRET),
+      digest: reply.digest,
+      signature: reply.signature,
+      commitmentDomain: domains().commitment,
+    });
     expect(verified.providerAddress).toBe(U.PROVIDER_ADDRESS);
     expect(reply.dispatchTimestamp).toBe(V.dispatchTimestamp);
   });
@@ -225,8 +300,12 @@ describe("identity and discovery", () => {
     expect(ethAddressOfPeer(V.peerId)).toBe(U.PROVIDER_ADDRESS);
   });
   test("a peer list is upstream's bytes, underlay as go-libp2p's AddrInfo JSON", () => {
-    const list = peerList([{ address: U.PROVIDER_ADDRESS, underlay: { id: V.peerId, addrs: ["/ip4/127.0.0.1/tcp/25001"] } }]);
+    const list = peerList([
+      { address: U.PROVIDER_ADDRESS, underlay: { id: V.peerId, addrs: ["/ip4/127.0.0.1/tcp/25001"] } },
+    ]);
     expect(bytesToHex(toBinary(PeerListSchema, list))).toBe(V.peerList);
-    expect(peersOf(fromBinary(PeerListSchema, hex(V.peerList)))).toEqual([{ address: U.PROVIDER_ADDRESS, underlay: decodeUnderlay(utf8(V.underlay)) }]);
+    expect(peersOf(fromBinary(PeerListSchema, hex(V.peerList)))).toEqual([
+      { address: U.PROVIDER_ADDRESS, underlay: decodeUnderlay(utf8(V.underlay)) },
+    ]);
   });
 });

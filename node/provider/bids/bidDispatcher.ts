@@ -1,8 +1,8 @@
+import { NO_ACTIVE_RECEIVERS } from "../../network/network.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
 import { DeadlineExceededError, InternalError } from "../../protocol/grpcCodes.ts";
+import { type ProcessedBid, ProcessedBidStatus, type SignedBid } from "../../protocol/types.ts";
 import { markBid } from "../../util/bidTrace.ts";
-import { ProcessedBidStatus, type ProcessedBid, type SignedBid } from "../../protocol/types.ts";
-import { NO_ACTIVE_RECEIVERS } from "../../network/network.ts";
 
 /** A provider application's decision on one bid. */
 export interface Decision {

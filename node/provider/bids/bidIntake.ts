@@ -1,16 +1,16 @@
 import type { Address } from "viem";
+import { MevCommitError } from "../../../lib/errors.ts";
+import { type BidCrypto, inlineCrypto } from "../../crypto/bidCrypto.ts";
+import type { CommitmentReply } from "../../network/network.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
-import { inlineCrypto, type BidCrypto } from "../../crypto/bidCrypto.ts";
 import type { Commitment, G1Point, ProtocolDomains, SignedBid } from "../../protocol/types.ts";
-import type { CommitmentReply } from "../../network/network.ts";
-import { logger } from "../../util/log.ts";
-import { markBid } from "../../util/bidTrace.ts";
 import { Ahead } from "../../util/ahead.ts";
+import { markBid } from "../../util/bidTrace.ts";
+import { logger } from "../../util/log.ts";
 import { afterThisTurnsWrites } from "../../util/queuedWrites.ts";
 import type { BidDispatcher } from "./bidDispatcher.ts";
 import type { DepositManager } from "./depositManager.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 export interface BidIntakeOptions {
   privateKey: `0x${string}`;
@@ -73,7 +73,11 @@ export class BidIntake {
       await this.o.onCommitted(commitment, bidder);
       markBid(bid.digest, "provider.recorded");
       this.log.debug("committed", { bid: bytesToHex(bid.digest), commitment: bytesToHex(commitment.digest), bidder });
-      return { digest: commitment.digest, signature: commitment.signature, dispatchTimestamp: commitment.dispatchTimestamp };
+      return {
+        digest: commitment.digest,
+        signature: commitment.signature,
+        dispatchTimestamp: commitment.dispatchTimestamp,
+      };
     } catch (e) {
       sharedKey?.drop();
       release();

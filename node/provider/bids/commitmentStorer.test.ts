@@ -8,8 +8,8 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chainClients, localChain } from "../../chain/clients.ts";
 import { devAccount, ROLES } from "../../chain/accounts.ts";
+import { chainClients, localChain } from "../../chain/clients.ts";
 import { NodeStore } from "../../store/db.ts";
 import { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import type { CommitmentRecord } from "../../tracker/record.ts";
@@ -62,14 +62,19 @@ test("a store transaction the chain cannot take for want of a connection leaves 
   const r = pendingRecord();
   await commitments.record(r);
   const url = `http://127.0.0.1:${await freePort()}`;
-  const storer = new CommitmentStorer(chainClients(localChain(17864, url), devAccount(ROLES.firstProvider).privateKey), "0x000000000000000000000000000000000000c0de", commitments);
+  const storer = new CommitmentStorer(
+    chainClients(localChain(17864, url), devAccount(ROLES.firstProvider).privateKey),
+    "0x000000000000000000000000000000000000c0de",
+    commitments,
+  );
   const failures: string[] = [];
   storer.onStoreFailed = (digest) => failures.push(digest);
 
   storer.restore(r);
   // The first attempt and at least one more (the first wait is 500 ms).
   const until = Date.now() + 20_000;
-  while (lines.filter((l) => l.includes("storing the commitment again soon")).length < 2 && Date.now() < until) await Bun.sleep(50);
+  while (lines.filter((l) => l.includes("storing the commitment again soon")).length < 2 && Date.now() < until)
+    await Bun.sleep(50);
   expect(lines.filter((l) => l.includes("storing the commitment again soon")).length).toBeGreaterThanOrEqual(2);
   expect(commitments.get(r.digest)).toMatchObject({ status: "pending", details: "" });
 

@@ -1,14 +1,14 @@
-import { zeroAddress, type Address } from "viem";
+import { type Address, zeroAddress } from "viem";
 import type { ChainClients } from "../../chain/clients.ts";
 import { preconfManagerAbi } from "../../chain/contracts.ts";
 import { transact } from "../../chain/transact.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
+import { UnavailableError } from "../../protocol/grpcCodes.ts";
 import type { Commitment } from "../../protocol/types.ts";
 import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import type { CommitmentRecord } from "../../tracker/record.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { logger } from "../../util/log.ts";
-import { UnavailableError } from "../../protocol/grpcCodes.ts";
 
 /** First wait before a store transaction is sent again after the chain could not be reached; it doubles up to the max. */
 const RETRY_FIRST_MS = 500;
@@ -63,7 +63,12 @@ export class CommitmentStorer {
   }
 
   private store(commitment: Commitment): Promise<void> {
-    return this.send(bytesToHex(commitment.digest), bytesToHex(commitment.signature), commitment.dispatchTimestamp, commitment.signedBid.txnHash);
+    return this.send(
+      bytesToHex(commitment.digest),
+      bytesToHex(commitment.signature),
+      commitment.dispatchTimestamp,
+      commitment.signedBid.txnHash,
+    );
   }
 
   private async send(digest: string, signature: string, dispatchTimestamp: bigint, txnHash: string): Promise<void> {
@@ -89,11 +94,20 @@ export class CommitmentStorer {
         const msg = (e as Error).message.replace(/^waiting for receipt: /, "");
         if (e instanceof UnavailableError) {
           // Not the commitment's fault: it stays pending, and is sent again (a start sends every pending one).
-          if (this.stopped) return this.log.info("the settlement chain cannot be reached while stopping; the next start stores the commitment", { commitment: digest });
+          if (this.stopped)
+            return this.log.info(
+              "the settlement chain cannot be reached while stopping; the next start stores the commitment",
+              { commitment: digest },
+            );
           const waitMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));
-          this.log.warn("the settlement chain cannot be reached; storing the commitment again soon", { commitment: digest, attempt, waitMs });
+          this.log.warn("the settlement chain cannot be reached; storing the commitment again soon", {
+            commitment: digest,
+            attempt,
+            waitMs,
+          });
           if (!(await this.pause(waitMs))) return;
-          if (await this.storedOnChain(digest).catch(() => false)) return void (await this.commitments.setStatusSoon(digest, "stored", ""));
+          if (await this.storedOnChain(digest).catch(() => false))
+            return void (await this.commitments.setStatusSoon(digest, "stored", ""));
           continue;
         }
         await this.commitments.setStatusSoon(digest, "failed", `failed to store commitment: ${msg}`);
@@ -108,7 +122,12 @@ export class CommitmentStorer {
   private async storedOnChain(digest: string): Promise<boolean> {
     const r = this.commitments.get(digest);
     if (!r) return false;
-    const onChain = await this.c.publicClient.readContract({ address: this.preconfManager, abi: preconfManagerAbi, functionName: "getUnopenedCommitment", args: [`0x${r.commitmentIndex}`] });
+    const onChain = await this.c.publicClient.readContract({
+      address: this.preconfManager,
+      abi: preconfManagerAbi,
+      functionName: "getUnopenedCommitment",
+      args: [`0x${r.commitmentIndex}`],
+    });
     return onChain.committer !== zeroAddress;
   }
 

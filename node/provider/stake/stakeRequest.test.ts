@@ -23,11 +23,16 @@ describe("parseStakeRequest", () => {
   });
 
   test("an amount above uint256 is refused (ours)", () => {
-    expect(refusal((1n << 256n).toString())).toBe("validate stake request: amount must fit in a uint256 (at most 2^256-1 wei), got 115792089237…(78 digits)");
+    expect(refusal((1n << 256n).toString())).toBe(
+      "validate stake request: amount must fit in a uint256 (at most 2^256-1 wei), got 115792089237…(78 digits)",
+    );
   });
 
   test("keys and signatures in either spelling, with or without 0x, answered with 0x", () => {
-    const r = parseStakeRequest("1", q(`bls_public_keys=0x${KEY.toUpperCase()}&blsSignatures=${SIG}&bls_public_keys=${KEY}`));
+    const r = parseStakeRequest(
+      "1",
+      q(`bls_public_keys=0x${KEY.toUpperCase()}&blsSignatures=${SIG}&bls_public_keys=${KEY}`),
+    );
     expect(r.blsPublicKeys).toEqual([`0x${KEY}`, `0x${KEY}`]);
     expect(r.blsSignatures).toEqual([`0x${SIG}`]);
   });

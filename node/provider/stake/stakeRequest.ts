@@ -4,13 +4,22 @@
  * `blsPublicKeys` and `bls_signatures` / `blsSignatures`. Pure; every error is InvalidArgument with upstream's
  * protovalidate text under `validate stake request: `.
  */
-import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
-import { queryValuesFor, type QueryFieldSpec, type QueryValues } from "../../protocol/queryParams.ts";
-import { runValidation } from "../../protocol/protoValidation.ts";
-import { decimalAtMost, describeDecimal, UINT256_MAX } from "../../protocol/decimal.ts";
 
-export const BLS_PUBLIC_KEYS_QUERY: QueryFieldSpec = { name: "bls_public_keys", jsonName: "blsPublicKeys", kind: "string" };
-export const BLS_SIGNATURES_QUERY: QueryFieldSpec = { name: "bls_signatures", jsonName: "blsSignatures", kind: "string" };
+import { decimalAtMost, describeDecimal, UINT256_MAX } from "../../protocol/decimal.ts";
+import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
+import { runValidation } from "../../protocol/protoValidation.ts";
+import { type QueryFieldSpec, type QueryValues, queryValuesFor } from "../../protocol/queryParams.ts";
+
+export const BLS_PUBLIC_KEYS_QUERY: QueryFieldSpec = {
+  name: "bls_public_keys",
+  jsonName: "blsPublicKeys",
+  kind: "string",
+};
+export const BLS_SIGNATURES_QUERY: QueryFieldSpec = {
+  name: "bls_signatures",
+  jsonName: "blsSignatures",
+  kind: "string",
+};
 
 const AMOUNT_RE = /^[1-9][0-9]*$/;
 /** A BLS public key and signature as the request may give them (the OpenAPI document's patterns too). */
@@ -41,20 +50,34 @@ export interface StakeRequestFields {
 export function validateStakeRequest(f: StakeRequestFields): StakeRequest {
   const { amount, blsPublicKeys: keys, blsSignatures: signatures } = f;
   const failure = runValidation([
-    () => (AMOUNT_RE.test(amount) ? undefined : { fieldPath: "amount", message: "amount must be a valid integer.", constraintId: "amount" }),
+    () =>
+      AMOUNT_RE.test(amount)
+        ? undefined
+        : { fieldPath: "amount", message: "amount must be a valid integer.", constraintId: "amount" },
     () =>
       keys.every((k) => BLS_KEY_RE.test(k))
         ? undefined
-        : { fieldPath: "bls_public_keys", message: "bls_public_key must be a valid 48-byte hex string, with optional 0x prefix.", constraintId: "bls_public_key" },
+        : {
+            fieldPath: "bls_public_keys",
+            message: "bls_public_key must be a valid 48-byte hex string, with optional 0x prefix.",
+            constraintId: "bls_public_key",
+          },
     () =>
       signatures.every((s) => BLS_SIGNATURE_RE.test(s))
         ? undefined
-        : { fieldPath: "bls_signatures", message: "bls_signatures must be a valid 96-byte hex string, with optional 0x prefix.", constraintId: "bls_signatures" },
+        : {
+            fieldPath: "bls_signatures",
+            message: "bls_signatures must be a valid 96-byte hex string, with optional 0x prefix.",
+            constraintId: "bls_signatures",
+          },
   ]);
   if (failure) throw new InvalidArgumentError(`validate stake request: ${failure}`);
   // Ours: msg.value is a uint256 (upstream fails later with an Internal error from the chain).
   const wei = decimalAtMost(amount, UINT256_MAX);
-  if (wei === undefined) throw new InvalidArgumentError(`validate stake request: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(amount)}`);
+  if (wei === undefined)
+    throw new InvalidArgumentError(
+      `validate stake request: amount must fit in a uint256 (at most 2^256-1 wei), got ${describeDecimal(amount)}`,
+    );
   return { amount: wei, blsPublicKeys: keys.map(prefixed), blsSignatures: signatures.map(prefixed) };
 }
 

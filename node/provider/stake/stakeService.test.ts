@@ -4,12 +4,12 @@
  */
 import { describe, expect, test } from "bun:test";
 import { parseEther } from "viem";
+import { claimSlashedFunds } from "../../bidder/slashedFunds.ts";
 import { ROLES } from "../../chain/accounts.ts";
 import { chainClients } from "../../chain/clients.ts";
 import { builderKeyFor } from "../../chain/deploy.ts";
-import { addr, key, chainPerTestFile, type Harness } from "../../testing/chainHarness.ts";
-import { claimSlashedFunds } from "../../bidder/slashedFunds.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
+import { addr, chainPerTestFile, type Harness, key } from "../../testing/chainHarness.ts";
 import { parseStakeRequest } from "./stakeRequest.ts";
 import { ProviderStakeService } from "./stakeService.ts";
 
@@ -20,7 +20,10 @@ const KEY = `0x${"ab".repeat(48)}`;
 const SIG = `0x${"cd".repeat(96)}`;
 
 let h: Harness;
-chainPerTestFile({ name: "stake", chainId: 31337, providers: 1, params: { withdrawalDelay: DELAY_MS } }, (x) => (h = x));
+chainPerTestFile(
+  { name: "stake", chainId: 31337, providers: 1, params: { withdrawalDelay: DELAY_MS } },
+  (x) => (h = x),
+);
 
 const service = (i: number) => new ProviderStakeService(chainClients(h.chain, key(i)), h.addresses);
 
@@ -52,7 +55,10 @@ describe("reads", () => {
 describe("stake", () => {
   test("a registered provider adds stake; the answer is the amount added", async () => {
     const s = service(P0);
-    expect(await s.stake(parseStakeRequest("1000000000000000000"))).toEqual({ amount: parseEther("1"), blsPublicKeys: [] });
+    expect(await s.stake(parseStakeRequest("1000000000000000000"))).toEqual({
+      amount: parseEther("1"),
+      blsPublicKeys: [],
+    });
     expect((await s.getStake()).amount).toBe(parseEther("11"));
   });
 
@@ -75,14 +81,20 @@ describe("stake", () => {
 
   test("registering: stake goes in, then the key fails verification (no BLS precompile on Anvil)", async () => {
     const s = service(OUTSIDER);
-    const e = await failure(s.stake(parseStakeRequest("10000000000000000000", { bls_public_keys: [KEY], bls_signatures: [SIG] })));
+    const e = await failure(
+      s.stake(parseStakeRequest("10000000000000000000", { bls_public_keys: [KEY], bls_signatures: [SIG] })),
+    );
     expect(e).toBeInstanceOf(InvalidArgumentError);
-    expect(e.message).toStartWith("waiting for receipt for adding verified bls key: transaction failed: BLSSignatureInvalid(): the BLS signature does not verify");
+    expect(e.message).toStartWith(
+      "waiting for receipt for adding verified bls key: transaction failed: BLSSignatureInvalid(): the BLS signature does not verify",
+    );
     expect(await s.getStake()).toEqual({ amount: parseEther("10"), blsPublicKeys: [] });
   });
 
   test("registering below the minimum stake reverts with upstream's receipt text", async () => {
-    const e = await failure(service(OUTSIDER).stake(parseStakeRequest("1", { bls_public_keys: [KEY], bls_signatures: [SIG] })));
+    const e = await failure(
+      service(OUTSIDER).stake(parseStakeRequest("1", { bls_public_keys: [KEY], bls_signatures: [SIG] })),
+    );
     expect(e).toBeInstanceOf(FailedPreconditionError);
     expect(e.message).toBe(
       "waiting for receipt for registration: transaction failed: InsufficientStake(stake=1, minStake=10000000000000000000): stake at least the minimum stake of 10000000000000000000 wei",
@@ -105,7 +117,9 @@ describe("unstake and withdraw", () => {
     );
     const early = await failure(s.withdrawStake());
     expect(early).toBeInstanceOf(FailedPreconditionError);
-    expect(early.message).toMatch(/^waiting for receipt: transaction failed: DelayNotPassed\(withdrawalRequestTimestamp=(\d+), withdrawalDelay=5000, currentBlockTimestamp=\d+\): the withdrawal delay has not passed; call withdraw_stake again after \d+ \(Unix ms, \d+ (s|ms) from the last block\)$/);
+    expect(early.message).toMatch(
+      /^waiting for receipt: transaction failed: DelayNotPassed\(withdrawalRequestTimestamp=(\d+), withdrawalDelay=5000, currentBlockTimestamp=\d+\): the withdrawal delay has not passed; call withdraw_stake again after \d+ \(Unix ms, \d+ (s|ms) from the last block\)$/,
+    );
     await h.testClient.increaseTime({ seconds: Number(DELAY_MS / 1000n) + 1 });
     await h.testClient.mine({ blocks: 1 });
     expect(await s.withdrawStake()).toBe(parseEther("10"));
@@ -115,7 +129,9 @@ describe("unstake and withdraw", () => {
   test("unstake without stake reverts", async () => {
     const e = await failure(service(OUTSIDER).unstake());
     expect(e).toBeInstanceOf(FailedPreconditionError);
-    expect(e.message).toBe(`waiting for receipt: transaction failed: NoStakeToWithdraw(sender=${addr(OUTSIDER)}): this provider has no stake`);
+    expect(e.message).toBe(
+      `waiting for receipt: transaction failed: NoStakeToWithdraw(sender=${addr(OUTSIDER)}): this provider has no stake`,
+    );
   });
 });
 

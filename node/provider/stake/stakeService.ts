@@ -1,9 +1,9 @@
-import { parseEventLogs, type Address, type Hex } from "viem";
+import { type Address, type Hex, parseEventLogs } from "viem";
+import { chainReadError } from "../../chain/chainErrors.ts";
 import type { ChainClients } from "../../chain/clients.ts";
-import { bidderRegistryAbi, providerRegistryAbi, type ContractAddresses } from "../../chain/contracts.ts";
+import { bidderRegistryAbi, type ContractAddresses, providerRegistryAbi } from "../../chain/contracts.ts";
 import { transact } from "../../chain/transact.ts";
 import { InternalError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
-import { chainReadError } from "../../chain/chainErrors.ts";
 import { logger } from "../../util/log.ts";
 import type { StakeRequest } from "./stakeRequest.ts";
 
@@ -39,8 +39,15 @@ export class ProviderStakeService {
   }
 
   private readRegistry<T>(what: string, functionName: string, args: readonly unknown[] = []): Promise<T> {
-    return this.read(what, () =>
-      this.c.publicClient.readContract({ address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName, args } as never) as Promise<T>,
+    return this.read(
+      what,
+      () =>
+        this.c.publicClient.readContract({
+          address: this.addresses.providerRegistry,
+          abi: providerRegistryAbi,
+          functionName,
+          args,
+        } as never) as Promise<T>,
     );
   }
 
@@ -70,7 +77,12 @@ export class ProviderStakeService {
     }
     const receipt = await transact(
       this.c,
-      { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: registered ? "stake" : "registerAndStake", value: req.amount },
+      {
+        address: this.addresses.providerRegistry,
+        abi: providerRegistryAbi,
+        functionName: registered ? "stake" : "registerAndStake",
+        value: req.amount,
+      },
       "failed to stake",
       "waiting for receipt for registration",
     );
@@ -85,18 +97,28 @@ export class ProviderStakeService {
     for (const [i, key] of req.blsPublicKeys.entries()) {
       const r = await transact(
         this.c,
-        { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "addVerifiedBLSKey", args: [key, req.blsSignatures[i]!] },
+        {
+          address: this.addresses.providerRegistry,
+          abi: providerRegistryAbi,
+          functionName: "addVerifiedBLSKey",
+          args: [key, req.blsSignatures[i]!],
+        },
         "adding verified bls key",
         "waiting for receipt for adding verified bls key",
       );
-      for (const l of parseEventLogs({ abi: providerRegistryAbi, eventName: "BLSKeyAdded", logs: r.logs })) added.push(l.args.blsPublicKey);
+      for (const l of parseEventLogs({ abi: providerRegistryAbi, eventName: "BLSKeyAdded", logs: r.logs }))
+        added.push(l.args.blsPublicKey);
     }
     return { amount, blsPublicKeys: added };
   }
 
   /** Unstake: ProviderRegistry.unstake (starts the withdrawal delay). */
   async unstake(): Promise<void> {
-    const receipt = await transact(this.c, { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "unstake" }, "requesting withdrawal");
+    const receipt = await transact(
+      this.c,
+      { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "unstake" },
+      "requesting withdrawal",
+    );
     const log = parseEventLogs({ abi: providerRegistryAbi, eventName: "Unstake", logs: receipt.logs })[0];
     if (!log) throw new InternalError("no withdrawal request event found");
     this.log.info("unstake requested", { timestamp: log.args.timestamp });
@@ -104,7 +126,11 @@ export class ProviderStakeService {
 
   /** WithdrawStake: ProviderRegistry.withdraw; answers the amount paid out. */
   async withdrawStake(): Promise<bigint> {
-    const receipt = await transact(this.c, { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "withdraw" }, "withdrawing stake");
+    const receipt = await transact(
+      this.c,
+      { address: this.addresses.providerRegistry, abi: providerRegistryAbi, functionName: "withdraw" },
+      "withdrawing stake",
+    );
     const log = parseEventLogs({ abi: providerRegistryAbi, eventName: "Withdraw", logs: receipt.logs })[0];
     if (!log) throw new InternalError("no withdrawal event found");
     this.log.info("stake withdrawn", { amount: log.args.amount });
@@ -114,7 +140,12 @@ export class ProviderStakeService {
   /** GetProviderReward: BidderRegistry.providerAmount of this provider. */
   getReward(): Promise<bigint> {
     return this.read("checking provider rewards", () =>
-      this.c.publicClient.readContract({ address: this.addresses.bidderRegistry, abi: bidderRegistryAbi, functionName: "providerAmount", args: [this.provider] }),
+      this.c.publicClient.readContract({
+        address: this.addresses.bidderRegistry,
+        abi: bidderRegistryAbi,
+        functionName: "providerAmount",
+        args: [this.provider],
+      }),
     );
   }
 
@@ -124,7 +155,12 @@ export class ProviderStakeService {
     if (amount === 0n) return 0n;
     await transact(
       this.c,
-      { address: this.addresses.bidderRegistry, abi: bidderRegistryAbi, functionName: "withdrawProviderAmount", args: [this.provider] },
+      {
+        address: this.addresses.bidderRegistry,
+        abi: bidderRegistryAbi,
+        functionName: "withdrawProviderAmount",
+        args: [this.provider],
+      },
       "withdrawing provider rewards",
     );
     this.log.info("provider rewards withdrawn", { amount });

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { keccak256, stringToHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { prng, randomFor, seedFrom } from "../../util/prng.ts";
 import type { ReceivedBid } from "../../../node/providerApp/policies.ts";
+import { prng, randomFor, seedFrom } from "../../util/prng.ts";
 import type { ProviderSpec } from "../scenario/schema.ts";
-import { bidsForBlock, drawAmount, poisson } from "./strategies.ts";
 import { dispatchWithin, gasOfBid, refusal } from "./providerPolicies.ts";
+import { bidsForBlock, drawAmount, poisson } from "./strategies.ts";
 
 const bid = (over: Partial<ReceivedBid> & { amount?: string } = {}): ReceivedBid & { amount: string } => ({
   txHashes: ["aa".repeat(32)],
@@ -20,18 +20,30 @@ const bid = (over: Partial<ReceivedBid> & { amount?: string } = {}): ReceivedBid
   slashAmount: "0",
   ...over,
 });
-const provider = (policy: ProviderSpec["policy"], dispatchAt = 0): ProviderSpec => ({ name: "p", policy, dispatchAt, builder: { mode: "honest", every: 1 }, transport: "http" });
+const provider = (policy: ProviderSpec["policy"], dispatchAt = 0): ProviderSpec => ({
+  name: "p",
+  policy,
+  dispatchAt,
+  builder: { mode: "honest", every: 1 },
+  transport: "http",
+});
 
 describe("bidding strategies", () => {
   test("constant spreads a fractional rate evenly", () => {
     const rnd = prng(1);
-    expect(Array.from({ length: 6 }, (_, i) => bidsForBlock({ type: "constant", perBlock: 2.5 }, i, rnd, false))).toEqual([2, 3, 2, 3, 2, 3]);
-    expect(Array.from({ length: 4 }, (_, i) => bidsForBlock({ type: "constant", perBlock: 0.5 }, i, rnd, false))).toEqual([0, 1, 0, 1]);
+    expect(
+      Array.from({ length: 6 }, (_, i) => bidsForBlock({ type: "constant", perBlock: 2.5 }, i, rnd, false)),
+    ).toEqual([2, 3, 2, 3, 2, 3]);
+    expect(
+      Array.from({ length: 4 }, (_, i) => bidsForBlock({ type: "constant", perBlock: 0.5 }, i, rnd, false)),
+    ).toEqual([0, 1, 0, 1]);
   });
 
   test("slot bursts every k-th block; the bot bids only for opted-in slots", () => {
     const rnd = prng(1);
-    expect([0, 1, 2, 3].map((i) => bidsForBlock({ type: "slot-burst", perBlock: 5, everyBlocks: 2 }, i, rnd, false))).toEqual([5, 0, 5, 0]);
+    expect(
+      [0, 1, 2, 3].map((i) => bidsForBlock({ type: "slot-burst", perBlock: 5, everyBlocks: 2 }, i, rnd, false)),
+    ).toEqual([5, 0, 5, 0]);
     expect([true, false].map((o) => bidsForBlock({ type: "bot", perSlot: 2 }, 0, rnd, o))).toEqual([2, 0]);
   });
 
@@ -72,7 +84,10 @@ describe("provider policies", () => {
     const spec = provider({ type: "reject-percent", percent: 40 });
     const bids = Array.from({ length: 200 }, (_, i) => bid({ txHashes: [i.toString(16).padStart(64, "0")] }));
     const forward = bids.map((b) => refusal(spec, b, 5, 0) === undefined);
-    const backward = [...bids].reverse().map((b) => refusal(spec, b, 5, 0) === undefined).reverse();
+    const backward = [...bids]
+      .reverse()
+      .map((b) => refusal(spec, b, 5, 0) === undefined)
+      .reverse();
     expect(backward).toEqual(forward);
     const rejected = forward.filter((a) => !a).length;
     expect(rejected).toBeGreaterThan(55);
@@ -91,7 +106,15 @@ describe("provider policies", () => {
 
   test("gas of a raw transaction is its gas limit", async () => {
     const account = privateKeyToAccount(keccak256(stringToHex("gas test")));
-    const raw = await account.signTransaction({ chainId: 31337, nonce: 0, to: account.address, value: 1n, gas: 50_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n });
+    const raw = await account.signTransaction({
+      chainId: 31337,
+      nonce: 0,
+      to: account.address,
+      value: 1n,
+      gas: 50_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+    });
     expect(gasOfBid(bid({ rawTransactions: [raw.slice(2)] }))).toBe(50_000n);
     expect(gasOfBid(bid({ txHashes: ["a".repeat(64), "b".repeat(64)] }))).toBe(42_000n);
   });

@@ -6,15 +6,15 @@
  * the outcome of earlier bids, so a seed always gives the same bids.
  */
 import type { PublicClient } from "viem";
-import { BidderCallError, type BidderClient } from "./bidderClient.ts";
+import { MevCommitError } from "../../../lib/errors.ts";
 import { prng, seedFrom } from "../../util/prng.ts";
+import type { BidRecord, RunLog } from "../run/runLog.ts";
 import type { BidderSpec } from "../scenario/schema.ts";
 import { MAX_BIDS_PER_BLOCK } from "../scenario/schema.ts";
-import type { BidRecord, RunLog } from "../run/runLog.ts";
-import { sendRawToL1, SenderPool } from "./l1Senders.ts";
+import { BidderCallError, type BidderClient } from "./bidderClient.ts";
+import { SenderPool, sendRawToL1 } from "./l1Senders.ts";
 import { bidsForBlock, drawAmount, maxBidsPerBlock } from "./strategies.ts";
 import type { ValidatorWatch } from "./validatorWatch.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 export class BidderAgentError extends MevCommitError {}
 
@@ -86,7 +86,9 @@ export class BidderAgent {
   /** WithdrawFromWindows; answers what each window returned. */
   async withdraw(windows: bigint[]): Promise<{ window: bigint; amount: bigint }[]> {
     if (!windows.length) return [];
-    const out = await this.ask(`withdraw from windows ${windows.join(", ")}`, () => this.client.withdrawFromWindows(windows));
+    const out = await this.ask(`withdraw from windows ${windows.join(", ")}`, () =>
+      this.client.withdrawFromWindows(windows),
+    );
     for (const w of out) {
       this.openWindows.delete(w.window);
       this.withdrawals.push(w);
@@ -119,13 +121,22 @@ export class BidderAgent {
     }
     const count = bidsForBlock(this.spec.strategy, step, this.rnd, optedIn);
     // Draw every amount first, so that the PRNG advances the same way whatever the budget allows.
-    const amounts = Array.from({ length: count }, () => drawAmount(this.spec.amount.min, this.spec.amount.max, this.rnd));
+    const amounts = Array.from({ length: count }, () =>
+      drawAmount(this.spec.amount.min, this.spec.amount.max, this.rnd),
+    );
     const bids: BidRecord[] = [];
     for (const [seq, drawn] of amounts.entries()) {
       // Distinct amounts inside a block (builders order bundles by amount; ties would fall to digest order).
       const amount = drawn - BigInt(this.index * MAX_BIDS_PER_BLOCK + seq);
       if (this.spec.budget !== undefined && this.spentBids + amount > this.spec.budget) {
-        if (!this.budgetReached) this.log.add({ kind: "bid-error", actor: this.name, step, block, detail: `budget of ${this.spec.budget} wei reached` });
+        if (!this.budgetReached)
+          this.log.add({
+            kind: "bid-error",
+            actor: this.name,
+            step,
+            block,
+            detail: `budget of ${this.spec.budget} wei reached`,
+          });
         this.budgetReached = true;
         break;
       }
@@ -154,7 +165,11 @@ export class BidderAgent {
     const slots = Array.from({ length: this.spec.txsPerBid }, (_, k) => b.seq * this.spec.txsPerBid + k);
     const txs = await this.senders.sign(slots, b.block);
     b.txHashes = txs.map((t) => t.hash);
-    if (this.spec.transactions === "hash") await sendRawToL1(this.l1, txs.map((t) => t.raw));
+    if (this.spec.transactions === "hash")
+      await sendRawToL1(
+        this.l1,
+        txs.map((t) => t.raw),
+      );
     b.sentAt = this.log.now();
     const now = BigInt(Date.now());
     b.decayStart = now;
@@ -167,7 +182,14 @@ export class BidderAgent {
       decayEndTimestamp: b.decayEnd.toString(),
       ...(b.slashAmount > 0n ? { slashAmount: b.slashAmount.toString() } : {}),
     };
-    this.log.add({ kind: "bid", actor: this.name, step: b.step, block: b.block, amount: b.amount, detail: `txs ${b.txHashes.join(" ")}` });
+    this.log.add({
+      kind: "bid",
+      actor: this.name,
+      step: b.step,
+      block: b.block,
+      amount: b.amount,
+      detail: `txs ${b.txHashes.join(" ")}`,
+    });
     const t0 = performance.now();
     try {
       for await (const line of this.client.sendBid<StreamedCommitment>(body)) {
@@ -180,12 +202,27 @@ export class BidderAgent {
         b.bidDigest ??= c.receivedBidDigest;
         const provider = `0x${c.providerAddress.replace(/^0x/, "")}`.toLowerCase();
         b.commitments.push({ provider, dispatch: BigInt(c.dispatchTimestamp), commitmentDigest: c.commitmentDigest });
-        this.log.add({ kind: "commitment", actor: provider, step: b.step, block: b.block, amount: b.amount, detail: `for ${this.name}, dispatch ${c.dispatchTimestamp}` });
+        this.log.add({
+          kind: "commitment",
+          actor: provider,
+          step: b.step,
+          block: b.block,
+          amount: b.amount,
+          detail: `for ${this.name}, dispatch ${c.dispatchTimestamp}`,
+        });
       }
     } catch (e) {
       b.error = (e as Error).message;
     }
     b.endMs = performance.now() - t0;
-    if (b.error) this.log.add({ kind: "bid-error", actor: this.name, step: b.step, block: b.block, amount: b.amount, detail: b.error });
+    if (b.error)
+      this.log.add({
+        kind: "bid-error",
+        actor: this.name,
+        step: b.step,
+        block: b.block,
+        amount: b.amount,
+        detail: b.error,
+      });
   }
 }

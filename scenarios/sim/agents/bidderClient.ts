@@ -4,12 +4,17 @@
  * report see the same values whatever the scenario's `transport`.
  */
 import { create } from "@bufbuild/protobuf";
+import { MevCommitError } from "../../../lib/errors.ts";
+import { messageJson } from "../../../node/api/wire/message.ts";
 import { call } from "../../../node/clients/http.ts";
 import { NdjsonStream } from "../../../node/clients/ndjson.ts";
-import { Bidder, BidSchema, CommitmentSchema, WithdrawFromWindowsResponseSchema } from "../../../node/gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import {
+  Bidder,
+  BidSchema,
+  CommitmentSchema,
+  WithdrawFromWindowsResponseSchema,
+} from "../../../node/gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { GrpcCallError, GrpcClient } from "../../../node/grpc/client.ts";
-import { messageJson } from "../../../node/api/wire/message.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 /** A call the node refused: the transport's description of the answer. */
 export class BidderCallError extends MevCommitError {}
@@ -42,7 +47,10 @@ export interface BidderClient {
 }
 
 const withdrawals = (json: unknown) =>
-  (json as { withdrawResponses: { amount: string; windowNumber: string }[] }).withdrawResponses.map((w) => ({ window: BigInt(w.windowNumber), amount: BigInt(w.amount) }));
+  (json as { withdrawResponses: { amount: string; windowNumber: string }[] }).withdrawResponses.map((w) => ({
+    window: BigInt(w.windowNumber),
+    amount: BigInt(w.amount),
+  }));
 
 export class HttpBidderClient implements BidderClient {
   readonly transport = "http";
@@ -94,14 +102,20 @@ export class GrpcBidderClient implements BidderClient {
     }
   }
   async deposit(amount: bigint, window: bigint) {
-    await this.unary("Deposit", () => this.client.unary("deposit", { amount: amount.toString(), windowNumber: window }));
+    await this.unary("Deposit", () =>
+      this.client.unary("deposit", { amount: amount.toString(), windowNumber: window }),
+    );
   }
   async withdrawFromWindows(windows: bigint[]) {
-    const r = await this.unary("WithdrawFromWindows", () => this.client.unary("withdrawFromWindows", { windowNumbers: windows.map((value) => ({ value })) }));
+    const r = await this.unary("WithdrawFromWindows", () =>
+      this.client.unary("withdrawFromWindows", { windowNumbers: windows.map((value) => ({ value })) }),
+    );
     return withdrawals(messageJson(WithdrawFromWindowsResponseSchema, r));
   }
   async autoDeposit(amount: bigint, window: bigint) {
-    await this.unary("AutoDeposit", () => this.client.unary("autoDeposit", { amount: amount.toString(), windowNumber: window }));
+    await this.unary("AutoDeposit", () =>
+      this.client.unary("autoDeposit", { amount: amount.toString(), windowNumber: window }),
+    );
   }
   async cancelAutoDepositAndWithdraw() {
     await this.unary("CancelAutoDeposit", () => this.client.unary("cancelAutoDeposit", { withdraw: true }));
@@ -117,7 +131,8 @@ export class GrpcBidderClient implements BidderClient {
       slashAmount: bid.slashAmount ?? "",
     });
     try {
-      for await (const c of this.client.serverStream("sendBid", req)) yield { result: messageJson(CommitmentSchema, c) as C };
+      for await (const c of this.client.serverStream("sendBid", req))
+        yield { result: messageJson(CommitmentSchema, c) as C };
     } catch (e) {
       if (!(e instanceof GrpcCallError)) throw e;
       yield { error: { code: e.code, message: e.details } };

@@ -3,11 +3,20 @@
  * transaction slot of a block (bid j's k-th transaction always comes from the same account), so that a
  * transaction a builder left out delays no other, and the same seed signs the same transactions.
  */
-import { createPublicClient, createWalletClient, http, keccak256, parseEther, stringToHex, type Hex, type PublicClient } from "viem";
-import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import {
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+  parseEther,
+  stringToHex,
+} from "viem";
+import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { MevCommitError } from "../../../lib/errors.ts";
 import { devAccount, ROLES } from "../../../node/chain/accounts.ts";
 import { localChain } from "../../../node/chain/clients.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 /** Dev account (Anvil mnemonic) that funds the pools on the L1 and opts validators in. */
 export const SIM_L1_ACCOUNT = ROLES.simulationL1;
@@ -27,7 +36,9 @@ export class SenderPool {
     bidder: number,
     size: number,
   ) {
-    this.accounts = Array.from({ length: size }, (_, i) => privateKeyToAccount(keccak256(stringToHex(`mev-commit sim sender/${seed}/${bidder}/${i}`))));
+    this.accounts = Array.from({ length: size }, (_, i) =>
+      privateKeyToAccount(keccak256(stringToHex(`mev-commit sim sender/${seed}/${bidder}/${i}`))),
+    );
   }
 
   /**
@@ -36,7 +47,9 @@ export class SenderPool {
    */
   async sign(slots: number[], block: bigint): Promise<{ raw: string; hash: string }[]> {
     const accounts = slots.map((s) => this.accounts[s]!);
-    const nonces = await Promise.all(accounts.map((a) => this.l1.getTransactionCount({ address: a.address, blockTag: "latest" })));
+    const nonces = await Promise.all(
+      accounts.map((a) => this.l1.getTransactionCount({ address: a.address, blockTag: "latest" })),
+    );
     return Promise.all(
       accounts.map(async (a, i) => {
         const raw = await a.signTransaction({
@@ -76,7 +89,14 @@ export async function fundSenders(l1RpcUrl: string, chainId: number, pools: Send
   let sent = 0;
   for (const a of accounts) {
     if ((await l1.getBalance({ address: a.address })) >= SENDER_FUNDING / 2n) continue;
-    await funder.sendTransaction({ to: a.address, value: SENDER_FUNDING, nonce: nonce++, gas: 21_000n, maxFeePerGas: MAX_FEE, maxPriorityFeePerGas: 1n });
+    await funder.sendTransaction({
+      to: a.address,
+      value: SENDER_FUNDING,
+      nonce: nonce++,
+      gas: 21_000n,
+      maxFeePerGas: MAX_FEE,
+      maxPriorityFeePerGas: 1n,
+    });
     sent++;
   }
   return sent;

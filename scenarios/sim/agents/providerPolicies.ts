@@ -3,7 +3,7 @@
  * order in which bids arrive), and the dispatch time is a point of the bid's own decay window, so the amounts a
  * commitment settles for do not depend on the wall clock.
  */
-import { parseTransaction, type Hex } from "viem";
+import { type Hex, parseTransaction } from "viem";
 import type { ProviderPolicy, ReceivedBid } from "../../../node/providerApp/policies.ts";
 import { randomFor } from "../../util/prng.ts";
 import type { ProviderSpec } from "../scenario/schema.ts";
@@ -11,7 +11,10 @@ import type { ProviderSpec } from "../scenario/schema.ts";
 /** Gas of a bid: the gas limits of its raw transactions, or 21000 per transaction named by hash. */
 export function gasOfBid(bid: ReceivedBid): bigint {
   if (!bid.rawTransactions?.length) return 21_000n * BigInt(bid.txHashes.length);
-  return bid.rawTransactions.reduce((sum, raw) => sum + (parseTransaction(`0x${raw.replace(/^0x/, "")}` as Hex).gas ?? 21_000n), 0n);
+  return bid.rawTransactions.reduce(
+    (sum, raw) => sum + (parseTransaction(`0x${raw.replace(/^0x/, "")}` as Hex).gas ?? 21_000n),
+    0n,
+  );
 }
 
 /** Dispatch time `at` (0…1) of the way through the bid's decay window. */
@@ -31,13 +34,16 @@ export function refusal(spec: ProviderSpec, bid: ReceivedBid, seed: number, prov
     case "reject-all":
       return "rejects every bid";
     case "reject-percent":
-      return randomFor(seed, "provider", provider, bid.blockNumber, ...bid.txHashes) * 100 < p.percent ? `rejected (${p.percent} % of bids)` : undefined;
+      return randomFor(seed, "provider", provider, bid.blockNumber, ...bid.txHashes) * 100 < p.percent
+        ? `rejected (${p.percent} % of bids)`
+        : undefined;
     case "price-floor": {
       // Upstream streams `amount`; some implementations name it `bidAmount`.
       const amount = BigInt((bid as { amount?: string }).amount ?? bid.bidAmount);
       const txs = BigInt(Math.max(1, bid.txHashes.length));
       if (p.perTx !== undefined && amount / txs < p.perTx) return `below the floor of ${p.perTx} wei per transaction`;
-      if (p.perGas !== undefined && amount / gasOfBid(bid) < p.perGas) return `below the floor of ${p.perGas} wei per gas`;
+      if (p.perGas !== undefined && amount / gasOfBid(bid) < p.perGas)
+        return `below the floor of ${p.perGas} wei per gas`;
       return undefined;
     }
   }
@@ -57,7 +63,9 @@ export function simPolicy(
       if (delayMs) await Bun.sleep(delayMs);
       const reason = refusal(spec, bid, seed, provider);
       onDecision(bid, reason === undefined, reason);
-      return reason === undefined ? { accept: true, dispatchTimestamp: dispatchWithin(bid, spec.dispatchAt) } : { accept: false };
+      return reason === undefined
+        ? { accept: true, dispatchTimestamp: dispatchWithin(bid, spec.dispatchAt) }
+        : { accept: false };
     },
   };
 }

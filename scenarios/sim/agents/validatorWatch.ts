@@ -4,10 +4,11 @@
  * an opted-in proposer shortly before its slot. The epoch in progress when the bot starts comes from
  * GET /v1/validator/get_validators (its notification went out before the bot subscribed).
  */
-import { NdjsonStream } from "../../../node/clients/ndjson.ts";
-import { call } from "../../../node/clients/http.ts";
-import { KeptStream, stderrLog, type AgentLog } from "../../../node/clients/keptStream.ts";
+
 import { MevCommitError } from "../../../lib/errors.ts";
+import { call } from "../../../node/clients/http.ts";
+import { type AgentLog, KeptStream, stderrLog } from "../../../node/clients/keptStream.ts";
+import { NdjsonStream } from "../../../node/clients/ndjson.ts";
 
 interface Notification {
   topic: string;
@@ -61,7 +62,10 @@ export class ValidatorWatch {
 
   /** Reads GET /v1/validator/get_validators (the current epoch when none is named); answers the epoch. */
   private async epoch(epoch?: number): Promise<number> {
-    const r = await call("GET", `${this.bidderUrl}/v1/validator/get_validators${epoch === undefined ? "" : `?epoch=${epoch}`}`);
+    const r = await call(
+      "GET",
+      `${this.bidderUrl}/v1/validator/get_validators${epoch === undefined ? "" : `?epoch=${epoch}`}`,
+    );
     if (r.status !== 200) throw new ValidatorWatchError(`get_validators answered HTTP ${r.status}: ${r.text}`);
     const items = (r.json as { items: Record<string, { isOptedIn: boolean }> }).items;
     const slots = Object.keys(items).map(Number);
@@ -82,7 +86,8 @@ export class ValidatorWatch {
       lines++;
       const { topic, value } = line.result;
       if (topic === "epoch_validators_opted_in") {
-        for (const s of value.slots as { slot: number; opted_in: boolean }[]) this.optedIn.set(Number(s.slot), s.opted_in);
+        for (const s of value.slots as { slot: number; opted_in: boolean }[])
+          this.optedIn.set(Number(s.slot), s.opted_in);
       } else if (topic === "validator_opted_in") {
         this.announced.add(Number(value.slot));
       }

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { MevCommitError } from "../../../lib/errors.ts";
 
-import { CHROMIUM_FLAGS as FLAGS, CHROMIUM_PATH } from "../../../node/testing/chromium.ts";
+import { CHROMIUM_PATH, CHROMIUM_FLAGS as FLAGS } from "../../../node/testing/chromium.ts";
 
 export { CHROMIUM_PATH };
 
@@ -24,7 +24,10 @@ export interface RenderedPage {
 }
 
 export async function renderInChromium(htmlFile: string, screenshot?: string): Promise<RenderedPage> {
-  if (!existsSync(CHROMIUM_PATH)) throw new BrowserCheckError(`no Chromium at ${CHROMIUM_PATH}: run scripts/install-chromium.sh (or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM_PATH))
+    throw new BrowserCheckError(
+      `no Chromium at ${CHROMIUM_PATH}: run scripts/install-chromium.sh (or set CHROMIUM_PATH)`,
+    );
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -3,10 +3,10 @@
  * (rewards, slashes, deposits, withdrawals) between two snapshots, and the balances they changed. The report's
  * figures are checked against this.
  */
-import { decodeFunctionData, type Address, type Hex, type PublicClient } from "viem";
+import { type Address, decodeFunctionData, type Hex, type PublicClient } from "viem";
+import { MevCommitError } from "../../../lib/errors.ts";
 import { bidderRegistryAbi, providerRegistryAbi } from "../../../node/chain/contracts.ts";
 import { isPastStateGone } from "../../../node/chain/pastState.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 export interface ChainContracts {
   bidderRegistry: Address;
@@ -52,8 +52,20 @@ export async function snapshot(client: PublicClient, c: ChainContracts, provider
     const out: ChainSnapshot["providers"] = {};
     for (const p of providers) {
       const [stake, rewards] = await Promise.all([
-        client.readContract({ address: c.providerRegistry, abi: providerRegistryAbi, functionName: "getProviderStake", args: [p as Address], blockNumber }),
-        client.readContract({ address: c.bidderRegistry, abi: bidderRegistryAbi, functionName: "providerAmount", args: [p as Address], blockNumber }),
+        client.readContract({
+          address: c.providerRegistry,
+          abi: providerRegistryAbi,
+          functionName: "getProviderStake",
+          args: [p as Address],
+          blockNumber,
+        }),
+        client.readContract({
+          address: c.bidderRegistry,
+          abi: bidderRegistryAbi,
+          functionName: "providerAmount",
+          args: [p as Address],
+          blockNumber,
+        }),
       ]);
       out[lower(p)] = { stake, rewards };
     }
@@ -68,7 +80,8 @@ export async function snapshot(client: PublicClient, c: ChainContracts, provider
     }
     try {
       const providersNow = await readAll(undefined);
-      if ((await client.getBlockNumber({ cacheTime: 0 })) === settlementBlock) return { settlementBlock, providers: providersNow };
+      if ((await client.getBlockNumber({ cacheTime: 0 })) === settlementBlock)
+        return { settlementBlock, providers: providersNow };
     } catch (e) {
       if (!isPastStateGone(e)) throw e; // `latest` raced the next block: try again
     }
@@ -100,32 +113,76 @@ export async function readLedger(
   const range = { fromBlock: before.settlementBlock + 1n, toBlock: after.settlementBlock };
   const [br, pr, protocolFeePercent, penaltyFeePercent] = await Promise.all([
     client.getContractEvents({ address: c.bidderRegistry, abi: bidderRegistryAbi, ...range }),
-    client.getContractEvents({ address: c.providerRegistry, abi: providerRegistryAbi, eventName: "FundsSlashed", ...range }),
+    client.getContractEvents({
+      address: c.providerRegistry,
+      abi: providerRegistryAbi,
+      eventName: "FundsSlashed",
+      ...range,
+    }),
     client.readContract({ address: c.bidderRegistry, abi: bidderRegistryAbi, functionName: "feePercent" }),
     client.readContract({ address: c.providerRegistry, abi: providerRegistryAbi, functionName: "feePercent" }),
   ]);
   const ours = new Set(bidders.map(lower));
-  const ledger: ChainLedger = { before, after, protocolFeePercent, penaltyFeePercent, rewards: [], slashes: [], retrieved: [], deposits: [], withdrawals: [], remaining: [] };
+  const ledger: ChainLedger = {
+    before,
+    after,
+    protocolFeePercent,
+    penaltyFeePercent,
+    rewards: [],
+    slashes: [],
+    retrieved: [],
+    deposits: [],
+    withdrawals: [],
+    remaining: [],
+  };
   const depositTxs = new Set<Hex>();
   for (const e of br) {
     const a = e.args as Record<string, unknown>;
     if (e.eventName === "FundsRewarded")
-      ledger.rewards.push({ digest: strip(a.commitmentDigest as string), bidder: lower(a.bidder as string), provider: lower(a.provider as string), window: a.window as bigint, amount: a.amount as bigint });
+      ledger.rewards.push({
+        digest: strip(a.commitmentDigest as string),
+        bidder: lower(a.bidder as string),
+        provider: lower(a.provider as string),
+        window: a.window as bigint,
+        amount: a.amount as bigint,
+      });
     else if (e.eventName === "FundsRetrieved")
-      ledger.retrieved.push({ digest: strip(a.commitmentDigest as string), bidder: lower(a.bidder as string), window: a.window as bigint, amount: a.amount as bigint });
-    else if (e.eventName === "BidderWithdrawal") ledger.withdrawals.push({ bidder: lower(a.bidder as string), window: a.window as bigint, amount: a.amount as bigint });
-    else if (e.eventName === "BidderRegistered" && ours.has(lower(a.bidder as string))) depositTxs.add(e.transactionHash);
+      ledger.retrieved.push({
+        digest: strip(a.commitmentDigest as string),
+        bidder: lower(a.bidder as string),
+        window: a.window as bigint,
+        amount: a.amount as bigint,
+      });
+    else if (e.eventName === "BidderWithdrawal")
+      ledger.withdrawals.push({
+        bidder: lower(a.bidder as string),
+        window: a.window as bigint,
+        amount: a.amount as bigint,
+      });
+    else if (e.eventName === "BidderRegistered" && ours.has(lower(a.bidder as string)))
+      depositTxs.add(e.transactionHash);
   }
   for (const hash of depositTxs) {
     const tx = await client.getTransaction({ hash });
-    for (const [window, amount] of depositSplit(tx.input, tx.value)) ledger.deposits.push({ bidder: lower(tx.from), window, amount });
+    for (const [window, amount] of depositSplit(tx.input, tx.value))
+      ledger.deposits.push({ bidder: lower(tx.from), window, amount });
   }
-  for (const e of pr) ledger.slashes.push({ provider: lower((e.args as { provider: string }).provider), amount: (e.args as { amount: bigint }).amount });
+  for (const e of pr)
+    ledger.slashes.push({
+      provider: lower((e.args as { provider: string }).provider),
+      amount: (e.args as { amount: bigint }).amount,
+    });
   const windows = new Map<string, Set<bigint>>();
-  for (const d of ledger.deposits) (windows.get(d.bidder) ?? windows.set(d.bidder, new Set()).get(d.bidder)!).add(d.window);
+  for (const d of ledger.deposits)
+    (windows.get(d.bidder) ?? windows.set(d.bidder, new Set()).get(d.bidder)!).add(d.window);
   for (const [bidder, ws] of windows)
     for (const window of [...ws].sort((x, y) => Number(x - y))) {
-      const amount = await client.readContract({ address: c.bidderRegistry, abi: bidderRegistryAbi, functionName: "getDeposit", args: [bidder as Address, window] });
+      const amount = await client.readContract({
+        address: c.bidderRegistry,
+        abi: bidderRegistryAbi,
+        functionName: "getDeposit",
+        args: [bidder as Address, window],
+      });
       ledger.remaining.push({ bidder, window, amount });
     }
   return ledger;

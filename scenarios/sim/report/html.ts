@@ -20,7 +20,8 @@ function chartLibrary(): string {
 
 /** Text safe inside a <script> element. */
 const scriptSafe = (text: string) => text.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
-const esc = (text: string) => text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+const esc = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
 const eth = (wei: string | bigint) => {
   const v = Number(BigInt(wei)) / 1e18;
@@ -91,20 +92,90 @@ ${table(
 )}
 <h2>Providers</h2>
 ${table(
-  ["provider", "policy", "dispatch at", "builder", "accepted", "rejected", "blocks won", "settled", "slashed", "rewards (net)", "slashes"],
-  s.providers.map((p) => [p.name, p.policy, p.dispatchAt, p.builder, p.accepted, p.rejected, p.blocksWon, p.settled, p.slashed, eth(p.rewards), eth(p.slashes)]),
+  [
+    "provider",
+    "policy",
+    "dispatch at",
+    "builder",
+    "accepted",
+    "rejected",
+    "blocks won",
+    "settled",
+    "slashed",
+    "rewards (net)",
+    "slashes",
+  ],
+  s.providers.map((p) => [
+    p.name,
+    p.policy,
+    p.dispatchAt,
+    p.builder,
+    p.accepted,
+    p.rejected,
+    p.blocksWon,
+    p.settled,
+    p.slashed,
+    eth(p.rewards),
+    eth(p.slashes),
+  ]),
 )}
 <h2>Bidders</h2>
 ${table(
-  ["bidder", "strategy", "deposit", "bids", "with commitments", "errors", "settled", "slashed", "spend", "decay saved", "deposited", "refunded", "left"],
-  s.bidders.map((b) => [b.name, b.strategy, b.deposit.replace(/(\d+)$/, (w) => eth(w)), b.bids, b.bidsWithCommitments, b.bidErrors, b.settled, b.slashed, eth(b.spend), eth(b.decaySaved), eth(b.deposited), eth(b.refunded), eth(b.leftInWindows)]),
+  [
+    "bidder",
+    "strategy",
+    "deposit",
+    "bids",
+    "with commitments",
+    "errors",
+    "settled",
+    "slashed",
+    "spend",
+    "decay saved",
+    "deposited",
+    "refunded",
+    "left",
+  ],
+  s.bidders.map((b) => [
+    b.name,
+    b.strategy,
+    b.deposit.replace(/(\d+)$/, (w) => eth(w)),
+    b.bids,
+    b.bidsWithCommitments,
+    b.bidErrors,
+    b.settled,
+    b.slashed,
+    eth(b.spend),
+    eth(b.decaySaved),
+    eth(b.deposited),
+    eth(b.refunded),
+    eth(b.leftInWindows),
+  ]),
 )}
-${s.bots.length ? `<h2>Bidder bots</h2>${table(["bot", "slots of the run announced opted in", "slots it bid for"], s.bots.map((b) => [b.bidder, b.announcedSlots, b.slotsBidFor]))}` : ""}
+${
+  s.bots.length
+    ? `<h2>Bidder bots</h2>${table(
+        ["bot", "slots of the run announced opted in", "slots it bid for"],
+        s.bots.map((b) => [b.bidder, b.announcedSlots, b.slotsBidFor]),
+      )}`
+    : ""
+}
 ${s.validators ? `<p class="note">Validators: ${s.validators.optedIn} of ${s.validators.keys} proposers of the first two epochs opted in.</p>` : ""}
 <h2>Blocks</h2>
 ${table(
   ["#", "L1 block", "winner", "bids", "commitments", "errors", "settled", "slashed", "paid", "slashed amount"],
-  s.perBlock.map((p) => [p.step, p.block, p.winner, p.bids, p.commitments, p.bidErrors, p.settled, p.slashed, eth(p.paid), eth(p.slashedAmount)]),
+  s.perBlock.map((p) => [
+    p.step,
+    p.block,
+    p.winner,
+    p.bids,
+    p.commitments,
+    p.bidErrors,
+    p.settled,
+    p.slashed,
+    eth(p.paid),
+    eth(p.slashedAmount),
+  ]),
 )}
 ${s.warnings.length ? `<h2 class="warn">Warnings</h2><ul>${s.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul>` : ""}
 <p class="note">Raw events: events.csv · every figure: summary.json (beside this page).</p>

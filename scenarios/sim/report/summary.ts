@@ -5,11 +5,11 @@
  * Everything outside `timing` is a function of the scenario and its seed on the reference devnet: two runs with
  * the same seed give the same summary once `timing` is left out (the determinism test asserts it).
  */
-import { residualAfterDecay, rewardSplit, slashSplit, ONE_HUNDRED_PERCENT } from "../../../node/protocol/decay.ts";
+import { ONE_HUNDRED_PERCENT, residualAfterDecay, rewardSplit, slashSplit } from "../../../node/protocol/decay.ts";
 import { windowOfBlock } from "../../../node/protocol/windows.ts";
-import type { Scenario } from "../scenario/schema.ts";
 import type { BidRecord } from "../run/runLog.ts";
 import type { BidInfoBid, MinedBlock } from "../run/simulation.ts";
+import type { Scenario } from "../scenario/schema.ts";
 import type { ChainLedger } from "./chainLedger.ts";
 
 export interface SummaryInput {
@@ -67,7 +67,9 @@ const lower = (a: string) => a.toLowerCase();
 
 function percentile(sorted: number[], p: number): number | null {
   if (!sorted.length) return null;
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! * 10) / 10;
+  return (
+    Math.round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! * 10) / 10
+  );
 }
 
 function histogram(values: number[], buckets = 12): { fromMs: number; toMs: number; count: number }[] {
@@ -93,7 +95,10 @@ export function summarise(input: SummaryInput) {
   const outcomes: CommitmentOutcome[] = [];
   const penaltyStake = new Map<string, bigint>(Object.entries(ledger.before.providers).map(([a, v]) => [a, v.stake]));
   for (const [bi, b] of input.bidders.entries()) {
-    for (const info of [...b.bidInfo].sort((x, y) => Number(BigInt(x.blockNumber) - BigInt(y.blockNumber)) || (BigInt(y.bidAmount) > BigInt(x.bidAmount) ? 1 : -1))) {
+    for (const info of [...b.bidInfo].sort(
+      (x, y) =>
+        Number(BigInt(x.blockNumber) - BigInt(y.blockNumber)) || (BigInt(y.bidAmount) > BigInt(x.bidAmount) ? 1 : -1),
+    )) {
       const block = BigInt(info.blockNumber);
       const winner = winnerOf.get(block);
       for (const c of info.commitments) {
@@ -105,7 +110,13 @@ export function summarise(input: SummaryInput) {
         const residual = residualAfterDecay(start, end, dispatch);
         let slashed = 0n;
         if (c.status === "slashed") {
-          const split = slashSplit(BigInt(info.bidAmount), residual, BigInt(info.slashAmount || "0"), ledger.penaltyFeePercent, penaltyStake.get(provider));
+          const split = slashSplit(
+            BigInt(info.bidAmount),
+            residual,
+            BigInt(info.slashAmount || "0"),
+            ledger.penaltyFeePercent,
+            penaltyStake.get(provider),
+          );
           slashed = split.totalSlash;
           penaltyStake.set(provider, (penaltyStake.get(provider) ?? 0n) - slashed);
         }
@@ -140,7 +151,8 @@ export function summarise(input: SummaryInput) {
   });
 
   const checks: Check[] = [];
-  const check = (name: string, subject: string, report: bigint, chain: bigint) => checks.push({ name, subject, report: s(report), chain: s(chain), ok: report === chain });
+  const check = (name: string, subject: string, report: bigint, chain: bigint) =>
+    checks.push({ name, subject, report: s(report), chain: s(chain), ok: report === chain });
   const fee = (x: bigint) => (x * ledger.protocolFeePercent) / ONE_HUNDRED_PERCENT;
 
   const providers = input.providers.map((p, i) => {
@@ -156,8 +168,24 @@ export function summarise(input: SummaryInput) {
       input.bidders.flatMap((b) =>
         b.bidInfo.flatMap((info) =>
           info.commitments
-            .filter((c) => `0x${c.providerAddress.replace(/^0x/, "")}`.toLowerCase() === a && c.status === "settled" && winnerOf.get(BigInt(info.blockNumber)) === a)
-            .map((c) => rewardSplit(BigInt(info.bidAmount), residualAfterDecay(BigInt(info.decayStartTimestamp), BigInt(info.decayEndTimestamp), BigInt(c.dispatchTimestamp)), 0n).decayed),
+            .filter(
+              (c) =>
+                `0x${c.providerAddress.replace(/^0x/, "")}`.toLowerCase() === a &&
+                c.status === "settled" &&
+                winnerOf.get(BigInt(info.blockNumber)) === a,
+            )
+            .map(
+              (c) =>
+                rewardSplit(
+                  BigInt(info.bidAmount),
+                  residualAfterDecay(
+                    BigInt(info.decayStartTimestamp),
+                    BigInt(info.decayEndTimestamp),
+                    BigInt(c.dispatchTimestamp),
+                  ),
+                  0n,
+                ).decayed,
+            ),
         ),
       ),
     );
@@ -165,7 +193,12 @@ export function summarise(input: SummaryInput) {
     const after = ledger.after.providers[a]!;
     check("rewards = registry balance change", p.name, net, after.rewards - before.rewards);
     check("slashes = stake change", p.name, slashes, before.stake - after.stake);
-    check("slashes = FundsSlashed events", p.name, slashes, sum(ledger.slashes.filter((x) => x.provider === a).map((x) => x.amount)));
+    check(
+      "slashes = FundsSlashed events",
+      p.name,
+      slashes,
+      sum(ledger.slashes.filter((x) => x.provider === a).map((x) => x.amount)),
+    );
     check("payments = decay of the bids", p.name, gross, expectedGross);
     const decided = input.decisions.filter((d) => d.provider === i);
     return {
@@ -189,7 +222,9 @@ export function summarise(input: SummaryInput) {
         const upTo = mine.filter((o) => BigInt(o.block) <= m.block);
         return {
           block: s(m.block),
-          rewards: s(sum(upTo.filter((o) => o.status === "settled").map((o) => BigInt(o.payment) - fee(BigInt(o.payment))))),
+          rewards: s(
+            sum(upTo.filter((o) => o.status === "settled").map((o) => BigInt(o.payment) - fee(BigInt(o.payment)))),
+          ),
           slashes: s(sum(upTo.map((o) => BigInt(o.slashed)))),
         };
       }),
@@ -210,21 +245,41 @@ export function summarise(input: SummaryInput) {
     const chainWithdrawals = ledger.withdrawals.filter((d) => d.bidder === a);
     const remaining = ledger.remaining.filter((d) => d.bidder === a);
     for (const d of chainDeposits) windowsUsed.add(d.window);
-    check("spend = FundsRewarded events", b.name, paid, sum(ledger.rewards.filter((r) => r.bidder === a).map((r) => r.amount)));
+    check(
+      "spend = FundsRewarded events",
+      b.name,
+      paid,
+      sum(ledger.rewards.filter((r) => r.bidder === a).map((r) => r.amount)),
+    );
     if (spec.deposit.type === "per-window") {
-      check("deposits = registry deposits", b.name, sum(b.deposits.map((d) => d.amount)), sum(chainDeposits.map((d) => d.amount)));
-      check("refunds = registry withdrawals", b.name, sum(b.withdrawals.map((d) => d.amount)), sum(chainWithdrawals.map((d) => d.amount)));
+      check(
+        "deposits = registry deposits",
+        b.name,
+        sum(b.deposits.map((d) => d.amount)),
+        sum(chainDeposits.map((d) => d.amount)),
+      );
+      check(
+        "refunds = registry withdrawals",
+        b.name,
+        sum(b.withdrawals.map((d) => d.amount)),
+        sum(chainWithdrawals.map((d) => d.amount)),
+      );
     } else {
       const wrong = chainDeposits.filter((d) => d.amount !== spec.deposit.amount);
       checks.push({
         name: "auto-deposits = amount per window",
         subject: b.name,
         report: `${spec.deposit.amount} × ${chainDeposits.length}`,
-        chain: wrong.length ? wrong.map((d) => `${d.amount} in window ${d.window}`).join(", ") : `${spec.deposit.amount} × ${chainDeposits.length}`,
+        chain: wrong.length
+          ? wrong.map((d) => `${d.amount} in window ${d.window}`).join(", ")
+          : `${spec.deposit.amount} × ${chainDeposits.length}`,
         ok: wrong.length === 0,
       });
     }
-    const inWindows = sum(chainDeposits.map((d) => d.amount)) - sum(chainWithdrawals.map((d) => d.amount)) - sum(remaining.map((d) => d.amount));
+    const inWindows =
+      sum(chainDeposits.map((d) => d.amount)) -
+      sum(chainWithdrawals.map((d) => d.amount)) -
+      sum(remaining.map((d) => d.amount));
     check("bids locked = deposits − refunds − balance", b.name, sum(opened.map((o) => BigInt(o.bidAmount))), inWindows);
     const first = bids.filter((x) => x.firstCommitmentMs !== undefined);
     return {
@@ -255,12 +310,21 @@ export function summarise(input: SummaryInput) {
       window: s(w),
       blocks: perBlock.filter((p) => windowOfBlock(BigInt(p.block)) === w).length,
       deposits: s(sum(ledger.deposits.filter((d) => d.window === w).map((d) => d.amount))),
-      refunds: s(sum(ledger.withdrawals.filter((d) => d.window === w && input.bidders.some((b) => lower(b.address) === d.bidder)).map((d) => d.amount))),
+      refunds: s(
+        sum(
+          ledger.withdrawals
+            .filter((d) => d.window === w && input.bidders.some((b) => lower(b.address) === d.bidder))
+            .map((d) => d.amount),
+        ),
+      ),
       left: s(sum(ledger.remaining.filter((d) => d.window === w).map((d) => d.amount))),
     }));
 
-  const firstMs = input.bids.flatMap((b) => (b.firstCommitmentMs === undefined ? [] : [b.firstCommitmentMs])).sort((x, y) => x - y);
-  const total = (k: "settled" | "slashed" | "bids" | "commitments" | "bidErrors") => perBlock.reduce((n, p) => n + p[k], 0);
+  const firstMs = input.bids
+    .flatMap((b) => (b.firstCommitmentMs === undefined ? [] : [b.firstCommitmentMs]))
+    .sort((x, y) => x - y);
+  const total = (k: "settled" | "slashed" | "bids" | "commitments" | "bidErrors") =>
+    perBlock.reduce((n, p) => n + p[k], 0);
   return {
     scenario: { name: sc.name, description: sc.description, file: input.file, seed: sc.seed },
     environment: input.environment,
@@ -289,7 +353,11 @@ export function summarise(input: SummaryInput) {
     windows,
     commitments: outcomes,
     validators: input.validators ?? null,
-    bots: input.bots.map((b) => ({ bidder: input.bidders[b.bidder]!.name, announcedSlots: b.announcedSlots, slotsBidFor: b.slotsBidFor })),
+    bots: input.bots.map((b) => ({
+      bidder: input.bidders[b.bidder]!.name,
+      announcedSlots: b.announcedSlots,
+      slotsBidFor: b.slotsBidFor,
+    })),
     checks,
     checksPassed: checks.every((c) => c.ok),
     warnings: input.warnings,
@@ -297,7 +365,13 @@ export function summarise(input: SummaryInput) {
     timing: {
       startedAt: input.timing.startedAt,
       durationMs: input.timing.durationMs,
-      firstCommitmentMs: { count: firstMs.length, p50: percentile(firstMs, 50), p90: percentile(firstMs, 90), p99: percentile(firstMs, 99), max: firstMs.at(-1) ?? null },
+      firstCommitmentMs: {
+        count: firstMs.length,
+        p50: percentile(firstMs, 50),
+        p90: percentile(firstMs, 90),
+        p99: percentile(firstMs, 99),
+        max: firstMs.at(-1) ?? null,
+      },
       firstCommitmentHistogram: histogram(firstMs),
     },
   };

@@ -4,14 +4,14 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createPublicClient, type Address } from "viem";
+import { type Address, createPublicClient } from "viem";
 import { localHttp } from "../../../node/chain/localHttp.ts";
-import type { RunLog, RunEvent } from "../run/runLog.ts";
-import { bidInfo, type RunResult } from "../run/simulation.ts";
 import type { SimEnvironment } from "../run/environment.ts";
+import type { RunEvent, RunLog } from "../run/runLog.ts";
+import { bidInfo, type RunResult } from "../run/simulation.ts";
 import { readLedger } from "./chainLedger.ts";
 import { renderHtml } from "./html.ts";
-import { summarise, type Summary } from "./summary.ts";
+import { type Summary, summarise } from "./summary.ts";
 
 const CSV_COLUMNS: (keyof RunEvent)[] = ["t", "step", "block", "kind", "actor", "amount", "detail"];
 
@@ -37,7 +37,13 @@ export async function collect(run: RunResult, env: SimEnvironment, log: RunLog, 
   );
   const bidders = [];
   for (const b of run.bidders)
-    bidders.push({ name: b.name, address: b.address, deposits: b.deposits, withdrawals: b.withdrawals, bidInfo: await bidInfo(b.url) });
+    bidders.push({
+      name: b.name,
+      address: b.address,
+      deposits: b.deposits,
+      withdrawals: b.withdrawals,
+      bidInfo: await bidInfo(b.url),
+    });
   return summarise({
     scenario: run.scenario,
     file,
@@ -64,7 +70,15 @@ export function writeReport(dir: string, summary: Summary, log: RunLog): void {
   mkdirSync(dir, { recursive: true });
   const events = [...log.events];
   for (const c of summary.commitments)
-    events.push({ t: summary.timing.durationMs, step: "", block: c.block, kind: c.status === "slashed" ? "slashed" : c.status === "settled" ? "settled" : "failed", actor: c.provider, amount: c.status === "slashed" ? c.slashed : c.payment, detail: `${c.status}; bid ${c.bidAmount} from ${c.bidder}, dispatched at ${c.dispatchAt} of the decay window` });
+    events.push({
+      t: summary.timing.durationMs,
+      step: "",
+      block: c.block,
+      kind: c.status === "slashed" ? "slashed" : c.status === "settled" ? "settled" : "failed",
+      actor: c.provider,
+      amount: c.status === "slashed" ? c.slashed : c.payment,
+      detail: `${c.status}; bid ${c.bidAmount} from ${c.bidder}, dispatched at ${c.dispatchAt} of the decay window`,
+    });
   writeFileSync(join(dir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(join(dir, "events.csv"), eventsCsv(events));
   writeFileSync(join(dir, "index.html"), renderHtml(summary));

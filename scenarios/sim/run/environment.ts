@@ -3,10 +3,10 @@
  * target named by a target file (TARGET=file), where steps that need the control API are refused up front.
  */
 import { readFileSync } from "node:fs";
-import type { Target } from "../../../node/devnet/target.ts";
-import { ControlClient } from "../../../node/clients/control.ts";
-import type { Scenario } from "../scenario/schema.ts";
 import { MevCommitError } from "../../../lib/errors.ts";
+import { ControlClient } from "../../../node/clients/control.ts";
+import type { Target } from "../../../node/devnet/target.ts";
+import type { Scenario } from "../scenario/schema.ts";
 
 /** A node of the run: its HTTP URL, its gRPC URL when known, its address. */
 export interface SimNode {
@@ -37,7 +37,8 @@ export class SimEnvironmentError extends MevCommitError {}
 export function controlNeeds(s: Scenario): string[] {
   const needs: string[] = [];
   if (s.l1.blockTime === "manual") needs.push("l1.blockTime manual (the runner mines each block)");
-  if (s.l1.winners.type !== "round-robin") needs.push(`l1.winners ${s.l1.winners.type} (the runner names each block's winner)`);
+  if (s.l1.winners.type !== "round-robin")
+    needs.push(`l1.winners ${s.l1.winners.type} (the runner names each block's winner)`);
   if (s.faults.length) needs.push("faults (provider nodes stopped and started, failing transactions)");
   s.providers.forEach((p, i) => {
     if (p.builder.mode !== "honest") needs.push(`providers[${i}].builder ${p.builder.mode} (the devnet's builder)`);
@@ -49,7 +50,16 @@ export function controlNeeds(s: Scenario): string[] {
 export async function referenceDevnet(s: Scenario, logFile: string): Promise<SimEnvironment> {
   const { startLocalDevnet } = await import("../../../node/devnet/localDevnet.ts");
   const local = await startLocalDevnet(
-    { providers: s.providers.length, bidders: s.bidders.length, network: "in-process", autoAccept: false, autodepositAmount: undefined, l1BlockTime: 0, logLevel: "info", settlementKeepBlocks: 0 },
+    {
+      providers: s.providers.length,
+      bidders: s.bidders.length,
+      network: "in-process",
+      autoAccept: false,
+      autodepositAmount: undefined,
+      l1BlockTime: 0,
+      logLevel: "info",
+      settlementKeepBlocks: 0,
+    },
     logFile,
   );
   const target = local.devnet.target();
@@ -62,7 +72,9 @@ export async function referenceDevnet(s: Scenario, logFile: string): Promise<Sim
     async nodes() {
       const st = await control.status();
       const pick = (role: "bidder" | "provider") =>
-        st.nodes.filter((n) => n.role === role).map((n) => ({ url: n.url!, rpcUrl: n.rpcUrl ?? undefined, address: n.address.toLowerCase() }));
+        st.nodes
+          .filter((n) => n.role === role)
+          .map((n) => ({ url: n.url!, rpcUrl: n.rpcUrl ?? undefined, address: n.address.toLowerCase() }));
       return { bidders: pick("bidder"), providers: pick("provider") };
     },
     stop: () => local.stop(),
@@ -87,9 +99,13 @@ export function targetEnvironment(file: string, s: Scenario): SimEnvironment {
   const bidderUrls = target.bidderUrls ?? [target.bidderUrl];
   const bidderAddresses = target.bidderAddresses ?? [target.bidderAddress];
   if (s.bidders.length > bidderUrls.length)
-    throw new SimEnvironmentError(`the scenario has ${s.bidders.length} bidders but ${target.name ?? file} names ${bidderUrls.length} bidder node(s)`);
+    throw new SimEnvironmentError(
+      `the scenario has ${s.bidders.length} bidders but ${target.name ?? file} names ${bidderUrls.length} bidder node(s)`,
+    );
   if (s.providers.length !== target.providerUrls.length)
-    throw new SimEnvironmentError(`the scenario has ${s.providers.length} providers but ${target.name ?? file} names ${target.providerUrls.length} provider node(s)`);
+    throw new SimEnvironmentError(
+      `the scenario has ${s.providers.length} providers but ${target.name ?? file} names ${target.providerUrls.length} provider node(s)`,
+    );
   return {
     name: target.name ?? file,
     target,
@@ -97,8 +113,16 @@ export function targetEnvironment(file: string, s: Scenario): SimEnvironment {
     oracleLag: 1,
     async nodes() {
       return {
-        bidders: bidderUrls.map((url, i) => ({ url, rpcUrl: (target.bidderRpcUrls ?? [target.bidderRpcUrl])[i], address: bidderAddresses[i]!.toLowerCase() })),
-        providers: target.providerUrls.map((url, i) => ({ url, rpcUrl: target.providerRpcUrls?.[i], address: target.providerAddresses[i]!.toLowerCase() })),
+        bidders: bidderUrls.map((url, i) => ({
+          url,
+          rpcUrl: (target.bidderRpcUrls ?? [target.bidderRpcUrl])[i],
+          address: bidderAddresses[i]!.toLowerCase(),
+        })),
+        providers: target.providerUrls.map((url, i) => ({
+          url,
+          rpcUrl: target.providerRpcUrls?.[i],
+          address: target.providerAddresses[i]!.toLowerCase(),
+        })),
       };
     },
     stop: async () => {},

@@ -61,7 +61,14 @@ export class RunLog {
     return Date.now() - this.started;
   }
 
-  add(e: Omit<RunEvent, "t" | "step" | "block" | "amount" | "detail"> & { step?: number; block?: bigint; amount?: bigint; detail?: string }): void {
+  add(
+    e: Omit<RunEvent, "t" | "step" | "block" | "amount" | "detail"> & {
+      step?: number;
+      block?: bigint;
+      amount?: bigint;
+      detail?: string;
+    },
+  ): void {
     this.events.push({
       t: this.now(),
       step: e.step ?? "",

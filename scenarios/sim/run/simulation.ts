@@ -11,27 +11,27 @@
  * the same bids, decisions, winners and amounts on every run (timestamps aside). A stop request (Ctrl-C) ends the
  * block loop after the current block; what ran is then drained (mined until settled) and reported.
  */
-import { createPublicClient, zeroAddress, type Address, type PublicClient } from "viem";
+import { type Address, createPublicClient, type PublicClient, zeroAddress } from "viem";
+import { MevCommitError } from "../../../lib/errors.ts";
+import { devAccount, ROLES } from "../../../node/chain/accounts.ts";
+import { localHttp } from "../../../node/chain/localHttp.ts";
+import { call } from "../../../node/clients/http.ts";
+import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../../node/protocol/windows.ts";
 import { GrpcProviderAgent } from "../../../node/providerApp/grpcProviderAgent.ts";
 import type { ProviderPolicy } from "../../../node/providerApp/policies.ts";
 import { ProviderAgent } from "../../../node/providerApp/providerAgent.ts";
-import { call } from "../../../node/clients/http.ts";
 import { optInValidators, optOutValidators } from "../../../node/validators/optInRegistry.ts";
-import { devAccount, ROLES } from "../../../node/chain/accounts.ts";
-import { localHttp } from "../../../node/chain/localHttp.ts";
-import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../../node/protocol/windows.ts";
 import { prng, seedFrom } from "../../util/prng.ts";
 import { BidderAgent } from "../agents/bidderAgent.ts";
-import { GrpcBidderClient, HttpBidderClient, type BidderClient } from "../agents/bidderClient.ts";
+import { type BidderClient, GrpcBidderClient, HttpBidderClient } from "../agents/bidderClient.ts";
 import { fundSenders, SIM_L1_ACCOUNT } from "../agents/l1Senders.ts";
 import { simPolicy } from "../agents/providerPolicies.ts";
 import { ValidatorWatch } from "../agents/validatorWatch.ts";
+import { type ChainSnapshot, snapshot } from "../report/chainLedger.ts";
 import type { FaultSpec, Scenario, Transport } from "../scenario/schema.ts";
-import { snapshot, type ChainSnapshot } from "../report/chainLedger.ts";
 import type { SimEnvironment, SimNode, SimNodes } from "./environment.ts";
 import type { Progress } from "./progress.ts";
 import type { BidRecord, RunLog } from "./runLog.ts";
-import { MevCommitError } from "../../../lib/errors.ts";
 
 /** The bidder opens a winner's commitment this many recorded blocks after its block (node/tracker). */
 const BIDDER_OPEN_LAG = 2;
@@ -49,12 +49,17 @@ export interface StopSignal {
 export type SimProviderApp = { start(): Promise<void>; stop(): Promise<void>; policy: ProviderPolicy };
 
 function rpcUrlOf(node: SimNode, who: string): string {
-  if (!node.rpcUrl) throw new SimulationError(`${who} has transport grpc, but the target names no gRPC URL for its node (bidderRpcUrl/providerRpcUrls)`);
+  if (!node.rpcUrl)
+    throw new SimulationError(
+      `${who} has transport grpc, but the target names no gRPC URL for its node (bidderRpcUrl/providerRpcUrls)`,
+    );
   return node.rpcUrl;
 }
 
 function providerApp(transport: Transport, node: SimNode, who: string, policy: ProviderPolicy): SimProviderApp {
-  return transport === "grpc" ? new GrpcProviderAgent(rpcUrlOf(node, who), policy) : new ProviderAgent(node.url, policy);
+  return transport === "grpc"
+    ? new GrpcProviderAgent(rpcUrlOf(node, who), policy)
+    : new ProviderAgent(node.url, policy);
 }
 
 function bidderClient(transport: Transport, node: SimNode, who: string): BidderClient {
@@ -138,7 +143,11 @@ export class Simulation {
     this.l1 = createPublicClient({ transport: localHttp(t.l1RpcUrl), cacheTime: 0 });
     const settlement = createPublicClient({ transport: localHttp(t.settlementRpcUrl), cacheTime: 0 });
     this.nodes = await this.env.nodes();
-    const before = await snapshot(settlement, t.contracts as never, this.nodes.providers.map((p) => p.address));
+    const before = await snapshot(
+      settlement,
+      t.contracts as never,
+      this.nodes.providers.map((p) => p.address),
+    );
     await this.setUp();
     const firstBlock = (await this.l1.getBlockNumber({ cacheTime: 0 })) + 1n;
     let step = 0;
@@ -152,7 +161,9 @@ export class Simulation {
     for (; step < this.s.l1.blocks; step++) {
       if (this.stop.stop) {
         interrupted = true;
-        this.progress.note(`stopping after ${step} of ${this.s.l1.blocks} blocks; settling what ran and writing the report (Ctrl-C again to skip settling)`);
+        this.progress.note(
+          `stopping after ${step} of ${this.s.l1.blocks} blocks; settling what ran and writing the report (Ctrl-C again to skip settling)`,
+        );
         break;
       }
       try {
@@ -204,8 +215,19 @@ export class Simulation {
         this.nodes.providers[i]!,
         spec.name,
         simPolicy(spec, this.s.seed, i, (bid, accepted, reason) => {
-          this.decisions.push({ provider: i, block: BigInt(bid.blockNumber), txHashes: bid.txHashes, accepted, reason });
-          this.log.add({ kind: "decision", actor: spec.name, block: BigInt(bid.blockNumber), detail: accepted ? "accepted" : (reason ?? "rejected") });
+          this.decisions.push({
+            provider: i,
+            block: BigInt(bid.blockNumber),
+            txHashes: bid.txHashes,
+            accepted,
+            reason,
+          });
+          this.log.add({
+            kind: "decision",
+            actor: spec.name,
+            block: BigInt(bid.blockNumber),
+            detail: accepted ? "accepted" : (reason ?? "rejected"),
+          });
         }),
       );
       this.running.push(true);
@@ -215,7 +237,11 @@ export class Simulation {
     for (const [i, spec] of this.s.providers.entries())
       if (spec.builder.mode !== "honest") {
         await this.control!.setBuilder(this.nodes.providers[i]!.address, spec.builder.mode, spec.builder.every);
-        this.log.add({ kind: "setup", actor: spec.name, detail: `builder ${spec.builder.mode}${spec.builder.every > 1 ? ` every ${spec.builder.every} bundles` : ""}` });
+        this.log.add({
+          kind: "setup",
+          actor: spec.name,
+          detail: `builder ${spec.builder.mode}${spec.builder.every > 1 ? ` every ${spec.builder.every} bundles` : ""}`,
+        });
       }
     this.bidders = this.s.bidders.map(
       (spec, i) =>
@@ -234,7 +260,11 @@ export class Simulation {
     );
     // Bots listen from before the set-up blocks, so that they hear the announcement of the first slot they bid for.
     for (const b of this.bidders) await b.bot?.subscribe();
-    const funded = await fundSenders(t.l1RpcUrl, t.l1ChainId, this.bidders.map((b) => b.senders));
+    const funded = await fundSenders(
+      t.l1RpcUrl,
+      t.l1ChainId,
+      this.bidders.map((b) => b.senders),
+    );
     // The block also lands what else waits in the L1 pool (a fresh devnet's own validator opt-ins).
     await this.mineSetupBlock();
     this.log.add({ kind: "setup", actor: "runner", detail: `funded ${funded} L1 sender accounts` });
@@ -259,7 +289,8 @@ export class Simulation {
    */
   private async setOptIns(fraction: number): Promise<boolean> {
     const registry = this.env.target.validatorOptInRouter;
-    if (!registry) throw new SimulationError("l1.optedIn needs the target's validatorOptInRouter (the L1 opt-in registry)");
+    if (!registry)
+      throw new SimulationError("l1.optedIn needs the target's validatorOptInRouter (the L1 opt-in registry)");
     const current = Math.floor(Number(await this.l1.getBlockNumber({ cacheTime: 0 })) / 32);
     const state = new Map([...(await this.readEpoch(current)), ...(await this.readEpoch(current + 1))]);
     const rnd = prng(seedFrom(this.s.seed, "validators"));
@@ -269,12 +300,28 @@ export class Simulation {
     const optIn = keys.filter((k) => want.has(k) && !state.get(k)) as `0x${string}`[];
     const optOut = keys.filter((k) => !want.has(k) && state.get(k)) as `0x${string}`[];
     const rpcUrl = this.env.target.l1RpcUrl;
-    if (optIn.length) await optInValidators({ rpcUrl, registry: registry as Address, privateKey: devAccount(SIM_L1_ACCOUNT).privateKey, keys: optIn });
-    if (optOut.length) await optOutValidators({ rpcUrl, registry: registry as Address, privateKey: devAccount(ROLES.owner).privateKey, keys: optOut });
+    if (optIn.length)
+      await optInValidators({
+        rpcUrl,
+        registry: registry as Address,
+        privateKey: devAccount(SIM_L1_ACCOUNT).privateKey,
+        keys: optIn,
+      });
+    if (optOut.length)
+      await optOutValidators({
+        rpcUrl,
+        registry: registry as Address,
+        privateKey: devAccount(ROLES.owner).privateKey,
+        keys: optOut,
+      });
     this.validators = { keys: keys.length, optedIn: want.size };
     // The slots' states change with the opt-ins: read them again when needed.
     this.slotOptedIn.clear();
-    this.log.add({ kind: "setup", actor: "validators", detail: `${want.size} of ${keys.length} proposers opted in (${optIn.length} opted in, ${optOut.length} opted out)` });
+    this.log.add({
+      kind: "setup",
+      actor: "validators",
+      detail: `${want.size} of ${keys.length} proposers opted in (${optIn.length} opted in, ${optOut.length} opted out)`,
+    });
     return optIn.length + optOut.length > 0;
   }
 
@@ -297,10 +344,15 @@ export class Simulation {
 
   /** Reads one epoch's proposers; answers each distinct key with its opt-in state. */
   private async readEpoch(epoch?: number): Promise<Map<string, boolean>> {
-    const r = await call("GET", `${this.nodes.bidders[0]!.url}/v1/validator/get_validators${epoch ? `?epoch=${epoch}` : ""}`);
+    const r = await call(
+      "GET",
+      `${this.nodes.bidders[0]!.url}/v1/validator/get_validators${epoch ? `?epoch=${epoch}` : ""}`,
+    );
     if (r.status !== 200) throw new SimulationError(`get_validators answered HTTP ${r.status}: ${r.text}`);
     const keys = new Map<string, boolean>();
-    for (const [slot, v] of Object.entries((r.json as { items: Record<string, { BLSKey: string; isOptedIn: boolean }> }).items)) {
+    for (const [slot, v] of Object.entries(
+      (r.json as { items: Record<string, { BLSKey: string; isOptedIn: boolean }> }).items,
+    )) {
       this.slotOptedIn.set(Number(slot), v.isOptedIn);
       keys.set(v.BLSKey, v.isOptedIn);
     }
@@ -319,7 +371,8 @@ export class Simulation {
     await this.waitStored(block, step);
     // A provider stopped here has committed to this block but is down when it is built (a crash mid-window).
     for (const f of due) if (f.action === "stop") await this.applyFault(f, step, block);
-    if (typeof this.s.l1.blockTime === "number") await Bun.sleep(Math.max(0, stepStart + this.s.l1.blockTime * 1000 - Date.now()));
+    if (typeof this.s.l1.blockTime === "number")
+      await Bun.sleep(Math.max(0, stepStart + this.s.l1.blockTime * 1000 - Date.now()));
     const winner = await this.winnerOf(step, block);
     await this.mine(step, block, winner, false, bids);
     await this.waitSettled(block, step);
@@ -328,7 +381,10 @@ export class Simulation {
 
   private async applyFault(f: FaultSpec, step: number, block: bigint): Promise<void> {
     const c = this.control!;
-    const name = f.provider !== undefined ? this.s.providers[f.provider]!.name : this.s.bidders[(f as { bidder: number }).bidder]!.name;
+    const name =
+      f.provider !== undefined
+        ? this.s.providers[f.provider]!.name
+        : this.s.bidders[(f as { bidder: number }).bidder]!.name;
     const address = f.provider !== undefined ? this.nodes.providers[f.provider]!.address : undefined;
     switch (f.action) {
       case "stop":
@@ -359,7 +415,10 @@ export class Simulation {
         await c.setBuilder(address!, f.builder.mode, f.builder.every);
         break;
     }
-    const what = f.action === "builder" ? `builder ${f.builder.mode}${f.builder.every > 1 ? ` every ${f.builder.every}` : ""}` : f.action;
+    const what =
+      f.action === "builder"
+        ? `builder ${f.builder.mode}${f.builder.every > 1 ? ` every ${f.builder.every}` : ""}`
+        : f.action;
     this.log.add({ kind: "fault", actor: name, step, block, detail: what });
   }
 
@@ -378,30 +437,52 @@ export class Simulation {
       this.providers.map(async (_, i) => {
         if (!this.running[i]) return;
         const ok = await poll(async () => {
-          const r = await call("GET", `${this.nodes.providers[i]!.url}/v1/provider/get_commitment_info?block_number=${block}&limit=1000`);
+          const r = await call(
+            "GET",
+            `${this.nodes.providers[i]!.url}/v1/provider/get_commitment_info?block_number=${block}&limit=1000`,
+          );
           if (r.status !== 200) return false;
-          const groups = (r.json as { commitments: { commitments: { status: string; txnHashes: string[] }[] }[] }).commitments;
+          const groups = (r.json as { commitments: { commitments: { status: string; txnHashes: string[] }[] }[] })
+            .commitments;
           const all = groups.flatMap((g) => g.commitments);
-          for (const c of all) if (c.status === "failed") this.storeFailed.add(`${this.nodes.providers[i]!.address}/${c.txnHashes.join(",")}`);
+          for (const c of all)
+            if (c.status === "failed")
+              this.storeFailed.add(`${this.nodes.providers[i]!.address}/${c.txnHashes.join(",")}`);
           return all.every((c) => c.status !== "pending");
         }, STORE_WAIT_MS);
-        if (!ok) this.log.warn(this.s.providers[i]!.name, `commitments for block ${block} not stored within ${STORE_WAIT_MS / 1000} s`, { step, block });
+        if (!ok)
+          this.log.warn(
+            this.s.providers[i]!.name,
+            `commitments for block ${block} not stored within ${STORE_WAIT_MS / 1000} s`,
+            { step, block },
+          );
       }),
     );
   }
 
-  private async mine(step: number, block: bigint, winner: number | null, drain: boolean, bids: BidRecord[]): Promise<void> {
+  private async mine(
+    step: number,
+    block: bigint,
+    winner: number | null,
+    drain: boolean,
+    bids: BidRecord[],
+  ): Promise<void> {
     const address = winner === null ? null : this.nodes.providers[winner]!.address;
     if (this.control) {
       const [m] = await this.control.mine(1, address ?? zeroAddress);
-      if (BigInt(m!.number) !== block) throw new SimulationError(`mined L1 block ${m!.number}, expected ${block}: something else mines this L1`);
+      if (BigInt(m!.number) !== block)
+        throw new SimulationError(`mined L1 block ${m!.number}, expected ${block}: something else mines this L1`);
     } else await this.untilL1(block);
     this.mined.push({ step, block, winner: address, drain });
     this.log.add({ kind: "mined", actor: winner === null ? "none" : this.s.providers[winner]!.name, step, block });
     if (address && bids.some((b) => b.commitments.some((c) => c.provider === address))) {
       // A winner that is down, or whose next open fails, leaves the opening to the bidder two blocks later.
       const late = !this.running[winner!] || this.openFaultArmed.delete(address);
-      this.settleDue.push({ block, winner: address, due: block + BigInt(this.env.oracleLag + (late ? BIDDER_OPEN_LAG : 0)) });
+      this.settleDue.push({
+        block,
+        winner: address,
+        due: block + BigInt(this.env.oracleLag + (late ? BIDDER_OPEN_LAG : 0)),
+      });
     }
   }
 
@@ -416,19 +497,30 @@ export class Simulation {
     for (const d of due) {
       this.settleDue.splice(this.settleDue.indexOf(d), 1);
       const mine = this.log.bids.filter(
-        (b) => b.block === d.block && b.bidDigest && b.commitments.some((c) => c.provider === d.winner) && !this.storeFailed.has(`${d.winner}/${b.txHashes.join(",")}`),
+        (b) =>
+          b.block === d.block &&
+          b.bidDigest &&
+          b.commitments.some((c) => c.provider === d.winner) &&
+          !this.storeFailed.has(`${d.winner}/${b.txHashes.join(",")}`),
       );
       for (const bidder of new Set(mine.map((b) => b.bidder))) {
         const bids = mine.filter((b) => b.bidder === bidder);
         const digests = new Set(bids.map((b) => b.bidDigest));
         let statuses: string[] = [];
         const ok = await poll(async () => {
-          statuses = (await bidInfo(this.bidders[bidder]!.url, d.block)).filter((b) => digests.has(b.bidDigest)).flatMap((b) =>
-            b.commitments.filter((c) => `0x${c.providerAddress}`.toLowerCase() === d.winner).map((c) => c.status),
-          );
+          statuses = (await bidInfo(this.bidders[bidder]!.url, d.block))
+            .filter((b) => digests.has(b.bidDigest))
+            .flatMap((b) =>
+              b.commitments.filter((c) => `0x${c.providerAddress}`.toLowerCase() === d.winner).map((c) => c.status),
+            );
           return statuses.length >= digests.size && statuses.every((s) => FINAL.has(s));
         }, SETTLE_WAIT_MS);
-        if (!ok) this.log.warn(this.bidders[bidder]!.name, `block ${d.block}: winner commitments not settled within ${SETTLE_WAIT_MS / 1000} s (${statuses.join(", ")})`, { step, block: d.block });
+        if (!ok)
+          this.log.warn(
+            this.bidders[bidder]!.name,
+            `block ${d.block}: winner commitments not settled within ${SETTLE_WAIT_MS / 1000} s (${statuses.join(", ")})`,
+            { step, block: d.block },
+          );
         this.counts.settled += statuses.filter((s) => s === "settled").length;
         this.counts.slashed += statuses.filter((s) => s === "slashed").length;
       }
@@ -444,7 +536,10 @@ export class Simulation {
     for (const b of this.bidders) {
       if (b.spec.deposit.type !== "per-window") continue;
       const closed = [...b.openWindows].filter((w) => final || w * BLOCKS_PER_WINDOW < settledUpTo);
-      if (closed.length) await b.withdraw(closed.sort((x, y) => Number(x - y))).catch((e) => this.log.warn(b.name, (e as Error).message, { step, block: head }));
+      if (closed.length)
+        await b
+          .withdraw(closed.sort((x, y) => Number(x - y)))
+          .catch((e) => this.log.warn(b.name, (e as Error).message, { step, block: head }));
     }
   }
 
@@ -455,14 +550,18 @@ export class Simulation {
    * window the bidders deposited into has closed, then withdraws those windows. Auto-deposit is cancelled.
    */
   private async drain(next: bigint, step: number): Promise<void> {
-    for (const b of this.bidders) if (b.spec.deposit.type === "auto") await b.cancelAutoDeposit().catch((e) => this.log.warn(b.name, (e as Error).message));
+    for (const b of this.bidders)
+      if (b.spec.deposit.type === "auto")
+        await b.cancelAutoDeposit().catch((e) => this.log.warn(b.name, (e as Error).message));
     const windows = this.bidders.flatMap((b) => [...b.openWindows]);
     const lastWindow = windows.length ? windows.reduce((a, b) => (a > b ? a : b)) : 0n;
     // Withdrawable once the oracle recorded a block of the next window and the last blocks settled.
     const untilWindowsClose = lastWindow * BLOCKS_PER_WINDOW + 1n + BigInt(this.env.oracleLag + BIDDER_OPEN_LAG);
     const settleBy = this.settleDue.reduce((m, d) => (d.due > m ? d.due : m), 0n);
     let block = next;
-    const target = [untilWindowsClose, settleBy, next + BigInt(this.env.oracleLag + BIDDER_OPEN_LAG)].reduce((a, b) => (a > b ? a : b));
+    const target = [untilWindowsClose, settleBy, next + BigInt(this.env.oracleLag + BIDDER_OPEN_LAG)].reduce((a, b) =>
+      a > b ? a : b,
+    );
     let drained = 0;
     while (block <= target && !this.stop.skipSettling) {
       await this.mine(step, block, null, true, []);
@@ -475,7 +574,11 @@ export class Simulation {
     for (const p of this.providers) await p.stop();
     for (const b of this.bidders) await b.bot?.stop();
     for (const b of this.bidders) b.client.close();
-    this.log.add({ kind: "setup", actor: "runner", detail: `drained: ${drained} empty blocks mined after the last bid block` });
+    this.log.add({
+      kind: "setup",
+      actor: "runner",
+      detail: `drained: ${drained} empty blocks mined after the last bid block`,
+    });
   }
 }
 
@@ -487,14 +590,24 @@ export interface BidInfoBid {
   decayEndTimestamp: string;
   slashAmount: string;
   txnHashes: string[];
-  commitments: { providerAddress: string; dispatchTimestamp: string; status: string; details: string; payment: string; refund: string }[];
+  commitments: {
+    providerAddress: string;
+    dispatchTimestamp: string;
+    status: string;
+    details: string;
+    payment: string;
+    refund: string;
+  }[];
 }
 
 /** GET /v1/bidder/get_bid_info for one block (or every block), every page. */
 export async function bidInfo(bidderUrl: string, block?: bigint): Promise<BidInfoBid[]> {
   const out: BidInfoBid[] = [];
   for (let page = 0; ; page++) {
-    const r = await call("GET", `${bidderUrl}/v1/bidder/get_bid_info?${block === undefined ? "" : `block_number=${block}&`}page=${page}&limit=1000`);
+    const r = await call(
+      "GET",
+      `${bidderUrl}/v1/bidder/get_bid_info?${block === undefined ? "" : `block_number=${block}&`}page=${page}&limit=1000`,
+    );
     if (r.status !== 200) throw new SimulationError(`get_bid_info answered HTTP ${r.status}: ${r.text}`);
     const groups = (r.json as { blockBidInfo: { bids: BidInfoBid[] }[] }).blockBidInfo;
     const bids = groups.flatMap((g) => g.bids);

@@ -13,7 +13,13 @@ export class ScenarioError extends MevCommitError {
 }
 
 const describe = (v: unknown): string =>
-  v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)}`;
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "a list"
+      : typeof v === "object"
+        ? "an object"
+        : `${typeof v} ${JSON.stringify(v)}`;
 
 /**
  * Reads one object of a scenario file field by field, with the path of each field for error messages. `done()`
@@ -29,7 +35,8 @@ export class Fields {
   ) {}
 
   static of(file: string, path: string, v: unknown): Fields {
-    if (v === null || typeof v !== "object" || Array.isArray(v)) throw new ScenarioError(file, path, `must be an object, got ${describe(v)}`);
+    if (v === null || typeof v !== "object" || Array.isArray(v))
+      throw new ScenarioError(file, path, `must be an object, got ${describe(v)}`);
     return new Fields(file, path, v as Record<string, unknown>);
   }
 
@@ -58,7 +65,8 @@ export class Fields {
 
   string(key: string, def?: string): string {
     const v = def === undefined ? this.required(key) : (this.raw(key) ?? def);
-    if (typeof v !== "string" || (v === "" && def !== "")) this.fail(key, `must be a non-empty string, got ${describe(v)}`);
+    if (typeof v !== "string" || (v === "" && def !== ""))
+      this.fail(key, `must be a non-empty string, got ${describe(v)}`);
     return v;
   }
 
@@ -102,7 +110,8 @@ export class Fields {
   list(key: string, o: { min?: number; def?: unknown[] } = {}): { path: string; value: unknown }[] {
     const v = o.def === undefined ? this.required(key) : (this.raw(key) ?? o.def);
     if (!Array.isArray(v)) this.fail(key, `must be a list, got ${describe(v)}`);
-    if (o.min !== undefined && v.length < o.min) this.fail(key, `needs at least ${o.min} item${o.min === 1 ? "" : "s"}`);
+    if (o.min !== undefined && v.length < o.min)
+      this.fail(key, `needs at least ${o.min} item${o.min === 1 ? "" : "s"}`);
     return v.map((value, i) => ({ path: `${this.at(key)}[${i}]`, value }));
   }
 

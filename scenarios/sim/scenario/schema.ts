@@ -40,7 +40,13 @@ export interface BidderSpec {
   transport: Transport;
 }
 
-export const POLICY_TYPES = ["accept-all", "reject-all", "reject-percent", "accept-after-delay", "price-floor"] as const;
+export const POLICY_TYPES = [
+  "accept-all",
+  "reject-all",
+  "reject-percent",
+  "accept-after-delay",
+  "price-floor",
+] as const;
 export type PolicySpec =
   | { type: "accept-all" }
   | { type: "reject-all" }
@@ -69,7 +75,11 @@ export interface ProviderSpec {
  * Who wins each block: providers in turn, at random (seeded), a list (cycled; null = no provider), or
  * "opted-in": providers in turn for slots whose proposer is opted in, no provider for the others.
  */
-export type WinnerSpec = { type: "round-robin" } | { type: "random" } | { type: "opted-in" } | { type: "list"; winners: (number | null)[] };
+export type WinnerSpec =
+  | { type: "round-robin" }
+  | { type: "random" }
+  | { type: "opted-in" }
+  | { type: "list"; winners: (number | null)[] };
 
 export const FAULT_ACTIONS = ["stop", "start", "fail-store", "fail-open", "builder"] as const;
 export type FaultSpec =
@@ -105,18 +115,23 @@ function builderOf(f: Fields, key: string): BuilderSpec {
   const v = f.raw(key);
   if (v === undefined || v === null) return { mode: "honest", every: 1 };
   if (typeof v === "string") {
-    if (!(BUILDER_MODE_NAMES as readonly string[]).includes(v)) f.fail(key, `must be one of ${BUILDER_MODE_NAMES.join(", ")} or {mode, every}, got "${v}"`);
+    if (!(BUILDER_MODE_NAMES as readonly string[]).includes(v))
+      f.fail(key, `must be one of ${BUILDER_MODE_NAMES.join(", ")} or {mode, every}, got "${v}"`);
     return { mode: v as BuilderSpec["mode"], every: 1 };
   }
   const b = Fields.of(f.file, f.at(key), v);
-  const spec = { mode: b.oneOf("mode", BUILDER_MODE_NAMES), every: b.number("every", { def: 1, min: 1, integer: true }) };
+  const spec = {
+    mode: b.oneOf("mode", BUILDER_MODE_NAMES),
+    every: b.number("every", { def: 1, min: 1, integer: true }),
+  };
   b.done();
   return spec;
 }
 
 function policyOf(f: Fields): PolicySpec {
   const v = f.raw("policy") ?? "accept-all";
-  const p = typeof v === "string" ? new Fields(f.file, f.at("policy"), { type: v }) : Fields.of(f.file, f.at("policy"), v);
+  const p =
+    typeof v === "string" ? new Fields(f.file, f.at("policy"), { type: v }) : Fields.of(f.file, f.at("policy"), v);
   const type = p.oneOf("type", POLICY_TYPES);
   let spec: PolicySpec;
   switch (type) {
@@ -173,7 +188,11 @@ function depositOf(f: Fields): DepositPlan {
   const perWindow = d.optional("perWindow", (k) => d.wei(k));
   const auto = d.optional("auto", (k) => d.wei(k));
   d.done();
-  if ((perWindow === undefined) === (auto === undefined)) f.fail("deposit", 'needs exactly one of perWindow (the bidder deposits each window itself) or auto (the node\'s auto-deposit), e.g. {perWindow: "1 ETH"}');
+  if ((perWindow === undefined) === (auto === undefined))
+    f.fail(
+      "deposit",
+      'needs exactly one of perWindow (the bidder deposits each window itself) or auto (the node\'s auto-deposit), e.g. {perWindow: "1 ETH"}',
+    );
   const amount = (perWindow ?? auto)!;
   if (amount <= 0n) f.fail(perWindow !== undefined ? "deposit.perWindow" : "deposit.auto", "must be more than 0");
   return perWindow !== undefined ? { type: "per-window", amount } : { type: "auto", amount };
@@ -201,7 +220,14 @@ function indexOf(f: Fields, key: string, names: string[], what: string): number 
   f.fail(key, `must name a ${what} (${names.map((n, i) => `${i} or "${n}"`).join(", ")}), got ${JSON.stringify(v)}`);
 }
 
-function faultOf(file: string, path: string, v: unknown, blocks: number, providers: string[], bidders: string[]): FaultSpec {
+function faultOf(
+  file: string,
+  path: string,
+  v: unknown,
+  blocks: number,
+  providers: string[],
+  bidders: string[],
+): FaultSpec {
   const f = Fields.of(file, path, v);
   const block = f.number("block", { min: 1, max: blocks, integer: true });
   const action = f.oneOf("action", FAULT_ACTIONS);
@@ -209,7 +235,8 @@ function faultOf(file: string, path: string, v: unknown, blocks: number, provide
   if (action === "fail-open" && f.has("bidder")) {
     spec = { block, action, bidder: indexOf(f, "bidder", bidders, "bidder") };
     if (f.has("provider")) f.fail("provider", "a fail-open fault names a provider or a bidder, not both");
-  } else if (action === "builder") spec = { block, action, provider: indexOf(f, "provider", providers, "provider"), builder: builderOf(f, "builder") };
+  } else if (action === "builder")
+    spec = { block, action, provider: indexOf(f, "provider", providers, "provider"), builder: builderOf(f, "builder") };
   else spec = { block, action, provider: indexOf(f, "provider", providers, "provider") } as FaultSpec;
   f.done();
   return spec;
@@ -219,7 +246,10 @@ function winnersOf(f: Fields, providers: string[]): WinnerSpec {
   const v = f.raw("winners") ?? "round-robin";
   if (v === "round-robin" || v === "random" || v === "opted-in") return { type: v };
   if (!Array.isArray(v) || v.length === 0)
-    f.fail("winners", `must be round-robin, random, opted-in, or a list of providers (name or index; none for a block no provider wins), got ${JSON.stringify(v)}`);
+    f.fail(
+      "winners",
+      `must be round-robin, random, opted-in, or a list of providers (name or index; none for a block no provider wins), got ${JSON.stringify(v)}`,
+    );
   return {
     type: "list",
     winners: v.map((x, i) => {
@@ -234,12 +264,17 @@ function winnersOf(f: Fields, providers: string[]): WinnerSpec {
 export function parseScenario(file: string, doc: unknown): Scenario {
   const top = Fields.of(file, "", doc);
   const name = top.string("name");
-  if (!/^[a-z0-9][a-z0-9._-]*$/i.test(name)) top.fail("name", `must be letters, digits, ".", "_" or "-" (it names the report folder), got "${name}"`);
+  if (!/^[a-z0-9][a-z0-9._-]*$/i.test(name))
+    top.fail("name", `must be letters, digits, ".", "_" or "-" (it names the report folder), got "${name}"`);
   const description = top.string("description", "");
   const seed = top.number("seed", { min: 0, max: 2 ** 32 - 1, integer: true });
 
   const providerItems = top.list("providers", { min: 1 });
-  if (providerItems.length > MAX_PROVIDERS) top.fail("providers", `at most ${MAX_PROVIDERS} providers (the devnet's dev accounts), got ${providerItems.length}`);
+  if (providerItems.length > MAX_PROVIDERS)
+    top.fail(
+      "providers",
+      `at most ${MAX_PROVIDERS} providers (the devnet's dev accounts), got ${providerItems.length}`,
+    );
   const providers = providerItems.map(({ path, value }, i) => {
     const p = Fields.of(file, path, value);
     const spec: ProviderSpec = {
@@ -274,14 +309,16 @@ export function parseScenario(file: string, doc: unknown): Scenario {
     b.done();
     for (let i = 0; i < count; i++) bidders.push({ ...spec, name: count === 1 ? base : `${base}-${i + 1}` });
   }
-  if (bidders.length > MAX_BIDDERS) top.fail("bidders", `at most ${MAX_BIDDERS} bidders in all (one bidder node each), got ${bidders.length}`);
+  if (bidders.length > MAX_BIDDERS)
+    top.fail("bidders", `at most ${MAX_BIDDERS} bidders in all (one bidder node each), got ${bidders.length}`);
   const bidderNames = bidders.map((b) => b.name);
   if (new Set(bidderNames).size !== bidderNames.length) top.fail("bidders", "bidder names must be unique");
 
   const l1f = top.object("l1");
   const blocks = l1f.number("blocks", { min: 1, max: 10_000, integer: true });
   const bt = l1f.raw("blockTime") ?? "manual";
-  if (bt !== "manual" && (typeof bt !== "number" || !(bt > 0) || bt > 60)) l1f.fail("blockTime", `must be manual or seconds from 0.1 to 60, got ${JSON.stringify(bt)}`);
+  if (bt !== "manual" && (typeof bt !== "number" || !(bt > 0) || bt > 60))
+    l1f.fail("blockTime", `must be manual or seconds from 0.1 to 60, got ${JSON.stringify(bt)}`);
   const l1: Scenario["l1"] = {
     blocks,
     blockTime: bt as "manual" | number,
@@ -290,7 +327,10 @@ export function parseScenario(file: string, doc: unknown): Scenario {
   };
   l1f.done();
   if (bidders.some((b) => b.strategy.type === "bot") && l1.optedIn === undefined)
-    top.fail("l1.optedIn", "a bidder with strategy bot needs l1.optedIn (the fraction of validators opted in), so that the run is repeatable");
+    top.fail(
+      "l1.optedIn",
+      "a bidder with strategy bot needs l1.optedIn (the fraction of validators opted in), so that the run is repeatable",
+    );
 
   const faults = top
     .list("faults", { def: [] })
