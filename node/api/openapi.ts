@@ -30,6 +30,25 @@ export function positiveDecimalAtMostPattern(max: bigint): string {
   return `^(${alternatives.join("|")})$`;
 }
 
+/** `positiveDecimalAtMostPattern` without its anchors, to build larger patterns from. */
+function positiveDecimalAtMost(max: bigint): string {
+  return positiveDecimalAtMostPattern(max).slice(1, -1);
+}
+
+/**
+ * A positive integer as protojson reads it from a JSON string: a decimal from 1 to `max` without leading zeros, with
+ * an optional fraction of zeros ("5.0"). protojson also reads exponent spellings ("5e0", "0.5e1"); the pattern leaves
+ * them out (the description names them), since a pattern that took them would take many out of range too.
+ */
+function positiveIntegerTextPattern(max: bigint): string {
+  return `^${positiveDecimalAtMost(max)}(\\.0+)?$`;
+}
+
+/** A decimal of at most `max` with any leading zeros (strconv.ParseUint's digits), or the empty string. */
+export function optionalDecimalAtMostPattern(max: bigint): string {
+  return `^(0*${positiveDecimalAtMost(max)}|0+)?$`;
+}
+
 /**
  * JSON Schemas of the wire's scalar forms, bounded as the node's validation bounds them. Where a bound cannot be
  * written exactly (2^64-1 is not a JSON double; protojson also reads "1e3" as an integer), the schema is the
@@ -44,10 +63,18 @@ export const Wire = {
   wei: { type: "string", pattern: positiveDecimalAtMostPattern(2n ** 256n - 1n), description: "wei, a positive decimal that fits in a uint256 (1 to 2^256-1)" },
   /** An int64 body field the node requires positive: a JSON number, or a string protojson reads as one. */
   positiveInt64: (description: string) => ({
-    description,
+    description: `${description}; a positive JSON integer or a decimal string (protojson also reads "1e3" and "1000.0")`,
     anyOf: [
       { type: "integer", minimum: 1, maximum: INT64_MAX },
-      { type: "string", pattern: INT64_TEXT },
+      { type: "string", pattern: positiveIntegerTextPattern(2n ** 63n - 1n) },
+    ],
+  }),
+  /** A uint64 body value the node requires positive: a JSON number, or a string protojson reads as one. */
+  positiveUint64Json: (description: string) => ({
+    description: `${description}; a positive JSON integer or a decimal string (protojson also reads "1e3" and "1000.0")`,
+    anyOf: [
+      { type: "integer", minimum: 1, maximum: UINT64_MAX },
+      { type: "string", pattern: positiveIntegerTextPattern(2n ** 64n - 1n) },
     ],
   }),
   /** Any int64 body field. */
@@ -83,13 +110,21 @@ export function pathParam(name: string, description: string, schema: Doc = { typ
   return { name, in: "path", required: true, schema, description };
 }
 
-/** A JSON request body. protojson reads `null` as "unset" for every field, so each property is nullable. */
+/**
+ * An object schema whose optional properties are nullable: protojson reads `null` as "unset". A required property
+ * stays non-nullable, since unset is what the node refuses for it. The branches of an `anyOf` are treated alike.
+ */
+function nullableWhereOptional(schema: unknown): unknown {
+  const s = schema as { properties?: Record<string, object>; required?: string[]; anyOf?: unknown[] };
+  if (s.anyOf) return { ...s, anyOf: s.anyOf.map(nullableWhereOptional) };
+  if (!s.properties) return schema;
+  const required = new Set(s.required ?? []);
+  return { ...s, properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, required.has(k) ? v : { ...v, nullable: true }])) };
+}
+
+/** A JSON request body (see nullableWhereOptional). */
 export function jsonBody(schema: unknown, description?: string): Doc {
-  const s = schema as { properties?: Record<string, object> };
-  const nullable = s.properties
-    ? { ...s, properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, { ...v, nullable: true }])) }
-    : schema;
-  return { required: true, description, content: { "application/json": { schema: nullable } } };
+  return { required: true, description, content: { "application/json": { schema: nullableWhereOptional(schema) } } };
 }
 
 /** A gRPC status as grpc-gateway writes it. */
