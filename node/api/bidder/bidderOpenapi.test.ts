@@ -104,7 +104,8 @@ describe("POST /v1/bidder/auto_deposit/{amount} and deposit/{amount}", () => {
 });
 
 describe("POST /v1/bidder/withdraw", () => {
-  for (const q of [{}, { window_number: "1" }, { window_number: "42" }, { window_number: "0" }, { window_number: "-3" }, { window_number: "x" }])
+  const queries: Record<string, string>[] = [{}, { window_number: "1" }, { window_number: "42" }, { window_number: "0" }, { window_number: "-3" }, { window_number: "x" }];
+  for (const q of queries)
     test(`query ${JSON.stringify(q)}`, () => {
       const node = nodeAccepts(() => validateWithdrawRequest(parseQueryField(queryOf(q), WINDOW_NUMBER_QUERY) as bigint | undefined));
       expect(documentAcceptsQuery("/v1/bidder/withdraw", {}, q)).toBe(node);
