@@ -9,8 +9,6 @@ type Doc = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const UINT64_MAX = Number(2n ** 64n - 1n); // JSON cannot hold it exactly: the document says 18446744073709552000
 const INT64_MAX = Number(2n ** 63n - 1n);
-/** protojson's int64 as a string: a decimal, possibly signed, with a fraction or exponent that leave an integer. */
-const INT64_TEXT = "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$";
 
 /**
  * A pattern of exactly the decimals from 1 to `max` without leading zeros: any shorter than max, or as long and, at
@@ -43,6 +41,12 @@ function positiveDecimalAtMost(max: bigint): string {
 function positiveIntegerTextPattern(max: bigint): string {
   return `^${positiveDecimalAtMost(max)}(\\.0+)?$`;
 }
+
+/**
+ * protojson's int64 as a string: a decimal from -2^63 to 2^63-1 without leading zeros, with an optional fraction of
+ * zeros (exponent spellings left out, as for positiveIntegerTextPattern).
+ */
+const INT64_TEXT = `^(-?0|-?${positiveDecimalAtMost(2n ** 63n - 1n)}|-9223372036854775808)(\\.0+)?$`;
 
 /** A decimal of at most `max` with any leading zeros (strconv.ParseUint's digits), or the empty string. */
 export function optionalDecimalAtMostPattern(max: bigint): string {
@@ -79,7 +83,7 @@ export const Wire = {
   }),
   /** Any int64 body field. */
   int64Json: (description: string) => ({
-    description,
+    description: `${description}; a JSON integer or a decimal string (protojson also reads "1e3" and "1000.0")`,
     anyOf: [
       { type: "integer", minimum: -INT64_MAX - 1, maximum: INT64_MAX },
       { type: "string", pattern: INT64_TEXT },
@@ -119,7 +123,14 @@ function nullableWhereOptional(schema: unknown): unknown {
   if (s.anyOf) return { ...s, anyOf: s.anyOf.map(nullableWhereOptional) };
   if (!s.properties) return schema;
   const required = new Set(s.required ?? []);
-  return { ...s, properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, required.has(k) ? v : { ...v, nullable: true }])) };
+  return { ...s, properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, required.has(k) ? v : nullable(v)])) };
+}
+
+/** OpenAPI 3.0's `nullable` only applies beside a `type`: a schema of alternatives gets it on each alternative. */
+function nullable(schema: object): object {
+  const s = schema as { type?: unknown; anyOf?: object[] };
+  if (s.type === undefined && s.anyOf) return { ...s, anyOf: s.anyOf.map(nullable) };
+  return { ...s, nullable: true };
 }
 
 /** A JSON request body (see nullableWhereOptional). */
