@@ -9,8 +9,6 @@ type Doc = any;
 
 const UINT64_MAX = Number(2n ** 64n - 1n); // JSON cannot hold it exactly: the document says 18446744073709552000
 const INT64_MAX = Number(2n ** 63n - 1n);
-/** protojson's int64 as a string: a decimal, possibly signed, with a fraction or exponent that leave an integer. */
-const INT64_TEXT = "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$";
 
 /**
  * A pattern of exactly the decimals from 1 to `max` without leading zeros: any shorter than max, or as long and, at
@@ -28,6 +26,31 @@ export function positiveDecimalAtMostPattern(max: bigint): string {
   }
   alternatives.push(m);
   return `^(${alternatives.join("|")})$`;
+}
+
+/** `positiveDecimalAtMostPattern` without its anchors, to build larger patterns from. */
+function positiveDecimalAtMost(max: bigint): string {
+  return positiveDecimalAtMostPattern(max).slice(1, -1);
+}
+
+/**
+ * A positive integer as protojson reads it from a JSON string: a decimal from 1 to `max` without leading zeros, with
+ * an optional fraction of zeros ("5.0"). protojson also reads exponent spellings ("5e0", "0.5e1"); the pattern leaves
+ * them out (the description names them), since a pattern that took them would take many out of range too.
+ */
+function positiveIntegerTextPattern(max: bigint): string {
+  return `^${positiveDecimalAtMost(max)}(\\.0+)?$`;
+}
+
+/**
+ * protojson's int64 as a string: a decimal from -2^63 to 2^63-1 without leading zeros, with an optional fraction of
+ * zeros (exponent spellings left out, as for positiveIntegerTextPattern).
+ */
+const INT64_TEXT = `^(-?0|-?${positiveDecimalAtMost(2n ** 63n - 1n)}|-9223372036854775808)(\\.0+)?$`;
+
+/** A decimal of at most `max` with any leading zeros (strconv.ParseUint's digits), or the empty string. */
+export function optionalDecimalAtMostPattern(max: bigint): string {
+  return `^(0*${positiveDecimalAtMost(max)}|0+)?$`;
 }
 
 /**
@@ -48,15 +71,23 @@ export const Wire = {
   },
   /** An int64 body field the node requires positive: a JSON number, or a string protojson reads as one. */
   positiveInt64: (description: string) => ({
-    description,
+    description: `${description}; a positive JSON integer or a decimal string (protojson also reads "1e3" and "1000.0")`,
     anyOf: [
       { type: "integer", minimum: 1, maximum: INT64_MAX },
-      { type: "string", pattern: INT64_TEXT },
+      { type: "string", pattern: positiveIntegerTextPattern(2n ** 63n - 1n) },
+    ],
+  }),
+  /** A uint64 body value the node requires positive: a JSON number, or a string protojson reads as one. */
+  positiveUint64Json: (description: string) => ({
+    description: `${description}; a positive JSON integer or a decimal string (protojson also reads "1e3" and "1000.0")`,
+    anyOf: [
+      { type: "integer", minimum: 1, maximum: UINT64_MAX },
+      { type: "string", pattern: positiveIntegerTextPattern(2n ** 64n - 1n) },
     ],
   }),
   /** Any int64 body field. */
   int64Json: (description: string) => ({
-    description,
+    description: `${description}; a JSON integer or a decimal string (protojson also reads "1e3" and "1000.0")`,
     anyOf: [
       { type: "integer", minimum: -INT64_MAX - 1, maximum: INT64_MAX },
       { type: "string", pattern: INT64_TEXT },
@@ -113,16 +144,33 @@ export function pathParam(name: string, description: string, schema: Doc = { typ
   return { name, in: "path", required: true, schema, description };
 }
 
-/** A JSON request body. protojson reads `null` as "unset" for every field, so each property is nullable. */
+/**
+ * An object schema whose optional properties are nullable: protojson reads `null` as "unset". A required property
+ * stays non-nullable, since unset is what the node refuses for it. The branches of an `anyOf` are treated alike.
+ */
+function nullableWhereOptional(schema: unknown): unknown {
+  const s = schema as { properties?: Record<string, object>; required?: string[]; anyOf?: unknown[] };
+  if (s.anyOf) return { ...s, anyOf: s.anyOf.map(nullableWhereOptional) };
+  if (!s.properties) return schema;
+  const required = new Set(s.required ?? []);
+  return {
+    ...s,
+    properties: Object.fromEntries(
+      Object.entries(s.properties).map(([k, v]) => [k, required.has(k) ? v : nullable(v)]),
+    ),
+  };
+}
+
+/** OpenAPI 3.0's `nullable` only applies beside a `type`: a schema of alternatives gets it on each alternative. */
+function nullable(schema: object): object {
+  const s = schema as { type?: unknown; anyOf?: object[] };
+  if (s.type === undefined && s.anyOf) return { ...s, anyOf: s.anyOf.map(nullable) };
+  return { ...s, nullable: true };
+}
+
+/** A JSON request body (see nullableWhereOptional). */
 export function jsonBody(schema: unknown, description?: string): Doc {
-  const s = schema as { properties?: Record<string, object> };
-  const nullable = s.properties
-    ? {
-        ...s,
-        properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, { ...v, nullable: true }])),
-      }
-    : schema;
-  return { required: true, description, content: { "application/json": { schema: nullable } } };
+  return { required: true, description, content: { "application/json": { schema: nullableWhereOptional(schema) } } };
 }
 
 /** A gRPC status as grpc-gateway writes it. */

@@ -46,6 +46,19 @@ describe("chain errors answered as the caller's problem", () => {
     expect(next.amount).toBe(parseEther("1"));
   });
 
+  test("a deposit into two windows whose total is above 2^256-1 (the chain refuses it as invalid parameters): FailedPrecondition, not Internal", async () => {
+    const balance = await h.balance(addr(BIDDER));
+    const perWindow = (1n << 255n) + 1n; // AutoDeposit's start: the amount into the start window and the next, in one transaction
+    const e = await failure(registry().depositForWindows([5n, 6n], perWindow));
+    expect(e).toBeInstanceOf(FailedPreconditionError);
+    expect(e.httpStatus).toBe(400);
+    expect(e.message).toStartWith("deposit: ");
+    expect(e.message).toContain(`insufficient funds: account ${addr(BIDDER)} holds ${balance} wei`);
+    expect(e.message).toEndWith(`the transaction needs ${perWindow * 2n} wei plus gas; send less or fund the account`);
+    // The nonce is not lost to the refused transaction.
+    expect((await registry().depositForWindow(5n, parseEther("1"))).amount).toBe(parseEther("1"));
+  });
+
   test("withdrawing a window that has not closed: FailedPrecondition, upstream's revert text and when to retry", async () => {
     const current = await registry().currentWindow();
     const e = await failure(registry().withdrawFromWindows([current]));

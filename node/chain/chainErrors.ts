@@ -4,6 +4,7 @@ import {
   formatEther,
   HttpRequestError,
   InsufficientFundsError,
+  InvalidParamsRpcError,
   TimeoutError,
   WebSocketRequestError,
 } from "viem";
@@ -100,7 +101,9 @@ export function isChainUnreachable(e: unknown): boolean {
 /**
  * The error for a transaction the chain refused to take (`<what>: <first line of the chain's error>`, upstream's text):
  * FailedPrecondition when the account cannot pay for it (with its balance), Unavailable when the chain cannot be reached,
- * else Internal. `balanceOf` reads the account's balance for the message; it is only called for a funds error.
+ * else Internal. A value so close to 2^256 that value plus gas overflows a uint256 is refused by the chain as invalid
+ * parameters rather than as insufficient funds; with a balance below the value it is the same refusal. `balanceOf`
+ * reads the account's balance; it is only called for those two errors.
  */
 export async function sendTransactionError(
   what: string,
@@ -109,17 +112,23 @@ export async function sendTransactionError(
   balanceOf: () => Promise<bigint>,
 ): Promise<RpcError> {
   const text = `${what}: ${firstLine(e)}`;
-  if (e instanceof BaseError && e.walk((x) => x instanceof InsufficientFundsError) !== null) {
+  const value = tx.value ?? 0n;
+  const funds = e instanceof BaseError && e.walk((x) => x instanceof InsufficientFundsError) !== null;
+  const invalidParams =
+    value > 0n && e instanceof BaseError && e.walk((x) => x instanceof InvalidParamsRpcError) !== null;
+  if (funds || invalidParams) {
     const balance = await balanceOf().catch(() => undefined);
-    const value = tx.value ?? 0n;
-    const has = balance === undefined ? "" : `account ${tx.from} holds ${balance} wei (${formatEther(balance)} ETH), `;
-    return new FailedPreconditionError(
-      `${text}: insufficient funds: ${has}the transaction needs ${value} wei plus gas; send less or fund the account`,
-      {
-        cause: e,
-        context: { from: tx.from, value, balance },
-      },
-    );
+    if (funds || (balance !== undefined && balance < value)) {
+      const has =
+        balance === undefined ? "" : `account ${tx.from} holds ${balance} wei (${formatEther(balance)} ETH), `;
+      return new FailedPreconditionError(
+        `${text}: insufficient funds: ${has}the transaction needs ${value} wei plus gas; send less or fund the account`,
+        {
+          cause: e,
+          context: { from: tx.from, value, balance },
+        },
+      );
+    }
   }
   if (isChainUnreachable(e))
     return new UnavailableError(`${text}: the settlement chain cannot be reached; try again`, { cause: e });

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { CommitmentSchema as CommitmentPb } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { decodeBidRequestText } from "../../protocol/bidValidation.ts";
 import type { BidderService } from "../../services/bidderService.ts";
-import { jsonBody, streamResponses, Wire } from "../openapi.ts";
+import { jsonBody, optionalDecimalAtMostPattern, streamResponses, Wire } from "../openapi.ts";
 import { streamStartErrorResponse } from "../wire/errors.ts";
 import { BODY_LIMITS, readBodyText } from "../wire/limits.ts";
 import { messageJson } from "../wire/message.ts";
@@ -10,28 +10,57 @@ import { ndjsonResponse } from "../wire/stream.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 const Hash = t.String({ pattern: "^(0x)?[a-fA-F0-9]{64}$" });
+/** A signed transaction's bytes in hex (even length; the node decodes it as a transaction, which no pattern can say). */
+const RawTransaction = t.String({ pattern: "^(0x)?([a-fA-F0-9]{2})+$" });
 
-export const BidRequestSchema = t.Object({
-  txHashes: t.Optional(
-    t.Array(Hash, { description: "hashes of the transactions (also tx_hashes); or rawTransactions" }),
-  ),
-  amount: t.String({ ...Wire.wei, description: "wei paid to the provider, at most 2^256-1" }),
+const bidFields = {
+  amount: t.String({ ...Wire.wei, description: "wei paid to the provider, 1 to 2^256-1" }),
   blockNumber: t.Unsafe(Wire.positiveInt64("target L1 block (also block_number)")),
   decayStartTimestamp: t.Unsafe(Wire.positiveInt64("Unix ms (also decay_start_timestamp)")),
   decayEndTimestamp: t.Unsafe(Wire.positiveInt64("Unix ms (also decay_end_timestamp)")),
   revertingTxHashes: t.Optional(t.Array(Hash, { description: "hashes allowed to revert (also reverting_tx_hashes)" })),
-  rawTransactions: t.Optional(
-    t.Array(t.String({ pattern: "^(0x)?[a-fA-F0-9]*$" }), {
-      description: "signed raw transactions, hex (also raw_transactions)",
-    }),
-  ),
   slashAmount: t.Optional(
     t.String({
-      pattern: "^[0-9]{0,19}$",
-      description: "extra wei slashed on failure, at most 2^64-1 (also slash_amount)",
+      pattern: optionalDecimalAtMostPattern(2n ** 64n - 1n),
+      description: "extra wei slashed on failure, 0 to 2^64-1; empty: 0 (also slash_amount)",
     }),
   ),
-});
+};
+
+/**
+ * A bid names its transactions one way: by hash (txHashes) or as signed raw transactions (rawTransactions), never
+ * both ("empty bid" and "both txHashes and rawTransactions are provided" otherwise), hence two disjoint forms.
+ */
+export const BidRequestSchema = t.Union(
+  [
+    t.Object(
+      {
+        txHashes: t.Array(Hash, { minItems: 1, description: "hashes of the transactions (also tx_hashes)" }),
+        rawTransactions: t.Optional(
+          t.Array(RawTransaction, { maxItems: 0, description: "absent or empty when txHashes is given" }),
+        ),
+        ...bidFields,
+      },
+      { title: "BidByTxHashes" },
+    ),
+    t.Object(
+      {
+        txHashes: t.Optional(
+          t.Array(Hash, { maxItems: 0, description: "absent or empty when rawTransactions is given" }),
+        ),
+        rawTransactions: t.Array(RawTransaction, {
+          minItems: 1,
+          description:
+            "signed transactions, hex (also raw_transactions); each must decode as a transaction (InvalidArgument " +
+            '"decoding raw transaction: …" or "unmarshaling raw transaction: …" otherwise)',
+        }),
+        ...bidFields,
+      },
+      { title: "BidByRawTransactions" },
+    ),
+  ],
+  { description: "A bid: exactly one of txHashes and rawTransactions non-empty; the other absent, null or empty." },
+);
 
 export const CommitmentSchema = t.Object({
   txHashes: t.Array(t.String()),

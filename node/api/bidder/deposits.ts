@@ -25,8 +25,21 @@ const windowParams = [
   queryParam("window_number", "target window (also windowNumber), positive", Wire.uint(1)),
   queryParam("block_number", "target the window of this L1 block (also blockNumber), positive", Wire.uint(1)),
 ];
-/** GetDeposit and Withdraw take any window (0 included; absent: the next or the last closed one). */
-const anyWindowParam = queryParam("window_number", "the window (also windowNumber)", Wire.uint(0));
+/** GetDeposit takes any window (0 included; absent: the next one). */
+const anyWindowParam = queryParam(
+  "window_number",
+  "the window (also windowNumber); absent: the next window",
+  Wire.uint(0),
+);
+/** Withdraw takes a positive window (absent: the last closed one). */
+const withdrawWindowParam = queryParam(
+  "window_number",
+  "the window (also windowNumber), positive; absent: the last closed window",
+  Wire.uint(1),
+);
+/** What refuses a valid deposit request: the node's state, not its input. */
+const DEPOSIT_STATE =
+  " Refused with FailedPrecondition while auto-deposit runs, and when the bidder's account cannot pay the amount plus gas.";
 const amountParam = pathParam("amount", "wei", Wire.wei);
 const tags = ["Bidder deposits"];
 
@@ -54,7 +67,8 @@ export function bidderDepositRoutes(bidder: BidderService) {
           tags,
           summary: "Deposit",
           description:
-            "Deposits into one window (explicit, of a block, or current + 1) and answers the window's new total. Refused while auto-deposit runs.",
+            "Deposits into one window (window_number, else the window of block_number, else current + 1) and answers the window's new total." +
+            DEPOSIT_STATE,
           parameters: [amountParam, ...windowParams],
           responses: unaryResponses(WindowAmount),
         },
@@ -73,7 +87,9 @@ export function bidderDepositRoutes(bidder: BidderService) {
           tags,
           summary: "AutoDeposit",
           description:
-            "Deposits the amount into the start window and the next, then keeps depositing ahead and withdrawing closed windows on every new window.",
+            "Deposits the amount into the start window (window_number, else the window of block_number, else current + 1) and the next, " +
+            "then keeps depositing ahead and withdrawing closed windows on every new window." +
+            DEPOSIT_STATE.replace("while auto-deposit runs", "when auto-deposit already runs"),
           parameters: [amountParam, ...windowParams],
           responses: unaryResponses(AutoDepositResponse),
         },
@@ -100,6 +116,8 @@ export function bidderDepositRoutes(bidder: BidderService) {
         detail: {
           tags,
           summary: "CancelAutoDeposit",
+          description:
+            "Stops auto-deposit and answers the windows still on record. Refused with FailedPrecondition when auto-deposit is not running.",
           parameters: [queryParam("withdraw", "withdraw every window once all have closed", "boolean")],
           responses: unaryResponses(CancelAutoDepositResponse),
         },
@@ -119,6 +137,9 @@ export function bidderDepositRoutes(bidder: BidderService) {
         detail: {
           tags,
           summary: "WithdrawFromWindows",
+          description:
+            "Withdraws the deposits of the given windows. Refused with FailedPrecondition while auto-deposit runs, and when the chain " +
+            "refuses a window that has not closed yet.",
           requestBody: jsonBody(WithdrawFromWindowsRequest),
           responses: unaryResponses(WithdrawFromWindowsResponse),
         },
@@ -141,7 +162,15 @@ export function bidderDepositRoutes(bidder: BidderService) {
         messageResponse(pb.WithdrawResponseSchema, await bidder.withdraw({ windowNumber: windowOf(queryOf(request)) })),
       {
         parse: "none",
-        detail: { tags, summary: "Withdraw", parameters: [anyWindowParam], responses: unaryResponses(WindowAmount) },
+        detail: {
+          tags,
+          summary: "Withdraw",
+          description:
+            "Withdraws the deposit of one window. Refused with FailedPrecondition while auto-deposit runs and when the chain refuses a " +
+            'window that has not closed yet; without window_number while no window has closed, InvalidArgument "no closed window to withdraw from".',
+          parameters: [withdrawWindowParam],
+          responses: unaryResponses(WindowAmount),
+        },
       },
     );
 }

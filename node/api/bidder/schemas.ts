@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Wire } from "../openapi.ts";
 
 /** OpenAPI schemas of the bidder service, in grpc-gateway's JSON (camelCase, 64-bit integers as strings). */
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
@@ -27,16 +28,12 @@ export const AutoDepositStatus = t.Object({
 });
 
 export const WithdrawFromWindowsRequest = t.Object({
-  window_numbers: t.Array(
-    t.Union([
-      t.Integer({ minimum: 1, maximum: Number(2n ** 64n - 1n) }),
-      t.String({ pattern: "^[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$" }),
-    ]),
-    {
-      minItems: 1,
-      description: "closed windows to withdraw from, each positive (also spelled windowNumbers)",
-    },
-  ),
+  window_numbers: t.Array(t.Unsafe(Wire.positiveUint64Json("a window number")), {
+    minItems: 1,
+    description:
+      "windows to withdraw from, each positive (also spelled windowNumbers). Each must have closed: " +
+      "otherwise the chain refuses the withdrawal (FailedPrecondition), which no schema can say.",
+  }),
 });
 
 export const WithdrawFromWindowsResponse = t.Object({ withdrawResponses: t.Array(WindowAmount) });

@@ -19,11 +19,17 @@ export const ReceivedBid = t.Object({
   slashAmount: U64("wei, 0 when the bidder gave none"),
 });
 
+/**
+ * A decision. The status is required (unset is 0, which the node refuses); the digest is not: without one the decision
+ * names no bid, and a digest naming no bid is ignored.
+ */
 export const ProcessedBid = t.Object({
-  bidDigest: t.String({
-    pattern: "^[A-Za-z0-9+/_-]*={0,2}$",
-    description: "base64 bid digest from ReceiveBids (also bid_digest)",
-  }),
+  bidDigest: t.Optional(
+    t.String({
+      pattern: "^[A-Za-z0-9+/_-]*={0,2}$",
+      description: "base64 bid digest from ReceiveBids (also bid_digest)",
+    }),
+  ),
   status: t.Union([t.Literal("STATUS_ACCEPTED"), t.Literal("STATUS_REJECTED"), t.Literal(1), t.Literal(2)]),
   dispatchTimestamp: t.Optional(t.Unsafe(Wire.int64Json("Unix ms; also dispatch_timestamp or decayDispatchTimestamp"))),
 });

@@ -6,6 +6,13 @@ export interface AutoDepositState {
 }
 
 /**
+ * A window is a uint64 and SQLite's integers are int64: a window is stored as the int64 of the same 64 bits, and read
+ * back, exactly, as the uint64 (sorted in JS, since SQLite orders the windows above 2^63 first).
+ */
+const stored = (w: bigint) => BigInt.asIntN(64, w);
+const window = (v: bigint) => BigInt.asUintN(64, v);
+
+/**
  * The bidder's record of the windows it deposited in (manual and automatic), and the auto-deposit setting.
  * Upstream keeps the same (`dep/<w>` keys); the record drives AutoDepositStatus and the windows auto-deposit
  * withdraws.
@@ -18,27 +25,29 @@ export class DepositStore {
   addWindows(windows: bigint[]): void {
     const q = this.store.db.query("INSERT OR IGNORE INTO deposit_windows (window) VALUES (?)");
     this.store.db.transaction(() => {
-      for (const w of windows) q.run(w);
+      for (const w of windows) q.run(stored(w));
     })();
   }
 
   removeWindows(windows: bigint[]): void {
     const q = this.store.db.query("DELETE FROM deposit_windows WHERE window = ?");
     this.store.db.transaction(() => {
-      for (const w of windows) q.run(w);
+      for (const w of windows) q.run(stored(w));
     })();
   }
 
   hasWindow(w: bigint): boolean {
-    return this.store.db.query("SELECT 1 FROM deposit_windows WHERE window = ?").get(w) !== null;
+    return this.store.db.query("SELECT 1 FROM deposit_windows WHERE window = ?").get(stored(w)) !== null;
   }
 
   /** Every window deposited in, ascending. */
   windows(): bigint[] {
     return this.store.db
-      .query<{ window: number | bigint }, []>("SELECT window FROM deposit_windows ORDER BY window")
+      .query<{ window: bigint }, []>("SELECT window FROM deposit_windows")
+      .safeIntegers(true) // a number would round the windows above 2^53
       .all()
-      .map((r) => BigInt(r.window));
+      .map((r) => window(r.window))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   autoDeposit(): AutoDepositState | undefined {
