@@ -20,6 +20,16 @@ export interface SimControl {
   startProvider(index: number): Promise<void>;
   /** Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`). */
   killNode(name: string): Promise<KilledNode>;
+  /** Detaches or attaches again the built-in accept-all provider applications. */
+  setResponders(attached: boolean): Promise<BuiltInApplications>;
+}
+
+export interface BuiltInApplications {
+  attached: boolean;
+  /** How many are attached now: one per running provider node while attached. */
+  count: number;
+  /** Whether POST /sim/v1/responders can detach them (not for node processes, which attach their own). */
+  detachable: boolean;
 }
 
 export interface KilledNode {
@@ -48,6 +58,8 @@ export interface DevnetStatus {
   registeredProviders: { address: string; builderKey: string; builder: BuilderMode; node: string | null }[];
   /** Bundles posted for future blocks and not mined yet. */
   postedBundles: number;
+  /** The devnet's built-in accept-all provider applications (`--auto-accept`, `POST /sim/v1/responders`). */
+  builtInApplications: BuiltInApplications;
   /** Each node; `rpcUrl` is its gRPC server (null while it is stopped). */
   nodes: {
     name: string;
@@ -195,6 +207,17 @@ export function simApi(control: SimControl) {
       },
       { detail: { summary: "Stop or start a provider node (it leaves or joins the network)" } },
     )
+    .post("/sim/v1/responders", ({ body }) => control.setResponders(body.attached), {
+      body: t.Object({
+        attached: t.Boolean({ description: "false: detach the built-in applications; true: attach them again" }),
+      }),
+      detail: {
+        summary: "Detach or attach again the devnet's built-in accept-all provider applications (--auto-accept)",
+        description:
+          "Another provider application (a conformance run's) is then the only one reading the provider nodes' bids. " +
+          "A provider node started later gets one only while they are attached.",
+      },
+    })
     .post("/sim/v1/nodes/:name/kill", ({ params }) => control.killNode(params.name), {
       detail: {
         summary:

@@ -11,7 +11,13 @@ import type { ContractAddresses } from "../chain/deploy.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { localHttp } from "../chain/localHttp.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
-import { type DevnetStatus, type KilledNode, type SimControl, simApi } from "../control/simApi.ts";
+import {
+  type BuiltInApplications,
+  type DevnetStatus,
+  type KilledNode,
+  type SimControl,
+  simApi,
+} from "../control/simApi.ts";
 import { BidOutcomes } from "../explorer/bidOutcomes.ts";
 import { devnetExplorer } from "../explorer/devnetExplorer.ts";
 import { bidsApi, explorerPage } from "../explorer/explorerApi.ts";
@@ -322,7 +328,7 @@ export class Devnet implements SimControl {
     if (p.listening) throw new FailedPreconditionError(`provider ${index} is already running`);
     await p.start(this.providerListen(index));
     await this.networks?.settle(this.providers.map((x) => x.listening));
-    if (this.config.autoAccept) await this.attachResponder(p);
+    if (this.respondersOn) await this.attachResponder(p);
   }
 
   private providerProcessAt(index: number): NodeProcess {
@@ -500,6 +506,7 @@ export class Devnet implements SimControl {
           )?.name ?? null,
       })),
       postedBundles: this.bundles.size,
+      builtInApplications: this.builtInApplications(),
       nodes: this.procs
         ? await this.processStatus(this.procs)
         : [
@@ -550,10 +557,49 @@ export class Devnet implements SimControl {
   }
 
   private readonly responders: ProviderAgent[] = [];
+  /** Whether running provider nodes get a built-in application: `--auto-accept`, then `POST /sim/v1/responders`. */
+  private respondersOn = false;
 
   /** `--auto-accept`: a built-in provider application (accept all) on every provider node, over its own API. */
   async attachResponders(): Promise<void> {
-    for (const p of this.providers) await this.attachResponder(p);
+    this.respondersOn = true;
+    for (const p of this.providers) if (p.listening) await this.attachResponder(p);
+  }
+
+  /**
+   * Detaches (or attaches again) the built-in accept-all applications, so that another provider application (the
+   * conformance suite's) is the only one reading a provider's bids. Node processes attach their own (`--role
+   * --auto-accept`), which cannot be detached from here.
+   */
+  async setResponders(attached: boolean): Promise<BuiltInApplications> {
+    if (!this.hasNodes) throw new NoNodesError("no built-in provider applications");
+    if (this.procs) {
+      if (this.config.autoAccept !== attached)
+        throw new FailedPreconditionError(
+          `the devnet's node processes ${this.config.autoAccept ? "attach their own built-in applications" : "run without built-in applications"} (--auto-accept is fixed at their start): start the devnet with${attached ? "" : "out"} --no-auto-accept`,
+        );
+      return this.builtInApplications();
+    }
+    if (attached && !this.respondersOn) {
+      this.respondersOn = true;
+      for (const p of this.providers)
+        if (p.listening && !this.responders.some((r) => r.providerUrl === p.url)) await this.attachResponder(p);
+    } else if (!attached && this.respondersOn) {
+      this.respondersOn = false;
+      await Promise.all(this.responders.splice(0).map((r) => r.stop()));
+    }
+    return this.builtInApplications();
+  }
+
+  /** Whether the built-in applications are attached, and how many (/sim/v1/status). */
+  builtInApplications(): BuiltInApplications {
+    if (this.procs)
+      return {
+        attached: this.config.autoAccept,
+        count: this.config.autoAccept ? this.procs.providers.filter((p) => p.running).length : 0,
+        detachable: false,
+      };
+    return { attached: this.respondersOn, count: this.responders.length, detachable: this.hasNodes };
   }
 
   private async attachResponder(p: ProviderNode): Promise<void> {
