@@ -21,7 +21,10 @@ let local: LocalDevnet;
 let target: Target;
 
 beforeAll(async () => {
-  local = await startLocalDevnet({ autoAccept: true, settlementHistory: 0 }, "reports/preflight-devnet.log");
+  local = await startLocalDevnet(
+    { autoAccept: true, settlementHistory: 0, l1BlockTime: 2 },
+    "reports/preflight-devnet.log",
+  );
   target = loadTargetFile(local.devnet.dir.targetFile);
 }, 120_000);
 
@@ -35,16 +38,24 @@ async function receivers(): Promise<number[]> {
   return nodes.filter((n) => n.role === "provider").map((n) => n.receivers ?? 0);
 }
 
+async function l1BlockTime(): Promise<number> {
+  const r = await call("GET", `${target.controlUrl}/sim/v1/status`);
+  return (r.json as { l1: { blockTime: number } }).l1.blockTime;
+}
+
 async function until(what: () => Promise<boolean>, ms = 10_000): Promise<void> {
   for (const end = Date.now() + ms; !(await what()); await Bun.sleep(100))
     if (Date.now() > end) throw new Error("timed out");
 }
 
-test("the built-in applications are detached for the run and attached again at its end; no past states skip the settlement checks", async () => {
+test("the built-in applications are detached and the L1's own blocks paused for the run, and put back at its end; no past states skip the settlement checks", async () => {
   expect(await receivers()).toEqual([1, 1]);
+  expect(await l1BlockTime()).toBe(2);
   const p = await runPreflight(target);
   expect(p.stop).toBeUndefined();
   expect(await receivers()).toEqual([0, 0]);
+  expect(await l1BlockTime()).toBe(0);
+  expect(p.checks.find((c) => c.check === "L1 mining")?.outcome).toBe("arranged");
   expect(p.checks.find((c) => c.check === "provider applications")?.outcome).toBe("arranged");
   expect(p.unmet["past-states"]).toContain("start the devnet with --settlement-history 64");
   expect(p.checks.filter((c) => c.outcome === "ok").map((c) => c.check)).toEqual([
@@ -60,7 +71,9 @@ test("the built-in applications are detached for the run and attached again at i
   ]);
   expect(await undoPreflight(p)).toEqual([
     "restored: the devnet's built-in provider applications (2): detached for the run, attached again at its end",
+    "restored: the devnet's own L1 blocks (one every 2 s): paused for the run, paced again at its end",
   ]);
+  expect(await l1BlockTime()).toBe(2);
   await until(async () => (await receivers()).every((n) => n === 1));
 }, 60_000);
 

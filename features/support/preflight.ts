@@ -74,6 +74,7 @@ function tcpAnswers(url: string): Promise<string | undefined> {
 }
 
 type ControlStatus = {
+  l1?: { blockTime?: number };
   builtInApplications?: { attached: boolean; count: number; detachable: boolean };
   nodes?: { name: string; role: string; running?: boolean; receivers?: number }[];
 };
@@ -156,6 +157,7 @@ export async function runPreflight(t: Target, opts: { needsOnlyApplication?: boo
     try {
       status = await controlStatus(t);
       add("sim-control", "ok", `${t.controlUrl}/sim/v1/status answers`);
+      await soleMiner(t, status, p, add);
     } catch (e) {
       const why = `the target claims sim-control but its control API ${t.controlUrl} does not answer (${firstLine(e)})`;
       for (const c of ["sim-control", "sim-nodes", "sim-kill"]) if (has(c)) p.unusable[c] = why;
@@ -218,6 +220,39 @@ export async function runPreflight(t: Target, opts: { needsOnlyApplication?: boo
   return p;
 }
 
+/**
+ * With sim-control the suite mines the L1 itself, and settlement scenarios check that nothing else did: a devnet that
+ * mines on its own (`--l1-block-time N`) is paused for the run and paced again at its end.
+ */
+async function soleMiner(
+  t: Target,
+  status: ControlStatus,
+  p: Preflight,
+  add: (check: string, outcome: CheckOutcome, detail: string) => void,
+): Promise<void> {
+  const seconds = status.l1?.blockTime;
+  if (seconds === undefined) return;
+  if (seconds === 0) {
+    add("L1 mining", "ok", "the L1 is mined through the control API only");
+    return;
+  }
+  const set = async (blockTime: number) => {
+    const r = await call("POST", `${t.controlUrl}/sim/v1/l1`, { body: { blockTime }, timeoutMs: 30_000 });
+    if (r.status !== 200)
+      throw new PreflightError(`POST /sim/v1/l1 answered HTTP ${r.status}: ${r.text.slice(0, 200)}`);
+  };
+  try {
+    await set(0);
+    const what = `the devnet's own L1 blocks (one every ${seconds} s): paused for the run, paced again at its end`;
+    p.arranged.push({ what, undo: () => set(seconds) });
+    add("L1 mining", "arranged", what);
+  } catch (e) {
+    const why = `the L1 is mined on its own every ${seconds} s and cannot be paused (${firstLine(e)}); start the devnet with --l1-block-time 0`;
+    for (const c of ["sim-control", "sim-nodes", "sim-kill"]) if (t.capabilities.includes(c)) p.unusable[c] = why;
+    add("L1 mining", "skips", why);
+  }
+}
+
 async function onlyApplication(
   t: Target,
   status: ControlStatus | undefined,
@@ -267,12 +302,14 @@ async function onlyApplication(
     stops.push(
       `the providers have applications attached (${list}): start the devnet with --no-auto-accept, or detach them`,
     );
-  } else
+  } else {
+    const detached = p.arranged.find((a) => a.what.includes("provider applications"));
     add(
       "provider applications",
-      p.arranged.length ? "arranged" : "ok",
-      p.arranged.length ? p.arranged.map((a) => a.what).join("; ") : "none attached: the suite's are the only ones",
+      detached ? "arranged" : "ok",
+      detached?.what ?? "none attached: the suite's are the only ones",
     );
+  }
 }
 
 /** Puts back what the preflight arranged; answers one line per item. */

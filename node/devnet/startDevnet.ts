@@ -258,6 +258,12 @@ export class Devnet implements SimControl {
     return this.driver.mine(blocks, winner);
   }
 
+  /** Mines an L1 block every `seconds` from now on (0: only through mine()); answers the new interval. */
+  setL1BlockTime(seconds: number): { blockTime: number } {
+    this.driver.startInterval(seconds);
+    return { blockTime: this.driver.intervalSeconds };
+  }
+
   async setBuilderMode(provider: Address, mode: BuilderMode, every = 1): Promise<void> {
     await this.registeredProvider(provider);
     this.builder.setMode(provider, mode, every);
@@ -484,7 +490,12 @@ export class Devnet implements SimControl {
       }),
     ]);
     return {
-      l1: { rpcUrl: this.chains.l1.rpcUrl, chainId: this.chains.l1.chainId, blockNumber: l1Block.toString() },
+      l1: {
+        rpcUrl: this.chains.l1.rpcUrl,
+        chainId: this.chains.l1.chainId,
+        blockNumber: l1Block.toString(),
+        blockTime: this.driver.intervalSeconds,
+      },
       settlement: {
         rpcUrl: this.chains.settlement.rpcUrl,
         chainId: this.chains.settlement.chainId,
@@ -499,6 +510,7 @@ export class Devnet implements SimControl {
       registeredProviders: this.directory.list().map((address) => ({
         address,
         builderKey: this.directory.builderKeyOf(address)!,
+        inSchedule: this.directory.inSchedule(address),
         builder: this.builder.modeOf(address),
         node:
           [...this.providers, ...(this.procs?.providers ?? [])].find(
