@@ -89,14 +89,15 @@ const attachedApps = (s: ControlStatus) =>
   (s.nodes ?? []).filter((n) => n.role === "provider" && (n.receivers ?? 0) > 0);
 
 /** Checks the target; arranges what it can (and says so). Never throws for a property of the target. */
-export async function runPreflight(t: Target, opts: { needsOnlyApplication?: boolean } = {}): Promise<Preflight> {
+export async function runPreflight(t: Target): Promise<Preflight> {
   const p: Preflight = { checks: [], unusable: {}, unmet: {}, arranged: [] };
   const add = (check: string, outcome: CheckOutcome, detail: string) => p.checks.push({ check, outcome, detail });
   const stops: string[] = [];
 
-  // The nodes: one that does not answer is the run's "target is down" (health.ts; its restart command may bring it).
+  // The nodes (the CLI runs the preflight on a target that answered; one that stops now is down).
   const down = await probeTarget(t);
   add("nodes answer", down ? "stops" : "ok", down ?? `bidder and ${t.providerUrls.length} provider(s) answer /health`);
+  if (down) stops.push(`${down}: is the target running?`);
 
   // The chains and contracts: a target whose file names other chains or contracts cannot work at all.
   for (const [name, url, id] of [
@@ -214,7 +215,7 @@ export async function runPreflight(t: Target, opts: { needsOnlyApplication?: boo
   }
 
   // Other provider applications: bids the suite sends must reach the suite's applications alone.
-  if (opts.needsOnlyApplication !== false) await onlyApplication(t, status, p, add, stops);
+  await onlyApplication(t, status, p, add, stops);
 
   if (stops.length) p.stop = stops.join("; ");
   return p;
