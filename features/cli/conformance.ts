@@ -64,8 +64,11 @@ Options:
 
 Environment: TARGET (as --target), TRANSPORT (as --transport).
 Capabilities a target file may list: ${Object.keys(CAPABILITIES).join(", ")}.
-Exit status: 0 when every selected scenario passed or was skipped; 1 when one failed or was not run; 2 on a usage
-or target file error.`;
+Before the first scenario a preflight checks what the run relies on in the target (URLs, chain ids, contracts, past
+settlement states, the claimed capabilities, other provider applications), arranges what it can for the run (a
+reference devnet's built-in applications and own L1 blocks, put back at the end), and skips or stops on the rest.
+Exit status: 0 when every selected scenario passed or was skipped; 1 when one failed or was not run, or the
+preflight stopped the run; 2 on a usage or target file error.`;
 
 export class UsageError extends MevCommitError {}
 

@@ -41,6 +41,11 @@ let startedHere = false;
 let preflightHere = false;
 /** A target's settings as the pass found them (not read for the suite's own devnet), put back after it. */
 let settingsBefore: TargetSettings | undefined;
+/**
+ * The settings as the run's first pass found them: the @may-crash pass puts back these, not what it reads after the
+ * first pass (whose scenarios' deposits would read as a larger auto-deposit amount).
+ */
+let settingsOfRun: TargetSettings | undefined;
 
 BeforeAll({ timeout: 180_000 }, async () => {
   if (!hasRun()) {
@@ -66,7 +71,8 @@ BeforeAll({ timeout: 180_000 }, async () => {
     if (p.stop) console.log(`\nthe target cannot be tested as it is: ${p.stop}`);
   }
   if (!run().ownDevnet && !targetDown()) {
-    settingsBefore = await readTargetSettings(t);
+    settingsOfRun ??= await readTargetSettings(t);
+    settingsBefore = settingsOfRun;
     for (const line of await prepareTarget(t, settingsBefore)) console.log(`\n${line}`);
   }
 });
