@@ -64,6 +64,7 @@ async function runCli(args: string[], env: Record<string, string> = {}) {
       success: boolean;
       totals: Record<string, number>;
       scenarios: { outcome: string; failure: string | null; reason: string | null; level: string }[];
+      preflight: { stopped: string | null; checks: { check: string; outcome: string; detail: string }[] } | null;
     },
     dir,
   };
@@ -122,6 +123,9 @@ describe("runs", () => {
     expect(r.result.success).toBe(true);
     expect(r.result.totals.passed).toBeGreaterThan(10);
     expect(r.out).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped, 0 not run$/m);
+    // The suite's own devnet gives it everything it relies on.
+    expect(r.result.preflight?.stopped).toBeNull();
+    expect(r.result.preflight?.checks.filter((c) => c.outcome !== "ok")).toEqual([]);
   }, 120_000);
 
   test("against a target that is down from the start: one line says so, no scenario is run, exit 1", async () => {

@@ -24,7 +24,15 @@ import {
 } from "@cucumber/cucumber/api";
 import { argsErrorMessage, describeCliError } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
-import { markDown, probeTarget } from "../support/health.ts";
+import { markDown, probeTarget, restartTarget, targetDown } from "../support/health.ts";
+import {
+  preflight,
+  preflightJson,
+  preflightText,
+  runPreflight,
+  setPreflight,
+  undoPreflight,
+} from "../support/preflight.ts";
 import { hasRun, run, setRun } from "../support/run.ts";
 import { CAPABILITIES, startTarget, TargetFileError } from "../support/target.ts";
 import { TRANSPORTS, type Transport } from "../support/transport.ts";
@@ -56,8 +64,11 @@ Options:
 
 Environment: TARGET (as --target), TRANSPORT (as --transport).
 Capabilities a target file may list: ${Object.keys(CAPABILITIES).join(", ")}.
-Exit status: 0 when every selected scenario passed or was skipped; 1 when one failed or was not run; 2 on a usage
-or target file error.`;
+Before the first scenario a preflight checks what the run relies on in the target (URLs, chain ids, contracts, past
+settlement states, the claimed capabilities, other provider applications), arranges what it can for the run (a
+reference devnet's built-in applications and own L1 blocks, put back at the end), and skips or stops on the rest.
+Exit status: 0 when every selected scenario passed or was skipped; 1 when one failed or was not run, or the
+preflight stopped the run; 2 on a usage or target file error.`;
 
 export class UsageError extends MevCommitError {}
 
@@ -177,6 +188,44 @@ async function main(argv: string[]): Promise<number> {
   console.log(
     `Levels: ${o.levels.map((l) => `@${l}`).join(", ")}${o.tags ? `; tags ${o.tags}` : ""}; order ${o.order}`,
   );
+  // A target with a restart command that is down is restarted first, so that the preflight sees it; when that
+  // fails, each scenario's turn tries again and says why it was not run.
+  if (t.restart) {
+    const dead = await probeTarget(t);
+    if (dead) {
+      markDown(dead);
+      await restartTarget(t, (line) => console.log(line)).catch(() => {});
+    }
+  }
+  // What the run relies on in the target, checked (and arranged where the suite can) before the first scenario.
+  const pf = targetDown() ? undefined : await runPreflight(t);
+  setPreflight(pf);
+  if (pf) console.log(preflightText(pf));
+  const info = (): RunInfo => ({
+    suite: suiteInfo(),
+    target: {
+      name: t.name,
+      version: t.version ?? null,
+      capabilities: t.capabilities,
+      bidTimeoutMs: t.bidTimeoutMs,
+      decisionTimeoutMs: t.decisionTimeoutMs,
+    },
+    levels: o.levels,
+    tags: o.tags ?? null,
+    order: o.order,
+    transport: o.transport,
+    startedAt: started.toISOString(),
+    durationMs: Date.now() - started.getTime(),
+    preflight: pf ? preflightJson(pf) : null,
+  });
+  const collector = new ResultCollector();
+  if (pf?.stop) {
+    mkdirSync(dirname(o.json), { recursive: true });
+    writeFileSync(o.json, `${JSON.stringify(resultJson(info(), collector), null, 2)}\n`);
+    for (const line of await undoPreflight(pf)) console.log(line);
+    console.error(`mev-commit-conformance: the target cannot be tested as it is: ${pf.stop}`);
+    return 1;
+  }
 
   const { runConfiguration } = await loadConfiguration({
     file: false,
@@ -190,7 +239,6 @@ async function main(argv: string[]): Promise<number> {
   });
   let support: IRunConfiguration["support"] | Awaited<ReturnType<typeof loadSupport>> =
     await loadSupport(runConfiguration);
-  const collector = new ResultCollector();
   for (const [pass, mayCrash] of [
     [1, false],
     [2, true],
@@ -220,25 +268,11 @@ async function main(argv: string[]): Promise<number> {
     const r = await runCucumber(config, undefined, collector.onMessage);
     support = r.support;
   }
-  const info: RunInfo = {
-    suite: suiteInfo(),
-    target: {
-      name: t.name,
-      version: t.version ?? null,
-      capabilities: t.capabilities,
-      bidTimeoutMs: t.bidTimeoutMs,
-      decisionTimeoutMs: t.decisionTimeoutMs,
-    },
-    levels: o.levels,
-    tags: o.tags ?? null,
-    order: o.order,
-    transport: o.transport,
-    startedAt: started.toISOString(),
-    durationMs: Date.now() - started.getTime(),
-  };
+  if (pf) for (const line of await undoPreflight(pf)) console.log(line);
   mkdirSync(dirname(o.json), { recursive: true });
-  writeFileSync(o.json, `${JSON.stringify(resultJson(info, collector), null, 2)}\n`);
-  console.log(summaryText(info, collector, relative(process.cwd(), o.json) || o.json));
+  const done = info();
+  writeFileSync(o.json, `${JSON.stringify(resultJson(done, collector), null, 2)}\n`);
+  console.log(summaryText(done, collector, relative(process.cwd(), o.json) || o.json));
   const totals = collector.counts();
   return totals.failed > 0 || totals.notRun > 0 ? 1 : 0;
 }
@@ -259,6 +293,9 @@ if (import.meta.main) {
       code = failed.exitCode;
     }
   }
+  // A run that stopped on an error puts back what the preflight arranged.
+  const pf = preflight();
+  if (pf) for (const line of await undoPreflight(pf).catch(() => [])) console.log(line);
   if (hasRun())
     await run()
       .stop()

@@ -6,6 +6,7 @@
 import type { Envelope, GherkinDocument, Pickle } from "@cucumber/messages";
 import { CAPABILITY_TAGS } from "../support/capabilities.ts";
 import { NOT_RUN_PREFIX, SKIPPED_PREFIX } from "../support/health.ts";
+import type { preflightJson } from "../support/preflight.ts";
 
 export const LEVELS = ["spec", "upstream", "intended"] as const;
 export type Level = (typeof LEVELS)[number];
@@ -181,6 +182,8 @@ export interface RunInfo {
   transport: string;
   startedAt: string;
   durationMs: number;
+  /** What the preflight checked and arranged before the first scenario (features/support/preflight.ts). */
+  preflight?: ReturnType<typeof preflightJson> | null;
 }
 
 export function resultJson(info: RunInfo, c: ResultCollector) {
@@ -197,7 +200,8 @@ export function resultJson(info: RunInfo, c: ResultCollector) {
       startedAt: info.startedAt,
       durationMs: info.durationMs,
     },
-    success: totals.failed === 0 && totals.notRun === 0,
+    preflight: info.preflight ?? null,
+    success: totals.failed === 0 && totals.notRun === 0 && !info.preflight?.stopped,
     totals,
     byLevel: Object.fromEntries(LEVELS.map((l) => [l, c.counts((s) => s.level === l)])),
     scenarios: c.scenarios,

@@ -1,6 +1,7 @@
-import { type Address, createPublicClient, http, type PublicClient } from "viem";
+import { type Address, createPublicClient, type PublicClient } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
 import { bidderRegistryAbi, blockTrackerAbi } from "./abi.ts";
+import { chainHttp } from "./clients/chainHttp.ts";
 import { windowOfBlock } from "./protocol.ts";
 import type { Target } from "./target.ts";
 
@@ -20,8 +21,8 @@ export class ChainReader {
   readonly l1: PublicClient;
 
   constructor(private readonly target: Target) {
-    this.settlement = createPublicClient({ transport: http(target.settlementRpcUrl, { batch: false }), cacheTime: 0 });
-    this.l1 = createPublicClient({ transport: http(target.l1RpcUrl, { batch: false }), cacheTime: 0 });
+    this.settlement = createPublicClient({ transport: chainHttp(target.settlementRpcUrl), cacheTime: 0 });
+    this.l1 = createPublicClient({ transport: chainHttp(target.l1RpcUrl), cacheTime: 0 });
   }
 
   /** BidderRegistry.getDeposit(bidder, window), in wei; the bidder defaults to the target's bidder node. */

@@ -2,12 +2,14 @@
  * The run's and each scenario's life, in one place so that the order is plain:
  *
  * - BeforeAll: the target is loaded or started (once per process; the CLI may have done it already); a target with a
- *   restart command that does not answer is marked down, so that the first Before restarts it. The settings of a
+ *   restart command that does not answer is marked down, so that the first Before restarts it. The preflight checks
+ *   what the run relies on in the target (preflight.ts; the CLI runs it before both passes). The settings of a
  *   target the suite did not start (auto-deposit, builder modes, attached applications) are read, and its bidder's
  *   auto-deposit is stopped for the run (scenarios deposit by hand).
  * - AfterAll: those settings are put back, and what could not be is printed (targetSettings.ts).
- * - Before: a scenario is not run when the target is down (unless its restart command brings it back), and is
- *   skipped when it needs a capability the target lacks (tags below), or is tagged @http in a gRPC run.
+ * - Before: a scenario is not run when the target is down (unless its restart command brings it back) or the
+ *   preflight found it cannot work at all, and is skipped when it needs a capability the target lacks or the
+ *   preflight found not answering (tags below), or is tagged @http in a gRPC run.
  * - After: every teardown runs (last registered first), then the scenario's scope ends, which aborts every request
  *   it still has open, headers or not. When the scenario (or its teardown) failed and the target no longer answers,
  *   it fails with "the target went down during this scenario" alone, and the scenarios after it are not run.
@@ -24,6 +26,7 @@ import {
   TargetDownError,
   targetDown,
 } from "./health.ts";
+import { preflight, preflightText, runPreflight, setPreflight, undoPreflight } from "./preflight.ts";
 import { hasRun, run, setRun } from "./run.ts";
 import { startTarget } from "./target.ts";
 import { prepareTarget, readTargetSettings, restoreTargetSettings, type TargetSettings } from "./targetSettings.ts";
@@ -34,8 +37,15 @@ setDefaultTimeout(60_000);
 export class TeardownError extends MevCommitError {}
 
 let startedHere = false;
+/** Whether this pass ran the preflight (plain cucumber-js) and so puts back what it arranged. */
+let preflightHere = false;
 /** A target's settings as the pass found them (not read for the suite's own devnet), put back after it. */
 let settingsBefore: TargetSettings | undefined;
+/**
+ * The settings as the run's first pass found them: the @may-crash pass puts back these, not what it reads after the
+ * first pass (whose scenarios' deposits would read as a larger auto-deposit amount).
+ */
+let settingsOfRun: TargetSettings | undefined;
 
 BeforeAll({ timeout: 180_000 }, async () => {
   if (!hasRun()) {
@@ -52,8 +62,17 @@ BeforeAll({ timeout: 180_000 }, async () => {
   const t = run().target;
   const dead = t.restart && !targetDown() ? await probeTarget(t) : undefined;
   if (dead) markDown(dead);
+  // The CLI runs the preflight once before both passes; under plain cucumber-js each pass runs it here.
+  if (!preflight() && !targetDown()) {
+    const p = await runPreflight(t);
+    setPreflight(p);
+    preflightHere = true;
+    console.log(`\n${preflightText(p)}`);
+    if (p.stop) console.log(`\nthe target cannot be tested as it is: ${p.stop}`);
+  }
   if (!run().ownDevnet && !targetDown()) {
-    settingsBefore = await readTargetSettings(t);
+    settingsOfRun ??= await readTargetSettings(t);
+    settingsBefore = settingsOfRun;
     for (const line of await prepareTarget(t, settingsBefore)) console.log(`\n${line}`);
   }
 });
@@ -66,6 +85,12 @@ AfterAll({ timeout: 120_000 }, async () => {
     settingsBefore = undefined;
     if (lines.length)
       console.log(`\nThe target's settings this pass changed:\n${lines.map((l) => `  ${l}`).join("\n")}`);
+  }
+  const p = preflight();
+  if (preflightHere && p) {
+    for (const line of await undoPreflight(p)) console.log(`\n${line}`);
+    setPreflight(undefined);
+    preflightHere = false;
   }
   if (!startedHere) return;
   await run().stop();
@@ -86,10 +111,22 @@ Before({ timeout: 200_000 }, async function (this: ConformanceWorld, { pickle })
       return "skipped";
     }
   }
+  const pf = preflight();
+  if (pf?.stop) {
+    this.attach(`${NOT_RUN_PREFIX}the target cannot be tested as it is: ${pf.stop}`, "text/plain");
+    return "skipped";
+  }
   const tags = pickle.tags.map((t) => t.name);
-  const missing = [...new Set(tags.flatMap((t) => CAPABILITY_TAGS[t] ?? []))].filter((c) => !this.has(c));
+  const needs = [...new Set(tags.flatMap((t) => CAPABILITY_TAGS[t] ?? []))];
+  const missing = needs.filter((c) => !this.has(c));
   if (missing.length) {
     this.attach(`${SKIPPED_PREFIX}the target lacks ${missing.join(", ")}`, "text/plain");
+    return "skipped";
+  }
+  // A capability the target file claims but the preflight found not answering.
+  const unusable = needs.map((c) => pf?.unusable[c]).find(Boolean);
+  if (unusable) {
+    this.attach(`${SKIPPED_PREFIX}${unusable}`, "text/plain");
     return "skipped";
   }
   // @http: the scenario judges what exists only on the HTTP gateway (status codes, content types, JSON text).

@@ -24,6 +24,7 @@ import { providerRegistryAbi, validatorOptInAbi } from "./abi.ts";
 import { devAccount } from "./accounts.ts";
 import { chainOf } from "./chain.ts";
 import type { MessageStream } from "./clients/api.ts";
+import { chainHttp } from "./clients/chainHttp.ts";
 import { perScenario } from "./perScenario.ts";
 import type { Target } from "./target.ts";
 import type { ConformanceWorld } from "./world.ts";
@@ -350,7 +351,7 @@ export async function sendTx(
   });
   const account = privateKeyToAccount(from.privateKey);
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
-  const pub = createPublicClient({ chain, transport: http(rpcUrl), cacheTime: 0 });
+  const pub = createPublicClient({ chain, transport: chainHttp(rpcUrl), cacheTime: 0 });
   try {
     const hash = tx.abi
       ? await wallet.writeContract({

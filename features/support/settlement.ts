@@ -13,7 +13,6 @@ import {
   concatHex,
   createPublicClient,
   type Hex,
-  http,
   keccak256,
   type PublicClient,
   parseEther,
@@ -25,6 +24,7 @@ import { MevCommitError } from "../../lib/errors.ts";
 import { bidderRegistryAbi, blockTrackerAbi, oracleAbi, preconfManagerAbi, providerRegistryAbi } from "./abi.ts";
 import { devAccount } from "./accounts.ts";
 import { amountOf, type BidOutcome, bidsOf, finished } from "./bids.ts";
+import { chainHttp } from "./clients/chainHttp.ts";
 import { acceptWithDispatch, type ReceivedBid } from "./clients/providerApp.ts";
 import { perScenario } from "./perScenario.ts";
 import { windowOfBlock } from "./protocol.ts";
@@ -211,8 +211,8 @@ export class SettlementChain {
   private fees: { br: bigint; pr: bigint } | undefined;
 
   constructor(readonly target: Target) {
-    this.settlement = createPublicClient({ transport: http(target.settlementRpcUrl, { batch: false }), cacheTime: 0 });
-    this.l1 = createPublicClient({ transport: http(target.l1RpcUrl, { batch: false }), cacheTime: 0 });
+    this.settlement = createPublicClient({ transport: chainHttp(target.settlementRpcUrl), cacheTime: 0 });
+    this.l1 = createPublicClient({ transport: chainHttp(target.l1RpcUrl), cacheTime: 0 });
   }
 
   get c() {

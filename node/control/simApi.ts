@@ -20,6 +20,18 @@ export interface SimControl {
   startProvider(index: number): Promise<void>;
   /** Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`). */
   killNode(name: string): Promise<KilledNode>;
+  /** Mines an L1 block every `seconds` from now on (0: only when asked). */
+  setL1BlockTime(seconds: number): { blockTime: number };
+  /** Detaches or attaches again the built-in accept-all provider applications. */
+  setResponders(attached: boolean): Promise<BuiltInApplications>;
+}
+
+export interface BuiltInApplications {
+  attached: boolean;
+  /** How many are attached now: one per running provider node while attached. */
+  count: number;
+  /** Whether POST /sim/v1/responders can detach them (not for node processes, which attach their own). */
+  detachable: boolean;
 }
 
 export interface KilledNode {
@@ -32,7 +44,8 @@ export interface KilledNode {
 }
 
 export interface DevnetStatus {
-  l1: { rpcUrl: string; chainId: number; blockNumber: string };
+  /** `blockTime`: seconds between the L1 blocks mined on their own (0: only through /sim/v1/mine). */
+  l1: { rpcUrl: string; chainId: number; blockNumber: string; blockTime: number };
   settlement: { rpcUrl: string; chainId: number; blockNumber: string };
   currentWindow: string;
   lastRecordedBlock: string;
@@ -42,12 +55,22 @@ export interface DevnetStatus {
   /** The validator opt-in registry on the L1 chain. */
   validatorOptInRouter: string | null;
   /**
-   * Every provider registered in ProviderRegistry (by anyone), in the winner schedule's order: its builder key, its
-   * builder's behaviour and the devnet node that serves it (null for another implementation's node).
+   * Every provider registered in ProviderRegistry (by anyone), in registration order: its builder key, whether it is in
+   * the winner schedule, its builder's behaviour and the devnet node that serves it (null for another implementation's
+   * node).
    */
-  registeredProviders: { address: string; builderKey: string; builder: BuilderMode; node: string | null }[];
+  registeredProviders: {
+    address: string;
+    builderKey: string;
+    /** false once it asked to unstake: it wins no more blocks. */
+    inSchedule: boolean;
+    builder: BuilderMode;
+    node: string | null;
+  }[];
   /** Bundles posted for future blocks and not mined yet. */
   postedBundles: number;
+  /** The devnet's built-in accept-all provider applications (`--auto-accept`, `POST /sim/v1/responders`). */
+  builtInApplications: BuiltInApplications;
   /** Each node; `rpcUrl` is its gRPC server (null while it is stopped). */
   nodes: {
     name: string;
@@ -195,6 +218,29 @@ export function simApi(control: SimControl) {
       },
       { detail: { summary: "Stop or start a provider node (it leaves or joins the network)" } },
     )
+    .post("/sim/v1/l1", ({ body }) => control.setL1BlockTime(body.blockTime), {
+      body: t.Object({
+        blockTime: t.Integer({
+          minimum: 0,
+          maximum: 3600,
+          description: "seconds between L1 blocks mined on their own; 0: only through POST /sim/v1/mine",
+        }),
+      }),
+      detail: {
+        summary: "Pause or pace the L1's own blocks (--l1-block-time), e.g. while a conformance run mines them itself",
+      },
+    })
+    .post("/sim/v1/responders", ({ body }) => control.setResponders(body.attached), {
+      body: t.Object({
+        attached: t.Boolean({ description: "false: detach the built-in applications; true: attach them again" }),
+      }),
+      detail: {
+        summary: "Detach or attach again the devnet's built-in accept-all provider applications (--auto-accept)",
+        description:
+          "Another provider application (a conformance run's) is then the only one reading the provider nodes' bids. " +
+          "A provider node started later gets one only while they are attached.",
+      },
+    })
     .post("/sim/v1/nodes/:name/kill", ({ params }) => control.killNode(params.name), {
       detail: {
         summary:

@@ -133,7 +133,13 @@ describe("providers registered by anyone", () => {
       registeredProviders: { address: string; builderKey: string; node: string | null }[];
     };
     const entry = s.registeredProviders.find((p) => p.address.toLowerCase() === provider.address.toLowerCase());
-    expect(entry).toEqual({ address: provider.address, builderKey: BLS_KEY, builder: "honest", node: null } as never);
+    expect(entry).toEqual({
+      address: provider.address,
+      builderKey: BLS_KEY,
+      inSchedule: true,
+      builder: "honest",
+      node: null,
+    } as never);
   });
 
   test("a provider registered with no key gets the devnet's builder key; blocks go round-robin and are recorded with their winners", async () => {
@@ -180,6 +186,29 @@ describe("providers registered by anyone", () => {
           args: [b.number],
         }),
       ).toBe(b.winner);
+  }, 30_000);
+
+  test("a provider that unstakes leaves the winner schedule (nobody builds its blocks) and stays in the directory", async () => {
+    const d = local.devnet;
+    const plain = chainClients(
+      localChain(d.chains.settlement.chainId, d.chains.settlement.rpcUrl),
+      PLAIN_PROVIDER.privateKey,
+    );
+    await transact(
+      plain,
+      { address: d.contracts.providerRegistry, abi: providerRegistryAbi, functionName: "unstake" },
+      "unstake",
+    );
+    await d.directory.sync();
+    expect(d.directory.list()).toEqual([provider.address, PLAIN_PROVIDER.address]);
+    expect(d.directory.schedule()).toEqual([provider.address]);
+    const status = await d.status();
+    expect(status.registeredProviders.map((p) => [p.address, p.inSchedule])).toEqual([
+      [provider.address, true],
+      [PLAIN_PROVIDER.address, false],
+    ]);
+    const mined = await d.mine(3);
+    expect(mined.map((b) => b.winner)).toEqual([provider.address, provider.address, provider.address]);
   }, 30_000);
 });
 

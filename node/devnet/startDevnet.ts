@@ -11,7 +11,13 @@ import type { ContractAddresses } from "../chain/deploy.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { localHttp } from "../chain/localHttp.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
-import { type DevnetStatus, type KilledNode, type SimControl, simApi } from "../control/simApi.ts";
+import {
+  type BuiltInApplications,
+  type DevnetStatus,
+  type KilledNode,
+  type SimControl,
+  simApi,
+} from "../control/simApi.ts";
 import { BidOutcomes } from "../explorer/bidOutcomes.ts";
 import { devnetExplorer } from "../explorer/devnetExplorer.ts";
 import { bidsApi, explorerPage } from "../explorer/explorerApi.ts";
@@ -252,6 +258,12 @@ export class Devnet implements SimControl {
     return this.driver.mine(blocks, winner);
   }
 
+  /** Mines an L1 block every `seconds` from now on (0: only through mine()); answers the new interval. */
+  setL1BlockTime(seconds: number): { blockTime: number } {
+    this.driver.startInterval(seconds);
+    return { blockTime: this.driver.intervalSeconds };
+  }
+
   async setBuilderMode(provider: Address, mode: BuilderMode, every = 1): Promise<void> {
     await this.registeredProvider(provider);
     this.builder.setMode(provider, mode, every);
@@ -322,7 +334,7 @@ export class Devnet implements SimControl {
     if (p.listening) throw new FailedPreconditionError(`provider ${index} is already running`);
     await p.start(this.providerListen(index));
     await this.networks?.settle(this.providers.map((x) => x.listening));
-    if (this.config.autoAccept) await this.attachResponder(p);
+    if (this.respondersOn) await this.attachResponder(p);
   }
 
   private providerProcessAt(index: number): NodeProcess {
@@ -478,7 +490,12 @@ export class Devnet implements SimControl {
       }),
     ]);
     return {
-      l1: { rpcUrl: this.chains.l1.rpcUrl, chainId: this.chains.l1.chainId, blockNumber: l1Block.toString() },
+      l1: {
+        rpcUrl: this.chains.l1.rpcUrl,
+        chainId: this.chains.l1.chainId,
+        blockNumber: l1Block.toString(),
+        blockTime: this.driver.intervalSeconds,
+      },
       settlement: {
         rpcUrl: this.chains.settlement.rpcUrl,
         chainId: this.chains.settlement.chainId,
@@ -493,6 +510,7 @@ export class Devnet implements SimControl {
       registeredProviders: this.directory.list().map((address) => ({
         address,
         builderKey: this.directory.builderKeyOf(address)!,
+        inSchedule: this.directory.inSchedule(address),
         builder: this.builder.modeOf(address),
         node:
           [...this.providers, ...(this.procs?.providers ?? [])].find(
@@ -500,6 +518,7 @@ export class Devnet implements SimControl {
           )?.name ?? null,
       })),
       postedBundles: this.bundles.size,
+      builtInApplications: this.builtInApplications(),
       nodes: this.procs
         ? await this.processStatus(this.procs)
         : [
@@ -550,10 +569,49 @@ export class Devnet implements SimControl {
   }
 
   private readonly responders: ProviderAgent[] = [];
+  /** Whether running provider nodes get a built-in application: `--auto-accept`, then `POST /sim/v1/responders`. */
+  private respondersOn = false;
 
   /** `--auto-accept`: a built-in provider application (accept all) on every provider node, over its own API. */
   async attachResponders(): Promise<void> {
-    for (const p of this.providers) await this.attachResponder(p);
+    this.respondersOn = true;
+    for (const p of this.providers) if (p.listening) await this.attachResponder(p);
+  }
+
+  /**
+   * Detaches (or attaches again) the built-in accept-all applications, so that another provider application (the
+   * conformance suite's) is the only one reading a provider's bids. Node processes attach their own (`--role
+   * --auto-accept`), which cannot be detached from here.
+   */
+  async setResponders(attached: boolean): Promise<BuiltInApplications> {
+    if (!this.hasNodes) throw new NoNodesError("no built-in provider applications");
+    if (this.procs) {
+      if (this.config.autoAccept !== attached)
+        throw new FailedPreconditionError(
+          `the devnet's node processes ${this.config.autoAccept ? "attach their own built-in applications" : "run without built-in applications"} (--auto-accept is fixed at their start): start the devnet with${attached ? "" : "out"} --no-auto-accept`,
+        );
+      return this.builtInApplications();
+    }
+    if (attached && !this.respondersOn) {
+      this.respondersOn = true;
+      for (const p of this.providers)
+        if (p.listening && !this.responders.some((r) => r.providerUrl === p.url)) await this.attachResponder(p);
+    } else if (!attached && this.respondersOn) {
+      this.respondersOn = false;
+      await Promise.all(this.responders.splice(0).map((r) => r.stop()));
+    }
+    return this.builtInApplications();
+  }
+
+  /** Whether the built-in applications are attached, and how many (/sim/v1/status). */
+  builtInApplications(): BuiltInApplications {
+    if (this.procs)
+      return {
+        attached: this.config.autoAccept,
+        count: this.config.autoAccept ? this.procs.providers.filter((p) => p.running).length : 0,
+        detachable: false,
+      };
+    return { attached: this.respondersOn, count: this.responders.length, detachable: this.hasNodes };
   }
 
   private async attachResponder(p: ProviderNode): Promise<void> {

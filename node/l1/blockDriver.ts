@@ -87,10 +87,17 @@ export class L1BlockDriver {
     return mined;
   }
 
+  /** Seconds between the blocks mined on their own (0: only when asked). */
+  get intervalSeconds(): number {
+    return this.timer ? this.interval : 0;
+  }
+  private interval = 0;
+
   /** Mines a block every `seconds` (0 = never) until stop(). */
   startInterval(seconds: number): void {
     this.stopInterval();
     if (seconds <= 0) return;
+    this.interval = seconds;
     this.timer = setInterval(() => {
       this.mine(1).catch((e) => this.log.error("interval mining failed", { error: e }));
     }, seconds * 1000);

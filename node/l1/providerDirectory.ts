@@ -20,7 +20,7 @@ export interface ProviderDirectoryOptions {
    * `--settlement-keep-blocks`).
    */
   store?: NodeStore;
-  /** Called with the providers, in registration order, whenever one joins. */
+  /** Called with the winner schedule (providers in registration order, those that unstaked left out) when it changes. */
   onChange?: (providers: Address[]) => void;
 }
 
@@ -31,22 +31,39 @@ export interface ProviderDirectoryOptions {
  *
  * Builder key: the provider's own key when it added one to the registry (a provider node adds its keys right after
  * registering, through its stake API); until then, and for a provider that adds none, `builderKeyFor(address)`,
- * mapped by the owner as the devnet's own providers' keys are at start. Both map to the provider on-chain. A provider stays in the directory after it withdraws (a builder wins blocks whether or not it is
- * registered with mev-commit; its blocks are then recorded with a key that maps to nobody).
+ * mapped by the owner as the devnet's own providers' keys are at start. Both map to the provider on-chain.
+ *
+ * A provider that asks to unstake (ProviderRegistry's Unstake event) leaves the winner schedule: nobody may build
+ * its blocks any more (a conformance run's provider, registered and unstaked by a scenario, has no node behind it
+ * after the run). It stays in the directory, so that blocks it won before are still recorded with its key, and
+ * registering again brings it back.
  */
 export class ProviderDirectory {
   private readonly keys = new Map<string, Hex>();
   private readonly order: Address[] = [];
+  /** Providers that asked to unstake (lower-case): out of the winner schedule. */
+  private readonly unstaked = new Set<string>();
   private readonly queue = new SerialQueue();
   private off: (() => void) | undefined;
   private readonly log = logger("providers");
   private static readonly KEPT = "providers.directory";
+  private static readonly UNSTAKED = "providers.unstaked";
 
   constructor(private readonly o: ProviderDirectoryOptions) {}
 
   /** Registered providers, in registration order. */
   list(): Address[] {
     return [...this.order];
+  }
+
+  /** The winner schedule: registered providers in registration order, without those that asked to unstake. */
+  schedule(): Address[] {
+    return this.order.filter((p) => !this.unstaked.has(p.toLowerCase()));
+  }
+
+  /** Whether the provider takes part in the winner schedule. */
+  inSchedule(address: Address): boolean {
+    return this.has(address) && !this.unstaked.has(address.toLowerCase());
   }
 
   has(address: Address): boolean {
@@ -67,10 +84,13 @@ export class ProviderDirectory {
     const offs = [
       this.o.events.on("ProviderRegistered", (e) => this.add(e.args.provider as Address)),
       this.o.events.on("BLSKeyAdded", (e) => this.keyAdded(e.args.provider as Address, e.args.blsPublicKey as Hex)),
+      this.o.events.on("Unstake", (e) => this.leave(e.args.provider as Address)),
     ];
     this.off = () => {
       for (const f of offs) f();
     };
+    const gone = this.o.store?.getKv(ProviderDirectory.UNSTAKED);
+    for (const provider of gone ? (JSON.parse(gone) as string[]) : []) this.unstaked.add(provider);
     const kept = this.o.store?.getKv(ProviderDirectory.KEPT);
     for (const provider of kept ? (JSON.parse(kept) as Address[]) : []) await this.add(provider);
     const { publicClient } = this.o.owner;
@@ -80,7 +100,17 @@ export class ProviderDirectory {
       fromBlock: 0n,
       toBlock: "latest",
     });
-    for (const l of logs) await this.add(l.args.provider!);
+    const unstakes = await publicClient.getLogs({
+      address: this.o.providerRegistry,
+      event: parseAbiItem("event Unstake(address indexed provider, uint256 timestamp)"),
+      fromBlock: 0n,
+      toBlock: "latest",
+    });
+    // Registrations and unstakes in chain order: a provider that registered again after unstaking is back.
+    const events = [...logs.map((l) => ({ l, join: true })), ...unstakes.map((l) => ({ l, join: false }))].sort(
+      (a, b) => Number(a.l.blockNumber! - b.l.blockNumber!) || a.l.logIndex! - b.l.logIndex!,
+    );
+    for (const { l, join } of events) await (join ? this.add(l.args.provider!) : this.leave(l.args.provider!));
   }
 
   stop(): void {
@@ -93,9 +123,10 @@ export class ProviderDirectory {
     await this.queue.run(async () => {});
   }
 
+  /** A registration: a new provider joins the schedule; one that unstaked and registered again rejoins it. */
   private add(provider: Address): Promise<void> {
     return this.queue.run(async () => {
-      if (this.has(provider)) return;
+      if (this.has(provider)) return this.setUnstaked(provider, false);
       const key = await this.ensureBuilderKey(provider).catch((e) => {
         // It still takes part; its blocks are recorded with a key that may map to nobody (no winner on-chain).
         this.log.error("cannot map a builder key to a registered provider", { provider, error: e });
@@ -105,8 +136,30 @@ export class ProviderDirectory {
       this.order.push(provider);
       this.o.store?.setKv(ProviderDirectory.KEPT, JSON.stringify(this.order));
       this.log.info("provider takes part in the winner schedule", { provider, builderKey: key });
-      this.o.onChange?.(this.list());
+      this.o.onChange?.(this.schedule());
     });
+  }
+
+  private leave(provider: Address): Promise<void> {
+    return this.queue.run(async () => {
+      if (!this.has(provider) || this.unstaked.has(provider.toLowerCase())) return;
+      this.setUnstaked(provider, true);
+    });
+  }
+
+  private setUnstaked(provider: Address, unstaked: boolean): void {
+    const key = provider.toLowerCase();
+    if (this.unstaked.has(key) === unstaked) return;
+    if (unstaked) this.unstaked.add(key);
+    else this.unstaked.delete(key);
+    this.o.store?.setKv(ProviderDirectory.UNSTAKED, JSON.stringify([...this.unstaked]));
+    this.log.info(
+      unstaked
+        ? "provider unstaked: out of the winner schedule"
+        : "provider registered again: back in the winner schedule",
+      { provider },
+    );
+    this.o.onChange?.(this.schedule());
   }
 
   /** A key the provider added itself replaces the devnet's stand-in key. */
