@@ -19,3 +19,15 @@ Feature: Nothing a node acknowledged is lost when it is killed
     Then the bidder lists every commitment the scenario's bids got
     When provider 1's node is killed with SIGKILL and restarted through the control API
     Then provider 1 lists every commitment it gave in this scenario
+
+  @upstream @sim-kill
+  Scenario: a commitment the bidder streamed survives a SIGKILL right after the write
+    The bidder records a commitment when it receives it, before it streams it on (api-behaviour §3.3): a kill that
+    lands right after the write loses nothing the client saw, however soon after the node meant to store it.
+    Given provider 1 runs a provider application that accepts every bid
+    And provider 2 runs a provider application that accepts every bid
+    When the bidder's node is set through the control API to be killed with SIGKILL right after it streams its next commitment
+    And the bidder sends a bid of 5201 wei
+    Then the bidder's client received a commitment before the stream broke
+    When the bidder's node is soon restarted on its data
+    Then the bidder lists every commitment the scenario's bids got

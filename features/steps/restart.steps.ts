@@ -4,7 +4,7 @@
  */
 import { Then, When } from "@cucumber/cucumber";
 import { BidSuiteError, bidsOf } from "../support/bids.ts";
-import { killAndRestart } from "../support/nodes.ts";
+import { answersAgain, killAndRestart, killBidderAfterAck } from "../support/nodes.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 const noHex = (a: string) => String(a).toLowerCase().replace(/^0x/, "");
@@ -15,6 +15,32 @@ When(
     await killAndRestart(this, node);
   },
 );
+
+/** The control API's answer to a kill armed for the bidder's next acknowledgement, per scenario. */
+const armedKills = new WeakMap<ConformanceWorld, { killed: Promise<unknown> }>();
+
+When(
+  "the bidder's node is set through the control API to be killed with SIGKILL right after it streams its next commitment",
+  async function (this: ConformanceWorld) {
+    armedKills.set(this, await killBidderAfterAck(this));
+  },
+);
+
+Then("the bidder's client received a commitment before the stream broke", function (this: ConformanceWorld) {
+  if (!streamed(this).length)
+    throw new BidSuiteError(
+      `the client received no commitment: ${bidsOf(this)
+        .bids.map((b) => b.stream.describe(600))
+        .join("; ")}`,
+    );
+});
+
+When("the bidder's node is soon restarted on its data", async function (this: ConformanceWorld) {
+  const killed = armedKills.get(this);
+  if (!killed) throw new BidSuiteError("no kill was armed in this scenario");
+  await killed.killed;
+  await answersAgain(this, "the bidder");
+});
 
 /** (bid digest, provider) of every commitment the scenario's bids streamed. */
 function streamed(world: ConformanceWorld): { block: string; digest: string; provider: string; amount: string }[] {

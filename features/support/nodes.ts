@@ -23,17 +23,19 @@ async function controlName(world: ConformanceWorld, node: string): Promise<strin
   return n.name;
 }
 
-/** Kills `node` with SIGKILL through the control API and waits until it answers /health again. */
-export async function killAndRestart(world: ConformanceWorld, node: string, timeoutMs = 60_000): Promise<void> {
-  const provider = /^provider (\d+)$/.exec(node)?.[1];
-  // The scenario's applications on that node would see their streams break: they leave first.
-  if (provider)
-    await Promise.all(
-      bidsOf(world)
-        .appsOf(Number(provider))
-        .map((a) => a.stop()),
-    );
-  await world.control.kill(await controlName(world, node));
+/**
+ * Arms the bidder to die right after it next streams a commitment to a client; the promise settles once it died
+ * there and serves again (to await after the bid).
+ */
+export async function killBidderAfterAck(world: ConformanceWorld): Promise<{ killed: Promise<unknown> }> {
+  const name = await controlName(world, "the bidder");
+  const killed = world.control.kill(name, "after-ack", 120_000);
+  killed.catch(() => {});
+  return { killed };
+}
+
+/** Waits until `node` answers /health again after a kill. */
+export async function answersAgain(world: ConformanceWorld, node: string, timeoutMs = 60_000): Promise<void> {
   const url = world.nodeUrl(node === "the bidder" ? "bidder" : node);
   const deadline = performance.now() + timeoutMs;
   for (;;) {
@@ -47,4 +49,18 @@ export async function killAndRestart(world: ConformanceWorld, node: string, time
       throw new NodeRestartError(`${node} did not answer /health within ${timeoutMs} ms of its restart`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Kills `node` with SIGKILL through the control API and waits until it answers /health again. */
+export async function killAndRestart(world: ConformanceWorld, node: string, timeoutMs = 60_000): Promise<void> {
+  const provider = /^provider (\d+)$/.exec(node)?.[1];
+  // The scenario's applications on that node would see their streams break: they leave first.
+  if (provider)
+    await Promise.all(
+      bidsOf(world)
+        .appsOf(Number(provider))
+        .map((a) => a.stop()),
+    );
+  await world.control.kill(await controlName(world, node));
+  await answersAgain(world, node, timeoutMs);
 }

@@ -3,7 +3,7 @@ import { type AnyElysia, Elysia, t } from "elysia";
 import { type Address, isAddress } from "viem";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
 import { routingError } from "../api/wire/routing.ts";
-import { parseFault } from "../devnet/nodeOps.ts";
+import { type KillPoint, parseFault, parseKillPoint } from "../devnet/nodeOps.ts";
 import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
 import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
@@ -18,8 +18,11 @@ export interface SimControl {
   injectFault(node: string, fault: "store" | "open" | "none"): void | Promise<void>;
   stopProvider(index: number): Promise<void>;
   startProvider(index: number): Promise<void>;
-  /** Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`). */
-  killNode(name: string): Promise<KilledNode>;
+  /**
+   * Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`); `after-ack`: the
+   * bidder dies right after it next streams a commitment to a client.
+   */
+  killNode(name: string, at?: KillPoint): Promise<KilledNode>;
 }
 
 export interface KilledNode {
@@ -195,7 +198,17 @@ export function simApi(control: SimControl) {
       },
       { detail: { summary: "Stop or start a provider node (it leaves or joins the network)" } },
     )
-    .post("/sim/v1/nodes/:name/kill", ({ params }) => control.killNode(params.name), {
+    .post("/sim/v1/nodes/:name/kill", ({ params, body }) => control.killNode(params.name, parseKillPoint(body?.at)), {
+      body: t.Optional(
+        t.Object({
+          at: t.Optional(
+            t.String({
+              description:
+                "now (default) | after-ack: the bidder dies right after it next streams a commitment to a client (what was not durable by then is lost); answers once it was killed there and serves again, or DeadlineExceeded after 60 s without a commitment",
+            }),
+          ),
+        }),
+      ),
       detail: {
         summary:
           "Kill a node (as SIGKILL would: no goodbye, nothing flushed) and start it again on its store, keys and ports",

@@ -3,7 +3,7 @@
  * started with `--role … --admin-port` applies it to itself when the devnet runs it as a process (node/role/adminApi.ts).
  */
 import type { BidderNode } from "../bidder/bidderNode.ts";
-import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import { DeadlineExceededError, FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import type { ProviderNode } from "../provider/providerNode.ts";
 
 export type Fault = "store" | "open" | "none";
@@ -13,6 +13,38 @@ export function parseFault(fail: string): Fault {
   if (fail !== "store" && fail !== "open" && fail !== "none")
     throw new InvalidArgumentError(`fail must be store, open or none, got ${fail}`);
   return fail;
+}
+
+/** When a killed node dies: at once (the default), or right after it next acknowledges a commitment. */
+export type KillPoint = "now" | "after-ack";
+
+export function parseKillPoint(at: string | undefined): KillPoint {
+  if (at === undefined || at === "now") return "now";
+  if (at !== "after-ack") throw new InvalidArgumentError(`at must be now or after-ack, got ${JSON.stringify(at)}`);
+  return at;
+}
+
+/** How long a kill "after-ack" waits for the node's next acknowledgement. */
+const AFTER_ACK_WAIT_MS = 60_000;
+
+/** Arms the bidder to die right after its next acknowledgement and waits until it did (DeadlineExceeded if none came). */
+export async function diedAfterAck(b: BidderNode, name: string, timeoutMs = AFTER_ACK_WAIT_MS): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      b.dieAfterNextAck(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          b.disarm();
+          reject(
+            new DeadlineExceededError(`${name} streamed no commitment within ${timeoutMs} ms; the kill is called off`),
+          );
+        }, timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Arms (`store`, `open`) or disarms (`none`) the bidder's next failing open transaction. */

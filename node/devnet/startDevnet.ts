@@ -58,7 +58,7 @@ import {
   installBlsVerifierStandIn,
 } from "./contractsSetup.ts";
 import { DataDir } from "./dataDir.ts";
-import { armBidderFault, armProviderFault, type Fault, nodeCounts } from "./nodeOps.ts";
+import { armBidderFault, armProviderFault, diedAfterAck, type Fault, type KillPoint, nodeCounts } from "./nodeOps.ts";
 import { NodeProcess } from "./nodeProcesses.ts";
 import { type DevnetTarget, type Target, targetOf } from "./target.ts";
 
@@ -353,9 +353,13 @@ export class Devnet implements SimControl {
    * its store, keys and ports, and answers once it serves again and the mesh has settled (docs/crash-safety.md
    * says what is and is not simulated: the devnet's nodes share one process).
    */
-  killNode(name: string): Promise<KilledNode> {
+  killNode(name: string, at: KillPoint = "now"): Promise<KilledNode> {
     return this.kills.run(async () => {
       if (!this.hasNodes) throw new NoNodesError(`no node ${name}`);
+      if (at !== "now" && this.procs)
+        throw new FailedPreconditionError(
+          `a kill at ${at} needs the devnet's nodes in its own process (not --network processes or --netns)`,
+        );
       if (this.procs) return this.killProcess(name);
       const t0 = performance.now();
       const bidderAt = name === "bidder" ? 0 : /^bidder-([1-9]\d*)$/.exec(name) ? Number(name.slice(7)) : undefined;
@@ -365,6 +369,7 @@ export class Devnet implements SimControl {
       if (bidderAt !== undefined && bidderAt < this.bidders.length) {
         const old = this.bidders[bidderAt]!;
         const ports = old.listenPorts!;
+        if (at === "after-ack") await diedAfterAck(old, name);
         await old.kill();
         this.forgetNonces(old.address);
         down = performance.now() - t0;
@@ -382,6 +387,8 @@ export class Devnet implements SimControl {
           throw new FailedPreconditionError(
             `${name} is not running (start it first: POST /sim/v1/providers/${providerAt}/start)`,
           );
+        if (at !== "now")
+          throw new InvalidArgumentError(`a kill at ${at} applies to bidder nodes; ${name} is a provider`);
         this.providerPorts.set(providerAt, {
           http: Number(new URL(old.url).port),
           rpc: Number(new URL(old.rpcUrl).port),
