@@ -4,6 +4,7 @@
  */
 import { Then, When } from "@cucumber/cucumber";
 import { BidSuiteError, bidsOf } from "../support/bids.ts";
+import { chainOf } from "../support/chain.ts";
 import { answersAgain, killAndRestart, killBidderAfterAck } from "../support/nodes.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
@@ -13,6 +14,18 @@ When(
   /^(the bidder|provider \d+)'s node is killed with SIGKILL and restarted through the control API$/,
   async function (this: ConformanceWorld, node: string) {
     await killAndRestart(this, node);
+  },
+);
+
+// A node that keeps its event cursor replays nothing after a restart: the control API sets the cursor back, so the
+// restarted node handles the events it had handled already (a node without a durable cursor, or one whose chain's
+// history changed under it, does this on its own).
+When(
+  /^(the bidder|provider \d+)'s node is killed with SIGKILL and restarted through the control API, handling the settlement chain's last (\d+) blocks' events again$/,
+  async function (this: ConformanceWorld, node: string, blocks: string) {
+    const head = await chainOf(this.target).settlementBlockNumber();
+    const from = head > BigInt(blocks) ? head - BigInt(blocks) + 1n : 1n;
+    await killAndRestart(this, node, 60_000, from);
   },
 );
 

@@ -29,7 +29,7 @@ async function controlName(world: ConformanceWorld, node: string): Promise<strin
  */
 export async function killBidderAfterAck(world: ConformanceWorld): Promise<{ killed: Promise<unknown> }> {
   const name = await controlName(world, "the bidder");
-  const killed = world.control.kill(name, "after-ack", 120_000);
+  const killed = world.control.kill(name, { at: "after-ack", timeoutMs: 120_000 });
   killed.catch(() => {});
   return { killed };
 }
@@ -52,7 +52,12 @@ export async function answersAgain(world: ConformanceWorld, node: string, timeou
 }
 
 /** Kills `node` with SIGKILL through the control API and waits until it answers /health again. */
-export async function killAndRestart(world: ConformanceWorld, node: string, timeoutMs = 60_000): Promise<void> {
+export async function killAndRestart(
+  world: ConformanceWorld,
+  node: string,
+  timeoutMs = 60_000,
+  replayFrom?: bigint,
+): Promise<void> {
   const provider = /^provider (\d+)$/.exec(node)?.[1];
   // The scenario's applications on that node would see their streams break: they leave first.
   if (provider)
@@ -61,6 +66,6 @@ export async function killAndRestart(world: ConformanceWorld, node: string, time
         .appsOf(Number(provider))
         .map((a) => a.stop()),
     );
-  await world.control.kill(await controlName(world, node));
+  await world.control.kill(await controlName(world, node), { replayFrom });
   await answersAgain(world, node, timeoutMs);
 }

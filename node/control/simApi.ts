@@ -3,7 +3,7 @@ import { type AnyElysia, Elysia, t } from "elysia";
 import { type Address, isAddress } from "viem";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
 import { routingError } from "../api/wire/routing.ts";
-import { type KillPoint, parseFault, parseKillPoint } from "../devnet/nodeOps.ts";
+import { type KillPoint, parseFault, parseKillPoint, parseReplayFrom } from "../devnet/nodeOps.ts";
 import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
 import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
@@ -20,9 +20,10 @@ export interface SimControl {
   startProvider(index: number): Promise<void>;
   /**
    * Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`); `after-ack`: the
-   * bidder dies right after it next streams a commitment to a client.
+   * bidder dies right after it next streams a commitment to a client. `replayFrom`: the new node handles the
+   * settlement chain's events again from that block on.
    */
-  killNode(name: string, at?: KillPoint): Promise<KilledNode>;
+  killNode(name: string, at?: KillPoint, replayFrom?: bigint): Promise<KilledNode>;
 }
 
 export interface KilledNode {
@@ -198,25 +199,35 @@ export function simApi(control: SimControl) {
       },
       { detail: { summary: "Stop or start a provider node (it leaves or joins the network)" } },
     )
-    .post("/sim/v1/nodes/:name/kill", ({ params, body }) => control.killNode(params.name, parseKillPoint(body?.at)), {
-      body: t.Optional(
-        t.Object({
-          at: t.Optional(
-            t.String({
-              description:
-                "now (default) | after-ack: the bidder dies right after it next streams a commitment to a client (what was not durable by then is lost); answers once it was killed there and serves again, or DeadlineExceeded after 60 s without a commitment",
-            }),
-          ),
-        }),
-      ),
-      detail: {
-        summary:
-          "Kill a node (as SIGKILL would: no goodbye, nothing flushed) and start it again on its store, keys and ports",
-        description:
-          "Answers once the new node serves again and the devnet's nodes see each other. Names as in /sim/v1/status: bidder, provider-0, …. " +
-          "The devnet's nodes share one process, so a kill is simulated: docs/crash-safety.md says what is and is not.",
+    .post(
+      "/sim/v1/nodes/:name/kill",
+      ({ params, body }) => control.killNode(params.name, parseKillPoint(body?.at), parseReplayFrom(body?.replayFrom)),
+      {
+        body: t.Optional(
+          t.Object({
+            replayFrom: t.Optional(
+              t.Union([t.String(), t.Integer()], {
+                description:
+                  "a settlement block: the restarted node handles the chain's events again from there (its event cursor is set back)",
+              }),
+            ),
+            at: t.Optional(
+              t.String({
+                description:
+                  "now (default) | after-ack: the bidder dies right after it next streams a commitment to a client (what was not durable by then is lost); answers once it was killed there and serves again, or DeadlineExceeded after 60 s without a commitment",
+              }),
+            ),
+          }),
+        ),
+        detail: {
+          summary:
+            "Kill a node (as SIGKILL would: no goodbye, nothing flushed) and start it again on its store, keys and ports",
+          description:
+            "Answers once the new node serves again and the devnet's nodes see each other. Names as in /sim/v1/status: bidder, provider-0, …. " +
+            "The devnet's nodes share one process, so a kill is simulated: docs/crash-safety.md says what is and is not.",
+        },
       },
-    })
+    )
     .post(
       "/sim/v1/faults",
       async ({ body }) => {

@@ -5,6 +5,7 @@
 import type { BidderNode } from "../bidder/bidderNode.ts";
 import { DeadlineExceededError, FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import type { ProviderNode } from "../provider/providerNode.ts";
+import { NodeStore } from "../store/db.ts";
 
 export type Fault = "store" | "open" | "none";
 
@@ -45,6 +46,30 @@ export async function diedAfterAck(b: BidderNode, name: string, timeoutMs = AFTE
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Sets a killed node's event cursor back, so that the node started next on `storePath` handles the settlement
+ * chain's events again from block `from` on (as after a restart onto a chain whose history changed under its cursor).
+ * The saved block hash goes too: the replay is asked for, not a divergence to detect.
+ */
+export function rewindEventCursor(storePath: string, from: bigint, cursorKey = "events.cursor"): void {
+  const store = new NodeStore(storePath);
+  try {
+    const cursor = store.getKv(cursorKey);
+    if (cursor !== undefined && BigInt(cursor) < from) return;
+    store.setKv(cursorKey, (from - 1n).toString());
+    store.deleteKv(`${cursorKey}.hash`);
+  } finally {
+    store.close();
+  }
+}
+
+export function parseReplayFrom(v: string | number | undefined): bigint | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,18}$/.test(String(v)))
+    throw new InvalidArgumentError(`replayFrom must be a settlement block number above 0, got ${JSON.stringify(v)}`);
+  return BigInt(v);
 }
 
 /** Arms (`store`, `open`) or disarms (`none`) the bidder's next failing open transaction. */

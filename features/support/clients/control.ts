@@ -86,8 +86,20 @@ export class ControlClient {
   /**
    * Kills a node with SIGKILL and starts it again on the same data (capability `sim-kill`). `after-ack`: the node
    * dies right after it next streams a commitment to a client; the answer comes once it did and serves again.
+   * `replayFrom`: the restarted node handles the settlement chain's events again from that block on.
    */
-  async kill(name: string, at?: "after-ack", timeoutMs?: number): Promise<HttpResult> {
-    return this.post(`/sim/v1/nodes/${encodeURIComponent(name)}/kill`, at ? { at } : undefined, timeoutMs);
+  async kill(
+    name: string,
+    opts: { at?: "after-ack"; replayFrom?: bigint; timeoutMs?: number } = {},
+  ): Promise<HttpResult> {
+    const body = {
+      ...(opts.at ? { at: opts.at } : {}),
+      ...(opts.replayFrom !== undefined ? { replayFrom: opts.replayFrom.toString() } : {}),
+    };
+    return this.post(
+      `/sim/v1/nodes/${encodeURIComponent(name)}/kill`,
+      Object.keys(body).length ? body : undefined,
+      opts.timeoutMs,
+    );
   }
 }
