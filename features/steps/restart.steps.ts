@@ -5,7 +5,7 @@
 import { Then, When } from "@cucumber/cucumber";
 import { BidSuiteError, bidsOf } from "../support/bids.ts";
 import { chainOf } from "../support/chain.ts";
-import { answersAgain, killAndRestart, killBidderAfterAck } from "../support/nodes.ts";
+import { answersAgain, killAfterAck, killAndRestart } from "../support/nodes.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 const noHex = (a: string) => String(a).toLowerCase().replace(/^0x/, "");
@@ -29,13 +29,15 @@ When(
   },
 );
 
-/** The control API's answer to a kill armed for the bidder's next acknowledgement, per scenario. */
-const armedKills = new WeakMap<ConformanceWorld, { killed: Promise<unknown> }>();
+/** The control API's answer to a kill armed for a node's next acknowledgement, per scenario and node. */
+const armedKills = new WeakMap<ConformanceWorld, Map<string, { killed: Promise<unknown> }>>();
 
 When(
-  "the bidder's node is set through the control API to be killed with SIGKILL right after it streams its next commitment",
-  async function (this: ConformanceWorld) {
-    armedKills.set(this, await killBidderAfterAck(this));
+  /^(the bidder|provider \d+)'s node is set through the control API to be killed with SIGKILL right after it (?:streams its next commitment|next answers a bid with a commitment)$/,
+  async function (this: ConformanceWorld, node: string) {
+    const kills = armedKills.get(this) ?? new Map();
+    armedKills.set(this, kills);
+    kills.set(node, await killAfterAck(this, node));
   },
 );
 
@@ -48,12 +50,15 @@ Then("the bidder's client received a commitment before the stream broke", functi
     );
 });
 
-When("the bidder's node is soon restarted on its data", async function (this: ConformanceWorld) {
-  const killed = armedKills.get(this);
-  if (!killed) throw new BidSuiteError("no kill was armed in this scenario");
-  await killed.killed;
-  await answersAgain(this, "the bidder");
-});
+When(
+  /^(the bidder|provider \d+)'s node is soon restarted on its data$/,
+  async function (this: ConformanceWorld, node: string) {
+    const armed = armedKills.get(this)?.get(node);
+    if (!armed) throw new BidSuiteError(`no kill of ${node}'s node was armed in this scenario`);
+    await armed.killed;
+    await answersAgain(this, node);
+  },
+);
 
 /** (bid digest, provider) of every commitment the scenario's bids streamed. */
 function streamed(world: ConformanceWorld): { block: string; digest: string; provider: string; amount: string }[] {

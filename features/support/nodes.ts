@@ -24,11 +24,14 @@ async function controlName(world: ConformanceWorld, node: string): Promise<strin
 }
 
 /**
- * Arms the bidder to die right after it next streams a commitment to a client; the promise settles once it died
- * there and serves again (to await after the bid).
+ * Arms `node` to die right after it next acknowledges a commitment (the bidder: streams it to its client; a
+ * provider: answers the bidder with it); the promise settles once it died there and serves again (await it after
+ * the bid).
  */
-export async function killBidderAfterAck(world: ConformanceWorld): Promise<{ killed: Promise<unknown> }> {
-  const name = await controlName(world, "the bidder");
+export async function killAfterAck(world: ConformanceWorld, node: string): Promise<{ killed: Promise<unknown> }> {
+  const name = await controlName(world, node);
+  const provider = /^provider (\d+)$/.exec(node)?.[1];
+  if (provider) for (const app of bidsOf(world).appsOf(Number(provider))) app.nodeWillBeKilled = true;
   const killed = world.control.kill(name, { at: "after-ack", timeoutMs: 120_000 });
   killed.catch(() => {});
   return { killed };

@@ -17,6 +17,7 @@ import { ValidatorApiService, type ValidatorsSource } from "../services/validato
 import { NodeStore } from "../store/db.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
+import { KillAfterAck } from "../util/killAfterAck.ts";
 import { KillSwitch } from "../util/killSwitch.ts";
 import { BidSender } from "./bids/bidSender.ts";
 import { AutoDepositor } from "./deposits/autoDepositor.ts";
@@ -43,9 +44,6 @@ export interface BidderNodeOptions {
 }
 
 /** The bidder node's composition root: its key, its store, its role code, the API services over them and their transports. */
-/** How long a node killed "after-ack" keeps its sockets, for the acknowledgement to reach the client. */
-const AFTER_ACK_FLUSH_MS = 250;
-
 export class BidderNode {
   readonly role = "bidder" as const;
   readonly settlement: ChainClients;
@@ -103,7 +101,7 @@ export class BidderNode {
         deposits: this.deposits,
         commitments: () => this.commitments,
         claimSlashedFunds: () => claimSlashedFunds(this.settlement, c.providerRegistry),
-        acknowledging: () => this.dieIfArmed(),
+        acknowledging: () => this.afterAck.acknowledging(),
       }),
       notifications: new NotificationsService(this.notifier),
       validator: new ValidatorApiService(options.validators),
@@ -166,43 +164,20 @@ export class BidderNode {
     this.served?.kill();
     this.served = undefined;
     await this.options.network.crash(this.address);
-    if (this.frozen) return;
+    if (this.afterAck.frozen) return;
     this.commitments.crash();
     this.store.close();
   }
 
-  private frozen = false;
-  private armed: (() => void) | undefined;
-
-  /**
-   * Dies the moment it next hands a commitment to a client's stream (the control API's kill "after-ack"): what is
-   * not durable by then is lost, as when a SIGKILL lands right after the write. The store and the chain go at once;
-   * the sockets a moment later, so that the commitment still reaches the client. Resolves then, for `kill()` to end
-   * the rest; `disarm()` (a deadline that passed) takes the fault back.
-   */
-  dieAfterNextAck(): Promise<void> {
-    return new Promise((resolve) => {
-      this.armed = () => setTimeout(resolve, AFTER_ACK_FLUSH_MS);
-    });
-  }
-
-  disarm(): void {
-    this.armed = undefined;
-  }
-
-  private dieIfArmed(): void {
-    const armed = this.armed;
-    if (!armed || this.frozen) return;
-    this.armed = undefined;
-    this.frozen = true;
+  /** The control API's kill "after-ack" (node/util/killAfterAck.ts). */
+  readonly afterAck = new KillAfterAck(() => {
     this.life.kill();
     this.events.stop();
     this.tracker.close();
     this.autoDepositor.close();
     this.commitments.crash();
     this.store.close();
-    armed();
-  }
+  });
 
   async stop(): Promise<void> {
     await this.options.network.disconnectBidder(this.address);

@@ -20,7 +20,7 @@ export interface SimControl {
   startProvider(index: number): Promise<void>;
   /**
    * Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`); `after-ack`: the
-   * bidder dies right after it next streams a commitment to a client. `replayFrom`: the new node handles the
+   * node dies right after it next acknowledges a commitment (bidder: streams it to a client; provider: answers it). `replayFrom`: the new node handles the
    * settlement chain's events again from that block on.
    */
   killNode(name: string, at?: KillPoint, replayFrom?: bigint): Promise<KilledNode>;

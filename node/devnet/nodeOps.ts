@@ -28,17 +28,23 @@ export function parseKillPoint(at: string | undefined): KillPoint {
 /** How long a kill "after-ack" waits for the node's next acknowledgement. */
 const AFTER_ACK_WAIT_MS = 60_000;
 
-/** Arms the bidder to die right after its next acknowledgement and waits until it did (DeadlineExceeded if none came). */
-export async function diedAfterAck(b: BidderNode, name: string, timeoutMs = AFTER_ACK_WAIT_MS): Promise<void> {
+/** Arms a node to die right after its next acknowledgement and waits until it did (DeadlineExceeded if none came). */
+export async function diedAfterAck(
+  node: BidderNode | ProviderNode,
+  name: string,
+  timeoutMs = AFTER_ACK_WAIT_MS,
+): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await Promise.race([
-      b.dieAfterNextAck(),
+      node.afterAck.wait(),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          b.disarm();
+          node.afterAck.disarm();
           reject(
-            new DeadlineExceededError(`${name} streamed no commitment within ${timeoutMs} ms; the kill is called off`),
+            new DeadlineExceededError(
+              `${name} acknowledged no commitment within ${timeoutMs} ms; the kill is called off`,
+            ),
           );
         }, timeoutMs);
       }),

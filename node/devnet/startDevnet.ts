@@ -396,12 +396,11 @@ export class Devnet implements SimControl {
           throw new FailedPreconditionError(
             `${name} is not running (start it first: POST /sim/v1/providers/${providerAt}/start)`,
           );
-        if (at !== "now")
-          throw new InvalidArgumentError(`a kill at ${at} applies to bidder nodes; ${name} is a provider`);
         this.providerPorts.set(providerAt, {
           http: Number(new URL(old.url).port),
           rpc: Number(new URL(old.rpcUrl).port),
         });
+        if (at === "after-ack") await diedAfterAck(old, name);
         await old.kill();
         if (replayFrom !== undefined) rewindEventCursor(old.options.storePath, replayFrom);
         this.forgetNonces(old.address);
