@@ -23,3 +23,13 @@ Feature: A message above 4 MiB is refused with ResourceExhausted, and the node g
   Scenario: a Subscribe call of more than 4 MiB is refused
     When a client subscribes to the bidder with a topic of 5 MiB
     Then it is refused with ResourceExhausted, code 8
+
+  @upstream @deposits
+  Scenario: a withdraw_from_windows request of more than 4 MiB is refused
+    When the bidder is sent a withdraw_from_windows request listing window 1 1500000 times
+    Then the call is refused with ResourceExhausted, code 8
+
+  @upstream @provider
+  Scenario: a decision of more than 4 MiB is refused
+    When provider 1 is sent a decision whose bid digest is 7 MiB of base64
+    Then the call is refused with ResourceExhausted, code 8

@@ -4,7 +4,7 @@
  */
 import { Then, When } from "@cucumber/cucumber";
 import { BidSuiteError, bidsOf } from "../support/bids.ts";
-import type { MessageStream } from "../support/clients/api.ts";
+import type { MessageStream, Unary } from "../support/clients/api.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 /** Over the 4 MiB maximum by a margin no framing or encoding overhead closes. */
@@ -70,4 +70,38 @@ Then("it is refused with ResourceExhausted, code 8", async function (this: Confo
     throw new BidSuiteError(`the body is not one JSON value; ${where}`);
   }
   if ((body.error?.code ?? body.code) !== 8) throw new BidSuiteError(`expected code 8; ${where}`);
+});
+
+/** Oversized unary calls of the scenario, for the step that judges them. */
+const sentUnary = new WeakMap<ConformanceWorld, { what: string; answer: Unary }>();
+
+When(
+  /^the bidder is sent a withdraw_from_windows request listing window 1 (\d+) times$/,
+  async function (this: ConformanceWorld, times: string) {
+    const answer = await this.bidder.withdrawFromWindows(Array.from({ length: Number(times) }, () => 1n));
+    sentUnary.set(this, { what: `withdraw_from_windows with ${times} windows`, answer });
+  },
+);
+
+When(
+  /^provider (\d+) is sent a decision whose bid digest is (\d+) MiB of base64$/,
+  async function (this: ConformanceWorld, p: string, mib: string) {
+    const decision = JSON.stringify({
+      bidDigest: "A".repeat(Number(mib) * 1024 * 1024),
+      status: "STATUS_ACCEPTED",
+      dispatchTimestamp: "1",
+    });
+    const answer = await this.provider(Number(p)).sendProcessedBids(decision);
+    sentUnary.set(this, { what: `a ${mib} MiB decision`, answer });
+  },
+);
+
+Then("the call is refused with ResourceExhausted, code 8", function (this: ConformanceWorld) {
+  const r = sentUnary.get(this);
+  if (!r) throw new BidSuiteError("no oversized unary call was made in this scenario");
+  const where = `${r.what}: ${r.answer.describe().slice(0, 600)}`;
+  if (r.answer.error?.code !== 8) throw new BidSuiteError(`expected code 8; ${where}`);
+  const status = r.answer.http?.status;
+  if (status !== undefined && status !== 413 && status !== 429)
+    throw new BidSuiteError(`expected HTTP 413 or 429; ${where}`);
 });
