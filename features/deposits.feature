@@ -276,7 +276,7 @@ Feature: Bidder deposits into windows
     Then the auto-deposit answer starts at window C+1 with 1 ETH per window
     And BidderRegistry soon holds 1 ETH for the bidder in windows C+1 and C+2
     And the auto-deposit status is enabled
-    And the auto-deposit status lists:
+    And the auto-deposit status soon lists:
       | window | deposited | current |
       | C+1    | 1 ETH     | yes     |
       | C+2    | 1 ETH     | no      |
@@ -287,7 +287,7 @@ Feature: Bidder deposits into windows
     And BidderRegistry soon holds nothing for the bidder in window C+1
     And the auto-deposit status soon lists no window before window C+2
     And the auto-deposit status is enabled
-    And the auto-deposit status lists:
+    And the auto-deposit status soon lists:
       | window | deposited | current |
       | C+2    | 1 ETH     | no      |
       | C+3    | 1 ETH     | yes     |
@@ -304,6 +304,27 @@ Feature: Bidder deposits into windows
       | C+3    | 1 ETH  |
       | C+4    | 1 ETH  |
     And the auto-deposit status lists no window from C+2 to C+4
+
+  @upstream @sim @auto-deposit
+  Scenario: cancel with withdraw=true withdraws the windows once every one of them has closed
+    After a cancel with withdraw=true the node withdraws the windows on its record once all of them are below the
+    current window, and clears them (api-behaviour §4.4; upstream looks every 5 s). The record also keeps the
+    windows of earlier auto-deposits cancelled without withdrawal; while one of them is open, nothing is withdrawn.
+    Given the bidder holds no deposit in the 3 windows after the current one
+    And the current window is noted as C
+    When the bidder starts auto-deposit of 1 gwei per window
+    Then BidderRegistry soon holds 1 gwei for the bidder in windows C+1 and C+2
+    And the auto-deposit status soon lists:
+      | window | deposited | current |
+      | C+1    | 1 gwei    | yes     |
+      | C+2    | 1 gwei    | no      |
+    Given the windows the auto-deposit status lists are noted
+    When the bidder is called with POST "/v1/bidder/cancel_auto_deposit?withdraw=true"
+    Then the bidder answers exactly {"windowNumbers":[]}
+    When L1 advances to window C+2
+    Then BidderRegistry holds 1 gwei for the bidder in windows C+1 and C+2
+    When L1 advances to window C+3
+    Then once every noted window has closed, BidderRegistry soon holds nothing for the bidder in windows C+1 and C+2, else still 1 gwei in each
 
   @upstream @auto-deposit
   Scenario: while auto-deposit runs, deposits, withdrawals and a second start are refused

@@ -108,8 +108,8 @@ Feature: Settlement: the winner of a block is paid for the commitments it honour
     Then the commitment is soon rewarded on chain
     And the bidder soon reports the commitment with status "settled", details "opened by provider", payment "225000000000000000" and refund ""
     And provider 1 soon reports the commitment with status "settled", details "opened by provider", payment "225000000000000000" and refund ""
-    When the bidder's node is killed with SIGKILL and restarted through the control API
-    And provider 1's node is killed with SIGKILL and restarted through the control API
+    When the bidder's node is killed with SIGKILL and restarted through the control API, handling the settlement chain's last 2000 blocks' events again
+    And provider 1's node is killed with SIGKILL and restarted through the control API, handling the settlement chain's last 2000 blocks' events again
     And 2 more L1 blocks are mined
     Then the bidder reports the commitment with status "settled", details "opened by provider", payment "225000000000000000" and refund ""
     And provider 1 reports the commitment with status "settled", details "opened by provider", payment "225000000000000000" and refund ""

@@ -9,6 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { providerRegistryAbi } from "../support/abi.ts";
 import { devAccount } from "../support/accounts.ts";
 import { chainOf } from "../support/chain.ts";
+import { sameGrpcStatus } from "../support/grpcStatus.ts";
 import {
   ALL_TOPICS,
   canonical,
@@ -264,7 +265,7 @@ Then(
     const problems: string[] = [];
     // Over gRPC the body is the call's status, written as the gateway's envelope; status and content type are HTTP's.
     if (c.transport === "http" && c.status !== Number(status)) problems.push(`HTTP ${c.status}, expected ${status}`);
-    if (c.text !== `${body}\n`)
+    if (c.transport === "grpc" ? !sameGrpcStatus(c.text, body) : c.text !== `${body}\n`)
       problems.push(`body ${JSON.stringify(c.text)}, expected ${JSON.stringify(`${body}\n`)}`);
     if (c.transport === "http" && !c.contentType.startsWith("application/json"))
       problems.push(`content type "${c.contentType}", expected application/json`);

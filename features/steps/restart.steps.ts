@@ -4,7 +4,8 @@
  */
 import { Then, When } from "@cucumber/cucumber";
 import { BidSuiteError, bidsOf } from "../support/bids.ts";
-import { killAndRestart } from "../support/nodes.ts";
+import { chainOf } from "../support/chain.ts";
+import { answersAgain, killAfterAck, killAndRestart } from "../support/nodes.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 const noHex = (a: string) => String(a).toLowerCase().replace(/^0x/, "");
@@ -13,6 +14,49 @@ When(
   /^(the bidder|provider \d+)'s node is killed with SIGKILL and restarted through the control API$/,
   async function (this: ConformanceWorld, node: string) {
     await killAndRestart(this, node);
+  },
+);
+
+// A node that keeps its event cursor replays nothing after a restart: the control API sets the cursor back, so the
+// restarted node handles the events it had handled already (a node without a durable cursor, or one whose chain's
+// history changed under it, does this on its own).
+When(
+  /^(the bidder|provider \d+)'s node is killed with SIGKILL and restarted through the control API, handling the settlement chain's last (\d+) blocks' events again$/,
+  async function (this: ConformanceWorld, node: string, blocks: string) {
+    const head = await chainOf(this.target).settlementBlockNumber();
+    const from = head > BigInt(blocks) ? head - BigInt(blocks) + 1n : 1n;
+    await killAndRestart(this, node, 60_000, from);
+  },
+);
+
+/** The control API's answer to a kill armed for a node's next acknowledgement, per scenario and node. */
+const armedKills = new WeakMap<ConformanceWorld, Map<string, { killed: Promise<unknown> }>>();
+
+When(
+  /^(the bidder|provider \d+)'s node is set through the control API to be killed with SIGKILL right after it (?:streams its next commitment|next answers a bid with a commitment)$/,
+  async function (this: ConformanceWorld, node: string) {
+    const kills = armedKills.get(this) ?? new Map();
+    armedKills.set(this, kills);
+    kills.set(node, await killAfterAck(this, node));
+  },
+);
+
+Then("the bidder's client received a commitment before the stream broke", function (this: ConformanceWorld) {
+  if (!streamed(this).length)
+    throw new BidSuiteError(
+      `the client received no commitment: ${bidsOf(this)
+        .bids.map((b) => b.stream.describe(600))
+        .join("; ")}`,
+    );
+});
+
+When(
+  /^(the bidder|provider \d+)'s node is soon restarted on its data$/,
+  async function (this: ConformanceWorld, node: string) {
+    const armed = armedKills.get(this)?.get(node);
+    if (!armed) throw new BidSuiteError(`no kill of ${node}'s node was armed in this scenario`);
+    await armed.killed;
+    await answersAgain(this, node);
   },
 );
 

@@ -23,17 +23,22 @@ async function controlName(world: ConformanceWorld, node: string): Promise<strin
   return n.name;
 }
 
-/** Kills `node` with SIGKILL through the control API and waits until it answers /health again. */
-export async function killAndRestart(world: ConformanceWorld, node: string, timeoutMs = 60_000): Promise<void> {
+/**
+ * Arms `node` to die right after it next acknowledges a commitment (the bidder: streams it to its client; a
+ * provider: answers the bidder with it); the promise settles once it died there and serves again (await it after
+ * the bid).
+ */
+export async function killAfterAck(world: ConformanceWorld, node: string): Promise<{ killed: Promise<unknown> }> {
+  const name = await controlName(world, node);
   const provider = /^provider (\d+)$/.exec(node)?.[1];
-  // The scenario's applications on that node would see their streams break: they leave first.
-  if (provider)
-    await Promise.all(
-      bidsOf(world)
-        .appsOf(Number(provider))
-        .map((a) => a.stop()),
-    );
-  await world.control.kill(await controlName(world, node));
+  if (provider) for (const app of bidsOf(world).appsOf(Number(provider))) app.nodeWillBeKilled = true;
+  const killed = world.control.kill(name, { at: "after-ack", timeoutMs: 120_000 });
+  killed.catch(() => {});
+  return { killed };
+}
+
+/** Waits until `node` answers /health again after a kill. */
+export async function answersAgain(world: ConformanceWorld, node: string, timeoutMs = 60_000): Promise<void> {
   const url = world.nodeUrl(node === "the bidder" ? "bidder" : node);
   const deadline = performance.now() + timeoutMs;
   for (;;) {
@@ -47,4 +52,23 @@ export async function killAndRestart(world: ConformanceWorld, node: string, time
       throw new NodeRestartError(`${node} did not answer /health within ${timeoutMs} ms of its restart`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Kills `node` with SIGKILL through the control API and waits until it answers /health again. */
+export async function killAndRestart(
+  world: ConformanceWorld,
+  node: string,
+  timeoutMs = 60_000,
+  replayFrom?: bigint,
+): Promise<void> {
+  const provider = /^provider (\d+)$/.exec(node)?.[1];
+  // The scenario's applications on that node would see their streams break: they leave first.
+  if (provider)
+    await Promise.all(
+      bidsOf(world)
+        .appsOf(Number(provider))
+        .map((a) => a.stop()),
+    );
+  await world.control.kill(await controlName(world, node), { replayFrom });
+  await answersAgain(world, node, timeoutMs);
 }

@@ -17,6 +17,7 @@ import { ValidatorApiService, type ValidatorsSource } from "../services/validato
 import { NodeStore } from "../store/db.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
+import { KillAfterAck } from "../util/killAfterAck.ts";
 import { KillSwitch } from "../util/killSwitch.ts";
 import { BidSender } from "./bids/bidSender.ts";
 import { AutoDepositor } from "./deposits/autoDepositor.ts";
@@ -100,6 +101,7 @@ export class BidderNode {
         deposits: this.deposits,
         commitments: () => this.commitments,
         claimSlashedFunds: () => claimSlashedFunds(this.settlement, c.providerRegistry),
+        acknowledging: () => this.afterAck.acknowledging(),
       }),
       notifications: new NotificationsService(this.notifier),
       validator: new ValidatorApiService(options.validators),
@@ -162,9 +164,20 @@ export class BidderNode {
     this.served?.kill();
     this.served = undefined;
     await this.options.network.crash(this.address);
+    if (this.afterAck.frozen) return;
     this.commitments.crash();
     this.store.close();
   }
+
+  /** The control API's kill "after-ack" (node/util/killAfterAck.ts). */
+  readonly afterAck = new KillAfterAck(() => {
+    this.life.kill();
+    this.events.stop();
+    this.tracker.close();
+    this.autoDepositor.close();
+    this.commitments.crash();
+    this.store.close();
+  });
 
   async stop(): Promise<void> {
     await this.options.network.disconnectBidder(this.address);

@@ -3,7 +3,7 @@ import { type AnyElysia, Elysia, t } from "elysia";
 import { type Address, isAddress } from "viem";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
 import { routingError } from "../api/wire/routing.ts";
-import { parseFault } from "../devnet/nodeOps.ts";
+import { type KillPoint, parseFault, parseKillPoint, parseReplayFrom } from "../devnet/nodeOps.ts";
 import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
 import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
@@ -18,8 +18,12 @@ export interface SimControl {
   injectFault(node: string, fault: "store" | "open" | "none"): void | Promise<void>;
   stopProvider(index: number): Promise<void>;
   startProvider(index: number): Promise<void>;
-  /** Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`). */
-  killNode(name: string): Promise<KilledNode>;
+  /**
+   * Kills a node as SIGKILL would and starts a new one on its store (capability `sim-kill`); `after-ack`: the
+   * node dies right after it next acknowledges a commitment (bidder: streams it to a client; provider: answers it). `replayFrom`: the new node handles the
+   * settlement chain's events again from that block on.
+   */
+  killNode(name: string, at?: KillPoint, replayFrom?: bigint): Promise<KilledNode>;
   /** Mines an L1 block every `seconds` from now on (0: only when asked). */
   setL1BlockTime(seconds: number): { blockTime: number };
   /** Detaches or attaches again the built-in accept-all provider applications. */
@@ -241,15 +245,35 @@ export function simApi(control: SimControl) {
           "A provider node started later gets one only while they are attached.",
       },
     })
-    .post("/sim/v1/nodes/:name/kill", ({ params }) => control.killNode(params.name), {
-      detail: {
-        summary:
-          "Kill a node (as SIGKILL would: no goodbye, nothing flushed) and start it again on its store, keys and ports",
-        description:
-          "Answers once the new node serves again and the devnet's nodes see each other. Names as in /sim/v1/status: bidder, provider-0, …. " +
-          "The devnet's nodes share one process, so a kill is simulated: docs/crash-safety.md says what is and is not.",
+    .post(
+      "/sim/v1/nodes/:name/kill",
+      ({ params, body }) => control.killNode(params.name, parseKillPoint(body?.at), parseReplayFrom(body?.replayFrom)),
+      {
+        body: t.Optional(
+          t.Object({
+            replayFrom: t.Optional(
+              t.Union([t.String(), t.Integer()], {
+                description:
+                  "a settlement block: the restarted node handles the chain's events again from there (its event cursor is set back)",
+              }),
+            ),
+            at: t.Optional(
+              t.String({
+                description:
+                  "now (default) | after-ack: the bidder dies right after it next streams a commitment to a client (what was not durable by then is lost); answers once it was killed there and serves again, or DeadlineExceeded after 60 s without a commitment",
+              }),
+            ),
+          }),
+        ),
+        detail: {
+          summary:
+            "Kill a node (as SIGKILL would: no goodbye, nothing flushed) and start it again on its store, keys and ports",
+          description:
+            "Answers once the new node serves again and the devnet's nodes see each other. Names as in /sim/v1/status: bidder, provider-0, …. " +
+            "The devnet's nodes share one process, so a kill is simulated: docs/crash-safety.md says what is and is not.",
+        },
       },
-    })
+    )
     .post(
       "/sim/v1/faults",
       async ({ body }) => {

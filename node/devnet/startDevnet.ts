@@ -64,7 +64,15 @@ import {
   installBlsVerifierStandIn,
 } from "./contractsSetup.ts";
 import { DataDir } from "./dataDir.ts";
-import { armBidderFault, armProviderFault, type Fault, nodeCounts } from "./nodeOps.ts";
+import {
+  armBidderFault,
+  armProviderFault,
+  diedAfterAck,
+  type Fault,
+  type KillPoint,
+  nodeCounts,
+  rewindEventCursor,
+} from "./nodeOps.ts";
 import { NodeProcess } from "./nodeProcesses.ts";
 import { type DevnetTarget, type Target, targetOf } from "./target.ts";
 
@@ -365,9 +373,13 @@ export class Devnet implements SimControl {
    * its store, keys and ports, and answers once it serves again and the mesh has settled (docs/crash-safety.md
    * says what is and is not simulated: the devnet's nodes share one process).
    */
-  killNode(name: string): Promise<KilledNode> {
+  killNode(name: string, at: KillPoint = "now", replayFrom?: bigint): Promise<KilledNode> {
     return this.kills.run(async () => {
       if (!this.hasNodes) throw new NoNodesError(`no node ${name}`);
+      if ((at !== "now" || replayFrom !== undefined) && this.procs)
+        throw new FailedPreconditionError(
+          "a kill after-ack or with replayFrom needs the devnet's nodes in its own process (not --network processes or --netns)",
+        );
       if (this.procs) return this.killProcess(name);
       const t0 = performance.now();
       const bidderAt = name === "bidder" ? 0 : /^bidder-([1-9]\d*)$/.exec(name) ? Number(name.slice(7)) : undefined;
@@ -377,7 +389,9 @@ export class Devnet implements SimControl {
       if (bidderAt !== undefined && bidderAt < this.bidders.length) {
         const old = this.bidders[bidderAt]!;
         const ports = old.listenPorts!;
+        if (at === "after-ack") await diedAfterAck(old, name);
         await old.kill();
+        if (replayFrom !== undefined) rewindEventCursor(old.options.storePath, replayFrom);
         this.forgetNonces(old.address);
         down = performance.now() - t0;
         const fresh = new BidderNode({
@@ -398,7 +412,9 @@ export class Devnet implements SimControl {
           http: Number(new URL(old.url).port),
           rpc: Number(new URL(old.rpcUrl).port),
         });
+        if (at === "after-ack") await diedAfterAck(old, name);
         await old.kill();
+        if (replayFrom !== undefined) rewindEventCursor(old.options.storePath, replayFrom);
         this.forgetNonces(old.address);
         down = performance.now() - t0;
         const fresh = new ProviderNode({
@@ -419,7 +435,11 @@ export class Devnet implements SimControl {
       }
       await this.networks?.settle(this.providers.map((x) => x.listening));
       const killed = { name, url, downMs: Math.round(down), restartMs: Math.round(performance.now() - t0 - down) };
-      log.info("node killed and restarted on its store", killed);
+      log.info("node killed and restarted on its store", {
+        ...killed,
+        ...(replayFrom !== undefined ? { replayFrom } : {}),
+        ...(at !== "now" ? { at } : {}),
+      });
       return killed;
     });
   }

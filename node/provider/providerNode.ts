@@ -17,6 +17,7 @@ import { ValidatorApiService, type ValidatorsSource } from "../services/validato
 import { NodeStore } from "../store/db.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
+import { KillAfterAck } from "../util/killAfterAck.ts";
 import { KillSwitch } from "../util/killSwitch.ts";
 import { BidDispatcher } from "./bids/bidDispatcher.ts";
 import { BidIntake } from "./bids/bidIntake.ts";
@@ -162,7 +163,11 @@ export class ProviderNode {
     const peer: ProviderPeer = {
       address: this.address,
       nikePublicKey: this.nikePublicKey,
-      handleBid: (bid, _from, signal) => intake.handle(bid, signal),
+      handleBid: async (bid, _from, signal) => {
+        const reply = await intake.handle(bid, signal);
+        this.afterAck.acknowledging();
+        return reply;
+      },
     };
     await o.network.connectProvider(peer);
     return this.served.url;
@@ -190,10 +195,21 @@ export class ProviderNode {
     this.served?.kill();
     this.served = undefined;
     await this.options.network.crash(this.address);
+    if (this.afterAck.frozen) return;
     this.commitments?.crash();
     this.store?.close();
     this.store = undefined;
   }
+
+  /** The control API's kill "after-ack" (node/util/killAfterAck.ts): dies as it answers a bid with a commitment. */
+  readonly afterAck = new KillAfterAck(() => {
+    this.life.kill();
+    this.storer?.stop();
+    this.events?.stop();
+    this.tracker?.close();
+    this.commitments?.crash();
+    this.store?.close();
+  });
 
   async stop(): Promise<void> {
     await this.options.network.disconnectProvider(this.address);

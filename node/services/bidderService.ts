@@ -29,6 +29,8 @@ export interface BidderServiceDeps {
   commitments: () => CommitmentPages;
   /** Withdraws what slashed providers owe the bidder; the amount in wei. */
   claimSlashedFunds: () => Promise<bigint>;
+  /** Called as each commitment is handed to the client's stream (the devnet's kill "after-ack" fault). */
+  acknowledging?: () => void;
 }
 
 /** The SendBid form of a verified commitment (api-behaviour §1.1 "Commitment JSON"): hex without 0x. */
@@ -65,9 +67,11 @@ export class BidderService {
    */
   sendBid(req: BidRequest, signal: AbortSignal): AsyncIterable<pb.Commitment> {
     const commitments = this.d.sender.send(validateBidRequest(req), signal);
+    const acknowledging = this.d.acknowledging;
     return (async function* () {
       for await (const c of commitments) {
         markBid(c.signedBid.digest, "bidder.streamed");
+        acknowledging?.();
         yield commitmentMessage(c);
       }
     })();

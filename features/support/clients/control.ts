@@ -29,8 +29,8 @@ export class ControlClient {
     private readonly scope?: ScenarioScope,
   ) {}
 
-  private async post(path: string, body?: unknown): Promise<HttpResult> {
-    const r = await call("POST", `${this.baseUrl}${path}`, { body, scope: this.scope });
+  private async post(path: string, body?: unknown, timeoutMs?: number): Promise<HttpResult> {
+    const r = await call("POST", `${this.baseUrl}${path}`, { body, scope: this.scope, timeoutMs });
     if (r.status !== 200)
       throw new ControlApiError(
         `POST ${this.baseUrl}${path} ${body === undefined ? "" : JSON.stringify(body)} answered HTTP ${r.status}: ${r.text}`,
@@ -83,8 +83,23 @@ export class ControlClient {
     await this.post("/sim/v1/faults", { node, fail });
   }
 
-  /** Kills a node with SIGKILL and starts it again on the same data (capability `sim-kill`). */
-  async kill(name: string): Promise<HttpResult> {
-    return this.post(`/sim/v1/nodes/${encodeURIComponent(name)}/kill`);
+  /**
+   * Kills a node with SIGKILL and starts it again on the same data (capability `sim-kill`). `after-ack`: the node
+   * dies right after it next streams a commitment to a client; the answer comes once it did and serves again.
+   * `replayFrom`: the restarted node handles the settlement chain's events again from that block on.
+   */
+  async kill(
+    name: string,
+    opts: { at?: "after-ack"; replayFrom?: bigint; timeoutMs?: number } = {},
+  ): Promise<HttpResult> {
+    const body = {
+      ...(opts.at ? { at: opts.at } : {}),
+      ...(opts.replayFrom !== undefined ? { replayFrom: opts.replayFrom.toString() } : {}),
+    };
+    return this.post(
+      `/sim/v1/nodes/${encodeURIComponent(name)}/kill`,
+      Object.keys(body).length ? body : undefined,
+      opts.timeoutMs,
+    );
   }
 }

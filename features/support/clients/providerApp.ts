@@ -78,6 +78,8 @@ export class ProviderApplication {
   readonly errors: string[] = [];
   /** Whether the node sent ReceiveBids' headers before the grace period ended. */
   headersAtOnce = false;
+  /** The scenario kills this application's node: a ReceiveBids stream that breaks is then no error. */
+  nodeWillBeKilled = false;
   private stream: MessageStream | undefined;
   private loop: Promise<void> | undefined;
   private readonly pending = new Set<Promise<void>>();
@@ -112,12 +114,14 @@ export class ProviderApplication {
     for (let i = 0; ; i++) {
       const line = await stream.lineAt(i);
       if (line === undefined) {
-        if (stream.endReason !== "closed" && stream.endReason !== "end")
-          this.errors.push(`ReceiveBids ${stream.endReason}`);
+        const broken = stream.endReason !== "closed" && stream.endReason !== "end";
+        if (broken && !this.nodeWillBeKilled) this.errors.push(`ReceiveBids ${stream.endReason}`);
         return;
       }
       const result = (line as { result?: ReceivedBid }).result;
       if (!result || typeof result !== "object") {
+        // Over gRPC a stream the node's death broke ends with a status (Unavailable), not a broken connection.
+        if (this.nodeWillBeKilled && "error" in (line as object)) return;
         this.errors.push(`ReceiveBids carried a line that is not a bid: ${JSON.stringify(line).slice(0, 400)}`);
         if ("error" in (line as object)) return;
         continue;
