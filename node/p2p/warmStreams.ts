@@ -5,9 +5,9 @@
  * ahead has both behind it, so a bid is written as soon as it is signed. The wire is unchanged: the provider sees
  * the same stream, header and bid, only earlier.
  *
- * Each bid takes a ready stream (or opens one if none is ready) and a replacement is opened at once, so as many
- * streams are ready as bids were in flight a moment ago, up to `max`. A ready stream the provider ended or reset,
- * or one older than `maxAgeMs`, is reset and not used (a provider may time idle streams out).
+ * Each bid takes a ready stream (or opens one if none is ready); when a bid is done, or found none ready, streams
+ * are opened until one more is ready than bids are in flight, up to `max`. A ready stream the provider ended or
+ * reset, or one older than `maxAgeMs`, is reset and not used (a provider may time idle streams out).
  */
 import { logger } from "../util/log.ts";
 import type { MsgStream } from "./msgStream.ts";
