@@ -4,7 +4,9 @@
  * runs next (bun: "Unhandled error between tests") and crash a node.
  */
 import { afterAll, expect, test } from "bun:test";
+import net from "node:net";
 import { lpStream } from "@libp2p/utils";
+import { until } from "../util/deadline.ts";
 import { Blocklist, createHost, type Host } from "./host.ts";
 
 const KEYS = [
@@ -64,6 +66,40 @@ test("a message of 5,000 bytes crosses a connection (Noise's path for messages o
     await lp.write(big);
     expect((await lp.read()).subarray()).toEqual(big);
   } finally {
+    await b.stop();
+    await a.stop();
+  }
+});
+
+test("a frame is one socket write, and a small message read asks for no window update", async () => {
+  const a = await createHost({ nodeKey: KEYS[0], listen, blocklist: new Blocklist() });
+  const b = await createHost({ nodeKey: KEYS[1], listen, blocklist: new Blocklist() });
+  await a.start();
+  await b.start();
+  const write = net.Socket.prototype.write;
+  try {
+    const PROTOCOL = "/mev-commit-test/sink/1.0.0";
+    const received: Uint8Array[] = [];
+    await a.handle(PROTOCOL, async (stream) => {
+      const lp = lpStream(stream);
+      for (;;) received.push((await lp.read()).subarray());
+    });
+    const lp = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
+    await lp.write(new Uint8Array(100).fill(1));
+    await until("the first message", 5_000, () => received.length === 1);
+    await Bun.sleep(100); // the stream's opening frames (SYN, ACK, multistream-select) are all out
+    let writes = 0;
+    net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net.Socket["write"]>) {
+      writes++;
+      return write.apply(this, args);
+    } as net.Socket["write"];
+    await lp.write(new Uint8Array(100).fill(2));
+    await until("the second message", 5_000, () => received.length === 2);
+    await Bun.sleep(100);
+    // One data frame from b; a sends nothing back (js-yamux alone: a window update; Noise alone: 2 writes a frame).
+    expect(writes).toBe(1);
+  } finally {
+    net.Socket.prototype.write = write;
     await b.stop();
     await a.stop();
   }

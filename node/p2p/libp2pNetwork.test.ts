@@ -11,6 +11,7 @@ import type { Bid } from "../protocol/types.ts";
 import { until } from "../util/deadline.ts";
 import { setLogSink } from "../util/log.ts";
 import { Libp2pNetwork } from "./libp2pNetwork.ts";
+import { PRECONFIRMATION, protocolId } from "./wire/protocolIds.ts";
 import { PeerStatusError } from "./wire/streamMsg.ts";
 
 /** Four nodes on loopback: a bootnode, a bidder, a staked provider and one without stake. */
@@ -117,6 +118,17 @@ describe("libp2p network of our nodes", () => {
     expect(v.providerAddress).toBe(provider.address);
     expect(reply.dispatchTimestamp).toBe(42n);
   });
+
+  test("a preconfirmation stream to each provider is open before any bid needs it, and again after a bid", async () => {
+    const preconf = protocolId(PRECONFIRMATION);
+    const ready = (net: Libp2pNetwork, peer: Address, direction: "inbound" | "outbound") =>
+      net.streamsWith(peer).filter((s) => s.protocol === preconf && s.direction === direction).length;
+    await until("a stream opened ahead", 10_000, () => ready(bidder, provider.address, "outbound") >= 1);
+    await until("the provider serving it", 10_000, () => ready(provider, bidder.address, "inbound") >= 1);
+    const { signedBid } = signBid(bid(), KEYS.bidder, domains.bid);
+    await bidder.providers()[0]!.handleBid(signedBid, bidder.address, new AbortController().signal);
+    await until("a stream opened ahead again", 10_000, () => ready(bidder, provider.address, "outbound") >= 1);
+  }, 30_000);
 
   test("a provider's refusal comes back as its status", async () => {
     reject = true;

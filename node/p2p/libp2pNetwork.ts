@@ -26,6 +26,7 @@ import { Blocklist, createHost, type Host } from "./host.ts";
 import { MsgStream } from "./msgStream.ts";
 import { eciesKeyFromNodeKey } from "./nodeKeys.ts";
 import { answerHandshake, dialHandshake, type HandshakeSelf } from "./protocols/handshake.ts";
+import { WarmStreams } from "./warmStreams.ts";
 import { newAesKey } from "./wire/aesGcm.ts";
 import { type DiscoveredPeer, peerList, peersOf } from "./wire/discovery.ts";
 import { eciesPublicKeyOf } from "./wire/ecies.ts";
@@ -86,6 +87,8 @@ interface RemotePeer {
   /** Announced to listeners (a provider on a bidder node: once it took our key). */
   ready: boolean;
   asProvider?: ProviderPeer;
+  /** Bidder node: preconfirmation streams to this provider opened ahead of bids. */
+  warm?: WarmStreams;
 }
 
 type PeerListener = (event: "connected" | "disconnected", peer: PeerEvent) => void;
@@ -162,6 +165,17 @@ export class Libp2pNetwork implements Network {
     return [...this.peers.values()].filter((p) => p.type === "bidder").map((p) => p.address);
   }
 
+  /** The streams open to a peer, by protocol and direction (diagnostics and tests). */
+  streamsWith(peer: Address): { protocol: string; direction: "inbound" | "outbound" }[] {
+    const remote = [...this.peers.values()].find((p) => p.address.toLowerCase() === peer.toLowerCase());
+    if (!remote || !this.host) return [];
+    return this.host
+      .getConnections(remote.id)
+      .flatMap((c) => c.streams)
+      .filter((s) => s.status === "open")
+      .map((s) => ({ protocol: s.protocol ?? "", direction: s.direction }));
+  }
+
   onPeer(listener: PeerListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -236,6 +250,7 @@ export class Libp2pNetwork implements Network {
     const dead = new Error("the node was killed");
     for (const c of host.getConnections()) c.abort(dead);
     await host.stop();
+    for (const p of this.peers.values()) p.warm?.close();
     this.peers.clear();
     this.bidderKeys.clear();
   }
@@ -257,6 +272,7 @@ export class Libp2pNetwork implements Network {
 
   /** Dials the bootnodes we are not connected to (upstream's bootstrapper, which retries every minute). */
   private async bootstrap(): Promise<void> {
+    for (const p of this.peers.values()) p.warm?.fill();
     for (const b of this.o.bootnodes ?? []) {
       let addr: Multiaddr;
       try {
@@ -385,6 +401,7 @@ export class Libp2pNetwork implements Network {
   private remove(peer: RemotePeer): void {
     if (this.peers.get(peer.id.toString()) !== peer) return;
     this.peers.delete(peer.id.toString());
+    peer.warm?.close();
     this.log.info("peer disconnected", { peer: peer.address, type: peer.type });
     if (peer.ready) this.emit("disconnected", peer);
   }
@@ -561,6 +578,7 @@ export class Libp2pNetwork implements Network {
       await s.close();
       if (this.peers.get(provider.id.toString()) !== provider || provider.ready) return;
       provider.ready = true;
+      this.warmStreams(provider).fill();
       this.emit("connected", provider);
     } catch (e) {
       this.log.warn("key exchange failed", { provider: provider.address, attempt, reason: (e as Error).message });
@@ -590,8 +608,14 @@ export class Libp2pNetwork implements Network {
     return p.asProvider;
   }
 
+  private warmStreams(provider: RemotePeer): WarmStreams {
+    provider.warm ??= new WarmStreams({ open: (signal) => this.open(provider, PRECONFIRMATION, signal) });
+    return provider.warm;
+  }
+
   private async sendBid(provider: RemotePeer, bid: SignedBid, signal: AbortSignal): Promise<CommitmentReply> {
-    const s = await this.open(provider, PRECONFIRMATION, signal);
+    const warm = this.warmStreams(provider);
+    const s = await warm.take(signal);
     const onAbort = () => s.abort("bid cancelled");
     signal.addEventListener("abort", onAbort, { once: true });
     try {
@@ -604,6 +628,7 @@ export class Libp2pNetwork implements Network {
       throw e;
     } finally {
       signal.removeEventListener("abort", onAbort);
+      warm.release();
     }
   }
 

@@ -55,9 +55,15 @@ import {
 } from "./health.ts";
 import { settlementPhase, waitForDeposits } from "./settlementPhase.ts";
 import { sustainedRun } from "./sustained.ts";
+import { targetBench } from "./targetBench.ts";
 
 const USAGE = `Usage: npm run bench:bids -- [options]
-  --networks LIST          in-process,libp2p (default both, side by side)
+  --target FILE            instead of a devnet of its own: bids through the bidder of a running target (a devnet's
+                           target.json, or one written for another implementation) at each --in-flight level; prints
+                           first-commitment p50/p99, commitments per bid and bids short of one per provider
+  --in-flight LIST         with --target: bids in flight at each level (default 1,8,32)
+  --target-bids N          with --target: bids timed at each level (default 200)
+  --networks LIST          libp2p,in-process (default both, side by side; libp2p, the devnet's default, first)
   --transports LIST        http,grpc: how the bids reach the bidder (default both, side by side)
   --latency-bids N         bids sent one at a time, traced (default 200)
   --bids N                 bids of the throughput phase (default 1000)
@@ -87,7 +93,10 @@ const USAGE = `Usage: npm run bench:bids -- [options]
 exitOnCliErrors({ cleanup: stopAllAnvils });
 const { values: args } = parseCliArgs({
   options: {
-    networks: { type: "string", default: "in-process,libp2p" },
+    networks: { type: "string", default: "libp2p,in-process" },
+    target: { type: "string" },
+    "in-flight": { type: "string", default: "1,8,32" },
+    "target-bids": { type: "string", default: "200" },
     transports: { type: "string", default: "http,grpc" },
     "latency-bids": { type: "string", default: "200" },
     bids: { type: "string", default: "1000" },
@@ -161,6 +170,18 @@ const LOOP_HOLDS = ON_LOOP.length ? ` (with ${ON_LOOP.join(" and ")} on it)` : "
 if (args.decisions !== "stream" && args.decisions !== "request")
   throw new CliUsageError(`--decisions takes stream or request, got "${args.decisions}"`);
 const DECISIONS = args.decisions;
+
+if (args.target !== undefined) {
+  const levels = args["in-flight"]!.split(",").map((v) => positive("in-flight", v.trim()));
+  const rows = await targetBench({
+    targetFile: args.target,
+    levels,
+    bids: positive("target-bids", args["target-bids"]!),
+    warmup: WARMUP,
+    print: console.log,
+  });
+  process.exit(rows.some((r) => r.commitmentsPerBid > 0) ? 0 : 1);
+}
 
 const loadavg = () =>
   os
@@ -438,8 +459,8 @@ try {
     print(
       `\n=== side by side (crypto floor ${floor.commitmentsPerSec.toFixed(0)} commitments/s on ${floor.cores} cores; latency floor ${ms(floor.firstCommitmentMs)}, the first commitment's crypto done serially)`,
     );
-    const col = (f: (r: NetworkResult) => string) => results.map((r) => f(r).padStart(16)).join("");
-    print(`${"".padEnd(34)}${col((r) => r.network)}`);
+    const col = (f: (r: NetworkResult) => string) => results.map((r) => f(r).padStart(18)).join("");
+    print(`${"".padEnd(34)}${col((r) => (r.network === "libp2p" ? "libp2p (default)" : "in-process"))}`);
     print(`${"bids over".padEnd(34)}${col((r) => (r.transport === "grpc" ? "gRPC" : "HTTP"))}`);
     print(
       `${`bids/s, ${C} in flight`.padEnd(34)}${col((r) => (r.throughput ? r.throughput.bidsPerSec.toFixed(1) : "n/a"))}`,
@@ -470,6 +491,16 @@ try {
       `${"settlement head, pending at end".padEnd(34)}${col((r) => `${r.end.settlement.head}, ${r.end.settlement.pending}`)}`,
     );
     print(`${"load average at end".padEnd(34)}${col((r) => r.loadEnd.split(" ")[0]!)}`);
+    const headline = results.find((r) => r.network === "libp2p");
+    if (headline)
+      print(
+        `headline, the default devnet (libp2p, bids over ${headline.transport === "grpc" ? "gRPC" : "HTTP"}): first commitment ` +
+          `p50 ${ms(headline.latency?.first.p50 ?? NaN)}, p99 ${ms(headline.latency?.first.p99 ?? NaN)} one in flight; ` +
+          `p50 ${ms(headline.throughput?.first.p50 ?? NaN)} with ${C} in flight` +
+          (results.some((r) => r.network === "in-process")
+            ? " (in-process: one loop, no node-to-node wire, not the default)"
+            : ""),
+      );
   }
 } catch (e) {
   console.error((e as Error).message);

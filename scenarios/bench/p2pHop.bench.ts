@@ -1,0 +1,135 @@
+/**
+ * The libp2p hop alone: `bun scenarios/bench/p2pHop.bench.ts [--bids N] [--in-flight C]`. A bootnode, a bidder and
+ * two providers (Libp2pNetwork on loopback, one event loop, as in the devnet) whose providers answer every bid at
+ * once with a fixed commitment: no application, no commitment signing, no chain. Each bid is signed once and sent
+ * to both providers; it prints both replies' p50/p99, the process's CPU per bid, and the socket writes and bytes
+ * per bid (what the libp2p stack costs per frame). Profile it with `bun --cpu-prof --cpu-prof-dir=DIR …` and
+ * scenarios/bench/profileAreas.ts.
+ */
+import net from "node:net";
+import os from "node:os";
+import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
+import type { CommitmentReply } from "../../node/network/network.ts";
+import { Libp2pNetwork } from "../../node/p2p/libp2pNetwork.ts";
+import { signBid } from "../../node/protocol/bidSigning.ts";
+import { publicKeyOf } from "../../node/protocol/bn254.ts";
+import { protocolDomains } from "../../node/protocol/digest.ts";
+import { initCrypto } from "../../node/protocol/initCrypto.ts";
+import { setLogSink } from "../../node/util/log.ts";
+import { pct } from "./common.ts";
+
+exitOnCliErrors();
+const { values } = parseCliArgs({
+  options: {
+    bids: { type: "string", default: "2000" },
+    "in-flight": { type: "string", default: "1,8" },
+    warmup: { type: "string", default: "100" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (values.help) {
+  console.log("Usage: bun scenarios/bench/p2pHop.bench.ts [--bids N] [--in-flight 1,8] [--warmup W]");
+  process.exit(0);
+}
+const count = (name: string, v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new CliUsageError(`--${name} must be an integer ≥ 1, got "${v}"`);
+  return n;
+};
+const N = count("bids", values.bids!);
+const LEVELS = values["in-flight"]!.split(",").map((v) => count("in-flight", v.trim()));
+const WARMUP = count("warmup", values.warmup!);
+
+setLogSink(() => {});
+await initCrypto();
+
+let writes = 0;
+let bytes = 0;
+const write = net.Socket.prototype.write;
+net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net.Socket["write"]>) {
+  writes++;
+  bytes += (args[0] as Uint8Array).length ?? 0;
+  return write.apply(this, args);
+} as net.Socket["write"];
+
+const KEYS = [
+  "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9ad8cfee0ab8c",
+  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+] as const;
+const node = (key: `0x${string}`, peerType: "bootnode" | "bidder" | "provider", bootnodes: string[] = []) =>
+  new Libp2pNetwork({
+    nodeKey: key,
+    peerType,
+    listen: ["/ip4/127.0.0.1/tcp/0"],
+    bootnodes,
+    isStaked: async () => true,
+  });
+const boot = node(KEYS[0], "bootnode");
+await boot.start();
+const bidder = node(KEYS[1], "bidder", boot.multiaddrs());
+const providers = [node(KEYS[2], "provider", boot.multiaddrs()), node(KEYS[3], "provider", boot.multiaddrs())];
+const reply: CommitmentReply = {
+  digest: new Uint8Array(32).fill(1),
+  signature: new Uint8Array(65).fill(2),
+  dispatchTimestamp: 1n,
+};
+for (const p of providers)
+  await p.connectProvider({ address: p.address, nikePublicKey: publicKeyOf(5n), handleBid: async () => reply });
+await bidder.connectBidder();
+await bidder.waitFor(() => bidder.providers().length === providers.length, 30_000, "the providers");
+
+const { signedBid } = signBid(
+  {
+    txHashes: ["aa".repeat(32)],
+    rawTransactions: [],
+    amount: 10n ** 15n,
+    blockNumber: 7n,
+    decayStartTimestamp: 1n,
+    decayEndTimestamp: 2n,
+    revertingTxHashes: [],
+    slashAmount: 0n,
+  },
+  KEYS[1],
+  protocolDomains(17864n, "0x5FbDB2315678afecb367f032d93F642f64180aa3").bid,
+);
+const oneBid = () =>
+  Promise.all(bidder.providers().map((p) => p.handleBid(signedBid, bidder.address, AbortSignal.timeout(10_000))));
+
+for (let i = 0; i < WARMUP; i++) await oneBid();
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+for (const inFlight of LEVELS) {
+  await Bun.sleep(200);
+  writes = 0;
+  bytes = 0;
+  const latencies: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next++ < N) {
+        const t = performance.now();
+        await oneBid();
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  latencies.sort((a, b) => a - b);
+  console.log(
+    `${inFlight} in flight, ${N} bids to ${providers.length} providers: both replies p50 ${pct(latencies, 50).toFixed(2)} ms, ` +
+      `p99 ${pct(latencies, 99).toFixed(2)} ms; ${(N / seconds).toFixed(0)} bids/s; CPU ${((cpu.user + cpu.system) / 1000 / N).toFixed(2)} ms per bid; ` +
+      `${(writes / N).toFixed(1)} socket writes and ${(bytes / N).toFixed(0)} bytes per bid; load average ${load()}`,
+  );
+}
+await bidder.stop();
+for (const p of providers) await p.stop();
+await boot.stop();
+process.exit(0);
