@@ -11,6 +11,7 @@ import type { Bid } from "../protocol/types.ts";
 import { until } from "../util/deadline.ts";
 import { setLogSink } from "../util/log.ts";
 import { Libp2pNetwork } from "./libp2pNetwork.ts";
+import type { WarmStreams } from "./warmStreams.ts";
 import { PRECONFIRMATION, protocolId } from "./wire/protocolIds.ts";
 import { PeerStatusError } from "./wire/streamMsg.ts";
 
@@ -23,6 +24,14 @@ const KEYS = {
 } as const;
 const domains = protocolDomains(17864n, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
 const NIKE = 987654321n;
+
+/** The bidder's pool of streams opened ahead to its one provider (private: the test reaches into it). */
+const warmOf = (n: Libp2pNetwork): WarmStreams => {
+  const peers = (n as unknown as { peers: Map<string, { type: string; warm?: WarmStreams }> }).peers;
+  const warm = [...peers.values()].find((p) => p.type === "provider")?.warm;
+  if (!warm) throw new Error("no streams opened ahead yet");
+  return warm;
+};
 
 const logs: string[] = [];
 setLogSink((line) => logs.push(line));
@@ -128,6 +137,19 @@ describe("libp2p network of our nodes", () => {
     const { signedBid } = signBid(bid(), KEYS.bidder, domains.bid);
     await bidder.providers()[0]!.handleBid(signedBid, bidder.address, new AbortController().signal);
     await until("a stream opened ahead again", 10_000, () => ready(bidder, provider.address, "outbound") >= 1);
+  }, 30_000);
+
+  test("a bid whose stream opened ahead fails as it is written goes once more on a new stream", async () => {
+    await until("a stream opened ahead", 10_000, () => warmOf(bidder).readyCount >= 1);
+    // The race the bidder cannot see ahead: the provider resets the stream between the take and the write.
+    const ready = (warmOf(bidder) as unknown as { ready: { stream: { writeMsg: () => Promise<void> } }[] }).ready;
+    for (const r of ready)
+      r.stream.writeMsg = async () => {
+        throw new Error("stream reset by the provider");
+      };
+    const { signedBid } = signBid(bid(), KEYS.bidder, domains.bid);
+    const reply = await bidder.providers()[0]!.handleBid(signedBid, bidder.address, new AbortController().signal);
+    expect(reply.dispatchTimestamp).toBe(42n);
   }, 30_000);
 
   test("a provider's refusal comes back as its status", async () => {

@@ -615,11 +615,25 @@ export class Libp2pNetwork implements Network {
 
   private async sendBid(provider: RemotePeer, bid: SignedBid, signal: AbortSignal): Promise<CommitmentReply> {
     const warm = this.warmStreams(provider);
-    const s = await warm.take(signal);
+    let s = await warm.take(signal);
     const onAbort = () => s.abort("bid cancelled");
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      await s.writeMsg(EncryptedBidSchema, encryptBid(this.aesKey, bid), signal);
+      const message = encryptBid(this.aesKey, bid);
+      try {
+        await s.writeMsg(EncryptedBidSchema, message, signal);
+      } catch (e) {
+        // A stream opened ahead may have been reset by the provider just now (an idle timeout): the bid never left,
+        // so it goes once more on a stream of its own instead of failing for this provider.
+        if (signal.aborted) throw e;
+        s.abort("bid not written");
+        this.log.debug("a stream opened ahead failed; the bid goes on a new one", {
+          provider: provider.address,
+          reason: (e as Error).message,
+        });
+        s = await this.open(provider, PRECONFIRMATION, signal);
+        await s.writeMsg(EncryptedBidSchema, message, signal);
+      }
       const reply = commitmentFromMessage(await s.readMsg(EncryptedPreConfirmationSchema, signal));
       await s.close();
       return reply;
