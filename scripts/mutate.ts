@@ -16,7 +16,7 @@ import { CliFailure, CliUsageError, exitOnCliErrors, numberOption, parseCliArgs 
 import { tagsFor } from "./mutate/areas.ts";
 import { type MutationReport, summarise, summaryText } from "./mutate/report.ts";
 import { SMOKE_EXCLUDED_MUTATIONS, SMOKE_FILE, SMOKE_SNIPPETS, SMOKE_TAGS, smokeRanges } from "./mutate/smoke.ts";
-import { JSON_REPORT, mutateGlobs, REPORT_DIR, type RunPlan, strykerConfig } from "./mutate/strykerConfig.ts";
+import { jsonReport, mutateGlobs, type RunPlan, reportDir, strykerConfig } from "./mutate/strykerConfig.ts";
 
 exitOnCliErrors();
 
@@ -26,7 +26,7 @@ const HELP = `Usage: npm run mutate -- [--concurrency N] [--tags EXPR] <folder o
 Mutation testing of the conformance suite: StrykerJS mutates the reference node's code, and each mutant is run
 against the suite's scenarios for that area (node/query → @queries, node/bidder/deposits → @deposits, …; a path
 under no area runs the whole suite) with --fail-fast, on a devnet of its own. Prints killed / survived / timed out
-per file, the score, and each survivor's diff. Reports: ${REPORT_DIR}/mutation.json and mutation.html.
+per file, the score, and each survivor's diff. Reports: ${reportDir(false)}/mutation.json and mutation.html (${reportDir(true)}/ for --smoke).
 
 Options:
   --concurrency N   mutants tested at once (default 1: each starts a devnet of 6 processes)
@@ -53,8 +53,9 @@ if (opts.help) {
 }
 
 const plan = planRun();
-const configFile = join(REPORT_DIR, "stryker.config.json");
-mkdirSync(REPORT_DIR, { recursive: true });
+const JSON_REPORT = jsonReport(plan);
+const configFile = join(plan.reportDir, "stryker.config.json");
+mkdirSync(plan.reportDir, { recursive: true });
 rmSync(JSON_REPORT, { force: true });
 writeFileSync(configFile, `${JSON.stringify(strykerConfig(plan), null, 2)}\n`);
 console.log(
@@ -94,6 +95,8 @@ function planRun(): RunPlan {
       tags: SMOKE_TAGS,
       concurrency,
       excludedMutations: SMOKE_EXCLUDED_MUTATIONS,
+      reportDir: reportDir(true),
+      tempDir: ".stryker-tmp/smoke",
     };
   }
   if (positionals.length === 0)
@@ -109,5 +112,7 @@ function planRun(): RunPlan {
     mutate: mutateGlobs(paths),
     tags: opts.tags ?? tagsFor(paths),
     concurrency,
+    reportDir: reportDir(false),
+    tempDir: ".stryker-tmp/run",
   };
 }

@@ -4,8 +4,14 @@
  */
 import { normalise } from "./areas.ts";
 
-export const REPORT_DIR = "reports/mutation";
-export const JSON_REPORT = `${REPORT_DIR}/mutation.json`;
+/** Where a run's reports go; the smoke has its own, so that `npm test` leaves a long run's report alone. */
+export function reportDir(smoke: boolean): string {
+  return smoke ? "reports/mutation-smoke" : "reports/mutation";
+}
+
+export function jsonReport(plan: Pick<RunPlan, "reportDir">): string {
+  return `${plan.reportDir}/mutation.json`;
+}
 
 export interface RunPlan {
   /** Stryker `mutate` entries: globs, or `file:line:column-line:column` ranges. */
@@ -15,6 +21,10 @@ export interface RunPlan {
   concurrency: number;
   /** Mutator names not to apply (Stryker's mutator.excludedMutations). */
   excludedMutations?: string[];
+  /** reportDir(smoke). */
+  reportDir: string;
+  /** Stryker's sandboxes (copies of the repository), one folder per kind of run so that two can run at once. */
+  tempDir: string;
 }
 
 /** What is never mutated: tests, benchmarks, generated code, test-only helpers. */
@@ -43,10 +53,18 @@ export function strykerConfig(plan: RunPlan): Record<string, unknown> {
     // Each run starts a devnet of 4 nodes and 2 Anvil chains: one at a time keeps two cores from thrashing.
     concurrency: plan.concurrency,
     reporters: ["progress-append-only", "json", "html"],
-    jsonReporter: { fileName: JSON_REPORT },
-    htmlReporter: { fileName: `${REPORT_DIR}/mutation.html` },
+    jsonReporter: { fileName: jsonReport(plan) },
+    htmlReporter: { fileName: `${plan.reportDir}/mutation.html` },
     // Left out of the sandbox copy: earlier reports, devnet data, caches and downloaded binaries.
-    ignorePatterns: ["reports", ".devnet", ".devnet-*", ".cache", ".schemathesis", "loadtest/.bin"],
+    ignorePatterns: [
+      "/reports",
+      "/.devnet",
+      "/.devnet-*",
+      "/.cache",
+      "/.schemathesis",
+      "/.stryker-tmp",
+      "/loadtest/.bin",
+    ],
     // Stryker rewrites tsconfig.json with TypeScript's JS API, which TypeScript 7 (the Go compiler) no longer has;
     // Bun needs no rewrite (the tsconfig extends nothing outside the repository), so it is pointed at no file.
     tsconfigFile: "stryker-has-no-tsconfig-to-rewrite.json",
@@ -55,7 +73,7 @@ export function strykerConfig(plan: RunPlan): Record<string, unknown> {
     timeoutMS: 60_000,
     timeoutFactor: 1.5,
     dryRunTimeoutMinutes: 30,
-    tempDirName: ".stryker-tmp",
+    tempDirName: plan.tempDir,
     cleanTempDir: true,
     ...(plan.excludedMutations ? { mutator: { excludedMutations: plan.excludedMutations } } : {}),
   };
