@@ -6,8 +6,8 @@ import Ajv from "ajv";
  * test), then the conformance suite (features/cli/conformance.ts: cucumber, the level summary and the JSON result)
  * against a devnet the suite starts itself (or TARGET=file), then a check of that JSON result against
  * docs/conformance-result.schema.json, the whole suite again over gRPC (--transport grpc, reports under reports/grpc;
- * HTTP-only scenarios are reported skipped), the fuzz run and the k6 smoke load run (loadtest/run.ts: bidders and
- * providers in k6). Prints one closing line with the counts of all: `tests: N passed, N failed, N skipped`.
+ * HTTP-only scenarios are reported skipped), the fuzz run, the k6 smoke load run (loadtest/run.ts: bidders and
+ * providers in k6) and the mutation smoke (scripts/mutate.ts --smoke: three chosen mutants the suite must kill). Prints one closing line with the counts of all: `tests: N passed, N failed, N skipped`.
  */
 import { spawn } from "bun";
 
@@ -85,6 +85,12 @@ function checkResult(): { code: number; counts: Counts } {
   }
 }
 
+/** `mutate smoke: N killed, N not killed` from scripts/mutate.ts --smoke: each mutant one test, passed when killed. */
+function parseMutateSmoke(out: string): Counts | undefined {
+  const m = /^mutate smoke: (\d+) killed, (\d+) not killed$/m.exec(out);
+  return m ? { passed: Number(m[1]), failed: Number(m[2]), skipped: 0 } : undefined;
+}
+
 /** `fuzz: N passed, N failed` from scripts/fuzz.ts. */
 function parseFuzz(out: string): Counts | undefined {
   const m = /^fuzz: (\d+) passed, (\d+) failed$/m.exec(out);
@@ -112,7 +118,7 @@ if (!only || only === "unit")
     name: "unit and contract tests",
     ...(await runStep(
       "unit and contract tests",
-      ["bun", "test", "--timeout", "60000", "lib", "node", "scenarios", "features"],
+      ["bun", "test", "--timeout", "60000", "lib", "node", "scenarios", "features", "scripts"],
       parseBunTest,
     )),
   });
@@ -151,6 +157,17 @@ if (!only || only === "load")
       "load smoke (k6: bidder and provider VUs over gRPC)",
       ["bun", "loadtest/run.ts", "--profile", "smoke"],
       parseLoad,
+    )),
+  });
+// Mutation testing of the suite itself, in small: three chosen mutants of the node that the suite must kill
+// (`npm run mutate -- <folder>` is the long run).
+if (!only || only === "mutate")
+  results.push({
+    name: "mutation smoke",
+    ...(await runStep(
+      "mutation smoke (StrykerJS: 3 mutants of node/query/pageRequest.ts against @queries)",
+      ["bun", "scripts/mutate.ts", "--smoke"],
+      parseMutateSmoke,
     )),
   });
 

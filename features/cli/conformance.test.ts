@@ -94,6 +94,12 @@ describe("options", () => {
     expect(() => parseCli(["--transport", "websocket"], {})).toThrow(UsageError);
   });
 
+  test("--fail-fast stops at the first failed scenario (cucumber's failFast); off by default", () => {
+    const on = parseCli(["--fail-fast"], {});
+    const off = parseCli([], {});
+    expect([on, off].map((o) => o !== "help" && o.failFast)).toEqual([true, false]);
+  });
+
   test("an unknown level or option is a usage error", () => {
     expect(() => parseCli(["--level", "spec,nope"], {})).toThrow(UsageError);
     expect(() => parseCli(["--bogus"], {})).toThrow(UsageError);

@@ -3,7 +3,8 @@
  * mev-commit-conformance: the conformance suite as a command (the package bin; `npm run test:features` runs it).
  *
  *   mev-commit-conformance [--target target.json] [--transport http|grpc] [--level spec,upstream,intended]
- *                          [--tags EXPR] [--order random:N] [--name REGEX] [--json FILE] [--reports DIR] [feature paths…]
+ *                          [--tags EXPR] [--order random:N] [--name REGEX] [--fail-fast] [--json FILE] [--reports DIR]
+ *                          [feature paths…]
  *
  * Runs cucumber in this process in two passes: every selected scenario, then the ones tagged @may-crash (known to
  * crash some implementations), so that a crash cannot hide what the others would have shown. Prints progress, a
@@ -58,6 +59,7 @@ Options:
   --tags EXPR          a cucumber tag expression to narrow the run (e.g. "@bids and not @sim")
   --name REGEX         only scenarios whose name matches
   --order ORDER        defined (default) or random[:SEED]
+  --fail-fast          stop at the first failed scenario: the rest are reported skipped (for mutation runs)
   --json FILE          where to write the JSON result (default REPORTS/conformance-result.json)
   --reports DIR        where reports go (default ./reports)
   -h, --help           this text
@@ -79,6 +81,7 @@ export interface CliOptions {
   tags: string | undefined;
   name: string | undefined;
   order: string;
+  failFast: boolean;
   json: string;
   reports: string;
   paths: string[];
@@ -97,6 +100,7 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
         tags: { type: "string" },
         name: { type: "string" },
         order: { type: "string" },
+        "fail-fast": { type: "boolean" },
         json: { type: "string" },
         reports: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -128,6 +132,7 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
     tags: v.tags,
     name: v.name,
     order,
+    failFast: v["fail-fast"] ?? false,
     json: resolve(v.json ?? join(reports, "conformance-result.json")),
     reports,
     paths: parsed.positionals.map((p) => resolve(p)),
@@ -235,6 +240,7 @@ async function main(argv: string[]): Promise<number> {
       strict: true,
       order: o.order as "defined",
       name: o.name ? [o.name] : [],
+      failFast: o.failFast,
     },
   });
   let support: IRunConfiguration["support"] | Awaited<ReturnType<typeof loadSupport>> =
@@ -260,6 +266,7 @@ async function main(argv: string[]): Promise<number> {
       },
     };
     if (pass === 2) {
+      if (o.failFast && collector.counts().failed > 0) break;
       const { plan } = await loadSources(config.sources);
       if (plan.length === 0) break;
       console.log(`\n=== ${plan.length} @may-crash scenario(s), run last`);
