@@ -62,9 +62,13 @@ console.log(
   `Mutating ${plan.mutate.filter((m) => !m.startsWith("!")).join(", ")}; each mutant runs ${plan.tags ? `the scenarios tagged ${plan.tags}` : "the whole suite"}`,
 );
 
+const install = Bun.spawnSync(["bash", "scripts/install-stryker.sh"], { stdout: "pipe", stderr: "inherit" });
+if (install.exitCode !== 0)
+  throw new CliFailure("StrykerJS could not be installed (scripts/install-stryker.sh); its output above says why");
+const strykerCli = install.stdout.toString().trim();
 const started = Date.now();
-// Stryker runs under Bun as well (the Node.js on the machine may be older than the v22 it asks for).
-const stryker = Bun.spawn(["bun", "node_modules/@stryker-mutator/core/bin/stryker.js", "run", configFile], {
+// Stryker runs under Bun (the Node.js on the machine may be older than the v22 it asks for).
+const stryker = Bun.spawn(["bun", strykerCli, "run", configFile], {
   stdio: ["ignore", "inherit", "inherit"],
 });
 const code = await stryker.exited;
