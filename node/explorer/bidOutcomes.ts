@@ -1,9 +1,9 @@
 import type { Address } from "viem";
+import type { BidOutcomeSink } from "../bidder/bids/outcomeSink.ts";
+import { REFUSAL_TEXT, type RefusalReason } from "../bidder/bids/refusalReason.ts";
 import { bytesToHex } from "../protocol/bytes.ts";
 import type { Commitment, SignedBid } from "../protocol/types.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
-import type { BidOutcomeSink } from "./outcomeSink.ts";
-import { REFUSAL_TEXT, type RefusalReason } from "./refusalReason.ts";
 
 /** Bids kept (the oldest is forgotten first): bounded memory however long the devnet runs. */
 export const MAX_BIDS = 10_000;

@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Elysia, t } from "elysia";
+import { REFUSAL_TEXT } from "../bidder/bids/refusalReason.ts";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../protocol/grpcCodes.ts";
 import type { BidOutcomes, OutcomeKind } from "./bidOutcomes.ts";
 import type { ExplorerHub } from "./explorerHub.ts";
-import { REFUSAL_TEXT } from "./refusalReason.ts";
 
 const require = createRequire(import.meta.url);
 const PAGE_DIR = join(import.meta.dir, "page");

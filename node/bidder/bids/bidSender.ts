@@ -1,8 +1,6 @@
 import type { Address, Hex } from "viem";
 import { MevCommitError } from "../../../lib/errors.ts";
 import { type BidCrypto, inlineCrypto } from "../../crypto/bidCrypto.ts";
-import type { BidOutcomeSink } from "../../explorer/outcomeSink.ts";
-import { REFUSAL_TEXT, type RefusalReason, refusalMessage, refusalReason } from "../../explorer/refusalReason.ts";
 import { isNoActiveReceivers, type Network, type ProviderPeer } from "../../network/network.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
 import { commitmentIndex } from "../../protocol/digest.ts";
@@ -12,6 +10,8 @@ import type { CommitmentStore } from "../../tracker/commitmentStore.ts";
 import { toRecord } from "../../tracker/record.ts";
 import { bidTracing, markBid } from "../../util/bidTrace.ts";
 import { logger } from "../../util/log.ts";
+import type { BidOutcomeSink } from "./outcomeSink.ts";
+import { REFUSAL_TEXT, type RefusalReason, refusalMessage, refusalReason } from "./refusalReason.ts";
 
 export interface BidSenderOptions {
   privateKey: Hex;

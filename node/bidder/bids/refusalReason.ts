@@ -1,4 +1,4 @@
-import { NO_ACTIVE_RECEIVERS } from "../network/network.ts";
+import { NO_ACTIVE_RECEIVERS } from "../../network/network.ts";
 
 /**
  * Why a provider gave a bid no commitment, as the bidder learns it from the provider's refusal. The provider node's

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { Commitment, SignedBid } from "../protocol/types.ts";
+import type { Commitment, SignedBid } from "../../protocol/types.ts";
 import type { RefusalReason } from "./refusalReason.ts";
 
 /**

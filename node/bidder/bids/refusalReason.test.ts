@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { NO_ACTIVE_RECEIVERS } from "../network/network.ts";
+import { NO_ACTIVE_RECEIVERS } from "../../network/network.ts";
 import {
   DeadlineExceededError,
   FailedPreconditionError,
   InternalError,
   InvalidArgumentError,
-} from "../protocol/grpcCodes.ts";
+} from "../../protocol/grpcCodes.ts";
 import { refusalMessage, refusalReason } from "./refusalReason.ts";
 
 describe("refusalReason", () => {
