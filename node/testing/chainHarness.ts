@@ -336,6 +336,71 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
+/** An automining Anvil with viem's clients around it and a wallet per dev account, for a harness to deploy into. */
+export interface TestChain {
+  anvil: AnvilChain;
+  rpcUrl: string;
+  chain: Chain;
+  publicClient: PublicClient;
+  testClient: TestClient;
+  wallet(i: number): WalletClient<Transport, Chain, Account>;
+}
+
+export async function startTestChain(opts: {
+  name: string;
+  chainId: number;
+  port?: number;
+  hardfork?: "prague" | "cancun";
+}): Promise<TestChain> {
+  const anvil = await startAnvil({
+    name: opts.name,
+    port: opts.port ?? (await freePort()),
+    chainId: opts.chainId,
+    mining: "auto",
+    hardfork: opts.hardfork,
+  });
+  const rpcUrl = anvil.rpcUrl;
+  const chain = defineChain({
+    id: opts.chainId,
+    name: opts.name,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  const transport = http(rpcUrl);
+  const wallets = new Map<number, WalletClient<Transport, Chain, Account>>();
+  return {
+    anvil,
+    rpcUrl,
+    chain,
+    publicClient: createPublicClient({ chain, transport, pollingInterval: 10 }) as PublicClient,
+    testClient: createTestClient({ chain, mode: "anvil", transport }) as TestClient,
+    wallet(i) {
+      let w = wallets.get(i);
+      if (!w) wallets.set(i, (w = createWalletClient({ chain, transport, account: privateKeyToAccount(key(i)) })));
+      return w;
+    },
+  };
+}
+
+/** Registers and stakes `providers` dev-account providers (default 2, 10 ETH each) with the deployed registry. */
+export async function registerTestProviders(
+  rpcUrl: string,
+  chainId: number,
+  addresses: Parameters<typeof registerProvider>[0]["addresses"],
+  opts: { providers?: number; providerStake?: bigint },
+): Promise<void> {
+  for (let i = 0; i < (opts.providers ?? 2); i++) {
+    await registerProvider({
+      rpcUrl,
+      chainId,
+      addresses,
+      providerKey: key(ROLES.firstProvider + i),
+      ownerKey: key(ROLES.owner),
+      stake: opts.providerStake ?? 10n * 10n ** 18n,
+    });
+  }
+}
+
 /**
  * One harness per test file, every test on a fresh snapshot: registers the bun hooks that start the chain, take a
  * snapshot before each test and revert to it after (resetting viem's shared nonce manager, whose handed-out
@@ -378,18 +443,8 @@ export async function setupChain(opts: {
   providerStake?: bigint;
 }): Promise<Harness> {
   const chainId = opts.chainId ?? 31337;
-  const anvil = await startAnvil({ name: opts.name, port: opts.port ?? (await freePort()), chainId, mining: "auto" });
+  const { anvil, rpcUrl, chain, publicClient, testClient, wallet } = await startTestChain({ ...opts, chainId });
   try {
-    const rpcUrl = anvil.rpcUrl;
-    const chain = defineChain({
-      id: chainId,
-      name: opts.name,
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    });
-    const transport = http(rpcUrl);
-    const publicClient = createPublicClient({ chain, transport, pollingInterval: 10 }) as PublicClient;
-    const testClient = createTestClient({ chain, mode: "anvil", transport }) as TestClient;
     const addresses = await deployContracts({
       rpcUrl,
       chainId,
@@ -397,25 +452,7 @@ export async function setupChain(opts: {
       oracle: addr(ROLES.oracle),
       params: opts.params,
     });
-    for (let i = 0; i < (opts.providers ?? 2); i++) {
-      await registerProvider({
-        rpcUrl,
-        chainId,
-        addresses,
-        providerKey: key(ROLES.firstProvider + i),
-        ownerKey: key(ROLES.owner),
-        stake: opts.providerStake ?? 10n * 10n ** 18n,
-      });
-    }
-    const wallets = new Map<number, WalletClient<Transport, Chain, Account>>();
-    const wallet = (i: number) => {
-      let w = wallets.get(i);
-      if (!w) {
-        w = createWalletClient({ chain, transport, account: privateKeyToAccount(key(i)) });
-        wallets.set(i, w);
-      }
-      return w;
-    };
+    await registerTestProviders(rpcUrl, chainId, addresses, opts);
     const h: Harness = {
       anvil,
       rpcUrl,

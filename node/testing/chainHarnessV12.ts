@@ -12,13 +12,8 @@ import {
   type Address,
   type Chain,
   concat,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  defineChain,
   encodeAbiParameters,
   type Hex,
-  http,
   keccak256,
   type Log,
   type PublicClient,
@@ -29,10 +24,10 @@ import {
   type Transport,
   type WalletClient,
 } from "viem";
-import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { nonceManager } from "viem/accounts";
 import { MevCommitError } from "../../lib/errors.ts";
 import { ROLES } from "../chain/accounts.ts";
-import { type AnvilChain, startAnvil } from "../chain/anvil.ts";
+import type { AnvilChain } from "../chain/anvil.ts";
 import {
   bidderRegistryV12Abi,
   blockTrackerV12Abi,
@@ -41,9 +36,8 @@ import {
   preconfManagerV12Abi,
   providerRegistryV12Abi,
 } from "../chain/contractsV12.ts";
-import { builderKeyFor, registerProvider } from "../chain/deploy.ts";
+import { builderKeyFor } from "../chain/deploy.ts";
 import { type DeployV12Params, deployV12Contracts, type V12ContractAddresses } from "../chain/deployV12.ts";
-import { freePort } from "../util/ports.ts";
 import {
   addr,
   type BidFields,
@@ -56,7 +50,9 @@ import {
   key,
   makeZkProof,
   randomScalar,
+  registerTestProviders,
   signDigest,
+  startTestChain,
 } from "./chainHarness.ts";
 
 export const BID_TYPEHASH_V12 = keccak256(
@@ -277,24 +273,12 @@ export async function setupV12Chain(opts: {
   providerStake?: bigint;
 }): Promise<HarnessV12 & { stop(): Promise<void> }> {
   const chainId = 31337;
-  const anvil = await startAnvil({
+  const { anvil, rpcUrl, chain, publicClient, testClient, wallet } = await startTestChain({
     name: opts.name,
-    port: await freePort(),
     chainId,
-    mining: "auto",
     hardfork: "prague",
   });
   try {
-    const rpcUrl = anvil.rpcUrl;
-    const chain = defineChain({
-      id: chainId,
-      name: opts.name,
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    });
-    const transport = http(rpcUrl);
-    const publicClient = createPublicClient({ chain, transport, pollingInterval: 10 }) as PublicClient;
-    const testClient = createTestClient({ chain, mode: "anvil", transport }) as TestClient;
     const addresses = await deployV12Contracts({
       rpcUrl,
       chainId,
@@ -302,22 +286,7 @@ export async function setupV12Chain(opts: {
       oracle: addr(ROLES.oracle),
       params: opts.params,
     });
-    for (let i = 0; i < (opts.providers ?? 2); i++) {
-      await registerProvider({
-        rpcUrl,
-        chainId,
-        addresses,
-        providerKey: key(ROLES.firstProvider + i),
-        ownerKey: key(ROLES.owner),
-        stake: opts.providerStake ?? 10n * 10n ** 18n,
-      });
-    }
-    const wallets = new Map<number, WalletClient<Transport, Chain, Account>>();
-    const wallet = (i: number) => {
-      let w = wallets.get(i);
-      if (!w) wallets.set(i, (w = createWalletClient({ chain, transport, account: privateKeyToAccount(key(i)) })));
-      return w;
-    };
+    await registerTestProviders(rpcUrl, chainId, addresses, opts);
     const abiWithErrors = (contract: Key) => [...(V12_ABIS[contract] as Abi), ...ALL_V12_ERRORS] as Abi;
     const write = (
       i: number,
