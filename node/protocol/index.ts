@@ -12,6 +12,7 @@ export * from "./grpcCodes.ts";
 export * from "./initCrypto.ts";
 export * from "./jsonText.ts";
 export * from "./processedBid.ts";
+export * from "./protocolVersion.ts";
 export * from "./protoJson.ts";
 export * from "./protoValidation.ts";
 export * from "./queryParams.ts";
