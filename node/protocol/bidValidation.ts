@@ -52,8 +52,10 @@ export interface BidRequest {
   readonly revertingTxHashes: readonly string[];
   readonly rawTransactions: readonly string[];
   readonly slashAmount: string;
-  /** v1.2 (field 9 `bid_options`): the options' binary encoding; absent when the request has none or is v1.1. */
+  /** v1.2 (field 9 `bid_options`): the options' binary encoding, present when the request set the field. */
   readonly bidOptions?: Uint8Array;
+  /** The protocol version the request was decoded for (its message schema); absent means the default. */
+  readonly protocol?: ProtocolVersion;
 }
 
 const TX_HASH_RE = /^(0x)?[a-fA-F0-9]{64}$/;
@@ -89,7 +91,7 @@ export function decodeBidRequestNode(
   source?: JsonSource,
   version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
 ): BidRequest {
-  const req = toBidRequest(decodeProtoJsonMessage(node, BID_REQUEST_FIELDS, source));
+  const req = { ...toBidRequest(decodeProtoJsonMessage(node, BID_REQUEST_FIELDS, source)), protocol: version };
   if (!profileOf(version).bidOptions || node.kind !== "object") return req;
   const options = node.entries.filter((e) => e.key === "bidOptions" || e.key === "bid_options");
   if (options.length > 1) throw new BodyDecodeError(`duplicate field ${options[1]!.keyRaw}`);
@@ -110,7 +112,7 @@ export function decodeBidRequestText(text: string, version: ProtocolVersion = DE
     if (err instanceof JsonSyntaxError) throw new BodyDecodeError(err.message, { context: { offset: err.offset } });
     throw err;
   }
-  if (!node) return toBidRequest({});
+  if (!node) return { ...toBidRequest({}), protocol: version };
   return decodeBidRequestNode(node, { text, base: node.start }, version);
 }
 
@@ -173,7 +175,10 @@ export function normaliseTxHash(hash: string): string {
  * Runs checks 1–5 of §1.1 on a decoded request and returns the normalised bid. Ours, after protovalidate: the amount
  * must fit the contracts' uint256 (upstream wraps it modulo 2^256 in the digest; docs/divergences.md).
  */
-export function validateBidRequest(req: BidRequest, version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): Bid {
+export function validateBidRequest(
+  req: BidRequest,
+  version: ProtocolVersion = req.protocol ?? DEFAULT_PROTOCOL_VERSION,
+): Bid {
   const profile = profileOf(version);
   const violations = bidRequestViolations(req);
   if (violations)
