@@ -3,6 +3,7 @@ import { providerRegistryAbi } from "../chain/contracts.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { atBlockOrLatest } from "../chain/pastState.ts";
 import type { Network } from "../network/network.ts";
+import { type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
 import type { Notifier } from "./notifier.ts";
 
@@ -106,4 +107,52 @@ export function publishRegistryEvents(
 export function commitmentFailure(notifier: Notifier, topic: "commitment_store_failed" | "commitment_open_failed") {
   return (commitmentDigest: string, txnHash: string, error: string) =>
     notifier.publish(topic, { commitmentDigest, txnHash, error });
+}
+
+/**
+ * The v1.2 topics (upstream v1.2.5), each published where upstream does; on a v1.1 node every call does nothing, so
+ * callers need not know the version:
+ * - other_provider_won_block: the provider node's tracker, for each of its commitments to a block that another
+ *   provider won (it is not opened). `bidder` (bare hex) and `bidAmount` only when known.
+ * - transaction_settled: any node, when the oracle's CommitmentProcessed marks a stored commitment settled or
+ *   slashed (`transaction_hashes` is the bid's comma-joined hashes, `provider` bare hex).
+ * - transaction_payment: any node, when FundsRewarded (payment) or FundsUnlocked (refund) is recorded against a
+ *   stored commitment; the other amount is "".
+ */
+export interface V12Notices {
+  otherProviderWonBlock(commitmentDigest: string, bidder?: Address, bidAmount?: bigint): void;
+  transactionSettled(txnHash: string, isSlashed: boolean, provider: Address): void;
+  transactionPayment(txnHash: string, payment: bigint | undefined, refund: bigint | undefined): void;
+}
+
+const bareHex = (a: string) => (a.startsWith("0x") ? a.slice(2) : a).toLowerCase();
+
+export function v12Notices(notifier: Notifier, version: ProtocolVersion): V12Notices {
+  const on = profileOf(version).addedTopics.length > 0;
+  return {
+    otherProviderWonBlock(commitmentDigest, bidder, bidAmount) {
+      if (!on) return;
+      notifier.publish("other_provider_won_block", {
+        commitmentDigest: bareHex(commitmentDigest),
+        ...(bidder !== undefined ? { bidder: bareHex(bidder) } : {}),
+        ...(bidAmount !== undefined ? { bidAmount: bidAmount.toString() } : {}),
+      });
+    },
+    transactionSettled(txnHash, isSlashed, provider) {
+      if (!on) return;
+      notifier.publish("transaction_settled", {
+        transaction_hashes: txnHash,
+        is_slashed: isSlashed,
+        provider: bareHex(provider),
+      });
+    },
+    transactionPayment(txnHash, payment, refund) {
+      if (!on) return;
+      notifier.publish("transaction_payment", {
+        transaction_hashes: txnHash,
+        payment: payment?.toString() ?? "",
+        refund: refund?.toString() ?? "",
+      });
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 
-/** Every notification topic a node publishes (api-behaviour §5; interface.md §6). */
+/** The notification topics of the pinned interface (api-behaviour §5; interface.md §6), published by every node. */
 export const TOPICS = [
   "peer_connected",
   "peer_disconnected",
@@ -14,14 +15,26 @@ export const TOPICS = [
   "commitment_open_failed",
 ] as const;
 
-export type Topic = (typeof TOPICS)[number];
+/** Topics the v1.2 line added (upstream-head-delta §1.6); accepted and published on v1.2 nodes only. */
+export const V12_TOPICS = ["other_provider_won_block", "transaction_settled", "transaction_payment"] as const;
 
-/** Subscribe validation: an unknown topic fails the whole call with `invalid topic: <name>`. */
-export function validateTopics(topics: readonly string[]): Topic[] {
-  for (const t of topics) if (!isTopic(t)) throw new InvalidArgumentError(`invalid topic: ${t}`);
+export type Topic = (typeof TOPICS)[number] | (typeof V12_TOPICS)[number];
+
+/** The topics a node of `version` accepts: the pinned ten, then the profile's added ones. */
+export function topicsOf(version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): readonly Topic[] {
+  const added = profileOf(version).addedTopics.filter((t): t is Topic => (V12_TOPICS as readonly string[]).includes(t));
+  return [...TOPICS, ...added];
+}
+
+/** Subscribe validation: a topic unknown to this version fails the whole call with `invalid topic: <name>`. */
+export function validateTopics(
+  topics: readonly string[],
+  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+): Topic[] {
+  for (const t of topics) if (!isTopic(t, version)) throw new InvalidArgumentError(`invalid topic: ${t}`);
   return topics as Topic[];
 }
 
-export function isTopic(t: string): t is Topic {
-  return (TOPICS as readonly string[]).includes(t);
+export function isTopic(t: string, version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): t is Topic {
+  return (topicsOf(version) as readonly string[]).includes(t);
 }

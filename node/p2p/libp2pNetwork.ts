@@ -4,6 +4,11 @@
  * provider's stake checked on the chain), spreads provider addresses (discovery), hands the bidder's AES key to
  * each provider (key exchange) and carries bids and commitments (preconfirmation).
  *
+ * The node speaks one protocol version (`protocol`, PROTOCOL_PROFILES): its handshake and preconfirmation ids and how
+ * a bid is read from the wire follow it. A provider also answers the preconfirmation ids of the other versions, only
+ * to refuse each bid with a status that names both versions, logged on both sides: a v1.1 node and a v1.2 node that
+ * meet complete the handshake (both 10.0.0) but never exchange a bid, and neither side fails silently.
+ *
  * On a bidder node a provider counts as connected (providers(), peer_connected) once it took the bidder's key, so a
  * bid never goes to a provider that cannot read it; upstream announces it at the handshake.
  */
@@ -18,7 +23,8 @@ import {
   EncryptedPreConfirmationSchema,
 } from "../gen/proto/p2p/preconfirmation/v1/preconfirmation_pb.ts";
 import type { CommitmentReply, Network, PeerEvent, PeerType, ProviderPeer } from "../network/network.ts";
-import { GrpcCode, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
+import { FailedPreconditionError, GrpcCode, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import type { SignedBid } from "../protocol/types.ts";
 import { logger } from "../util/log.ts";
@@ -42,10 +48,11 @@ import { ethAddressOfPeer, peerIdOf } from "./wire/peerIdentity.ts";
 import { commitmentFromMessage, commitmentToMessage, decryptBid, encryptBid } from "./wire/preconfirmation.ts";
 import {
   DISCOVERY,
-  HANDSHAKE,
+  handshakeSpec,
   KEY_EXCHANGE,
-  PRECONFIRMATION,
+  otherPreconfirmationSpecs,
   type ProtocolSpec,
+  preconfirmationSpec,
   protocolId,
 } from "./wire/protocolIds.ts";
 
@@ -65,7 +72,15 @@ export interface Libp2pNetworkOptions {
   /** How often unreachable bootnodes are dialled again (upstream: every minute). Default 5 s. */
   bootstrapIntervalMs?: number;
   handshakeTimeoutMs?: number;
+  /** The protocol version this node speaks on the wire (default v1.1). */
+  protocol?: ProtocolVersion;
 }
+
+/** The text a provider refuses a bid of another protocol version with (the bidder matches on it). */
+export const PROTOCOL_MISMATCH = "preconfirmation protocol mismatch";
+
+/** A provider's refusal of a bid that came on the preconfirmation protocol of another version. */
+export class ProtocolMismatchError extends FailedPreconditionError {}
 
 export class PeerNotConnectedError extends MevCommitError {
   constructor(readonly peer: Address) {
@@ -89,6 +104,8 @@ interface RemotePeer {
   asProvider?: ProviderPeer;
   /** Bidder node: preconfirmation streams to this provider opened ahead of bids. */
   warm?: WarmStreams;
+  /** A refusal for a protocol version mismatch was logged for this peer. */
+  mismatchLogged?: boolean;
 }
 
 type PeerListener = (event: "connected" | "disconnected", peer: PeerEvent) => void;
@@ -98,6 +115,9 @@ const STREAM_LIMITS = { maxInboundStreams: 1024, maxOutboundStreams: 1024 };
 export class Libp2pNetwork implements Network {
   readonly address: Address;
   readonly peerId: PeerId;
+  readonly protocol: ProtocolVersion;
+  private readonly handshakeProtocol: ProtocolSpec;
+  private readonly preconfirmation: ProtocolSpec;
   private readonly log;
   private host: Host | undefined;
   private local: ProviderPeer | undefined;
@@ -125,6 +145,9 @@ export class Libp2pNetwork implements Network {
     this.peerId = peerIdOf(o.nodeKey);
     this.eciesKey = eciesKeyFromNodeKey(o.nodeKey);
     this.log = logger(`p2p-${o.peerType}`);
+    this.protocol = o.protocol ?? DEFAULT_PROTOCOL_VERSION;
+    this.handshakeProtocol = handshakeSpec(this.protocol);
+    this.preconfirmation = preconfirmationSpec(this.protocol);
   }
 
   get running(): boolean {
@@ -201,7 +224,11 @@ export class Libp2pNetwork implements Network {
       blocklist: this.blocklist,
     });
     this.host = host;
-    await host.handle(protocolId(HANDSHAKE), (stream, conn) => void this.handshake(conn, stream), STREAM_LIMITS);
+    await host.handle(
+      protocolId(this.handshakeProtocol),
+      (stream, conn) => void this.handshake(conn, stream),
+      STREAM_LIMITS,
+    );
     await host.handle(
       protocolId(DISCOVERY),
       this.serve((peer, s, signal) => this.onPeerList(peer, s, signal)),
@@ -214,10 +241,16 @@ export class Libp2pNetwork implements Network {
         STREAM_LIMITS,
       );
       await host.handle(
-        protocolId(PRECONFIRMATION),
+        protocolId(this.preconfirmation),
         this.serve((peer, s, signal) => this.onBid(peer, s, signal)),
         STREAM_LIMITS,
       );
+      for (const other of otherPreconfirmationSpecs(this.protocol))
+        await host.handle(
+          protocolId(other.spec),
+          this.serve((peer, s, signal) => this.refuseBid(peer, s, signal, other)),
+          STREAM_LIMITS,
+        );
     }
     host.addEventListener("peer:disconnect", (e) => this.onDisconnect(e.detail));
     this.log.info("p2p host listening", { peerId: this.peerId.toString(), addrs: this.multiaddrs().join(",") });
@@ -352,7 +385,7 @@ export class Libp2pNetwork implements Network {
       let s: MsgStream | undefined;
       try {
         const peerAddress = ethAddressOfPeer(conn.remotePeer);
-        s = new MsgStream(inbound ?? (await conn.newStream(protocolId(HANDSHAKE), { signal })));
+        s = new MsgStream(inbound ?? (await conn.newStream(protocolId(this.handshakeProtocol), { signal })));
         const self = this.self!;
         const hp = inbound
           ? await answerHandshake(s, self, peerAddress, signal)
@@ -609,7 +642,7 @@ export class Libp2pNetwork implements Network {
   }
 
   private warmStreams(provider: RemotePeer): WarmStreams {
-    provider.warm ??= new WarmStreams({ open: (signal) => this.open(provider, PRECONFIRMATION, signal) });
+    provider.warm ??= new WarmStreams({ open: (signal) => this.open(provider, this.preconfirmation, signal) });
     return provider.warm;
   }
 
@@ -631,7 +664,7 @@ export class Libp2pNetwork implements Network {
           provider: provider.address,
           reason: (e as Error).message,
         });
-        s = await this.open(provider, PRECONFIRMATION, signal);
+        s = await this.open(provider, this.preconfirmation, signal);
         await s.writeMsg(EncryptedBidSchema, message, signal);
       }
       const reply = commitmentFromMessage(await s.readMsg(EncryptedPreConfirmationSchema, signal));
@@ -639,11 +672,26 @@ export class Libp2pNetwork implements Network {
       return reply;
     } catch (e) {
       s.abort("bid failed");
+      this.noteMismatch(provider, e);
       throw e;
     } finally {
       signal.removeEventListener("abort", onAbort);
       warm.release();
     }
+  }
+
+  /** Bidder: a provider of another protocol version refused our bid; said once per provider connection. */
+  private noteMismatch(provider: RemotePeer, e: unknown): void {
+    const x = e as { statusMessage?: unknown; message?: unknown; name?: unknown };
+    const text = String(x.statusMessage ?? x.message ?? "");
+    const unsupported = x.name === "UnsupportedProtocolError" || /protocol selection failed/i.test(text);
+    if ((!text.includes(PROTOCOL_MISMATCH) && !unsupported) || provider.mismatchLogged) return;
+    provider.mismatchLogged = true;
+    this.log.warn("bids refused: the provider speaks another protocol version", {
+      provider: provider.address,
+      ours: `${this.protocol} ${protocolId(this.preconfirmation)}`,
+      reason: unsupported ? `the provider does not serve ${protocolId(this.preconfirmation)}` : text,
+    });
   }
 
   private async onBid(from: RemotePeer, s: MsgStream, signal: AbortSignal): Promise<void> {
@@ -652,7 +700,25 @@ export class Libp2pNetwork implements Network {
     const key = this.bidderKeys.get(from.address.toLowerCase());
     if (!key) throw new NoAesKeyError(from.address);
     if (!this.local) throw new RpcError(GrpcCode.Unavailable, "provider is not serving bids");
-    const reply = await this.local.handleBid(decryptBid(key, encrypted), from.address, signal);
+    const reply = await this.local.handleBid(decryptBid(key, encrypted, this.protocol), from.address, signal);
     await s.writeMsg(EncryptedPreConfirmationSchema, commitmentToMessage(reply), signal);
+  }
+
+  /** Provider: a bid on another version's preconfirmation protocol is read (so the stream ends cleanly) and refused. */
+  private async refuseBid(
+    from: RemotePeer,
+    s: MsgStream,
+    signal: AbortSignal,
+    theirs: { version: ProtocolVersion; spec: ProtocolSpec },
+  ): Promise<void> {
+    await s.readMsg(EncryptedBidSchema, signal);
+    const reason =
+      `${PROTOCOL_MISMATCH}: this provider speaks ${protocolId(this.preconfirmation)} (protocol ${this.protocol}), ` +
+      `the bid came on ${protocolId(theirs.spec)} (protocol ${theirs.version})`;
+    if (!from.mismatchLogged) {
+      from.mismatchLogged = true;
+      this.log.warn("bids refused: the bidder speaks another protocol version", { bidder: from.address, reason });
+    }
+    throw new ProtocolMismatchError(reason, { context: { bidder: from.address, theirs: theirs.version } });
   }
 }

@@ -29,6 +29,7 @@ export function bidDigestFieldsOf(bid: Bid, bidderPK: G1Point): BidDigestFields 
     decayEnd: bid.decayEndTimestamp,
     slashAmt: bid.slashAmount,
     bidderPK,
+    ...(bid.bidOptions !== undefined ? { bidOptions: bid.bidOptions } : {}),
   };
 }
 

@@ -253,3 +253,31 @@ describe("amount bounds (ours: the contracts take uint256)", () => {
     expect(() => parseBidRequestText(`{"blockNumber":${"9".repeat(100_000)}}`)).toThrow(BodyDecodeError);
   });
 });
+
+describe("per protocol version: bidOptions and the empty slash amount", () => {
+  const options = { options: [{ positionConstraint: { anchor: "ANCHOR_TOP", basis: "BASIS_PERCENTILE", value: 10 } }] };
+
+  test("v1.1 discards bidOptions as an unknown field and keeps 0 for an empty slash amount", () => {
+    const bid = parseBidRequestText(JSON.stringify({ ...valid, bidOptions: options }), "v1.1");
+    expect(bid.bidOptions).toBeUndefined();
+    expect(bid.slashAmount).toBe(0n);
+  });
+
+  test("v1.2 keeps the options' binary encoding, and an empty slash amount is the bid's amount", () => {
+    const bid = parseBidRequestText(JSON.stringify({ ...valid, bidOptions: options, slashAmount: "" }), "v1.2");
+    expect(Buffer.from(bid.bidOptions!).toString("hex")).toBe("0a080a0608011001180a");
+    expect(bid.slashAmount).toBe(1000n);
+  });
+
+  test("v1.2 without options carries empty options (the v1.2 digest); a given slash amount is kept", () => {
+    const bid = parseBidRequestText(JSON.stringify({ ...valid, slash_amount: "7" }), "v1.2");
+    expect(bid.bidOptions).toEqual(new Uint8Array(0));
+    expect(bid.slashAmount).toBe(7n);
+  });
+
+  test("v1.2 refuses a malformed bidOptions and a duplicate one", () => {
+    expect(() => parseBidRequestText(JSON.stringify({ ...valid, bidOptions: [] }), "v1.2")).toThrow(BodyDecodeError);
+    const dup = `{"txHashes":["${H1}"],"amount":"1","blockNumber":1,"decayStartTimestamp":1,"decayEndTimestamp":2,"bidOptions":{},"bid_options":{}}`;
+    expect(() => parseBidRequestText(dup, "v1.2")).toThrow(/duplicate field/);
+  });
+});

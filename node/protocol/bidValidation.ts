@@ -15,9 +15,11 @@
  * rewarded (docs/protocol.md).
  */
 
+import { bidOptionsFromJson, encodeBidOptions } from "./bidOptions.ts";
 import { decimalAtMost, describeDecimal, UINT256_MAX } from "./decimal.ts";
 import { BodyDecodeError, InvalidArgumentError } from "./grpcCodes.ts";
 import { type JsonNode, JsonSyntaxError, nodeFromPlain, readFirstJsonValue } from "./jsonText.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "./protocolVersion.ts";
 import { decodeProtoJsonMessage, type JsonSource, type ProtoFieldSpec, type ProtoValues } from "./protoJson.ts";
 import { celUintOfInt, celUintOfString, runValidation, type Violation } from "./protoValidation.ts";
 import {
@@ -50,6 +52,10 @@ export interface BidRequest {
   readonly revertingTxHashes: readonly string[];
   readonly rawTransactions: readonly string[];
   readonly slashAmount: string;
+  /** v1.2 (field 9 `bid_options`): the options' binary encoding, present when the request set the field. */
+  readonly bidOptions?: Uint8Array;
+  /** The protocol version the request was decoded for (its message schema); absent means the default. */
+  readonly protocol?: ProtocolVersion;
 }
 
 const TX_HASH_RE = /^(0x)?[a-fA-F0-9]{64}$/;
@@ -76,15 +82,29 @@ export function decodeBidRequest(body: unknown): BidRequest {
   return decodeBidRequestNode(nodeFromPlain(body));
 }
 
-export function decodeBidRequestNode(node: JsonNode, source?: JsonSource): BidRequest {
-  return toBidRequest(decodeProtoJsonMessage(node, BID_REQUEST_FIELDS, source));
+/**
+ * Decodes a request body. v1.1 has no `bidOptions` (an unknown field, discarded as grpc-gateway does); v1.2 reads
+ * it (also `bid_options`) as the proto-JSON of BidOptions and keeps its binary encoding.
+ */
+export function decodeBidRequestNode(
+  node: JsonNode,
+  source?: JsonSource,
+  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+): BidRequest {
+  const req = { ...toBidRequest(decodeProtoJsonMessage(node, BID_REQUEST_FIELDS, source)), protocol: version };
+  if (!profileOf(version).bidOptions || node.kind !== "object") return req;
+  const options = node.entries.filter((e) => e.key === "bidOptions" || e.key === "bid_options");
+  if (options.length > 1) throw new BodyDecodeError(`duplicate field ${options[1]!.keyRaw}`);
+  const value = options[0]?.value;
+  if (value === undefined || value.kind === "null") return req;
+  return { ...req, bidOptions: encodeBidOptions(bidOptionsFromJson(value)) };
 }
 
 /**
  * Decodes the raw body text the way grpc-gateway does: only the first JSON value is read, an empty
  * body means all defaults, syntax errors use encoding/json's wording.
  */
-export function decodeBidRequestText(text: string): BidRequest {
+export function decodeBidRequestText(text: string, version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): BidRequest {
   let node: JsonNode | undefined;
   try {
     node = readFirstJsonValue(text);
@@ -92,8 +112,8 @@ export function decodeBidRequestText(text: string): BidRequest {
     if (err instanceof JsonSyntaxError) throw new BodyDecodeError(err.message, { context: { offset: err.offset } });
     throw err;
   }
-  if (!node) return toBidRequest({});
-  return decodeBidRequestNode(node, { text, base: node.start });
+  if (!node) return { ...toBidRequest({}), protocol: version };
+  return decodeBidRequestNode(node, { text, base: node.start }, version);
 }
 
 function each(field: string, message: string, list: readonly string[], re: RegExp): () => Violation | undefined {
@@ -155,7 +175,11 @@ export function normaliseTxHash(hash: string): string {
  * Runs checks 1–5 of §1.1 on a decoded request and returns the normalised bid. Ours, after protovalidate: the amount
  * must fit the contracts' uint256 (upstream wraps it modulo 2^256 in the digest; docs/divergences.md).
  */
-export function validateBidRequest(req: BidRequest): Bid {
+export function validateBidRequest(
+  req: BidRequest,
+  version: ProtocolVersion = req.protocol ?? DEFAULT_PROTOCOL_VERSION,
+): Bid {
+  const profile = profileOf(version);
   const violations = bidRequestViolations(req);
   if (violations)
     throw new InvalidArgumentError(`validating bid: ${violations}`, { context: { check: "protovalidate" } });
@@ -210,7 +234,8 @@ export function validateBidRequest(req: BidRequest): Bid {
     decayStartTimestamp: req.decayStartTimestamp,
     decayEndTimestamp: req.decayEndTimestamp,
     revertingTxHashes: req.revertingTxHashes.map(normaliseTxHash),
-    slashAmount: req.slashAmount === "" ? 0n : BigInt(req.slashAmount),
+    slashAmount: req.slashAmount !== "" ? BigInt(req.slashAmount) : profile.emptySlashAmount === "zero" ? 0n : amount,
+    ...(profile.bidOptions ? { bidOptions: req.bidOptions ?? new Uint8Array(0) } : {}),
   };
 }
 
@@ -220,6 +245,6 @@ export function parseBidRequest(body: unknown): Bid {
 }
 
 /** Decodes and validates the raw body text (exact int64s, duplicate keys, positions in errors). */
-export function parseBidRequestText(text: string): Bid {
-  return validateBidRequest(decodeBidRequestText(text));
+export function parseBidRequestText(text: string, version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): Bid {
+  return validateBidRequest(decodeBidRequestText(text, version), version);
 }

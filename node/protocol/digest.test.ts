@@ -5,6 +5,7 @@ import { VECTOR } from "../testing/testVectors.ts";
 import { bytesToHex, concatBytes, hexToBytes, utf8 } from "./bytes.ts";
 import {
   BID_TYPEHASH,
+  BID_TYPEHASH_WITH_OPTIONS,
   bidDigest,
   COMMITMENT_TYPEHASH,
   commitmentDigest,
@@ -108,6 +109,25 @@ describe("bid digest (§1.6 vector)", () => {
   test("uint64 fields are range-checked", () => {
     expect(() => bidDigest({ ...VECTOR.bidFields, blockNumber: 1n << 64n }, domains.bid)).toThrow(/blockNumber/);
     expect(() => bidDigest({ ...VECTOR.bidFields, bidAmt: -1n }, domains.bid)).toThrow(/bidAmt/);
+  });
+});
+
+describe("v1.2 bid digest with bid options (upstream-head-delta §2.6)", () => {
+  test("type hash of the type string with `bytes bidOptions` is 0xc185e83c…", () => {
+    expect(bytesToHex(BID_TYPEHASH_WITH_OPTIONS)).toBe(
+      "c185e83c772a5c359c47362e51265e4860de956d9e3a9b83119437c251ab1b3d",
+    );
+  });
+
+  test("bidOptions 0x1234 gives upstream's 63fc7977…", () => {
+    const d = bidDigest({ ...VECTOR.bidFields, bidOptions: hexToBytes("1234") }, domains.bid);
+    expect(bytesToHex(d)).toBe("63fc79776bb6995561cf5850551f6abf99471e5130bd3785feff90285f7dda26");
+  });
+
+  test("empty bidOptions gives abfb2844…, not the v1.1 digest of the same bid", () => {
+    const d = bytesToHex(bidDigest({ ...VECTOR.bidFields, bidOptions: new Uint8Array(0) }, domains.bid));
+    expect(d).toBe("abfb28441e35ddbe17a41f3d306127fb6049dcc46a3ebbc9c68719f370dc2784");
+    expect(d).not.toBe(VECTOR.bidDigest);
   });
 });
 

@@ -19,11 +19,15 @@ export const DOMAIN_VERSION = "1";
 export const EIP712_DOMAIN_TYPE = "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)";
 export const BID_TYPE =
   "PreConfBid(string txnHash,string revertingTxHashes,uint256 bidAmt,uint64 blockNumber,uint64 decayStartTimeStamp,uint64 decayEndTimeStamp,uint256 slashAmt,uint256 bidderPKx,uint256 bidderPKy)";
+/** The v1.2 bid type: the v1.1 type with `bytes bidOptions` last (upstream-head-delta §2.6). */
+export const BID_TYPE_WITH_OPTIONS =
+  "PreConfBid(string txnHash,string revertingTxHashes,uint256 bidAmt,uint64 blockNumber,uint64 decayStartTimeStamp,uint64 decayEndTimeStamp,uint256 slashAmt,uint256 bidderPKx,uint256 bidderPKy,bytes bidOptions)";
 export const COMMITMENT_TYPE =
   "OpenedCommitment(bytes32 bidHash,string signature,uint256 sharedKeyX,uint256 sharedKeyY)";
 
 export const EIP712_DOMAIN_TYPEHASH = keccak256(utf8(EIP712_DOMAIN_TYPE));
 export const BID_TYPEHASH = keccak256(utf8(BID_TYPE));
+export const BID_TYPEHASH_WITH_OPTIONS = keccak256(utf8(BID_TYPE_WITH_OPTIONS));
 export const COMMITMENT_TYPEHASH = keccak256(utf8(COMMITMENT_TYPE));
 
 const UINT64_MAX = (1n << 64n) - 1n;
@@ -101,12 +105,18 @@ export interface BidDigestFields {
   readonly slashAmt: bigint;
   /** The bid's ephemeral BN254 public key. */
   readonly bidderPK: G1Point;
+  /**
+   * v1.2 only: the bid options exactly as carried on the wire (empty when the bid has none). Present, even empty,
+   * it selects the v1.2 digest (BID_TYPE_WITH_OPTIONS, an 11th word keccak256(bidOptions)); absent, the v1.1 one.
+   */
+  readonly bidOptions?: Uint8Array;
 }
 
-/** keccak256(0x1901 ‖ domainSep("PreConfBid") ‖ structHash(bid)). */
+/** keccak256(0x1901 ‖ domainSep("PreConfBid") ‖ structHash(bid)), in the form of the bid's protocol version. */
 export function bidDigest(fields: BidDigestFields, bidDomain: Uint8Array): Uint8Array {
+  const withOptions = fields.bidOptions !== undefined;
   const struct = concatBytes(
-    BID_TYPEHASH,
+    withOptions ? BID_TYPEHASH_WITH_OPTIONS : BID_TYPEHASH,
     keccak256(utf8(fields.txnHash)),
     keccak256(utf8(fields.revertingTxHashes)),
     uintWord("bidAmt", fields.bidAmt, UINT256_MAX),
@@ -116,6 +126,7 @@ export function bidDigest(fields: BidDigestFields, bidDomain: Uint8Array): Uint8
     uintWord("slashAmt", fields.slashAmt, UINT256_MAX),
     uintWord("bidderPK.x", fields.bidderPK.x, UINT256_MAX),
     uintWord("bidderPK.y", fields.bidderPK.y, UINT256_MAX),
+    fields.bidOptions !== undefined ? keccak256(fields.bidOptions) : new Uint8Array(0),
   );
   return typedDataHash(bidDomain, keccak256(struct));
 }

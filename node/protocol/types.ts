@@ -27,8 +27,13 @@ export interface Bid {
   readonly decayEndTimestamp: bigint;
   /** Hashes allowed to revert, normalised like txHashes. */
   readonly revertingTxHashes: readonly string[];
-  /** Extra slash amount in wei, 0 when omitted; at most 2^64-1. */
+  /** Extra slash amount in wei, 0 when omitted (v1.2: the bid's amount); at most 2^64-1. */
   readonly slashAmount: bigint;
+  /**
+   * v1.2 bids only: the binary `bidderapi.v1.BidOptions` as carried on the wire (empty when the bid has none).
+   * Absent on v1.1 bids; present, even empty, it puts the bid under the v1.2 digest (digest.ts).
+   */
+  readonly bidOptions?: Uint8Array;
 }
 
 /** A bid signed by the bidder node: what travels to providers (the p2p `Bid` message). */

@@ -1,9 +1,11 @@
 import { Elysia, t } from "elysia";
 import { GetBidInfoResponseSchema } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
 import { BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT, pageRequestFieldsOf } from "../../query/pageRequest.ts";
 import type { BidderService } from "../../services/bidderService.ts";
 import { pagingParams, unaryResponses } from "../openapi.ts";
-import { messageResponse } from "../wire/message.ts";
+import { unaryResponse } from "../wire/errors.ts";
+import { messageJson } from "../wire/message.ts";
 import { queryOf } from "../wire/request.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
@@ -33,12 +35,23 @@ export const BidInfoResponse = t.Object({
   blockBidInfo: t.Array(t.Object({ blockNumber: U64("L1 block"), bids: t.Array(BidInfo) })),
 });
 
-/** GetBidInfo (interface.md §4.6): the bidder's commitments grouped by block (ascending) and bid (highest first). */
-export function bidderBidInfoRoutes(bidder: BidderService) {
+type BidInfoJson = { blockBidInfo: { bids: Record<string, unknown>[] }[] };
+
+/**
+ * GetBidInfo (interface.md §4.6): the bidder's commitments grouped by block (ascending) and bid (highest first).
+ * v1.2 declares `bidOptions` (field 10) on each bid and upstream never fills it: always null.
+ */
+export function bidderBidInfoRoutes(bidder: BidderService, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION) {
+  const withOptions = profileOf(protocol).bidOptions;
   return new Elysia({ name: "bidder-bid-info" }).get(
     "/v1/bidder/get_bid_info",
-    ({ request }) =>
-      messageResponse(GetBidInfoResponseSchema, bidder.getBidInfo(pageRequestFieldsOf(queryOf(request)))),
+    ({ request }) => {
+      const json = messageJson(GetBidInfoResponseSchema, bidder.getBidInfo(pageRequestFieldsOf(queryOf(request))));
+      if (withOptions)
+        for (const block of (json as BidInfoJson).blockBidInfo)
+          block.bids = block.bids.map((b) => ({ ...b, bidOptions: null }));
+      return unaryResponse(json);
+    },
     {
       detail: {
         tags: ["Bidder"],

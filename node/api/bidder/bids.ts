@@ -1,6 +1,8 @@
 import { Elysia, t } from "elysia";
 import { CommitmentSchema as CommitmentPb } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
-import { decodeBidRequestText } from "../../protocol/bidValidation.ts";
+import { bidOptionsToJson, decodeBidOptions } from "../../protocol/bidOptions.ts";
+import { type BidRequest, decodeBidRequestText } from "../../protocol/bidValidation.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
 import type { BidderService } from "../../services/bidderService.ts";
 import { jsonBody, optionalDecimalAtMostPattern, streamResponses, Wire } from "../openapi.ts";
 import { streamStartErrorResponse } from "../wire/errors.ts";
@@ -78,20 +80,35 @@ export const CommitmentSchema = t.Object({
   slashAmount: U64("wei"),
 });
 
-/** SendBid (interface.md §4.1): one commitment line per accepting provider, in arrival order. */
-export function bidderBidRoutes(bidder: BidderService) {
+/** v1.2: each commitment echoes the request's BidOptions (field 14), or null when the request had none. */
+function bidOptionsEcho(req: BidRequest): unknown {
+  return req.bidOptions === undefined ? null : bidOptionsToJson(decodeBidOptions(req.bidOptions));
+}
+
+/**
+ * SendBid (interface.md §4.1): one commitment line per accepting provider, in arrival order. In v1.2 the request
+ * takes `bidOptions` and each commitment carries it back.
+ */
+export function bidderBidRoutes(bidder: BidderService, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION) {
+  const withOptions = profileOf(protocol).bidOptions;
   return new Elysia({ name: "bidder-bids" }).post(
     "/v1/bidder/bid",
     async ({ request }) => {
       const ctrl = new AbortController();
       let commitments;
+      let echo: unknown = null;
       try {
-        commitments = bidder.sendBid(decodeBidRequestText(await readBodyText(request, BODY_LIMITS.bid)), ctrl.signal);
+        const req = decodeBidRequestText(await readBodyText(request, BODY_LIMITS.bid), protocol);
+        if (withOptions) echo = bidOptionsEcho(req);
+        commitments = bidder.sendBid(req, ctrl.signal);
       } catch (e) {
         return streamStartErrorResponse(e);
       }
       async function* lines() {
-        for await (const c of commitments!) yield messageJson(CommitmentPb, c);
+        for await (const c of commitments!) {
+          const json = messageJson(CommitmentPb, c);
+          yield withOptions ? { ...(json as Record<string, unknown>), bidOptions: echo } : json;
+        }
       }
       return ndjsonResponse(lines(), () => ctrl.abort());
     },

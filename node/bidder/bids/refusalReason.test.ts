@@ -30,4 +30,12 @@ describe("refusalReason", () => {
     const e = Object.assign(new Error("no answer within 5000 ms"), { name: "BidTimeoutError" });
     expect(refusalReason(e)).toBe("bidder_timeout");
   });
+
+  test("a provider of another protocol version", () => {
+    const peer = Object.assign(new Error("rpc error: code = 9"), {
+      statusMessage: "preconfirmation protocol mismatch: this provider speaks /mev-commit/preconfirmation/4.0.0 …",
+    });
+    expect(refusalReason(peer)).toBe("protocol_mismatch");
+    expect(refusalReason(new Error("protocol selection failed"))).toBe("protocol_mismatch");
+  });
 });

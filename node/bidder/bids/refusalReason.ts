@@ -10,6 +10,7 @@ export type RefusalReason =
   | "allowance_used"
   | "deposit_missing"
   | "invalid_bid"
+  | "protocol_mismatch"
   | "decision_timeout"
   | "rejected_by_application"
   | "bidder_timeout"
@@ -22,6 +23,7 @@ export const REFUSAL_TEXT: Record<RefusalReason, string> = {
   allowance_used: "refused by the node: the bidder's allowance for the block is used up",
   deposit_missing: "refused by the node: no deposit for the bid's window",
   invalid_bid: "refused by the node: invalid bid",
+  protocol_mismatch: "refused: the provider speaks another protocol version",
   decision_timeout: "refused by the node: the application did not decide in time",
   rejected_by_application: "rejected by the provider application",
   bidder_timeout: "no answer within the bidder's bid timeout",
@@ -43,6 +45,8 @@ export function refusalReason(e: unknown): RefusalReason {
   if (m === NO_ACTIVE_RECEIVERS) return "no_application";
   if (m.includes("insufficient balance")) return "allowance_used";
   if (m.includes("balance not found")) return "deposit_missing";
+  if (m.includes("preconfirmation protocol mismatch") || m.includes("protocol selection failed"))
+    return "protocol_mismatch";
   if (m.startsWith("verifying bid") || m.includes("invalid bid")) return "invalid_bid";
   if (m.includes("context deadline exceeded")) return "decision_timeout";
   if (m.includes("bid rejected")) return "rejected_by_application";

@@ -3,6 +3,10 @@
  * `preconfirmation.v1.Bid` (the comma-joined hash strings that enter the digest, decimal amounts, the bid's BN254
  * key as X‖Y), sealed with the bidder's AES key into an EncryptedBid; a provider answers an EncryptedPreConfirmation
  * (commitment digest, signature, dispatch timestamp; upstream leaves commitment_index empty, so do we).
+ *
+ * Protocol v1.2 adds `bid_options` (field 12). A v1.1 bid has none, and an empty bytes field is left out of the
+ * encoding, so v1.1's bytes are those of the pinned wire. A v1.2 provider reads the field (empty when absent) and the
+ * bid's digest is recomputed over it; a v1.1 provider ignores it, as the pinned node knows no field 12.
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { MevCommitError } from "../../../lib/errors.ts";
@@ -17,6 +21,7 @@ import {
 import type { CommitmentReply } from "../../network/network.ts";
 import { decodeG1, encodeG1 } from "../../protocol/bn254.ts";
 import { splitTxHashes } from "../../protocol/digest.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
 import type { SignedBid } from "../../protocol/types.ts";
 import { openAesGcm, sealAesGcm } from "./aesGcm.ts";
 
@@ -41,11 +46,12 @@ export function bidToMessage(b: SignedBid): BidMessage {
     revertingTxHashes: b.revertingTxHashes,
     rawTransactions: [...b.bid.rawTransactions],
     slashAmount: b.bid.slashAmount.toString(),
+    bidOptions: b.bid.bidOptions ?? new Uint8Array(0),
   });
 }
 
 /** A received Bid as the provider's services take it; the signature is checked later (verifyBid). */
-export function bidFromMessage(m: BidMessage): SignedBid {
+export function bidFromMessage(m: BidMessage, version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): SignedBid {
   if (!DECIMAL.test(m.bidAmount)) throw new BidMessageError(`invalid bid amount "${m.bidAmount}"`);
   if (!DECIMAL.test(m.slashAmount)) throw new BidMessageError(`invalid slash amount "${m.slashAmount}"`);
   if (m.blockNumber <= 0n) throw new BidMessageError(`invalid block number ${m.blockNumber}`);
@@ -66,6 +72,7 @@ export function bidFromMessage(m: BidMessage): SignedBid {
       decayEndTimestamp: m.decayEndTimestamp,
       revertingTxHashes: hashList(m.revertingTxHashes),
       slashAmount: BigInt(m.slashAmount),
+      ...(profileOf(version).bidOptions ? { bidOptions: m.bidOptions } : {}),
     },
     txnHash: m.txHash,
     revertingTxHashes: m.revertingTxHashes,
@@ -79,7 +86,11 @@ export function encryptBid(aesKey: Uint8Array, bid: SignedBid): EncryptedBid {
   return create(EncryptedBidSchema, { ciphertext: sealAesGcm(aesKey, toBinary(BidSchema, bidToMessage(bid))) });
 }
 
-export function decryptBid(aesKey: Uint8Array, encrypted: EncryptedBid): SignedBid {
+export function decryptBid(
+  aesKey: Uint8Array,
+  encrypted: EncryptedBid,
+  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+): SignedBid {
   const plain = openAesGcm(aesKey, encrypted.ciphertext);
   let m: BidMessage;
   try {
@@ -87,7 +98,7 @@ export function decryptBid(aesKey: Uint8Array, encrypted: EncryptedBid): SignedB
   } catch (e) {
     throw new BidMessageError(`failed to unmarshal bid: ${(e as Error).message}`);
   }
-  return bidFromMessage(m);
+  return bidFromMessage(m, version);
 }
 
 export function commitmentToMessage(reply: CommitmentReply): EncryptedPreConfirmation {

@@ -29,8 +29,23 @@ import { SignatureVerificationError } from "./hashSignature.ts";
 import { KeyExchangeError, openKeyExchange, parseTimestampMessage, sealKeyExchange } from "./keyExchange.ts";
 import { MSGIO_MAX_SIZE, MsgioFrameError, msgioFrame, readMsgioLength, splitMsgioFrames } from "./msgio.ts";
 import { ethAddressOfPeer, peerIdOf } from "./peerIdentity.ts";
-import { bidToMessage, commitmentFromMessage, commitmentToMessage, decryptBid, encryptBid } from "./preconfirmation.ts";
-import { HANDSHAKE, matchesProtocol, PRECONFIRMATION, protocolId } from "./protocolIds.ts";
+import {
+  bidFromMessage,
+  bidToMessage,
+  commitmentFromMessage,
+  commitmentToMessage,
+  decryptBid,
+  encryptBid,
+} from "./preconfirmation.ts";
+import {
+  HANDSHAKE,
+  handshakeSpec,
+  matchesProtocol,
+  otherPreconfirmationSpecs,
+  PRECONFIRMATION,
+  preconfirmationSpec,
+  protocolId,
+} from "./protocolIds.ts";
 import {
   decodeData,
   decodeHeader,
@@ -79,6 +94,17 @@ describe("protocol IDs", () => {
     for (const [id, ok] of V.semver) expect({ id, ok: matchesProtocol(id, PRECONFIRMATION) }).toEqual({ id, ok });
     expect(matchesProtocol("/mev-commit/discovery/3.0.0", PRECONFIRMATION)).toBe(false);
     expect(matchesProtocol("/mev-commit/preconfirmation", PRECONFIRMATION)).toBe(false);
+  });
+  test("per protocol version: handshake 10.0.0 in both, preconfirmation 3.0.0 in v1.1 and 4.0.0 in v1.2", () => {
+    expect(protocolId(handshakeSpec("v1.1"))).toBe("/mev-commit/handshake/10.0.0");
+    expect(protocolId(handshakeSpec("v1.2"))).toBe("/mev-commit/handshake/10.0.0");
+    expect(preconfirmationSpec("v1.1")).toEqual(PRECONFIRMATION);
+    expect(protocolId(preconfirmationSpec("v1.2"))).toBe("/mev-commit/preconfirmation/4.0.0");
+    expect(matchesProtocol(protocolId(preconfirmationSpec("v1.2")), PRECONFIRMATION)).toBe(false);
+    expect(otherPreconfirmationSpecs("v1.1").map((o) => o.version)).toEqual(["v1.2"]);
+    expect(otherPreconfirmationSpecs("v1.2").map((o) => protocolId(o.spec))).toEqual([
+      "/mev-commit/preconfirmation/3.0.0",
+    ]);
   });
 });
 
@@ -285,6 +311,22 @@ describe("bids and commitments", () => {
     });
     expect(verified.providerAddress).toBe(U.PROVIDER_ADDRESS);
     expect(reply.dispatchTimestamp).toBe(V.dispatchTimestamp);
+  });
+  test("v1.1's bid bytes are the pinned wire's: the v1.2 field 12 is absent, and empty options encode the same", () => {
+    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)));
+    expect(bid.bid.bidOptions).toBeUndefined();
+    const empty = { ...bid, bid: { ...bid.bid, bidOptions: new Uint8Array(0) } };
+    expect(bytesToHex(toBinary(BidSchema, bidToMessage(empty)))).toBe(V.bidMessage);
+  });
+  test("v1.2 bid options are field 12 (tag 0x62), read back only by a v1.2 node", () => {
+    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)));
+    const options = hex("0a080a0608011001180a");
+    const withOptions = { ...bid, bid: { ...bid.bid, bidOptions: options } };
+    const bytes = toBinary(BidSchema, bidToMessage(withOptions));
+    expect(bytesToHex(bytes)).toBe(`${V.bidMessage}620a${bytesToHex(options)}`);
+    expect(bidFromMessage(fromBinary(BidSchema, bytes), "v1.2").bid.bidOptions).toEqual(options);
+    expect(bidFromMessage(fromBinary(BidSchema, bytes), "v1.1").bid.bidOptions).toBeUndefined();
+    expect(bidFromMessage(fromBinary(BidSchema, hex(V.bidMessage)), "v1.2").bid.bidOptions).toEqual(new Uint8Array(0));
   });
   test("a bid sealed under another key does not open", () => {
     const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)));

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file p2p/preconfirmation/v1/preconfirmation.proto.
  */
 export const file_p2p_preconfirmation_v1_preconfirmation: GenFile = /*@__PURE__*/
-  fileDesc("CixwMnAvcHJlY29uZmlybWF0aW9uL3YxL3ByZWNvbmZpcm1hdGlvbi5wcm90bxIWcDJwLnByZWNvbmZpcm1hdGlvbi52MSKFAgoDQmlkEg8KB3R4X2hhc2gYASABKAkSEgoKYmlkX2Ftb3VudBgCIAEoCRIUCgxibG9ja19udW1iZXIYAyABKAMSDgoGZGlnZXN0GAQgASgMEhEKCXNpZ25hdHVyZRgFIAEoDBIdChVkZWNheV9zdGFydF90aW1lc3RhbXAYBiABKAMSGwoTZGVjYXlfZW5kX3RpbWVzdGFtcBgHIAEoAxIXCg9uaWtlX3B1YmxpY19rZXkYCCABKAwSGwoTcmV2ZXJ0aW5nX3R4X2hhc2hlcxgJIAEoCRIYChByYXdfdHJhbnNhY3Rpb25zGAogAygJEhQKDHNsYXNoX2Ftb3VudBgLIAEoCSIiCgxFbmNyeXB0ZWRCaWQSEgoKY2lwaGVydGV4dBgBIAEoDCKrAQoPUHJlQ29uZmlybWF0aW9uEigKA2JpZBgBIAEoCzIbLnAycC5wcmVjb25maXJtYXRpb24udjEuQmlkEg4KBmRpZ2VzdBgCIAEoDBIRCglzaWduYXR1cmUYAyABKAwSGAoQcHJvdmlkZXJfYWRkcmVzcxgEIAEoDBIVCg1zaGFyZWRfc2VjcmV0GAUgASgMEhoKEmRpc3BhdGNoX3RpbWVzdGFtcBgGIAEoAyJ3ChhFbmNyeXB0ZWRQcmVDb25maXJtYXRpb24SEgoKY29tbWl0bWVudBgBIAEoDBIRCglzaWduYXR1cmUYAiABKAwSGAoQY29tbWl0bWVudF9pbmRleBgDIAEoDBIaChJkaXNwYXRjaF90aW1lc3RhbXAYBCABKANiBnByb3RvMw");
+  fileDesc("CixwMnAvcHJlY29uZmlybWF0aW9uL3YxL3ByZWNvbmZpcm1hdGlvbi5wcm90bxIWcDJwLnByZWNvbmZpcm1hdGlvbi52MSKaAgoDQmlkEg8KB3R4X2hhc2gYASABKAkSEgoKYmlkX2Ftb3VudBgCIAEoCRIUCgxibG9ja19udW1iZXIYAyABKAMSDgoGZGlnZXN0GAQgASgMEhEKCXNpZ25hdHVyZRgFIAEoDBIdChVkZWNheV9zdGFydF90aW1lc3RhbXAYBiABKAMSGwoTZGVjYXlfZW5kX3RpbWVzdGFtcBgHIAEoAxIXCg9uaWtlX3B1YmxpY19rZXkYCCABKAwSGwoTcmV2ZXJ0aW5nX3R4X2hhc2hlcxgJIAEoCRIYChByYXdfdHJhbnNhY3Rpb25zGAogAygJEhQKDHNsYXNoX2Ftb3VudBgLIAEoCRITCgtiaWRfb3B0aW9ucxgMIAEoDCIiCgxFbmNyeXB0ZWRCaWQSEgoKY2lwaGVydGV4dBgBIAEoDCKrAQoPUHJlQ29uZmlybWF0aW9uEigKA2JpZBgBIAEoCzIbLnAycC5wcmVjb25maXJtYXRpb24udjEuQmlkEg4KBmRpZ2VzdBgCIAEoDBIRCglzaWduYXR1cmUYAyABKAwSGAoQcHJvdmlkZXJfYWRkcmVzcxgEIAEoDBIVCg1zaGFyZWRfc2VjcmV0GAUgASgMEhoKEmRpc3BhdGNoX3RpbWVzdGFtcBgGIAEoAyJ3ChhFbmNyeXB0ZWRQcmVDb25maXJtYXRpb24SEgoKY29tbWl0bWVudBgBIAEoDBIRCglzaWduYXR1cmUYAiABKAwSGAoQY29tbWl0bWVudF9pbmRleBgDIAEoDBIaChJkaXNwYXRjaF90aW1lc3RhbXAYBCABKANiBnByb3RvMw");
 
 /**
  * A signed bid. tx_hash and reverting_tx_hashes are the comma-joined hash strings that enter the digest;
@@ -75,6 +75,14 @@ export type Bid = Message<"p2p.preconfirmation.v1.Bid"> & {
    * @generated from field: string slash_amount = 11;
    */
   slashAmount: string;
+
+  /**
+   * Protocol v1.2 (preconfirmation 4.0.0) only: the binary bidderapi.v1.BidOptions, hashed into the digest as
+   * carried. Empty (so absent from the encoding) on v1.1 bids.
+   *
+   * @generated from field: bytes bid_options = 12;
+   */
+  bidOptions: Uint8Array;
 };
 
 /**

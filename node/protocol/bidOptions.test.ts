@@ -1,0 +1,101 @@
+import { describe, expect, test } from "bun:test";
+import protobuf from "protobufjs";
+import {
+  type BidOptions,
+  bidOptionsFromJson,
+  bidOptionsToJson,
+  decodeBidOptions,
+  encodeBidOptions,
+} from "./bidOptions.ts";
+import { bytesToHex, hexToBytes } from "./bytes.ts";
+import { readFirstJsonValue } from "./jsonText.ts";
+
+/** The same messages built independently by protobufjs from their field numbers (upstream-head-delta §1.2). */
+const root = protobuf.Root.fromJSON({
+  nested: {
+    PositionConstraint: {
+      fields: { anchor: { type: "int32", id: 1 }, basis: { type: "int32", id: 2 }, value: { type: "int32", id: 3 } },
+    },
+    BidOption: {
+      oneofs: { opt: { oneof: ["positionConstraint"] } },
+      fields: { positionConstraint: { type: "PositionConstraint", id: 1 } },
+    },
+    BidOptions: { fields: { options: { rule: "repeated", type: "BidOption", id: 1 } } },
+  },
+});
+const BidOptionsType = root.lookupType("BidOptions");
+
+function reference(o: BidOptions): string {
+  return bytesToHex(BidOptionsType.encode(BidOptionsType.fromObject(o)).finish());
+}
+
+const json = (text: string) => bidOptionsFromJson(readFirstJsonValue(text)!);
+
+describe("bid options, binary form", () => {
+  const cases: [string, BidOptions][] = [
+    ["none", { options: [] }],
+    ["top 10th percentile", { options: [{ positionConstraint: { anchor: 1, basis: 1, value: 10 } }] }],
+    ["an option with every field zero", { options: [{ positionConstraint: { anchor: 0, basis: 0, value: 0 } }] }],
+    ["a negative value", { options: [{ positionConstraint: { anchor: 2, basis: 2, value: -3 } }] }],
+    [
+      "two options",
+      {
+        options: [
+          { positionConstraint: { anchor: 1, basis: 3, value: 2147483647 } },
+          { positionConstraint: { anchor: 2, basis: 2, value: 300 } },
+        ],
+      },
+    ],
+  ];
+  for (const [name, o] of cases)
+    test(`${name}: the same bytes as protobuf, and back`, () => {
+      const bytes = encodeBidOptions(o);
+      expect(bytesToHex(bytes)).toBe(reference(o));
+      expect(decodeBidOptions(bytes)).toEqual(o);
+    });
+
+  test("no options encode to zero bytes", () => {
+    expect(encodeBidOptions({ options: [] }).length).toBe(0);
+  });
+
+  test("an option of an unknown kind and unknown fields are dropped", () => {
+    // option 1: oneof case 2 (a later option kind); option 2: a position constraint; then an unknown field 5.
+    const bytes = hexToBytes("0a0212000a060a04080118032805");
+    expect(decodeBidOptions(bytes)).toEqual({ options: [{ positionConstraint: { anchor: 1, basis: 0, value: 3 } }] });
+  });
+
+  test("truncated bytes fail with a named error", () => {
+    expect(() => decodeBidOptions(hexToBytes("0a05"))).toThrow(/truncated/);
+  });
+});
+
+describe("bid options, proto-JSON", () => {
+  test("enum names or numbers, camelCase or proto names", () => {
+    const want = { options: [{ positionConstraint: { anchor: 1, basis: 3, value: 25 } }] };
+    expect(
+      json('{"options":[{"positionConstraint":{"anchor":"ANCHOR_TOP","basis":"BASIS_GAS_PERCENTILE","value":25}}]}'),
+    ).toEqual(want);
+    expect(json('{"options":[{"position_constraint":{"anchor":1,"basis":3,"value":"25"}}]}')).toEqual(want);
+  });
+
+  test("renders as grpc-gateway does, and reads back what it renders", () => {
+    const o = { options: [{ positionConstraint: { anchor: 2, basis: 0, value: -1 } }] };
+    const rendered = bidOptionsToJson(o);
+    expect(rendered).toEqual({
+      options: [{ positionConstraint: { anchor: "ANCHOR_BOTTOM", basis: "BASIS_UNSPECIFIED", value: -1 } }],
+    });
+    expect(json(JSON.stringify(rendered))).toEqual(o);
+  });
+
+  test("empty or null options are none", () => {
+    expect(json("{}")).toEqual({ options: [] });
+    expect(json('{"options":null}')).toEqual({ options: [] });
+  });
+
+  test("bad values are InvalidArgument decode errors", () => {
+    expect(() => json('{"options":[{"positionConstraint":{"anchor":"TOP"}}]}')).toThrow(/Anchor/);
+    expect(() => json('{"options":[{"positionConstraint":{"value":2147483648}}]}')).toThrow(/int32/);
+    expect(() => json('{"options":{}}')).toThrow(/options/);
+    expect(() => json("[]")).toThrow(/BidOptions/);
+  });
+});
