@@ -155,6 +155,9 @@ export interface StartedTarget {
   stop(): Promise<void>;
 }
 
+/** The bidder withdrawal period of the suite's own protocol v1.2 devnet, in settlement-chain milliseconds. */
+export const OWN_DEVNET_WITHDRAWAL_PERIOD_MS = 5_000;
+
 /** The suite's own devnet: the decision timeout is shorter than the bid timeout, so that both can be checked. */
 export const OWN_DEVNET_TIMEOUTS = { bidTimeoutMs: 5_000, decisionTimeoutMs: 3_000 } as const;
 
@@ -190,8 +193,12 @@ export async function startTarget(
       providers: 3,
       settlementHistory: 64,
       ...OWN_DEVNET_TIMEOUTS,
-      // The devnet's `protocol` setting; a v1.1 devnet is started as before, with no new setting named.
-      ...(protocol && protocol !== "v1.1" ? ({ protocol } as object) : {}),
+      // The devnet's `protocol` setting; a v1.1 devnet is started as before, with no new setting named. A v1.2
+      // devnet gets a short bidder withdrawal period (upstream deploys 10 minutes), so that the withdrawal after the
+      // period runs in seconds.
+      ...(protocol && protocol !== "v1.1"
+        ? ({ protocol, bidderWithdrawalPeriodMs: OWN_DEVNET_WITHDRAWAL_PERIOD_MS } as object)
+        : {}),
     },
     join(reportsDir, "devnet.log"),
   );
