@@ -85,7 +85,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
 
   @upstream @http
   Scenario: a valid body sent as text/plain is still decoded as JSON, as grpc-gateway does
-    Given the bidder has 1 ETH deposited in a fresh window
+    Given the bidder has 1 ETH deposited for a fresh block range
     And provider 1 runs a provider application that accepts every bid
     When the bidder sends the bid with content type "text/plain":
       """
@@ -98,7 +98,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
 
   @upstream
   Scenario Outline: a bid <form> is accepted
-    Given the bidder has 1 ETH deposited in a fresh window
+    Given the bidder has 1 ETH deposited for a fresh block range
     And provider 1 runs a provider application that accepts every bid
     When the bidder sends a valid bid changed by <change>
     Then the bid stream ends with HTTP 200 and 1 commitment
@@ -121,7 +121,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
     Upstream keeps the case of the hashes it was given (it only strips 0x), so its oracle, which compares lower-case
     hashes, would slash every such commitment.
 
-    Given the bidder has 1 ETH deposited in a fresh window
+    Given the bidder has 1 ETH deposited for a fresh block range
     And provider 1 runs a provider application that accepts every bid
     When the bidder sends a valid bid changed by <change>
     Then the bid stream ends with HTTP 200 and 1 commitment
@@ -142,7 +142,7 @@ Feature: SendBid refuses invalid bids with upstream's codes and messages
 
   @upstream
   Scenario: the bidder node keeps serving bids after refusing invalid ones
-    Given the bidder has 1 ETH deposited in a fresh window
+    Given the bidder has 1 ETH deposited for a fresh block range
     And provider 1 runs a provider application that accepts every bid
     And provider 2 runs a provider application that accepts every bid
     When the bidder is sent these bodies, one after another:

@@ -12,13 +12,13 @@ Feature: Bids become signed commitments
   Levels: the flow (a bid reaches every connected provider, an acceptance comes back as a commitment) is the
   interface's (§1, §4.1, §4.7); field formats, timeouts and the raw-transaction rules are upstream's.
 
-  Placeholders in bodies and expected values: $BLOCK (a block of a fresh window), $DECAY_START, $DECAY_END,
+  Placeholders in bodies and expected values: $BLOCK (a block of a fresh block range), $DECAY_START, $DECAY_END,
   $RAW_n (a signed raw transaction, 0x-prefixed), $RAW_n_NO_0X (the same, upper case without 0x) and
   $HASH_OF_RAW_n (its keccak256, lower case without 0x).
 
   Background:
     Given the target's nodes answer
-    And the bidder has 1 ETH deposited in a fresh window
+    And the bidder has 1 ETH deposited for a fresh block range
 
   @upstream
   Scenario: two accepting providers give two verifiable commitments
@@ -42,7 +42,7 @@ Feature: Bids become signed commitments
     And every commitment carries the bidder's signature of the bid the provider applications received
     And every commitment echoes the bid's amount, block number and decay timestamps
     And every commitment has txHashes ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7", "71c1348f2d7ff7e814f9c3617983703435ea7446de420aeac488bf1de35737e8"]
-    And every commitment has slashAmount "0"
+    And the slash amount of every commitment is what a bid without one gets in the target's protocol
     And every commitment carries the dispatch timestamp its provider application chose
     And the two commitments have different commitment digests
 

@@ -7,7 +7,7 @@ Feature: Nothing a node acknowledged is lost when it is killed
 
   Background:
     Given the target's nodes answer
-    And the bidder has 1 ETH deposited in a fresh window
+    And the bidder has 1 ETH deposited for a fresh block range
 
   @upstream @sim-kill
   Scenario: commitments streamed just before a SIGKILL are all listed after the restart

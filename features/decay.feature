@@ -1,4 +1,4 @@
-@sim @decay
+@sim @decay @v1.1
 Feature: Decay: a provider earns the part of the bid that is left at its dispatch time
   The oracle computes the residual share of a bid from the bid's decay window [start, end) and the dispatch time
   that the provider chose (crypto-contracts §2, all times in Unix ms, integer maths with floor division, 1e18 = 100 %):

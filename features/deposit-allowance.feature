@@ -1,4 +1,4 @@
-@deposits @bids @deposit-allowance
+@deposits @bids @deposit-allowance @v1.1
 Feature: A bidder's deposit caps what it may bid for one block
   A window's deposit is spread over its 10 blocks: a provider node takes a bid for block b only while the bids it
   holds for b stay within the bidder's per-block allowance, the deposit of b's window divided by 10

@@ -1,4 +1,4 @@
-@deposits
+@deposits @v1.1
 Feature: Bidder deposits into windows
   A bidder locks ETH in BidderRegistry per window of 10 L1 blocks (window w spans blocks (w-1)*10+1 … w*10).
   Deposit answers the window's new cumulative total; auto-deposit keeps the next windows funded and withdraws

@@ -1,6 +1,7 @@
 /**
  * Every scenario carries exactly one level (@spec, @upstream or @intended); an @intended one names the entry of
- * docs/divergences.md it enforces, and every named entry exists there.
+ * docs/divergences.md it enforces, and every named entry exists there. Version tags name known protocol versions,
+ * and the window features hold for v1.1 only.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { AstBuilder, compile, GherkinClassicTokenMatcher, Parser } from "@cucumber/gherkin";
 import { IdGenerator } from "@cucumber/messages";
 import { divergenceOf, LEVELS } from "./cli/results.ts";
+import { PROTOCOL_VERSIONS, versionSkipReason, versionsOf } from "./support/protocolVersion.ts";
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -67,5 +69,44 @@ describe("scenario levels", () => {
       .filter((s) => s.divergence && !topics.has(s.divergence.replaceAll("`", "")))
       .map((s) => `${s.where}: "${s.divergence}"`);
     expect(unknown).toEqual([]);
+  });
+});
+
+describe("scenario protocol versions", () => {
+  const all = scenarios();
+
+  test("a version tag names a known version, and a scenario tagged with every version says nothing", () => {
+    const known = PROTOCOL_VERSIONS.map((v) => `@${v}`);
+    const bad = all
+      .filter((s) => {
+        const tagged = s.tags.filter((t) => /^@v\d/.test(t));
+        return tagged.some((t) => !known.includes(t)) || tagged.length === PROTOCOL_VERSIONS.length;
+      })
+      .map((s) => `${s.where} [${s.tags.join(" ")}]`);
+    expect(bad).toEqual([]);
+  });
+
+  test("untagged scenarios hold for both versions; tagged ones for theirs, and are skipped with the reason", () => {
+    expect(versionsOf(["@upstream"])).toEqual(["v1.1", "v1.2"]);
+    expect(versionsOf(["@upstream", "@v1.2"])).toEqual(["v1.2"]);
+    expect(versionSkipReason(["@upstream"], "v1.2")).toBeUndefined();
+    expect(versionSkipReason(["@v1.1"], "v1.2")).toBe("protocol v1.1 only");
+    expect(versionSkipReason(["@v1.2"], "v1.1")).toBe("protocol v1.2 only");
+    expect(versionSkipReason(["@v1.2"], "v1.2")).toBeUndefined();
+  });
+
+  test("window deposits, auto-deposit and the per-window allowance hold for v1.1 only", () => {
+    const windowOnly = all.filter((s) =>
+      /features\/(deposits|deposit-allowance|settlement|decay)\.feature/.test(s.where),
+    );
+    expect(windowOnly.length).toBeGreaterThan(40);
+    expect(windowOnly.filter((s) => !s.tags.includes("@v1.1")).map((s) => s.where)).toEqual([]);
+  });
+
+  test("each version has scenarios of its own and shares the rest", () => {
+    const only = (v: string) => all.filter((s) => s.tags.includes(`@${v}`)).length;
+    expect(only("v1.1")).toBeGreaterThan(0);
+    expect(only("v1.2")).toBeGreaterThan(30);
+    expect(all.filter((s) => !s.tags.some((t) => /^@v\d/.test(t))).length).toBeGreaterThan(100);
   });
 });

@@ -46,7 +46,16 @@ Feature: Node shell and wire conventions
       | node       | method | path                              |
       | bidder     | GET    | /v1/provider/receive_bids         |
       | provider 1 | POST   | /v1/bidder/bid                    |
+
+    @v1.1
+    Examples: a window deposit route
+      | node       | method | path                              |
       | provider 1 | GET    | /v1/bidder/auto_deposit_status    |
+
+    @v1.2
+    Examples: a per-provider deposit route
+      | node       | method | path                              |
+      | provider 1 | GET    | /v1/bidder/get_all_deposits       |
 
   @upstream
   Scenario Outline: a known path with the wrong method is 501 on the <node>
@@ -59,11 +68,20 @@ Feature: Node shell and wire conventions
       | node       | method | path                               |
       | bidder     | GET    | /v1/bidder/bid                     |
       | bidder     | DELETE | /v1/bidder/deposit/100             |
-      | bidder     | POST   | /v1/bidder/auto_deposit_status     |
       | provider 1 | POST   | /v1/provider/receive_bids          |
       | provider 1 | GET    | /v1/provider/send_processed_bids   |
 
-  @spec @openapi
+    @v1.1
+    Examples: a window deposit route
+      | node       | method | path                               |
+      | bidder     | POST   | /v1/bidder/auto_deposit_status     |
+
+    @v1.2
+    Examples: a per-provider deposit route
+      | node       | method | path                               |
+      | bidder     | POST   | /v1/bidder/deposit_manager_status  |
+
+  @spec @openapi @v1.1
   Scenario: the bidder node serves its OpenAPI document
     When I send GET "/swagger/json" to the bidder
     Then the HTTP status is 200
@@ -82,6 +100,31 @@ Feature: Node shell and wire conventions
       | POST   | /v1/subscribe                     |
       | GET    | /v1/validator/get_validators      |
       | GET    | /v1/debug/topology                |
+
+  @upstream @openapi @v1.2
+  Scenario: the bidder node serves its OpenAPI document with the per-provider deposit routes
+    Upstream v1.2.5 p2p/rpc/bidderapi/v1/bidderapi.proto (upstream-head-delta §1.1): the window routes are gone.
+    When I send GET "/swagger/json" to the bidder
+    Then the HTTP status is 200
+    And the OpenAPI document lists these operations:
+      | method | path                                  |
+      | POST   | /v1/bidder/bid                        |
+      | POST   | /v1/bidder/deposit/{amount}           |
+      | POST   | /v1/bidder/deposit_evenly             |
+      | POST   | /v1/bidder/enable_deposit_manager     |
+      | POST   | /v1/bidder/disable_deposit_manager    |
+      | POST   | /v1/bidder/set_target_deposits        |
+      | GET    | /v1/bidder/deposit_manager_status     |
+      | POST   | /v1/bidder/request_withdrawals        |
+      | GET    | /v1/bidder/get_valid_providers        |
+      | GET    | /v1/bidder/get_deposit                |
+      | GET    | /v1/bidder/get_all_deposits           |
+      | POST   | /v1/bidder/withdraw                   |
+      | GET    | /v1/bidder/get_bid_info               |
+      | POST   | /v1/bidder/claim_slashed_funds        |
+      | POST   | /v1/subscribe                         |
+      | GET    | /v1/validator/get_validators          |
+      | GET    | /v1/debug/topology                    |
 
   @spec @openapi
   Scenario: a provider node serves its OpenAPI document

@@ -59,7 +59,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
     Then subscriber "V" soon receives validator_opted_in {"epoch":<E>,"slot":<S>,"bls_key":"<K>"}
     And subscriber "V" received one validator_opted_in for each opted-in slot of epoch E up to S, in slot order, after the epoch announcement
 
-  @intended @sim
+  @intended @sim @v1.1
   Scenario: a provider slashed for a commitment it broke is announced with the amount taken from its stake
     Divergence: `provider_slashed`, `provider_deposit`
     Given a subscriber "B" to the bidder for topics provider_slashed
@@ -76,7 +76,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
     And subscriber "P1" soon receives provider_slashed {"provider":"<provider 1>","amount":"887500000000000000","hasEnoughStake":true}
     And that provider_slashed agrees with ProviderRegistry: the FundsSlashed amount, and hasEnoughStake is stake after the slash >= minStake
 
-  @intended @sim
+  @intended @sim @v1.1
   Scenario: a slash that takes a provider's stake below the minimum is announced with hasEnoughStake false
     Divergence: `provider_slashed`, `provider_deposit`
     Given a subscriber "B" to the bidder for topics provider_slashed
@@ -123,7 +123,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
     Given a subscriber "S" to the bidder for topics provider_registered
     Then the stream of subscriber "S" opened with HTTP 200, content type "application/json" and no notification yet
 
-  @upstream @sim-nodes
+  @upstream @sim-nodes @v1.1
   Scenario: a commitment whose store transaction fails on chain is announced by its provider
     Given a subscriber "P1" to provider 1 for topics commitment_store_failed
     And the bidder has 10 ETH deposited for the next L1 blocks, B and B+1
@@ -134,7 +134,7 @@ Feature: Notifications: Subscribe streams the events of the topics asked for, wi
     And subscriber "P1" soon receives commitment_store_failed for the commitment, with the bid's transaction hashes and an error starting with "transaction failed: "
     And provider 1 soon reports the commitment with status "failed" and details "failed to store commitment: " followed by that error
 
-  @upstream @sim-nodes
+  @upstream @sim-nodes @v1.1
   Scenario: failed open transactions are announced by the winner and by the bidder that opens in its place
     Given a subscriber "P1" to provider 1 for topics commitment_open_failed
     And a subscriber "B" to the bidder for topics commitment_open_failed

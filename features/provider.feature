@@ -12,12 +12,12 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
   the handling of unknown digests are upstream's. What SendProcessedBids answers is checked only in the scenarios
   that name their divergence.
 
-  Placeholders: $BLOCK (a block of a fresh window), $DECAY_START, $ALLOWANCE (the window's deposit / 10),
+  Placeholders: $BLOCK (a block of a fresh block range), $DECAY_START, $ALLOWANCE (the window's deposit / 10),
   $DIGEST_OF_BID_n (the digest of the scenario's nth bid as the application received it, base64).
 
   Background:
     Given the target's nodes answer
-    And the bidder has 1 ETH deposited in a fresh window
+    And the bidder has 1 ETH deposited for a fresh block range
 
   @upstream
   Scenario: with several applications on one provider node, each bid reaches exactly one of them
@@ -197,7 +197,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     Then bid 1 ends with HTTP 200 and 1 commitment
     And every commitment has dispatchTimestamp "$DECAY_START+60"
 
-  @intended
+  @intended @v1.1
   Scenario: a bid beyond the bidder's allowance for its block never reaches the provider application
     Divergence: Provider's first allowance check of a block
     Given provider 1 runs a provider application that accepts every bid
@@ -219,7 +219,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     And provider 1's application received 1 bid
     And provider 2's application received 1 bid
 
-  @upstream
+  @upstream @v1.1
   Scenario: a decision that comes after the decision timeout gets no commitment, and the allowance comes back
     Given the target's decision timeout is at least 1500 ms shorter than its bid timeout
     And provider 1 runs a provider application that accepts 700 ms after the decision timeout
@@ -240,7 +240,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     Then the bid stream ends with HTTP 200 and 1 commitment
     And provider 1's application received 2 bids
 
-  @upstream
+  @upstream @v1.1
   Scenario: the allowance of a block is used up by the bids committed in it
     Given provider 1 runs a provider application that accepts every bid
     When the bidder sends the bid:

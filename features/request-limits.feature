@@ -11,7 +11,7 @@ Feature: A message above 4 MiB is refused with ResourceExhausted, and the node g
 
   @upstream @bids
   Scenario: a bid of more than 4 MiB is refused, and the next bid gets its commitments
-    Given the bidder has 1 ETH deposited in a fresh window
+    Given the bidder has 1 ETH deposited for a fresh block range
     And provider 1 runs a provider application that accepts every bid
     And provider 2 runs a provider application that accepts every bid
     When the bidder is sent a bid whose transaction hash list holds a 5 MiB string
@@ -24,7 +24,7 @@ Feature: A message above 4 MiB is refused with ResourceExhausted, and the node g
     When a client subscribes to the bidder with a topic of 5 MiB
     Then it is refused with ResourceExhausted, code 8
 
-  @upstream @deposits
+  @upstream @deposits @v1.1
   Scenario: a withdraw_from_windows request of more than 4 MiB is refused
     When the bidder is sent a withdraw_from_windows request listing window 1 1500000 times
     Then the call is refused with ResourceExhausted, code 8

@@ -1,4 +1,4 @@
-@sim @settlement
+@sim @settlement @v1.1
 Feature: Settlement: the winner of a block is paid for the commitments it honoured and slashed for those it broke
   A provider commits to a bid for L1 block B (the next block) and stores the commitment on the settlement chain.
   Once the oracle has recorded B's winner, the winning provider opens its commitments for B. The oracle then checks B:

@@ -35,6 +35,12 @@ describe("target files", () => {
     expect(() => parseTarget({ ...minimal, bidTimeoutMs: -1 }, "t")).toThrow(TargetFileError);
     expect(() => parseTarget({ ...minimal, providerAddresses: [] }, "t")).toThrow(/one address per provider URL/);
   });
+  test('the protocol is the file\'s "protocol", v1.1 when absent; an unknown one is refused', () => {
+    expect(parseTarget(minimal, "t").protocol).toBe("v1.1");
+    expect(parseTarget({ ...minimal, protocol: "v1.2" }, "t").protocol).toBe("v1.2");
+    expect(() => parseTarget({ ...minimal, protocol: "1.2" }, "t")).toThrow(/protocol: unknown protocol version "1.2"/);
+    expect(() => parseTarget({ ...minimal, protocol: "v1.3" }, "t")).toThrow(TargetFileError);
+  });
 });
 
 describe("error texts", () => {

@@ -94,6 +94,14 @@ describe("options", () => {
     expect(() => parseCli(["--transport", "websocket"], {})).toThrow(UsageError);
   });
 
+  test("--protocol (or PROTOCOL) names the own devnet's version; none by default, an unknown one is refused", () => {
+    const d = parseCli([], {});
+    const e = parseCli([], { PROTOCOL: "v1.2" });
+    const f = parseCli(["--protocol", "v1.1"], { PROTOCOL: "v1.2" });
+    expect([d, e, f].map((o) => o !== "help" && o.protocol)).toEqual([undefined, "v1.2", "v1.1"]);
+    expect(() => parseCli(["--protocol", "1.2"], {})).toThrow(UsageError);
+  });
+
   test("--fail-fast stops at the first failed scenario (cucumber's failFast); off by default", () => {
     const on = parseCli(["--fail-fast"], {});
     const off = parseCli([], {});

@@ -2,8 +2,8 @@
 /**
  * mev-commit-conformance: the conformance suite as a command (the package bin; `npm run test:features` runs it).
  *
- *   mev-commit-conformance [--target target.json] [--transport http|grpc] [--level spec,upstream,intended]
- *                          [--tags EXPR] [--order random:N] [--name REGEX] [--fail-fast] [--json FILE] [--reports DIR]
+ *   mev-commit-conformance [--target target.json | --protocol v1.1|v1.2] [--transport http|grpc]
+ *                          [--level spec,upstream,intended] [--tags EXPR] [--order random:N] [--name REGEX] [--fail-fast] [--json FILE] [--reports DIR]
  *                          [feature paths…]
  *
  * Runs cucumber in this process in two passes: every selected scenario, then the ones tagged @may-crash (known to
@@ -34,6 +34,12 @@ import {
   setPreflight,
   undoPreflight,
 } from "../support/preflight.ts";
+import {
+  PROTOCOL_VERSIONS,
+  type ProtocolVersion,
+  parseProtocolVersion,
+  versionTag,
+} from "../support/protocolVersion.ts";
 import { hasRun, run, setRun } from "../support/run.ts";
 import { CAPABILITIES, startTarget, TargetFileError } from "../support/target.ts";
 import { TRANSPORTS, type Transport } from "../support/transport.ts";
@@ -49,6 +55,9 @@ reference devnet the suite starts itself when none is given.
 Options:
   --target FILE        target file (JSON; docs/conformance.md lists its fields). Default: $TARGET, else a
                        reference devnet started for the run
+  --protocol V         v1.1 (default) or v1.2: the protocol version of the reference devnet the suite starts.
+                       With a target file, its "protocol" field decides (absent means v1.1); --protocol may
+                       only repeat it. Scenarios tagged for the other version only (@v1.1, @v1.2) are skipped
   --transport T        http (default) or grpc: how bids, deposits, queries, provider applications and
                        subscriptions reach the nodes. grpc uses the target's bidderRpcUrl and providerRpcUrls;
                        scenarios about HTTP-only details (status codes, content types, JSON text) are skipped
@@ -64,7 +73,7 @@ Options:
   --reports DIR        where reports go (default ./reports)
   -h, --help           this text
 
-Environment: TARGET (as --target), TRANSPORT (as --transport).
+Environment: TARGET (as --target), PROTOCOL (as --protocol), TRANSPORT (as --transport).
 Capabilities a target file may list: ${Object.keys(CAPABILITIES).join(", ")}.
 Before the first scenario a preflight checks what the run relies on in the target (URLs, chain ids, contracts, past
 settlement states, the claimed capabilities, other provider applications), arranges what it can for the run (a
@@ -76,6 +85,8 @@ export class UsageError extends MevCommitError {}
 
 export interface CliOptions {
   target: string | undefined;
+  /** The protocol asked for (--protocol, PROTOCOL); undefined: the target file's, else v1.1. */
+  protocol: ProtocolVersion | undefined;
   transport: Transport;
   levels: Level[];
   tags: string | undefined;
@@ -95,6 +106,7 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
       allowPositionals: true,
       options: {
         target: { type: "string" },
+        protocol: { type: "string" },
         transport: { type: "string" },
         level: { type: "string" },
         tags: { type: "string" },
@@ -125,8 +137,16 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
   if (!(TRANSPORTS as readonly string[]).includes(transport))
     throw new UsageError(`--transport is ${TRANSPORTS.join(" or ")}, not "${transport}"`);
   const reports = resolve(v.reports ?? "reports");
+  const protocolText = v.protocol ?? (env.PROTOCOL || undefined);
+  let protocol: ProtocolVersion | undefined;
+  try {
+    protocol = protocolText === undefined ? undefined : parseProtocolVersion(protocolText);
+  } catch (e) {
+    throw new UsageError(`--protocol: ${(e as Error).message}`);
+  }
   return {
     target: v.target ?? env.TARGET,
+    protocol,
     transport: transport as Transport,
     levels: levels as Level[],
     tags: v.tags,
@@ -170,7 +190,7 @@ async function main(argv: string[]): Promise<number> {
   // The world reads the transport from the environment (also under plain cucumber-js).
   process.env.TRANSPORT = o.transport;
   const started = new Date();
-  if (!hasRun()) setRun(await startTarget(o.target, o.reports));
+  if (!hasRun()) setRun(await startTarget(o.target, o.reports, o.protocol));
   const t = run().target;
   // A target that is down from the start (and has no restart command): said once, and no scenario is run against it.
   const down = t.restart ? undefined : await probeTarget(t);
@@ -190,6 +210,13 @@ async function main(argv: string[]): Promise<number> {
       );
     console.log(`Transport: gRPC — bidder ${t.bidderRpcUrl}, providers ${t.providerRpcUrls!.join(", ")}`);
   }
+  console.log(
+    `Protocol: ${t.protocol} (${run().ownDevnet ? "the suite's own devnet" : `the target file's "protocol"`}); scenarios tagged ${PROTOCOL_VERSIONS.filter(
+      (v) => v !== t.protocol,
+    )
+      .map(versionTag)
+      .join(", ")} are skipped`,
+  );
   console.log(
     `Levels: ${o.levels.map((l) => `@${l}`).join(", ")}${o.tags ? `; tags ${o.tags}` : ""}; order ${o.order}`,
   );
@@ -211,6 +238,7 @@ async function main(argv: string[]): Promise<number> {
     target: {
       name: t.name,
       version: t.version ?? null,
+      protocol: t.protocol,
       capabilities: t.capabilities,
       bidTimeoutMs: t.bidTimeoutMs,
       decisionTimeoutMs: t.decisionTimeoutMs,

@@ -7,6 +7,7 @@ import type { Envelope, GherkinDocument, Pickle } from "@cucumber/messages";
 import { CAPABILITY_TAGS } from "../support/capabilities.ts";
 import { NOT_RUN_PREFIX, SKIPPED_PREFIX } from "../support/health.ts";
 import type { preflightJson } from "../support/preflight.ts";
+import { type ProtocolVersion, versionsOf } from "../support/protocolVersion.ts";
 
 export const LEVELS = ["spec", "upstream", "intended"] as const;
 export type Level = (typeof LEVELS)[number];
@@ -21,6 +22,8 @@ export interface ScenarioResult {
   /** The docs/divergences.md entry the scenario enforces or is affected by ("Divergence: …" in its description). */
   divergence: string | null;
   capabilities: string[];
+  /** The protocol versions the scenario holds for (@v1.1, @v1.2; untagged: every version). */
+  versions: ProtocolVersion[];
   tags: string[];
   /** 1: the main pass; 2: the @may-crash pass, run last. */
   pass: number;
@@ -111,6 +114,7 @@ export class ResultCollector {
       level: levels.length === 1 ? levels[0]! : null,
       divergence: scenario?.divergence ?? null,
       capabilities: [...new Set(tags.flatMap((t) => CAPABILITY_TAGS[t] ?? []))],
+      versions: versionsOf(tags),
       tags,
       pass: this.pass,
       outcome,
@@ -172,6 +176,8 @@ export interface RunInfo {
   target: {
     name: string;
     version: string | null;
+    /** The protocol version the target speaks: the one every count of the run is for. */
+    protocol: ProtocolVersion;
     capabilities: string[];
     bidTimeoutMs: number;
     decisionTimeoutMs: number;
@@ -214,7 +220,7 @@ export function summaryText(info: RunInfo, c: ResultCollector, jsonPath: string)
   const pad = (s: string | number, n: number) => String(s).padStart(n);
   out.push(
     "",
-    `=== conformance: ${info.target.name}${info.target.version ? ` ${info.target.version}` : ""} — suite ${info.suite.version} (${info.suite.commit.slice(0, 10)})`,
+    `=== conformance: ${info.target.name}${info.target.version ? ` ${info.target.version}` : ""}, protocol ${info.target.protocol} — suite ${info.suite.version} (${info.suite.commit.slice(0, 10)})`,
   );
   out.push(`level        ${pad("passed", 7)} ${pad("failed", 7)} ${pad("skipped", 8)} ${pad("not run", 8)}`);
   for (const l of LEVELS) {

@@ -189,10 +189,10 @@ function expectStatusBody(body: unknown, code: number, message: string, where: s
 // ------------------------------------------------------------------------------------------- Given
 
 Given(
-  /^the bidder has (\d+) (ETH|gwei|wei) deposited in a fresh window$/,
+  /^the bidder has (\d+) (ETH|gwei|wei) deposited for a fresh block range$/,
   async function (this: ConformanceWorld, n: string, unit: string) {
     const wei = unit === "ETH" ? parseEther(String(n)) : unit === "gwei" ? parseGwei(String(n)) : BigInt(n);
-    await bidsOf(this).depositInFreshWindow(wei);
+    await bidsOf(this).depositForFreshBlocks(wei);
   },
 );
 
@@ -513,8 +513,10 @@ Then("every commitment is well-formed", function (this: ConformanceWorld) {
   for (const [i, c] of commitments(bidsOf(this)).entries()) {
     const p = (m: string) => problems.push(`commitment ${i + 1}: ${m}`);
     const keys = Object.keys(c).sort();
-    const missing = COMMITMENT_FIELDS.filter((f) => !keys.includes(f));
-    const extra = keys.filter((k) => !COMMITMENT_FIELDS.includes(k));
+    // Protocol v1.2 adds `bidOptions` (field 14, the request's options or null; upstream-head-delta §1.2).
+    const fields = this.target.protocol === "v1.1" ? COMMITMENT_FIELDS : [...COMMITMENT_FIELDS, "bidOptions"];
+    const missing = fields.filter((f) => !keys.includes(f));
+    const extra = keys.filter((k) => !fields.includes(k));
     if (missing.length) p(`missing fields ${missing.join(", ")}`);
     if (extra.length) p(`unexpected fields ${extra.join(", ")}`);
     for (const f of [
@@ -609,6 +611,21 @@ Then("every commitment echoes the bid's amount, block number and decay timestamp
     expect(c.decayEndTimestamp, "decayEndTimestamp").toBe(pick("decayEndTimestamp", "decay_end_timestamp"));
   }
 });
+
+// Upstream fills an empty slash_amount with "0" in v1.1 and with the bid's amount in v1.2 (3b59d35d,
+// upstream-head-delta §1.4).
+Then(
+  "the slash amount of every commitment is what a bid without one gets in the target's protocol",
+  function (this: ConformanceWorld) {
+    const cs = commitments(bidsOf(this));
+    if (!cs.length) throw new BidSuiteError("there is no commitment to check");
+    for (const c of cs)
+      expect(
+        c.slashAmount,
+        `slashAmount of the commitment of ${c.providerAddress} (protocol ${this.target.protocol})`,
+      ).toBe(this.target.protocol === "v1.1" ? "0" : c.bidAmount);
+  },
+);
 
 Then(/^every commitment has (\w+) (.+)$/, async function (this: ConformanceWorld, field: string, value: string) {
   const s = bidsOf(this);

@@ -43,6 +43,21 @@ export const bidderRegistryAbi = parseAbi([
   "event TransferToBidderFailed(address bidder, uint256 amount)",
 ]);
 
+/** Protocol v1.2's BidderRegistry: deposits per (bidder, provider) (upstream-head-delta §2.1). */
+export const bidderRegistryV12Abi = parseAbi([
+  "function getDeposit(address bidder, address provider) view returns (uint256)",
+  "function getEscrowedAmount(address bidder, address provider) view returns (uint256)",
+  "function withdrawalRequestExists(address bidder, address provider) view returns (bool)",
+  "function bidderWithdrawalPeriodMs() view returns (uint256)",
+  "function depositManagerImpl() view returns (address)",
+]);
+
+/** Protocol v1.2's PreconfManager bid digest: the opened commitment's parameters end with the bid options. */
+export const preconfManagerV12Abi = parseAbi([
+  "struct OpenCommitmentParams { bytes32 unopenedCommitmentIndex; uint256 bidAmt; uint256 slashAmt; uint64 blockNumber; uint64 decayStartTimeStamp; uint64 decayEndTimeStamp; string txnHash; string revertingTxHashes; bytes bidSignature; uint256[] zkProof; bytes bidOptions; }",
+  "function getBidHash(OpenCommitmentParams params) view returns (bytes32)",
+]);
+
 export const preconfManagerAbi = parseAbi([
   "function getCommitment(bytes32 commitmentIndex) view returns ((address bidder, bool isSettled, uint64 blockNumber, uint64 decayStartTimeStamp, uint64 decayEndTimeStamp, uint64 dispatchTimestamp, address committer, uint256 bidAmt, uint256 slashAmt, bytes32 commitmentDigest, bytes commitmentSignature, string txnHash, string revertingTxHashes))",
   "function getUnopenedCommitment(bytes32 commitmentIndex) view returns ((bool isOpened, address committer, uint64 dispatchTimestamp, bytes32 commitmentDigest, bytes commitmentSignature))",

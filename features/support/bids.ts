@@ -12,6 +12,7 @@ import type { MessageStream } from "./clients/api.ts";
 import { amountOf, ProviderApplication, type ProviderPolicy, type ReceivedBid } from "./clients/providerApp.ts";
 import { perScenario } from "./perScenario.ts";
 import { BLOCKS_PER_WINDOW, firstBlockOf } from "./protocol.ts";
+import { depositToEveryProvider } from "./providerDeposits.ts";
 import type { Target } from "./target.ts";
 import type { ConformanceWorld } from "./world.ts";
 
@@ -82,9 +83,18 @@ export class BidScenario {
     return firstBlockOf(this.window);
   }
 
-  /** Deposits `wei` for the bidder in a fresh window; the window's blocks become this scenario's `$BLOCK`s. */
-  async depositInFreshWindow(wei: bigint): Promise<void> {
+  /**
+   * Deposits `wei` for the bidder's bids on a fresh range of 10 L1 blocks (this scenario's `$BLOCK`s), the target's
+   * protocol's way: v1.1 into the range's window; v1.2 toward every provider.
+   */
+  async depositForFreshBlocks(wei: bigint): Promise<void> {
     const window = await allocateWindow(this.world);
+    if (this.target.protocol !== "v1.1") {
+      await depositToEveryProvider(this.world, wei);
+      this.window = window;
+      this.deposit = wei;
+      return;
+    }
     const r = await this.world.bidder.deposit(wei, { windowNumber: window });
     if (r.error) throw new BidSuiteError(`deposit of ${wei} wei in window ${window}: ${r.describe()}`);
     const body = r.value as { amount?: string; windowNumber?: string | number };

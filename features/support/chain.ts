@@ -1,6 +1,6 @@
 import { type Address, createPublicClient, type PublicClient } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
-import { bidderRegistryAbi, blockTrackerAbi } from "./abi.ts";
+import { bidderRegistryAbi, bidderRegistryV12Abi, blockTrackerAbi } from "./abi.ts";
 import { chainHttp } from "./clients/chainHttp.ts";
 import { windowOfBlock } from "./protocol.ts";
 import type { Target } from "./target.ts";
@@ -36,6 +36,37 @@ export class ChainReader {
       });
     } catch (e) {
       throw new ChainReadError(`BidderRegistry.getDeposit(${bidder}, ${window})`, e);
+    }
+  }
+
+  get protocol(): Target["protocol"] {
+    return this.target.protocol;
+  }
+
+  /** Protocol v1.2: BidderRegistry.getDeposit(bidder, provider), the available amount, in wei. */
+  async providerDeposit(provider: Address, bidder: Address = this.target.bidderAddress as Address): Promise<bigint> {
+    return this.readV12("getDeposit", [bidder, provider]) as Promise<bigint>;
+  }
+
+  /** Protocol v1.2: a read of BidderRegistry (bidderRegistryV12Abi). */
+  async readV12(
+    functionName:
+      | "getDeposit"
+      | "getEscrowedAmount"
+      | "withdrawalRequestExists"
+      | "bidderWithdrawalPeriodMs"
+      | "depositManagerImpl",
+    args: readonly unknown[] = [],
+  ): Promise<unknown> {
+    try {
+      return await this.settlement.readContract({
+        address: this.target.contracts.bidderRegistry as Address,
+        abi: bidderRegistryV12Abi,
+        functionName,
+        args,
+      } as never);
+    } catch (e) {
+      throw new ChainReadError(`BidderRegistry.${functionName}(${args.join(", ")})`, e);
     }
   }
 
@@ -99,6 +130,14 @@ let aheadCursor = 0n;
  * would give a scenario blocks already mined.
  */
 export async function freshWindowsAhead(chain: ChainReader, count: number): Promise<bigint> {
+  // Protocol v1.2 has no windows: the suite still hands out ranges of 10 L1 blocks ahead, once each.
+  if (chain.protocol !== "v1.1") {
+    const from = windowOfBlock(await chain.l1BlockNumber()) + AHEAD;
+    const w = from > aheadCursor ? from : aheadCursor;
+    for (let i = 0n; i < BigInt(count); i++) handedOut.add(w + i);
+    aheadCursor = w + BigInt(count);
+    return w;
+  }
   const [recorded, head] = await Promise.all([chain.currentWindow(), chain.l1BlockNumber()]);
   const current = recorded > windowOfBlock(head) ? recorded : windowOfBlock(head);
   const from = current + AHEAD;

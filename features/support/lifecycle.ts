@@ -8,7 +8,8 @@
  *   auto-deposit is stopped for the run (scenarios deposit by hand).
  * - AfterAll: those settings are put back, and what could not be is printed (targetSettings.ts).
  * - Before: a scenario is not run when the target is down (unless its restart command brings it back) or the
- *   preflight found it cannot work at all, and is skipped when it needs a capability the target lacks or the
+ *   preflight found it cannot work at all, and is skipped when it holds only for another protocol version than the
+ *   target's (@v1.1, @v1.2; protocolVersion.ts), when it needs a capability the target lacks or the
  *   preflight found not answering (tags below), or is tagged @http in a gRPC run.
  * - After: every teardown runs (last registered first), then the scenario's scope ends, which aborts every request
  *   it still has open, headers or not. When the scenario (or its teardown) failed and the target no longer answers,
@@ -27,6 +28,7 @@ import {
   targetDown,
 } from "./health.ts";
 import { preflight, preflightText, runPreflight, setPreflight, undoPreflight } from "./preflight.ts";
+import { versionSkipReason } from "./protocolVersion.ts";
 import { hasRun, run, setRun } from "./run.ts";
 import { startTarget } from "./target.ts";
 import { prepareTarget, readTargetSettings, restoreTargetSettings, type TargetSettings } from "./targetSettings.ts";
@@ -117,6 +119,12 @@ Before({ timeout: 200_000 }, async function (this: ConformanceWorld, { pickle })
     return "skipped";
   }
   const tags = pickle.tags.map((t) => t.name);
+  // A scenario tagged for another protocol version than the target's.
+  const otherVersion = versionSkipReason(tags, this.target.protocol);
+  if (otherVersion) {
+    this.attach(`${SKIPPED_PREFIX}${otherVersion}`, "text/plain");
+    return "skipped";
+  }
   const needs = [...new Set(tags.flatMap((t) => CAPABILITY_TAGS[t] ?? []))];
   const missing = needs.filter((c) => !this.has(c));
   if (missing.length) {

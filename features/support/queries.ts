@@ -16,6 +16,7 @@ import { chainOf } from "./chain.ts";
 import { acceptAll, ProviderApplication } from "./clients/providerApp.ts";
 import { perScenario } from "./perScenario.ts";
 import { firstBlockOf, windowOfBlock } from "./protocol.ts";
+import { depositToEveryProvider } from "./providerDeposits.ts";
 import type { ConformanceWorld } from "./world.ts";
 
 export { windowOfBlock };
@@ -104,8 +105,14 @@ export class QueryScenario {
     throw new QuerySuiteError("found no fresh window in 20 tries");
   }
 
-  /** Deposits SCENARIO_DEPOSIT into the window of `block` (once per window). */
+  /** Deposits SCENARIO_DEPOSIT for bids on `block`: v1.1 into its window (once per window); v1.2 toward every provider (once). */
   async fund(block: bigint): Promise<void> {
+    if (this.target.protocol !== "v1.1") {
+      if (this.funded.has(0n)) return;
+      await depositToEveryProvider(this.world, SCENARIO_DEPOSIT);
+      this.funded.add(0n);
+      return;
+    }
     const w = windowOfBlock(block);
     if (this.funded.has(w)) return;
     const r = await this.world.bidder.deposit(SCENARIO_DEPOSIT, { windowNumber: w });

@@ -28,6 +28,7 @@ import { chainHttp } from "./clients/chainHttp.ts";
 import { acceptWithDispatch, type ReceivedBid } from "./clients/providerApp.ts";
 import { perScenario } from "./perScenario.ts";
 import { windowOfBlock } from "./protocol.ts";
+import { depositToEveryProvider } from "./providerDeposits.ts";
 import type { Target } from "./target.ts";
 import type { ConformanceWorld } from "./world.ts";
 
@@ -635,6 +636,7 @@ export class SettlementScenario {
    * behind it (features that look for an empty closed window need some).
    */
   private async withdrawClosedWindows(): Promise<void> {
+    if (this.target.protocol !== "v1.1") return; // no windows in protocol v1.2
     const current = await this.chain.settlement.readContract({
       address: this.chain.c.blockTracker!,
       abi: blockTrackerAbi,
@@ -648,8 +650,15 @@ export class SettlementScenario {
     for (const w of closed) depositedWindows.delete(w);
   }
 
-  /** Deposits `wei` for the bidder in the window of each block (once per distinct window). */
+  /**
+   * Deposits `wei` for the bidder's bids on `blocks`: v1.1 in the window of each block (once per distinct window),
+   * v1.2 toward every provider.
+   */
   async deposit(wei: bigint, blocks: bigint[]): Promise<void> {
+    if (this.target.protocol !== "v1.1") {
+      await depositToEveryProvider(this.world, wei);
+      return;
+    }
     const windows = [...new Set(blocks.map(windowOfBlock))];
     for (const w of windows) {
       const r = await this.world.bidder.deposit(wei, { windowNumber: w });

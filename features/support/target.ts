@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { MevCommitError } from "../../lib/errors.ts";
+import { type ProtocolVersion, parseProtocolVersion, UnknownProtocolVersionError } from "./protocolVersion.ts";
 
 /** What a target can do beyond the interface; scenarios that need a capability the target lacks are skipped. */
 export const CAPABILITIES = {
@@ -25,6 +26,8 @@ export interface Target {
   name: string;
   /** The implementation's version (shown in reports). */
   version?: string;
+  /** The protocol version the target speaks (`"protocol"` in the file; absent means v1.1). */
+  protocol: ProtocolVersion;
   bidderUrl: string;
   providerUrls: string[];
   /** gRPC addresses (capability `grpc`). */
@@ -100,10 +103,18 @@ export function parseTarget(raw: unknown, where: string): Target {
     if (caps.includes("sim-control") && !t.controlUrl) problems.push("capability sim-control needs controlUrl");
     if (caps.includes("beacon") && !t.beaconUrl) problems.push("capability beacon needs beaconUrl");
   }
+  let protocol: ProtocolVersion | undefined;
+  try {
+    protocol = parseProtocolVersion(t.protocol as string | undefined);
+  } catch (e) {
+    if (!(e instanceof UnknownProtocolVersionError)) throw e;
+    problems.push(`protocol: ${e.message}`);
+  }
   if (problems.length) throw new TargetFileError(`${where}: ${problems.join("; ")}`);
   return {
     ...(t as Target),
     name: t.name ?? where,
+    protocol: protocol!,
     bidTimeoutMs: t.bidTimeoutMs ?? UPSTREAM_BID_TIMEOUT_MS,
     decisionTimeoutMs: t.decisionTimeoutMs ?? UPSTREAM_DECISION_TIMEOUT_MS,
     capabilities: caps,
@@ -144,25 +155,71 @@ export interface StartedTarget {
   stop(): Promise<void>;
 }
 
+/** The bidder withdrawal period of the suite's own protocol v1.2 devnet, in settlement-chain milliseconds. */
+export const OWN_DEVNET_WITHDRAWAL_PERIOD_MS = 5_000;
+
 /** The suite's own devnet: the decision timeout is shorter than the bid timeout, so that both can be checked. */
 export const OWN_DEVNET_TIMEOUTS = { bidTimeoutMs: 5_000, decisionTimeoutMs: 3_000 } as const;
 
 /**
  * The target of this run: the file named by `file` (--target, else TARGET), or, when neither is set, a reference
- * devnet the suite starts itself (manual L1 mining, no auto-accept, no auto-deposit, every port picked free, state
- * in a temp dir, its log `devnet.log` in `reportsDir`).
+ * devnet of `protocol` the suite starts itself (manual L1 mining, no auto-accept, no auto-deposit, every port
+ * picked free, state in a temp dir, its log `devnet.log` in `reportsDir`). With a target file, the file's
+ * `"protocol"` decides; `protocol`, when given, must agree with it.
  */
-export async function startTarget(file = process.env.TARGET, reportsDir = "reports"): Promise<StartedTarget> {
+export async function startTarget(
+  file = process.env.TARGET,
+  reportsDir = "reports",
+  protocol: ProtocolVersion | undefined = envProtocol(),
+): Promise<StartedTarget> {
   const named = namedTargetFile(file);
-  if (named) return { target: loadTargetFile(named), ownDevnet: false, stop: async () => {} };
+  if (named) {
+    const target = loadTargetFile(named);
+    if (protocol && protocol !== target.protocol)
+      throw new TargetFileError(
+        `the target file ${named} speaks protocol ${target.protocol} (its "protocol" field${target.protocol === "v1.1" ? ", absent means v1.1" : ""}), not ${protocol}: the file decides; drop --protocol`,
+      );
+    return { target, ownDevnet: false, stop: async () => {} };
+  }
   // The only way into node/: the launcher of the reference devnet, loaded only when there is no target file.
   const { startLocalDevnet } = await import("../../node/devnet/localDevnet.ts");
   const { devnet, stop } = await startLocalDevnet(
     // Three providers: the third is the one the unstake scenario may take out of the registry for good.
     // 64 past settlement states (the devnet keeps none by default): the settlement checks read the registries at
     // a settlement's block and the one before (features/support/settlement.ts), some time after it was mined.
-    { autoAccept: false, autodepositAmount: undefined, providers: 3, settlementHistory: 64, ...OWN_DEVNET_TIMEOUTS },
+    {
+      autoAccept: false,
+      autodepositAmount: undefined,
+      providers: 3,
+      settlementHistory: 64,
+      ...OWN_DEVNET_TIMEOUTS,
+      // The devnet's `protocol` setting; a v1.1 devnet is started as before, with no new setting named. A v1.2
+      // devnet gets a short bidder withdrawal period (upstream deploys 10 minutes), so that the withdrawal after the
+      // period runs in seconds.
+      ...(protocol && protocol !== "v1.1"
+        ? ({ protocol, bidderWithdrawalPeriodMs: OWN_DEVNET_WITHDRAWAL_PERIOD_MS } as object)
+        : {}),
+    },
     join(reportsDir, "devnet.log"),
   );
-  return { target: parseTarget(devnet.target(), "the reference devnet's target"), ownDevnet: true, stop };
+  const target = parseTarget(devnet.target(), "the reference devnet's target");
+  const wanted = protocol ?? "v1.1";
+  if (target.protocol !== wanted) {
+    await stop();
+    throw new TargetFileError(
+      `the reference devnet started for protocol ${wanted} describes itself as ${target.protocol}: this devnet cannot start a ${wanted} network`,
+    );
+  }
+  return { target, ownDevnet: true, stop };
+}
+
+/** The protocol of the suite's own devnet from the environment (PROTOCOL), for plain cucumber-js runs. */
+export function envProtocol(env = process.env): ProtocolVersion | undefined {
+  const text = env.PROTOCOL;
+  if (text === undefined || text === "") return undefined;
+  try {
+    return parseProtocolVersion(text);
+  } catch (e) {
+    throw new TargetFileError(`PROTOCOL: ${(e as Error).message}`);
+  }
 }

@@ -81,6 +81,33 @@ export interface BidderApi {
   cancelAutoDeposit(withdraw?: boolean): Promise<Unary>;
   getBidInfo(q?: InfoQuery): Promise<Unary>;
   claimSlashedFunds(): Promise<Unary>;
+  /** Protocol v1.2: the deposit calls per provider (upstream v1.2.5, upstream-head-delta §1.1). */
+  readonly perProvider: PerProviderDepositApi;
+}
+
+/** A target deposit of the deposit manager: a provider and the wei it keeps the deposit at. */
+export interface TargetDeposit {
+  provider: string;
+  targetDeposit: string;
+}
+
+/**
+ * The bidder's deposit calls of protocol v1.2: deposits per (bidder, provider), withdrawal requests and the deposit
+ * manager. Providers are addresses as the caller writes them (the suite sends them as given, so that refusals of
+ * malformed ones can be checked).
+ */
+export interface PerProviderDepositApi {
+  deposit(amount: string, provider?: string): Promise<Unary>;
+  depositEvenly(totalAmount: string, providers: string[]): Promise<Unary>;
+  getDeposit(provider?: string): Promise<Unary>;
+  getAllDeposits(): Promise<Unary>;
+  getValidProviders(): Promise<Unary>;
+  requestWithdrawals(providers: string[]): Promise<Unary>;
+  withdraw(providers: string[]): Promise<Unary>;
+  enableDepositManager(): Promise<Unary>;
+  disableDepositManager(): Promise<Unary>;
+  setTargetDeposits(targets: TargetDeposit[]): Promise<Unary>;
+  depositManagerStatus(): Promise<Unary>;
 }
 
 export interface ProviderApi {

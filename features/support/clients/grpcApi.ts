@@ -2,7 +2,17 @@
  * The gRPC transport of the role interfaces (api.ts): upstream's services on the nodes' RPC ports (the target's
  * bidderRpcUrl, providerRpcUrls), requests and answers in the protocol's JSON mapping (grpc.ts).
  */
-import type { BidderApi, InfoQuery, MessageStream, NotificationsApi, ProviderApi, Unary, WindowChoice } from "./api.ts";
+import type {
+  BidderApi,
+  InfoQuery,
+  MessageStream,
+  NotificationsApi,
+  PerProviderDepositApi,
+  ProviderApi,
+  TargetDeposit,
+  Unary,
+  WindowChoice,
+} from "./api.ts";
 import { clientStream, GrpcStream, messageOf, NotAMessageError, service, unary } from "./grpc.ts";
 import type { ScenarioScope } from "./scope.ts";
 
@@ -91,6 +101,52 @@ export class GrpcBidderApi extends GrpcRole implements BidderApi {
   }
   claimSlashedFunds() {
     return this.call("ClaimSlashedFunds");
+  }
+  get perProvider(): PerProviderDepositApi {
+    return new GrpcPerProviderDepositApi(this.url, this.scope);
+  }
+}
+
+/**
+ * Protocol v1.2's deposit RPCs of bidderapi.v1.Bidder, by name: they need a descriptor (features/gen/api.binpb)
+ * built from the v1.2 protos, and fail with the descriptor's own error where it has no such method.
+ */
+export class GrpcPerProviderDepositApi extends GrpcRole implements PerProviderDepositApi {
+  private call(name: string, req: unknown = {}): Promise<Unary> {
+    return unary(BIDDER, this.url, name, req, this.scope);
+  }
+  deposit(amount: string, provider?: string) {
+    return this.call("Deposit", { amount, provider });
+  }
+  depositEvenly(totalAmount: string, providers: string[]) {
+    return this.call("DepositEvenly", { totalAmount, providers });
+  }
+  getDeposit(provider?: string) {
+    return this.call("GetDeposit", { provider });
+  }
+  getAllDeposits() {
+    return this.call("GetAllDeposits");
+  }
+  getValidProviders() {
+    return this.call("GetValidProviders");
+  }
+  requestWithdrawals(providers: string[]) {
+    return this.call("RequestWithdrawals", { providers });
+  }
+  withdraw(providers: string[]) {
+    return this.call("Withdraw", { providers });
+  }
+  enableDepositManager() {
+    return this.call("EnableDepositManager");
+  }
+  disableDepositManager() {
+    return this.call("DisableDepositManager");
+  }
+  setTargetDeposits(targets: TargetDeposit[]) {
+    return this.call("SetTargetDeposits", { targetDeposits: targets });
+  }
+  depositManagerStatus() {
+    return this.call("DepositManagerStatus");
   }
 }
 

@@ -6,8 +6,10 @@ import type {
   InfoQuery,
   MessageStream,
   NotificationsApi,
+  PerProviderDepositApi,
   ProviderApi,
   StatusError,
+  TargetDeposit,
   Unary,
   WindowChoice,
 } from "./api.ts";
@@ -100,6 +102,54 @@ export class HttpBidderApi extends HttpRole implements BidderApi {
   }
   claimSlashedFunds() {
     return this.unary("POST", "/v1/bidder/claim_slashed_funds");
+  }
+  get perProvider(): PerProviderDepositApi {
+    return new HttpPerProviderDepositApi(this.baseUrl, this.scope);
+  }
+}
+
+/** A query string with a repeated key per list item (grpc-gateway's form of a repeated field in the query). */
+function listQuery(q: Record<string, string | string[] | undefined>): string {
+  const parts = Object.entries(q).flatMap(([k, v]) =>
+    v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x) => `${encodeURIComponent(k)}=${encodeURIComponent(x)}`),
+  );
+  return parts.length ? `?${parts.join("&")}` : "";
+}
+
+/** Protocol v1.2's deposit routes (upstream v1.2.5, upstream-head-delta §1.1). */
+export class HttpPerProviderDepositApi extends HttpRole implements PerProviderDepositApi {
+  deposit(amount: string, provider?: string) {
+    return this.unary("POST", `/v1/bidder/deposit/${encodeURIComponent(amount)}${listQuery({ provider })}`);
+  }
+  depositEvenly(totalAmount: string, providers: string[]) {
+    return this.unary("POST", `/v1/bidder/deposit_evenly${listQuery({ total_amount: totalAmount, providers })}`);
+  }
+  getDeposit(provider?: string) {
+    return this.unary("GET", `/v1/bidder/get_deposit${listQuery({ provider })}`);
+  }
+  getAllDeposits() {
+    return this.unary("GET", "/v1/bidder/get_all_deposits");
+  }
+  getValidProviders() {
+    return this.unary("GET", "/v1/bidder/get_valid_providers");
+  }
+  requestWithdrawals(providers: string[]) {
+    return this.unary("POST", "/v1/bidder/request_withdrawals", JSON.stringify({ providers }));
+  }
+  withdraw(providers: string[]) {
+    return this.unary("POST", "/v1/bidder/withdraw", JSON.stringify({ providers }));
+  }
+  enableDepositManager() {
+    return this.unary("POST", "/v1/bidder/enable_deposit_manager");
+  }
+  disableDepositManager() {
+    return this.unary("POST", "/v1/bidder/disable_deposit_manager");
+  }
+  setTargetDeposits(targets: TargetDeposit[]) {
+    return this.unary("POST", "/v1/bidder/set_target_deposits", JSON.stringify({ targetDeposits: targets }));
+  }
+  depositManagerStatus() {
+    return this.unary("GET", "/v1/bidder/deposit_manager_status");
   }
 }
 

@@ -7,11 +7,15 @@
  * undefined and the step is HTTP-only.
  */
 import { type DescMessage, ScalarType } from "@bufbuild/protobuf";
+import { MevCommitError } from "../../../lib/errors.ts";
 import type { Unary } from "./api.ts";
 import { messageOf, NotAMessageError, service, unary } from "./grpc.ts";
 import type { ScenarioScope } from "./scope.ts";
 
 type Role = "bidder" | "provider";
+
+/** A route whose RPC the suite's descriptor (features/gen/api.binpb) does not have: its protos predate the call. */
+export class UnknownRpcError extends MevCommitError {}
 
 const ROUTES: { method: string; path: RegExp; role: Role; rpc: string; body?: boolean }[] = [
   { method: "POST", path: /^\/v1\/bidder\/deposit\/(?<amount>[^/]+)$/, role: "bidder", rpc: "Deposit" },
@@ -26,7 +30,29 @@ const ROUTES: { method: string; path: RegExp; role: Role; rpc: string; body?: bo
     body: true,
   },
   { method: "GET", path: /^\/v1\/bidder\/get_deposit$/, role: "bidder", rpc: "GetDeposit" },
-  { method: "POST", path: /^\/v1\/bidder\/withdraw$/, role: "bidder", rpc: "Withdraw" },
+  // Protocol v1.1's Withdraw takes no body; v1.2's takes `*` (its request has no field a v1.1 body could name).
+  { method: "POST", path: /^\/v1\/bidder\/withdraw$/, role: "bidder", rpc: "Withdraw", body: true },
+  // Protocol v1.2 (upstream v1.2.5, upstream-head-delta §1.1).
+  { method: "POST", path: /^\/v1\/bidder\/deposit_evenly$/, role: "bidder", rpc: "DepositEvenly" },
+  { method: "POST", path: /^\/v1\/bidder\/enable_deposit_manager$/, role: "bidder", rpc: "EnableDepositManager" },
+  { method: "POST", path: /^\/v1\/bidder\/disable_deposit_manager$/, role: "bidder", rpc: "DisableDepositManager" },
+  {
+    method: "POST",
+    path: /^\/v1\/bidder\/set_target_deposits$/,
+    role: "bidder",
+    rpc: "SetTargetDeposits",
+    body: true,
+  },
+  { method: "GET", path: /^\/v1\/bidder\/deposit_manager_status$/, role: "bidder", rpc: "DepositManagerStatus" },
+  {
+    method: "POST",
+    path: /^\/v1\/bidder\/request_withdrawals$/,
+    role: "bidder",
+    rpc: "RequestWithdrawals",
+    body: true,
+  },
+  { method: "GET", path: /^\/v1\/bidder\/get_valid_providers$/, role: "bidder", rpc: "GetValidProviders" },
+  { method: "GET", path: /^\/v1\/bidder\/get_all_deposits$/, role: "bidder", rpc: "GetAllDeposits" },
   { method: "GET", path: /^\/v1\/bidder\/get_bid_info$/, role: "bidder", rpc: "GetBidInfo" },
   { method: "POST", path: /^\/v1\/bidder\/claim_slashed_funds$/, role: "bidder", rpc: "ClaimSlashedFunds" },
   { method: "POST", path: /^\/v1\/provider\/stake\/(?<amount>[^/]+)$/, role: "provider", rpc: "Stake" },
@@ -74,7 +100,9 @@ export function grpcCallOf(method: string, pathAndQuery: string, body?: string):
   const url = new URL(pathAndQuery, "http://gateway");
   const route = ROUTES.find((r) => r.method === method && r.path.test(url.pathname));
   if (!route) return undefined;
-  const input = SERVICES[route.role].methods.find((m) => m.name === route.rpc)!.input;
+  const rpc = SERVICES[route.role].methods.find((m) => m.name === route.rpc);
+  if (!rpc) throw new UnknownRpcError(`features/gen/api.binpb has no ${SERVICES[route.role].typeName}/${route.rpc}`);
+  const input = rpc.input;
   const fromQuery = queryFields(input, url.searchParams);
   if (!fromQuery) return undefined;
   let fromBody: Record<string, unknown> = {};

@@ -1,0 +1,81 @@
+/**
+ * Steps of the notification topics protocol v1.2 adds (features/notifications-v1.2.feature): each waits for the
+ * subscriber's first notification of the topic about the scenario's commitment and checks its value exactly.
+ */
+import { expect } from "bun:test";
+import { Then } from "@cucumber/cucumber";
+import { MevCommitError } from "../../lib/errors.ts";
+import { notificationsOf } from "../support/notifications.ts";
+import { settlementOf } from "../support/settlement.ts";
+import type { ConformanceWorld } from "../support/world.ts";
+
+export class NotificationV12CheckError extends MevCommitError {}
+
+const WAIT_MS = 60_000;
+const bare = (hex: string) => hex.toLowerCase().replace(/^0x/, "");
+
+/** The first notification of `topic` whose value `matches`, waited for. */
+async function firstOf(
+  world: ConformanceWorld,
+  name: string,
+  topic: string,
+  matches: (v: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  const s = notificationsOf(world).subscriber(name);
+  const deadline = performance.now() + WAIT_MS;
+  for (;;) {
+    const n = s.notifications.find((x) => x.topic === topic && matches(x.value as Record<string, unknown>));
+    if (n) return n.value as Record<string, unknown>;
+    if (performance.now() > deadline || s.ended)
+      throw new NotificationV12CheckError(
+        `subscriber "${name}" received no ${topic} about the scenario's commitment within ${WAIT_MS} ms:\n${s.describe()}`,
+      );
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The bid's transaction hashes as the commitment lists them, in order: bare lower-case hex. */
+function txHashesOf(world: ConformanceWorld): string[] {
+  const c = settlementOf(world).commitment();
+  return ((c.line.txHashes as string[] | undefined) ?? []).map(bare);
+}
+
+const sameHashes = (world: ConformanceWorld) => (v: Record<string, unknown>) =>
+  String(v.transaction_hashes ?? "")
+    .split(",")
+    .map(bare)
+    .join(",") === txHashesOf(world).join(",");
+
+Then(
+  /^subscriber "([^"]+)" soon receives other_provider_won_block for provider (\d+)'s commitment, with the bidder and (\d+) wei$/,
+  async function (this: ConformanceWorld, name: string, p: string, wei: string) {
+    const s = settlementOf(this);
+    const mine = s.commitments.filter((c) => c.providerIndex === Number(p));
+    if (mine.length !== 1)
+      throw new NotificationV12CheckError(`expected one commitment from provider ${p}, got ${mine.length}`);
+    const digest = bare(mine[0]!.digest);
+    const v = await firstOf(this, name, "other_provider_won_block", (x) => x.commitmentDigest === digest);
+    expect(v).toEqual({ commitmentDigest: digest, bidder: bare(this.target.bidderAddress), bidAmount: wei });
+  },
+);
+
+Then(
+  /^subscriber "([^"]+)" soon receives transaction_settled for the commitment, slashed (true|false), provider (\d+)$/,
+  async function (this: ConformanceWorld, name: string, slashed: string, p: string) {
+    const v = await firstOf(this, name, "transaction_settled", sameHashes(this));
+    expect(v).toEqual({
+      transaction_hashes: v.transaction_hashes,
+      is_slashed: slashed === "true",
+      provider: bare(this.target.providerAddresses[Number(p) - 1]!),
+    });
+  },
+);
+
+Then(
+  /^subscriber "([^"]+)" soon receives transaction_payment for the commitment, with a (payment|refund)$/,
+  async function (this: ConformanceWorld, name: string, which: string) {
+    const v = await firstOf(this, name, "transaction_payment", sameHashes(this));
+    expect(Object.keys(v).sort(), JSON.stringify(v)).toEqual(["payment", "refund", "transaction_hashes"]);
+    expect(String(v[which]), `${which} of ${JSON.stringify(v)}`).toMatch(/^[1-9][0-9]*$/);
+  },
+);

@@ -1,0 +1,46 @@
+/**
+ * Which protocol version a target speaks, and which scenarios hold for it. The suite keeps its own copy of the two
+ * names it needs (it imports nothing of node/ but the devnet launcher); they follow node/protocol/protocolVersion.ts:
+ * `v1.1` is the pinned interface (deposits per window), `v1.2` upstream's v1.2.x release line (deposits per
+ * provider, the deposit manager, bid options). A target file without `"protocol"` speaks v1.1.
+ *
+ * A scenario holds for every version unless it is tagged with the versions it holds for (`@v1.1`, `@v1.2`, on the
+ * scenario or its feature); one that does not hold for the target's version is skipped with the reason.
+ */
+import { MevCommitError } from "../../lib/errors.ts";
+
+export const PROTOCOL_VERSIONS = ["v1.1", "v1.2"] as const;
+export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
+export const DEFAULT_PROTOCOL_VERSION: ProtocolVersion = "v1.1";
+
+export class UnknownProtocolVersionError extends MevCommitError {}
+
+export function isProtocolVersion(text: unknown): text is ProtocolVersion {
+  return typeof text === "string" && (PROTOCOL_VERSIONS as readonly string[]).includes(text);
+}
+
+/** `undefined` (absent) is the default version; anything else must name a known version exactly. */
+export function parseProtocolVersion(text: string | undefined): ProtocolVersion {
+  if (text === undefined) return DEFAULT_PROTOCOL_VERSION;
+  if (isProtocolVersion(text)) return text;
+  throw new UnknownProtocolVersionError(
+    `unknown protocol version ${JSON.stringify(text)}: expected one of ${PROTOCOL_VERSIONS.join(", ")}`,
+    { context: { protocol: text } },
+  );
+}
+
+/** The tag that marks a scenario as holding for one version only. */
+export const versionTag = (v: ProtocolVersion): string => `@${v}`;
+
+/** The versions a scenario with these tags holds for: those it is tagged with, or every version. */
+export function versionsOf(tags: readonly string[]): ProtocolVersion[] {
+  const tagged = PROTOCOL_VERSIONS.filter((v) => tags.includes(versionTag(v)));
+  return tagged.length ? tagged : [...PROTOCOL_VERSIONS];
+}
+
+/** Why a scenario with these tags is skipped on a target of `version`, or undefined when it holds for it. */
+export function versionSkipReason(tags: readonly string[], version: ProtocolVersion): string | undefined {
+  const holds = versionsOf(tags);
+  if (holds.includes(version)) return undefined;
+  return `protocol ${holds.join(", ")} only`;
+}
