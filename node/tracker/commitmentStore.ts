@@ -58,7 +58,8 @@ function toRecord(r: Row): CommitmentRecord {
     details: r.details,
     payment: r.payment,
     refund: r.refund,
-    bidOptions: r.bid_options,
+    // Only a bid with options has the field, as the record was made (v1.1's never have it).
+    ...(r.bid_options ? { bidOptions: r.bid_options } : {}),
   };
 }
 

@@ -69,6 +69,6 @@ export function toRecord(c: Commitment, bidder: Address, status: CommitmentStatu
     details: "",
     payment: "",
     refund: "",
-    bidOptions: bytesToHex(bidOptionsOf(b.bid) ?? new Uint8Array()),
+    ...(bidOptionsOf(b.bid)?.length ? { bidOptions: bytesToHex(bidOptionsOf(b.bid)!) } : {}),
   };
 }
