@@ -16,6 +16,7 @@ import { transact } from "../chain/transact.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { logger } from "../util/log.ts";
 import type { ChainEndpoint } from "./chains.ts";
+import { ConfigError } from "./config.ts";
 import type { DataDir } from "./dataDir.ts";
 
 const log = logger("devnet");
@@ -28,7 +29,7 @@ interface SavedContracts {
 }
 
 /** The data dir holds a devnet of the other protocol version: its chains and node stores do not fit this one. */
-export class DataDirProtocolMismatchError extends MevCommitError {}
+export class DataDirProtocolMismatchError extends ConfigError {}
 
 /**
  * Deploys the protocol contracts of `version` on the settlement chain, or reuses the ones a previous run deployed
