@@ -188,6 +188,34 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     expect((await tooMuch.all()).filter((l) => "result" in l)).toEqual([]);
   });
 
+  test("a provider gets back what a block another provider won had reserved, and only that", async () => {
+    const bid = async (block: bigint, n: number) => {
+      const now = Date.now();
+      const s = await NdjsonStream.open<{ providerAddress: string }>("POST", `${d.bidder.url}/v1/bidder/bid`, {
+        txHashes: [n.toString(16).padStart(64, "0")],
+        amount: parseEther("3").toString(),
+        blockNumber: block.toString(),
+        decayStartTimestamp: String(now),
+        decayEndTimestamp: String(now + 60_000),
+      });
+      return (await s.all()).flatMap((l) => ("result" in l ? [`0x${l.result.providerAddress}`.toLowerCase()] : []));
+    };
+    const [p0, p1] = d.providers.map((p) => p.address.toLowerCase());
+    const block = (await d.driver.blockNumber()) + 1n;
+    expect((await bid(block, 0x31)).sort()).toEqual([p0!, p1!].sort());
+    // 3 of the 5 ETH with each provider are taken: a second 3 ETH bid fits neither.
+    expect(await bid(block, 0x32)).toEqual([]);
+    // Provider 1 wins the block: provider 0's commitment costs the bidder nothing, so its 3 ETH come back there.
+    await d.mine(1, d.providers[1]!.address);
+    await d.mine(1);
+    const after = await until("provider 0 to see the block's winner", 30_000, async () => {
+      const got = await bid((await d.driver.blockNumber()) + 5n, 0x33);
+      return got.length > 0 ? got : undefined;
+    });
+    expect(after).toEqual([p0!]);
+    expect(await bid((await d.driver.blockNumber()) + 5n, 0x34)).toEqual([]);
+  }, 120_000);
+
   test("a v1.2 commitment with bid options is opened by the winner and rewarded", async () => {
     const provider = providerAccount(0).address;
     await ensureBidderDepositsV12(
