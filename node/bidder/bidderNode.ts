@@ -8,6 +8,7 @@ import type { Network } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
 import { BidderService } from "../services/bidderService.ts";
 import { DebugService } from "../services/debugService.ts";
@@ -30,6 +31,8 @@ export interface BidderNodeOptions {
   privateKey: Hex;
   settlementChain: Chain;
   contracts: ContractAddresses;
+  /** The protocol of the contracts: the events followed and what an open carries (default v1.1). */
+  protocol?: ProtocolVersion;
   storePath: string;
   bidTimeoutMs: number;
   network: Network;
@@ -67,7 +70,8 @@ export class BidderNode {
     this.address = this.settlement.account.address;
     this.store = new NodeStore(options.storePath);
     const c = options.contracts;
-    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store);
+    const version = options.protocol ?? DEFAULT_PROTOCOL_VERSION;
+    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, version);
     const registry = new BidderRegistryClient(this.settlement, c);
     const depositStore = new DepositStore(this.store);
     this.autoDepositor = new AutoDepositor(registry, depositStore, this.events);
@@ -91,6 +95,7 @@ export class BidderNode {
       blockTracker: c.blockTracker,
       commitments: this.commitments,
       events: this.events,
+      version,
       onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
     });
     this.services = {

@@ -190,6 +190,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilChain> {
         accounts: opts.accounts,
         baseFeePerGas: opts.baseFeePerGas,
         pidDir: opts.pidDir,
+        hardfork: opts.hardfork,
       })
     : undefined;
   const anvil: Anvil = createAnvil({

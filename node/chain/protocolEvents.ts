@@ -1,31 +1,32 @@
-import type { Abi, PublicClient } from "viem";
+import type { PublicClient } from "viem";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import type { NodeStore } from "../store/db.ts";
-import {
-  bidderRegistryAbi,
-  blockTrackerAbi,
-  type ContractAddresses,
-  oracleAbi,
-  preconfManagerAbi,
-  providerRegistryAbi,
-} from "./contracts.ts";
+import type { ContractAddresses } from "./contracts.ts";
 import { EventPoller } from "./eventPoller.ts";
+import { protocolAbis } from "./protocolContracts.ts";
 
-/** An event follower over every protocol contract, its cursor kept in `store` under `cursorKey`. */
+/**
+ * An event follower over every protocol contract, its cursor kept in `store` under `cursorKey`. Events are decoded
+ * with `version`'s ABIs (v1.2: BidderDeposited per provider, NewL1Block without a window, FundsUnlocked, bid options
+ * in OpenedCommitmentStored).
+ */
 export function protocolEventPoller(
   client: PublicClient,
   c: ContractAddresses,
   store: NodeStore | undefined,
   cursorKey = "events.cursor",
   intervalMs?: number,
+  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
 ): EventPoller {
+  const abis = protocolAbis(version);
   return new EventPoller({
     client,
     contracts: [
-      { address: c.blockTracker, abi: blockTrackerAbi as Abi },
-      { address: c.bidderRegistry, abi: bidderRegistryAbi as Abi },
-      { address: c.providerRegistry, abi: providerRegistryAbi as Abi },
-      { address: c.preconfManager, abi: preconfManagerAbi as Abi },
-      { address: c.oracle, abi: oracleAbi as Abi },
+      { address: c.blockTracker, abi: abis.blockTracker },
+      { address: c.bidderRegistry, abi: abis.bidderRegistry },
+      { address: c.providerRegistry, abi: abis.providerRegistry },
+      { address: c.preconfManager, abi: abis.preconfManager },
+      { address: c.oracle, abi: abis.oracle },
     ],
     store,
     cursorKey,

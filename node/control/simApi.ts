@@ -7,6 +7,7 @@ import { type KillPoint, parseFault, parseKillPoint, parseReplayFrom } from "../
 import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
 import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
 
 /** What the control API can do to a running devnet (implemented by the Devnet). */
 export interface SimControl {
@@ -48,10 +49,15 @@ export interface KilledNode {
 }
 
 export interface DevnetStatus {
+  /** The protocol version of the devnet's contracts and nodes. */
+  protocol: ProtocolVersion;
   /** `blockTime`: seconds between the L1 blocks mined on their own (0: only through /sim/v1/mine). */
   l1: { rpcUrl: string; chainId: number; blockNumber: string; blockTime: number };
   settlement: { rpcUrl: string; chainId: number; blockNumber: string };
-  currentWindow: string;
+  /** BlockTracker's current 10-block window (v1.1); null in v1.2, which has no windows. */
+  currentWindow: string | null;
+  /** v1.2: BidderRegistry's bidder withdrawal period (chain ms); null in v1.1. */
+  bidderWithdrawalPeriodMs: string | null;
   lastRecordedBlock: string;
   nextWinner: string | null;
   settledCommitments: number;

@@ -1,5 +1,6 @@
 import { formatEther } from "viem";
 import { devAccount, ROLES } from "../chain/accounts.ts";
+import { profileOf } from "../protocol/protocolVersion.ts";
 import type { Devnet } from "./startDevnet.ts";
 
 /** Dev accounts a user's own nodes take with --no-nodes: the ones the devnet's bidder and first providers would use. */
@@ -21,6 +22,11 @@ export function banner(d: Devnet): string {
   const c = d.config;
   // What the bidder runs (a setting its data dir saved may have been resumed); node processes: what they were told.
   const autodeposit = d.hasNodes && !d.procs ? d.bidder.deposits.auto.amountPerWindow : c.autodepositAmount;
+  const v12 = c.protocol === "v1.2";
+  const minutes = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms} ms`);
+  const deposits = v12
+    ? `Bidder deposit per provider at start: ${c.autodepositAmount !== undefined ? `${formatEther(c.autodepositAmount)} ETH` : "none"}`
+    : `Bidder auto-deposit: ${autodeposit !== undefined ? `${formatEther(autodeposit)} ETH per window` : "off"}`;
   const nodes = d.hasNodes
     ? [
         `    bidder       ${t.bidderUrl}   ${t.bidderAddress}   (OpenAPI: ${t.bidderUrl}/swagger)`,
@@ -38,6 +44,12 @@ export function banner(d: Devnet): string {
   const lines = [
     "",
     "mev-commit devnet is up",
+    "",
+    `  Protocol ${c.protocol} (upstream ${profileOf(c.protocol).upstream}): ${
+      v12
+        ? `deposits per bidder and provider, bidder withdrawal period ${minutes(c.bidderWithdrawalPeriodMs)} of chain time${c.bidderWithdrawalPeriodMs !== 600_000 ? " (upstream deploys 10 min)" : ""}`
+        : "deposits per 10-block window"
+    }`,
     "",
     "  Nodes",
     ...nodes,
@@ -78,8 +90,7 @@ export function banner(d: Devnet): string {
     "",
     ...(d.hasNodes
       ? [
-          `  Bidder auto-deposit: ${autodeposit !== undefined ? `${formatEther(autodeposit)} ETH per window` : "off"}` +
-            `;  built-in provider responder: ${c.autoAccept ? "accept all" : "off"}`,
+          `  ${deposits}` + `;  built-in provider responder: ${c.autoAccept ? "accept all" : "off"}`,
           `  Target file for the conformance suite: ${d.dir.targetFile}`,
         ]
       : [

@@ -113,6 +113,8 @@ export async function startChains(
           blockGasLimit: SETTLEMENT_BLOCK_GAS_LIMIT,
           stateIntervalS: cfg.settlementStateIntervalS,
           baseFeePerGas: SETTLEMENT_BASE_FEE,
+          // v1.2's bidders delegate their accounts to the DepositManager with EIP-7702 (type-4) transactions.
+          hardfork: cfg.protocol === "v1.2" ? "prague" : undefined,
           statePath: checkedState(dir, "settlement"),
           pidDir: dir.pidDir,
         }).then((c) => owned(c, "settlement")),

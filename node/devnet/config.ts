@@ -2,6 +2,14 @@ import { parseArgs } from "node:util";
 import { parseEther } from "viem";
 import { argsErrorMessage } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import { DEFAULT_DEPLOY_V12_PARAMS } from "../chain/deployV12.ts";
+import {
+  DEFAULT_PROTOCOL_VERSION,
+  PROTOCOL_VERSIONS,
+  type ProtocolVersion,
+  parseProtocolVersion,
+  UnknownProtocolVersionError,
+} from "../protocol/protocolVersion.ts";
 
 /**
  * Default seconds between the settlement chain's state dumps (`--settlement-state-interval`): what a kill -9 of the
@@ -13,6 +21,16 @@ export const SETTLEMENT_STATE_INTERVAL_S = 5;
 
 /** Everything `bun run node` can be told. Defaults are the devnet a user gets with no flags. */
 export interface DevnetConfig {
+  /**
+   * The protocol the devnet speaks (`--protocol`): its contracts, its nodes and their balance checks. v1.1 is the
+   * pinned interface (window deposits); v1.2 is upstream's v1.2.x line (deposits per bidder and provider).
+   */
+  protocol: ProtocolVersion;
+  /**
+   * v1.2: BidderRegistry's withdrawal period (ms of chain time) between a bidder's withdrawal request and its
+   * withdrawal; upstream deploys 10 minutes.
+   */
+  bidderWithdrawalPeriodMs: number;
   host: string;
   dataDir: string;
   fresh: boolean;
@@ -79,7 +97,10 @@ export interface DevnetConfig {
    */
   cryptoWorkers: number;
   autoAccept: boolean;
-  /** Wei per window; undefined = auto-deposit off at start. */
+  /**
+   * v1.1: wei per window (auto-deposit); v1.2: wei the bidder holds with each provider at start (topped up to it);
+   * undefined = no deposit at start.
+   */
   autodepositAmount?: bigint;
   /**
    * Whether autodepositAmount comes from a flag (--autodeposit-amount or --no-autodeposit): it then replaces the
@@ -139,6 +160,8 @@ export const FOREIGN_SETTLE_DELAY_MS = 4_000;
 export const FOREIGN_L1_GENESIS_NUMBER = 1_000_000;
 
 export const DEFAULTS: DevnetConfig = {
+  protocol: DEFAULT_PROTOCOL_VERSION,
+  bidderWithdrawalPeriodMs: Number(DEFAULT_DEPLOY_V12_PARAMS.bidderWithdrawalPeriodMs),
   host: "127.0.0.1",
   dataDir: ".devnet",
   fresh: false,
@@ -228,6 +251,12 @@ Starts a whole mev-commit devnet on this machine: an L1 and a settlement Anvil c
 one bidder node, N provider nodes, the L1 block driver, the oracle and the /sim/v1 control API.
 
 Options:
+  --protocol VERSION          ${PROTOCOL_VERSIONS.join(" | ")}: the protocol of the contracts and nodes (default
+                              ${DEFAULT_PROTOCOL_VERSION}, window deposits; v1.2: deposits per bidder and provider, the deposit
+                              manager, bid options, on a Prague settlement chain)
+  --bidder-withdrawal-period MS
+                              v1.2: chain ms between a bidder's withdrawal request and its withdrawal (default
+                              ${DEFAULT_DEPLOY_V12_PARAMS.bidderWithdrawalPeriodMs}, upstream's 10 minutes)
   --data-dir DIR              node stores, chain state and target.json (default .devnet)
   --fresh                     wipe the data dir and start clean
   --host HOST                 address every listener binds (default 127.0.0.1)
@@ -279,8 +308,9 @@ Options:
   --auto-accept / --no-auto-accept
                               attach a built-in accept-all provider application (default on)
   --autodeposit-amount WEI    bidder auto-deposit per window at start (default: the setting the data dir saved,
-                              else 10 ETH); replaces a saved setting
-  --no-autodeposit            start without auto-deposit, even when the data dir saved it on
+                              else 10 ETH); replaces a saved setting. v1.2: the bidder's deposit with each
+                              provider at start (topped up to it; default 10 ETH)
+  --no-autodeposit            start without auto-deposit, even when the data dir saved it on (v1.2: no deposit)
   --bid-timeout MS            how long SendBid waits for providers (default 30000)
   --decision-timeout MS       how long a provider node waits for its application (default 30000)
   --provider-stake WEI        stake each provider registers with (default 20 ETH)
@@ -332,6 +362,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
       allowPositionals: false,
       options: {
         help: { type: "boolean", short: "h" },
+        protocol: { type: "string" },
+        "bidder-withdrawal-period": { type: "string" },
         "data-dir": { type: "string" },
         fresh: { type: "boolean" },
         "no-nodes": { type: "boolean" },
@@ -388,6 +420,15 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
   }
   const o = parsed.values;
   if (o.help) return "help";
+  let protocol: ProtocolVersion = base.protocol;
+  try {
+    if (o.protocol !== undefined) protocol = parseProtocolVersion(o.protocol);
+  } catch (e) {
+    if (e instanceof UnknownProtocolVersionError) throw new ConfigError(`--protocol: ${e.message}`, { cause: e });
+    throw e;
+  }
+  if (o["bidder-withdrawal-period"] !== undefined && protocol !== "v1.2")
+    throw new ConfigError("--bidder-withdrawal-period is a v1.2 setting: add --protocol v1.2");
   const providers = int("providers", o.providers, 1, 7) ?? base.providers;
   const portBase = int("port-base", o["port-base"], 1024, MAX_PORT_BASE);
   if (portBase !== undefined) base = { ...base, ...portsFromBase(portBase, providers) };
@@ -427,6 +468,9 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     throw new ConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
   const autoAccept = o["no-auto-accept"] ? false : o["auto-accept"] ? true : base.autoAccept;
   return {
+    protocol,
+    bidderWithdrawalPeriodMs:
+      int("bidder-withdrawal-period", o["bidder-withdrawal-period"], 0, 2 ** 48) ?? base.bidderWithdrawalPeriodMs,
     host: o.host ?? base.host,
     dataDir: o["data-dir"] ?? base.dataDir,
     fresh: o.fresh ?? base.fresh,

@@ -1,52 +1,76 @@
 import { type Address, createPublicClient, createTestClient, type Hex, http } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { chainClients, localChain } from "../chain/clients.ts";
 import { providerRegistryAbi } from "../chain/contracts.ts";
+import { bidderRegistryV12Abi } from "../chain/contractsV12.ts";
 import {
   builderKeyFor,
   type ContractAddresses,
   type DeployParams,
-  deployContracts,
   deployValidatorRegistry,
   registerProvider,
 } from "../chain/deploy.ts";
+import type { DeployV12Params } from "../chain/deployV12.ts";
+import { deployProtocolContracts, type ProtocolContractAddresses } from "../chain/protocolContracts.ts";
+import { transact } from "../chain/transact.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { logger } from "../util/log.ts";
 import type { ChainEndpoint } from "./chains.ts";
+import { ConfigError } from "./config.ts";
 import type { DataDir } from "./dataDir.ts";
 
 const log = logger("devnet");
 
 interface SavedContracts {
   chainId: number;
-  addresses: ContractAddresses;
+  /** Absent in a data dir of a v1.1 devnet. */
+  protocol?: ProtocolVersion;
+  addresses: ProtocolContractAddresses;
 }
 
+/** The data dir holds a devnet of the other protocol version: its chains and node stores do not fit this one. */
+export class DataDirProtocolMismatchError extends ConfigError {}
+
 /**
- * Deploys the protocol contracts on the settlement chain, or reuses the ones a previous run deployed there (when
- * the chain state survived: the saved addresses still have code).
+ * Deploys the protocol contracts of `version` on the settlement chain, or reuses the ones a previous run deployed
+ * there (when the chain state survived: the saved addresses still have code). A data dir of the other version is
+ * refused (DataDirProtocolMismatchError): its stores hold that version's commitments and deposits.
  */
 export async function ensureContracts(
   settlement: ChainEndpoint,
   dir: DataDir,
   ownerKey: Hex,
   oracle: Address,
-  params: Partial<DeployParams> = {},
-): Promise<{ addresses: ContractAddresses; reused: boolean }> {
+  params: Partial<DeployParams & DeployV12Params> = {},
+  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+): Promise<{ addresses: ProtocolContractAddresses; reused: boolean }> {
   const client = createPublicClient({ transport: http(settlement.rpcUrl) });
   const saved = dir.readJson<SavedContracts>(dir.contractsFile);
+  const savedVersion = saved?.protocol ?? DEFAULT_PROTOCOL_VERSION;
+  if (saved && savedVersion !== version)
+    throw new DataDirProtocolMismatchError(
+      `the data dir ${dir.root} holds a ${savedVersion} devnet, not ${version}: start with --fresh, or another --data-dir`,
+      { context: { saved: savedVersion, wanted: version } },
+    );
   if (saved && saved.chainId === settlement.chainId) {
     const code = await client.getCode({ address: saved.addresses.preconfManager });
     if (code && code !== "0x") return { addresses: saved.addresses, reused: true };
     log.warn("saved contract addresses have no code on the settlement chain; deploying again");
   }
   const started = performance.now();
-  const addresses = await deployContracts({
+  const addresses = await deployProtocolContracts({
+    version,
     rpcUrl: settlement.rpcUrl,
     chainId: settlement.chainId,
     owner: ownerKey,
     oracle,
     params,
   });
-  dir.writeJson(dir.contractsFile, { chainId: settlement.chainId, addresses } satisfies SavedContracts);
+  dir.writeJson(dir.contractsFile, {
+    chainId: settlement.chainId,
+    protocol: version,
+    addresses,
+  } satisfies SavedContracts);
   log.info("contracts deployed", { ms: Math.round(performance.now() - started) });
   return { addresses, reused: false };
 }
@@ -78,6 +102,48 @@ export async function ensureProvidersRegistered(
       blsKey: builderKeyFor(p.address),
     });
     log.info("provider registered and staked", { provider: p.address, stake });
+  }
+}
+
+/**
+ * v1.2: tops the bidder's deposit with each provider up to `amount` (BidderRegistry.depositAsBidder(provider), the
+ * per-provider deposit that replaces v1.1's window auto-deposit), so that the devnet's bidder can bid at once.
+ * A provider with a pending withdrawal request is left alone (the contract refuses deposits then).
+ */
+export async function ensureBidderDepositsV12(
+  settlement: ChainEndpoint,
+  bidderRegistry: Address,
+  bidderKey: Hex,
+  providers: readonly Address[],
+  amount: bigint,
+): Promise<void> {
+  const c = chainClients(localChain(settlement.chainId, settlement.rpcUrl, "settlement"), bidderKey);
+  const bidder = c.account.address;
+  const read = (functionName: "getDeposit" | "withdrawalRequestExists", provider: Address) =>
+    c.publicClient.readContract({
+      address: bidderRegistry,
+      abi: bidderRegistryV12Abi,
+      functionName,
+      args: [bidder, provider],
+    });
+  for (const provider of providers) {
+    const [current, pending] = await Promise.all([
+      read("getDeposit", provider),
+      read("withdrawalRequestExists", provider),
+    ]);
+    if (pending || (current as bigint) >= amount) continue;
+    await transact(
+      c,
+      {
+        address: bidderRegistry,
+        abi: bidderRegistryV12Abi,
+        functionName: "depositAsBidder",
+        args: [provider],
+        value: amount - (current as bigint),
+      },
+      `depositing for provider ${provider}`,
+    );
+    log.info("bidder deposit per provider", { bidder, provider, amount });
   }
 }
 

@@ -7,9 +7,10 @@ import { bidderAccountIndex, devAccount, ROLES } from "../chain/accounts.ts";
 import { stopAllAnvils } from "../chain/anvil.ts";
 import { chainClients, localChain, nonceManagerFor } from "../chain/clients.ts";
 import { blockTrackerAbi } from "../chain/contracts.ts";
-import type { ContractAddresses } from "../chain/deploy.ts";
+import { bidderRegistryV12Abi } from "../chain/contractsV12.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { localHttp } from "../chain/localHttp.ts";
+import type { ProtocolContractAddresses } from "../chain/protocolContracts.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import {
   type BuiltInApplications,
@@ -58,6 +59,7 @@ import {
   FOREIGN_SETTLE_DELAY_MS,
 } from "./config.ts";
 import {
+  ensureBidderDepositsV12,
   ensureContracts,
   ensureProvidersRegistered,
   ensureValidatorRegistry,
@@ -144,7 +146,7 @@ export class Devnet implements SimControl {
     readonly config: DevnetConfig,
     readonly dir: DataDir,
     readonly chains: { l1: ChainEndpoint; settlement: ChainEndpoint },
-    readonly contracts: ContractAddresses,
+    readonly contracts: ProtocolContractAddresses,
     private bidderNode: BidderNode | undefined,
     readonly providers: ProviderNode[],
     readonly driver: L1BlockDriver,
@@ -500,16 +502,27 @@ export class Devnet implements SimControl {
   }
 
   async status(): Promise<DevnetStatus> {
-    const [l1Block, settlementBlock, currentWindow] = await Promise.all([
+    const v12 = this.config.protocol === "v1.2";
+    const [l1Block, settlementBlock, currentWindow, withdrawalPeriod] = await Promise.all([
       this.l1Client.getBlockNumber({ cacheTime: 0 }),
       this.settlementClient.getBlockNumber({ cacheTime: 0 }),
-      this.settlementClient.readContract({
-        address: this.contracts.blockTracker,
-        abi: blockTrackerAbi,
-        functionName: "getCurrentWindow",
-      }),
+      v12
+        ? null
+        : this.settlementClient.readContract({
+            address: this.contracts.blockTracker,
+            abi: blockTrackerAbi,
+            functionName: "getCurrentWindow",
+          }),
+      v12
+        ? this.settlementClient.readContract({
+            address: this.contracts.bidderRegistry,
+            abi: bidderRegistryV12Abi,
+            functionName: "bidderWithdrawalPeriodMs",
+          })
+        : null,
     ]);
     return {
+      protocol: this.config.protocol,
       l1: {
         rpcUrl: this.chains.l1.rpcUrl,
         chainId: this.chains.l1.chainId,
@@ -521,7 +534,8 @@ export class Devnet implements SimControl {
         chainId: this.chains.settlement.chainId,
         blockNumber: settlementBlock.toString(),
       },
-      currentWindow: currentWindow.toString(),
+      currentWindow: currentWindow?.toString() ?? null,
+      bidderWithdrawalPeriodMs: withdrawalPeriod?.toString() ?? null,
       lastRecordedBlock: this.oracle.lastRecorded().toString(),
       nextWinner: this.driver.schedule.peek() ?? null,
       settledCommitments: this.settler.settledCount,
@@ -767,7 +781,9 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       oracleAccount.address,
       {
         commitmentDispatchWindow: BigInt(cfg.dispatchWindowMs),
+        bidderWithdrawalPeriodMs: BigInt(cfg.bidderWithdrawalPeriodMs),
       },
+      cfg.protocol,
     );
     if (reused) log.info("contracts reused from the data dir", { preconfManager: addresses.preconfManager });
     await installBlsVerifierStandIn(chains.settlement);
@@ -778,6 +794,16 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       providerAccounts,
       cfg.providerStake,
     );
+    // v1.2 has no window auto-deposit: the devnet's bidders deposit with each provider instead.
+    if (cfg.protocol === "v1.2" && cfg.nodes && cfg.autodepositAmount !== undefined)
+      for (const j of Array.from({ length: cfg.bidders }, (_, i) => i))
+        await ensureBidderDepositsV12(
+          chains.settlement,
+          addresses.bidderRegistry,
+          devAccount(j === 0 ? ROLES.bidder : bidderAccountIndex(j)).privateKey,
+          providerAccounts.map((a) => a.address),
+          cfg.autodepositAmount,
+        );
 
     await initCrypto();
     // With --no-nodes the user's nodes bring their own network (and bootnode); node processes have their own peers.
@@ -840,6 +866,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
             privateKey: devAccount(ROLES.bidder).privateKey,
             settlementChain,
             contracts: addresses,
+            protocol: cfg.protocol,
             storePath: dir.store("bidder"),
             bidTimeoutMs: cfg.bidTimeoutMs,
             network: networks!.bidder,
@@ -858,6 +885,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           privateKey: devAccount(bidderAccountIndex(j + 1)).privateKey,
           settlementChain,
           contracts: addresses,
+          protocol: cfg.protocol,
           storePath: dir.store(`bidder-${j + 1}`),
           bidTimeoutMs: cfg.bidTimeoutMs,
           network: networks!.bidder,
@@ -874,6 +902,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           privateKey: acc.privateKey,
           settlementChain,
           contracts: addresses,
+          protocol: cfg.protocol,
           storePath: dir.store(`provider-${index}`),
           decisionTimeoutMs: cfg.decisionTimeoutMs,
           network: networks!.providers[index]!,
@@ -892,6 +921,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       oracleStore,
       "oracle.events.cursor",
       50,
+      cfg.protocol,
     );
     const directory = new ProviderDirectory({
       owner: chainClients(settlementChain, owner.privateKey),
@@ -922,6 +952,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       oracle: addresses.oracle,
       events: oracleEvents,
       store: oracleStore,
+      version: cfg.protocol,
       delayMs: cfg.settleDelayMs ?? (cfg.nodes ? 0 : FOREIGN_SETTLE_DELAY_MS),
     });
     const bundles = new BundleBook();
@@ -972,7 +1003,8 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         : cfg.rpcTls
           ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host)
           : undefined;
-    if (bidder && cfg.autodepositFromFlag) bidder.deposits.auto.replaceSaved(cfg.autodepositAmount);
+    const windowDeposits = cfg.protocol === "v1.1";
+    if (bidder && windowDeposits && cfg.autodepositFromFlag) bidder.deposits.auto.replaceSaved(cfg.autodepositAmount);
     await bidder?.start({
       host: cfg.host,
       httpPort: cfg.bidderPort,
@@ -988,7 +1020,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         rpcTls: devnet.rpcTls,
         readiness: devnet.readiness,
       });
-    if (bidder && cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
+    if (bidder && windowDeposits && cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
       await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
     }
@@ -1048,7 +1080,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
 async function startNodeProcesses(
   cfg: DevnetConfig,
   dir: DataDir,
-  chains: { contracts: ContractAddresses; l1RpcUrl: string; settlementRpcUrl: string; router: Address },
+  chains: { contracts: ProtocolContractAddresses; l1RpcUrl: string; settlementRpcUrl: string; router: Address },
   bootnode: Libp2pNetwork,
   providerKeys: `0x${string}`[],
   hosts: NetnsHosts<string> | undefined,
@@ -1061,6 +1093,7 @@ async function startNodeProcesses(
   mkdirSync(root, { recursive: true });
   dir.writeJson(contractsFile, {
     ...chains.contracts,
+    protocol: cfg.protocol,
     settlementRpcUrl: chains.settlementRpcUrl,
     l1RpcUrl: chains.l1RpcUrl,
     validatorOptInRouter: chains.router,
@@ -1068,6 +1101,8 @@ async function startNodeProcesses(
   /** The admin API sits two ports above the HTTP API (13525, 13625, …), or on any free port. */
   const admin = (http: number) => (http === 0 ? 0 : http + 2);
   const common = [
+    "--protocol",
+    cfg.protocol,
     "--log-level",
     cfg.logLevel,
     "--stream-keepalive",
@@ -1108,11 +1143,14 @@ async function startNodeProcesses(
     [
       "--bid-timeout",
       String(cfg.bidTimeoutMs),
-      ...(cfg.autodepositAmount !== undefined
-        ? ["--autodeposit-amount", cfg.autodepositAmount.toString()]
-        : cfg.autodepositFromFlag
-          ? ["--no-autodeposit"]
-          : []),
+      // v1.2 has no window auto-deposit: the devnet deposited with each provider before the node started.
+      ...(cfg.protocol !== "v1.1"
+        ? []
+        : cfg.autodepositAmount !== undefined
+          ? ["--autodeposit-amount", cfg.autodepositAmount.toString()]
+          : cfg.autodepositFromFlag
+            ? ["--no-autodeposit"]
+            : []),
     ],
   );
   const providers = providerKeys.map((key, i) =>

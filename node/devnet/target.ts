@@ -1,5 +1,6 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { ContractAddresses } from "../chain/contracts.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 
 const REFERENCE_VERSION = (pkg as { version?: string }).version ?? "0.0.0";
 
@@ -9,6 +10,8 @@ const REFERENCE_VERSION = (pkg as { version?: string }).version ?? "0.0.0";
  */
 export interface Target {
   name: string;
+  /** The protocol version the target speaks; absent = v1.1 (parseProtocolVersion reads it). */
+  protocol?: ProtocolVersion;
   bidderUrl: string;
   providerUrls: string[];
   /** gRPC servers (capability `grpc`): `http://host:port` plaintext, `https://host:port` TLS. */
@@ -28,6 +31,8 @@ export interface Target {
     bidderRegistry: string;
     preconfManager: string;
     oracle: string;
+    /** v1.2: the DepositManager implementation bidder accounts delegate to (EIP-7702). */
+    depositManager?: string;
   };
   /** The validator opt-in registry (upstream's ValidatorOptInRouter interface) on the L1 chain, if any. */
   validatorOptInRouter?: string;
@@ -66,7 +71,7 @@ export interface TargetSource {
   readonly chains: { l1: TargetChain; settlement: TargetChain };
   readonly contracts: ContractAddresses;
   readonly validatorRegistry: string | undefined;
-  readonly config: { bidTimeoutMs: number; decisionTimeoutMs: number };
+  readonly config: { bidTimeoutMs: number; decisionTimeoutMs: number; protocol?: ProtocolVersion };
 }
 
 interface TargetNode {
@@ -95,8 +100,11 @@ export function targetOf(d: TargetSource): DevnetTarget {
         providerRpcUrls: n.providers.map((p) => p.rpcUrl),
       }
     : {};
+  const protocol = d.config.protocol ?? DEFAULT_PROTOCOL_VERSION;
   return {
     name: d.hasNodes ? "reference devnet" : "reference devnet (--no-nodes)",
+    // Written for every version but the default, whose target files stay as they were.
+    ...(protocol !== DEFAULT_PROTOCOL_VERSION ? { protocol } : {}),
     ...nodes,
     controlUrl: d.controlUrl,
     beaconUrl: d.beaconUrl,

@@ -1,9 +1,11 @@
 import type { Address, Hex, PublicClient } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
-import { blockTrackerAbi, oracleAbi, preconfManagerAbi } from "../chain/contracts.ts";
+import { blockTrackerAbi, oracleAbi } from "../chain/contracts.ts";
 import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
+import { hasWindows, protocolAbis } from "../chain/protocolContracts.ts";
 import { transact } from "../chain/transact.ts";
 import { residualAfterDecay } from "../protocol/decay.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import type { NodeStore } from "../store/db.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
@@ -28,6 +30,11 @@ export interface SettlerOptions {
   events: EventPoller;
   store: NodeStore;
   /**
+   * The protocol of the contracts (default v1.1). The Oracle's ABI is the same in both (v1.2's slashes by the
+   * commitment index alone and pays the slash amount); v1.2 has no windows, so no commitment is too old to settle.
+   */
+  version?: ProtocolVersion;
+  /**
    * How long (ms) to wait after an opening before settling it; default 0. Nodes that learn events by polling (upstream's
    * every 500 ms, in separate handlers per event) must see the opening before the settlement, or they may take the
    * opening after the settlement and report the commitment opened for good. On a real chain the oracle settles long
@@ -50,7 +57,13 @@ export class Settler {
   private readonly winners = new BoundedMap<bigint, string>(1024);
   private currentWindow: { at: number; read: Promise<bigint> } | undefined;
 
+  private readonly version: ProtocolVersion;
+  /** PreconfManager's ABI of the version: getCommitment returns v1.2's bid options too. */
+  private readonly preconfManagerAbi;
+
   constructor(private readonly o: SettlerOptions) {
+    this.version = o.version ?? DEFAULT_PROTOCOL_VERSION;
+    this.preconfManagerAbi = protocolAbis(this.version).preconfManager;
     o.store.migrate(
       "settlements-1",
       "CREATE TABLE settlements (commitment_index TEXT PRIMARY KEY, is_slash INTEGER NOT NULL, residual TEXT NOT NULL)",
@@ -68,12 +81,12 @@ export class Settler {
       .query<{ commitment_index: string }, []>("SELECT commitment_index FROM settlements")
       .all();
     for (const { commitment_index } of rows) {
-      const c = await pc.readContract({
+      const c = (await pc.readContract({
         address: this.o.preconfManager,
-        abi: preconfManagerAbi,
+        abi: this.preconfManagerAbi,
         functionName: "getCommitment",
         args: [commitment_index as Hex],
-      });
+      })) as { isSettled: boolean };
       if (!c.isSettled)
         this.o.store.db.query("DELETE FROM settlements WHERE commitment_index = ?").run(commitment_index);
     }
@@ -108,22 +121,24 @@ export class Settler {
     const block = a.blockNumber as bigint;
     const committer = (a.committer as string).toLowerCase();
     const pc = this.o.settlement.publicClient;
-    const onChain = await pc.readContract({
+    const onChain = (await pc.readContract({
       address: this.o.preconfManager,
-      abi: preconfManagerAbi,
+      abi: this.preconfManagerAbi,
       functionName: "getCommitment",
       args: [index],
-    });
+    })) as { isSettled: boolean };
     if (onChain.isSettled) return;
     const winner = await this.winnerOf(block);
     if (winner === "0x0000000000000000000000000000000000000000") {
       this.log.warn("no winner recorded for the block; not settling", { block, commitment: index });
       return;
     }
-    const current = await this.window();
-    if (current > 2n && windowOfBlock(block) < current - 2n) {
-      this.log.warn("commitment too old to settle", { block, commitment: index });
-      return;
+    if (hasWindows(this.version)) {
+      const current = await this.window();
+      if (current > 2n && windowOfBlock(block) < current - 2n) {
+        this.log.warn("commitment too old to settle", { block, commitment: index });
+        return;
+      }
     }
     if (winner !== committer) return;
     const contents = await this.blockContents(block);

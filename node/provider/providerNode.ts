@@ -8,6 +8,7 @@ import type { Network, ProviderPeer } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import type { G1Point } from "../protocol/types.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
 import { DebugService } from "../services/debugService.ts";
@@ -19,10 +20,12 @@ import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
 import { KillAfterAck } from "../util/killAfterAck.ts";
 import { KillSwitch } from "../util/killSwitch.ts";
+import type { BidderBalanceCheck } from "./bids/balanceCheck.ts";
 import { BidDispatcher } from "./bids/bidDispatcher.ts";
 import { BidIntake } from "./bids/bidIntake.ts";
 import { CommitmentStorer } from "./bids/commitmentStorer.ts";
 import { DepositManager } from "./bids/depositManager.ts";
+import { ProviderDeposits } from "./bids/providerDeposits.ts";
 import { nikeKeyFromNodeKey } from "./nikeKey.ts";
 import { ProviderStakeService } from "./stake/stakeService.ts";
 
@@ -32,6 +35,8 @@ export interface ProviderNodeOptions {
   privateKey: Hex;
   settlementChain: Chain;
   contracts: ContractAddresses;
+  /** The protocol of the contracts and the balance check (default v1.1). */
+  protocol?: ProtocolVersion;
   storePath: string;
   decisionTimeoutMs: number;
   network: Network;
@@ -110,10 +115,15 @@ export class ProviderNode {
     const c = o.contracts;
     this.store = new NodeStore(o.storePath);
     this.commitments = new CommitmentStore(this.store);
-    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store);
-    const deposits = new DepositManager(this.settlement.publicClient, c.bidderRegistry, this.events);
+    const version = o.protocol ?? DEFAULT_PROTOCOL_VERSION;
+    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, version);
+    const deposits = this.balanceCheck(version, this.events);
     const storer = new CommitmentStorer(this.settlement, c.preconfManager, this.commitments);
-    storer.onStoreFailed = commitmentFailure(this.notifier, "commitment_store_failed");
+    const storeFailed = commitmentFailure(this.notifier, "commitment_store_failed");
+    storer.onStoreFailed = (digest, txnHash, error) => {
+      this.refundUnstored(deposits, digest);
+      storeFailed(digest, txnHash, error);
+    };
     this.storer = storer;
     const intake = new BidIntake({
       privateKey: o.privateKey,
@@ -134,6 +144,7 @@ export class ProviderNode {
       blockTracker: c.blockTracker,
       commitments: this.commitments,
       events: this.events,
+      version,
       onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
     });
     this.off = [
@@ -171,6 +182,28 @@ export class ProviderNode {
     };
     await o.network.connectProvider(peer);
     return this.served.url;
+  }
+
+  /**
+   * The balance check of `version`: v1.1's per window, or v1.2's per (bidder, this provider), which gets back what
+   * the commitments of a block another provider won had reserved (their money never leaves the deposit).
+   */
+  private balanceCheck(version: ProtocolVersion, events: EventPoller): BidderBalanceCheck {
+    const c = this.options.contracts;
+    if (version !== "v1.2") return new DepositManager(this.settlement.publicClient, c.bidderRegistry, events);
+    const deposits = new ProviderDeposits(this.settlement.publicClient, c.bidderRegistry, this.address, events);
+    events.on("NewL1Block", (e) => {
+      if ((e.args.winner as string).toLowerCase() === this.address.toLowerCase()) return;
+      for (const r of this.commitments?.forBlock(e.args.blockNumber as bigint) ?? [])
+        if (r.status !== "failed") deposits.refund(`0x${r.bidder}`, r.bidAmount);
+    });
+    return deposits;
+  }
+
+  /** v1.2: a commitment the chain never stored reserves nothing any more. */
+  private refundUnstored(deposits: BidderBalanceCheck, digest: string): void {
+    const r = this.commitments?.get(digest);
+    if (r && deposits instanceof ProviderDeposits) deposits.refund(`0x${r.bidder}`, r.bidAmount);
   }
 
   /** The raw-transaction bundles this provider committed to for an L1 block, best bid first (its builder's input). */

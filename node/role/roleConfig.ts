@@ -9,6 +9,11 @@ import { type Address, getAddress, type Hex, isAddress } from "viem";
 import { argsErrorMessage } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
+import {
+  type ProtocolVersion,
+  parseProtocolVersion,
+  UnknownProtocolVersionError,
+} from "../protocol/protocolVersion.ts";
 
 export type Role = "bidder" | "provider" | "bootnode";
 
@@ -28,6 +33,8 @@ export interface RoleConfig {
   settlementRpcUrl: string;
   l1RpcUrl?: string;
   contracts: ContractAddresses;
+  /** The protocol of the contracts and the network (`--protocol`, else the --contracts file's, else v1.1). */
+  protocol: ProtocolVersion;
   validatorOptInRouter?: Address;
   dataDir: string;
   bidTimeoutMs: number;
@@ -68,7 +75,9 @@ Options:
                               account on the settlement chain and its libp2p peer ID
   --contracts FILE            contract addresses: a devnet target file or {"blockTracker": …, "providerRegistry": …,
                               "bidderRegistry": …, "preconfManager": …, "oracle": …}; a target file also gives the
-                              RPC URLs and the validator opt-in router
+                              RPC URLs, the validator opt-in router and the protocol version
+  --protocol VERSION          v1.1 | v1.2: the protocol of the contracts and the network (default: the --contracts
+                              file's "protocol", else v1.1)
   --settlement-rpc-url URL    settlement chain RPC (where the contracts live)
   --l1-rpc-url URL            L1 RPC (the validator API's opt-in reads; optional)
   --bootnodes ADDR,…          bootnode multiaddrs, each ending in /p2p/<peer id> (repeatable)
@@ -82,8 +91,8 @@ Options:
   --bid-timeout MS            bidder: how long SendBid waits for providers (default 30000)
   --decision-timeout MS       provider: how long to wait for the provider application (default 30000)
   --auto-accept               provider: attach a built-in accept-all provider application
-  --autodeposit-amount WEI    bidder: auto-deposit this much per window from the start (replaces a saved setting;
-                              without either flag the bidder resumes the one its store saved)
+  --autodeposit-amount WEI    bidder, v1.1: auto-deposit this much per window from the start (replaces a saved
+                              setting; without either flag the bidder resumes the one its store saved)
   --no-autodeposit            bidder: no auto-deposit, even when the store saved it on
   --log-level LEVEL           debug | info | warn | error (default info)
   --admin-port PORT           serve the admin API a devnet of node processes drives (status, faults, bundles) on
@@ -115,6 +124,7 @@ function readContracts(file: string): {
   router?: Address;
   settlementRpcUrl?: string;
   l1RpcUrl?: string;
+  protocol?: string;
 } {
   if (!existsSync(file)) throw new RoleConfigError(`--contracts: no file ${file}`);
   let json: Record<string, unknown>;
@@ -137,6 +147,7 @@ function readContracts(file: string): {
     router: typeof router === "string" && isAddress(router) ? getAddress(router) : undefined,
     settlementRpcUrl: typeof json.settlementRpcUrl === "string" ? json.settlementRpcUrl : undefined,
     l1RpcUrl: typeof json.l1RpcUrl === "string" ? json.l1RpcUrl : undefined,
+    protocol: typeof json.protocol === "string" ? json.protocol : undefined,
   };
 }
 
@@ -164,6 +175,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         key: { type: "string" },
         "key-file": { type: "string" },
         contracts: { type: "string" },
+        protocol: { type: "string" },
         "settlement-rpc-url": { type: "string" },
         "l1-rpc-url": { type: "string" },
         bootnodes: { type: "string", multiple: true },
@@ -206,7 +218,25 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     throw new RoleConfigError("--log-level must be debug, info, warn or error");
   if (o["nat-addr"] !== undefined && !/^[^:]+:\d+$/.test(o["nat-addr"]))
     throw new RoleConfigError(`--nat-addr must be HOST:PORT, got "${o["nat-addr"]}"`);
+  let protocol: ProtocolVersion;
+  try {
+    protocol = parseProtocolVersion(o.protocol ?? file.protocol);
+  } catch (e) {
+    if (!(e instanceof UnknownProtocolVersionError)) throw e;
+    throw new RoleConfigError(
+      `${o.protocol !== undefined ? "--protocol" : `--contracts ${o.contracts}`}: ${e.message}`,
+      {
+        cause: e,
+      },
+    );
+  }
+  if (o.protocol !== undefined && file.protocol !== undefined && file.protocol !== o.protocol)
+    throw new RoleConfigError(
+      `--protocol ${o.protocol} contradicts the --contracts file, whose contracts are "protocol": "${file.protocol}"`,
+    );
   const amount = o["autodeposit-amount"];
+  if (amount !== undefined && protocol !== "v1.1")
+    throw new RoleConfigError(`--autodeposit-amount deposits per window, which protocol ${protocol} does not have`);
   if (amount !== undefined && !/^\d+$/.test(amount))
     throw new RoleConfigError(`--autodeposit-amount must be wei (digits), got "${amount}"`);
   if (amount !== undefined && o["no-autodeposit"])
@@ -227,6 +257,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     settlementRpcUrl,
     l1RpcUrl: o["l1-rpc-url"] ?? file.l1RpcUrl,
     contracts: file.contracts,
+    protocol,
     validatorOptInRouter: file.router,
     dataDir: o["data-dir"] ?? "",
     bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000, 30_000),

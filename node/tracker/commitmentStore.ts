@@ -29,6 +29,7 @@ interface Row {
   details: string;
   payment: string;
   refund: string;
+  bid_options: string;
 }
 
 function toRecord(r: Row): CommitmentRecord {
@@ -57,6 +58,8 @@ function toRecord(r: Row): CommitmentRecord {
     details: r.details,
     payment: r.payment,
     refund: r.refund,
+    // Only a bid with options has the field, as the record was made (v1.1's never have it).
+    ...(r.bid_options ? { bidOptions: r.bid_options } : {}),
   };
 }
 
@@ -108,12 +111,16 @@ export class CommitmentStore {
     );
     // Rows are numbered with MAX(seq) + 1: without this index every insert scans the table.
     store.migrate("commitments-2-seq-index", "CREATE INDEX commitments_by_seq ON commitments (seq)");
+    store.migrate(
+      "commitments-3-bid-options",
+      "ALTER TABLE commitments ADD COLUMN bid_options TEXT NOT NULL DEFAULT ''",
+    );
     this.insertQ = store.db.query(
       `INSERT OR IGNORE INTO commitments (digest, commitment_index, commitment_signature, bid_digest, bid_signature, bidder,
          provider, txn_hash, reverting_tx_hashes, raw_transactions, bid_amount, bid_amount_sort, block_number, decay_start,
          decay_end, dispatch_timestamp, slash_amount, bidder_pk_x, bidder_pk_y, shared_x, shared_y, status, details, payment,
-         refund, seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+         refund, bid_options, seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
          (SELECT COALESCE(MAX(seq), 0) + 1 FROM commitments))`,
     );
     this.journal =
@@ -156,6 +163,7 @@ export class CommitmentStore {
       r.details,
       r.payment,
       r.refund,
+      r.bidOptions ?? "",
     );
   }
 

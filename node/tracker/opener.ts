@@ -1,7 +1,9 @@
 import type { Address } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
 import { preconfManagerAbi } from "../chain/contracts.ts";
+import { preconfManagerV12Abi } from "../chain/contractsV12.ts";
 import { transact } from "../chain/transact.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { bidderZkProofArray, proveOpening, zkProofArray } from "../protocol/zkProof.ts";
 import type { CommitmentRecord } from "./record.ts";
 
@@ -10,7 +12,8 @@ export type OpenerRole = { role: "provider"; nikeSecret: bigint } | { role: "bid
 
 /**
  * Sends PreconfManager.openCommitment for a stored commitment (crypto-contracts §3.2): the bid's fields in clear,
- * the bid signature, and the zkProof words [providerPk, bidderPk, shared key, c, z].
+ * the bid signature, and the zkProof words [providerPk, bidderPk, shared key, c, z]; in protocol v1.2 also the bid's
+ * options (raw proto bytes), which the contract hashes into the bid digest and stores with the commitment.
  */
 export async function openCommitment(
   c: ChainClients,
@@ -18,6 +21,7 @@ export async function openCommitment(
   r: CommitmentRecord,
   who: OpenerRole,
   corrupt = false,
+  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
 ): Promise<void> {
   const bidderPk = { x: r.bidderPkX, y: r.bidderPkY };
   const zkProof =
@@ -26,28 +30,29 @@ export async function openCommitment(
           proveOpening({ providerSecret: who.nikeSecret, bidderPublicKey: bidderPk, chainId: BigInt(c.chain.id) }),
         )
       : bidderZkProofArray(bidderPk, { x: r.sharedX, y: r.sharedY });
+  const params = {
+    unopenedCommitmentIndex: `0x${r.commitmentIndex}`,
+    // `corrupt` (fault injection) changes the bid amount: the chain rejects the opening for real.
+    bidAmt: corrupt ? r.bidAmount + 1n : r.bidAmount,
+    slashAmt: r.slashAmount,
+    blockNumber: r.blockNumber,
+    decayStartTimeStamp: r.decayStart,
+    decayEndTimeStamp: r.decayEnd,
+    txnHash: r.txnHash,
+    revertingTxHashes: r.revertingTxHashes,
+    bidSignature: `0x${r.bidSignature}`,
+    zkProof,
+  };
   await transact(
     c,
-    {
-      address: preconfManager,
-      abi: preconfManagerAbi,
-      functionName: "openCommitment",
-      args: [
-        {
-          unopenedCommitmentIndex: `0x${r.commitmentIndex}`,
-          // `corrupt` (fault injection) changes the bid amount: the chain rejects the opening for real.
-          bidAmt: corrupt ? r.bidAmount + 1n : r.bidAmount,
-          slashAmt: r.slashAmount,
-          blockNumber: r.blockNumber,
-          decayStartTimeStamp: r.decayStart,
-          decayEndTimeStamp: r.decayEnd,
-          txnHash: r.txnHash,
-          revertingTxHashes: r.revertingTxHashes,
-          bidSignature: `0x${r.bidSignature}`,
-          zkProof,
-        },
-      ],
-    },
+    version === "v1.2"
+      ? {
+          address: preconfManager,
+          abi: preconfManagerV12Abi,
+          functionName: "openCommitment",
+          args: [{ ...params, bidOptions: `0x${r.bidOptions ?? ""}` }],
+        }
+      : { address: preconfManager, abi: preconfManagerAbi, functionName: "openCommitment", args: [params] },
     "opening commitment",
   );
 }

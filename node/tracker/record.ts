@@ -29,6 +29,16 @@ export interface CommitmentRecord {
   details: string;
   payment: string;
   refund: string;
+  /** The bid's options as raw proto bytes, hex without 0x (absent or "" = none; protocol v1.2 opens with them). */
+  bidOptions?: string;
+}
+
+/**
+ * The raw bid options of a domain bid (protocol v1.2's `bidOptions`, absent in v1.1): read structurally, so that this
+ * file does not depend on when the domain types gained the field.
+ */
+function bidOptionsOf(bid: object): Uint8Array | undefined {
+  return (bid as { bidOptions?: Uint8Array }).bidOptions;
 }
 
 /** The stored form of a commitment (hex without 0x, lower case). */
@@ -59,5 +69,6 @@ export function toRecord(c: Commitment, bidder: Address, status: CommitmentStatu
     details: "",
     payment: "",
     refund: "",
+    ...(bidOptionsOf(b.bid)?.length ? { bidOptions: bytesToHex(bidOptionsOf(b.bid)!) } : {}),
   };
 }

@@ -1,8 +1,10 @@
 import type { Address } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
-import { blockTrackerAbi, preconfManagerAbi } from "../chain/contracts.ts";
+import { blockTrackerAbi } from "../chain/contracts.ts";
 import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
+import { protocolAbis } from "../chain/protocolContracts.ts";
 import { UnavailableError } from "../protocol/grpcCodes.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { logger } from "../util/log.ts";
 import { SerialQueue } from "../util/serial.ts";
 import type { CommitmentStore } from "./commitmentStore.ts";
@@ -26,6 +28,8 @@ export interface TrackerOptions {
   blockTracker: Address;
   commitments: CommitmentStore;
   events: EventPoller;
+  /** The protocol of the contracts (default v1.1): what the open carries and which refund event the bidder follows. */
+  version?: ProtocolVersion;
   /** Called when an open transaction of this node failed (notifications). */
   onOpenFailed?: (commitmentDigest: string, txnHash: string, error: string) => void;
 }
@@ -61,7 +65,14 @@ export class CommitmentTracker {
       e.on("FundsRewarded", (ev) => this.onRewarded(ev)),
       e.on("NewL1Block", (ev) => this.onNewL1Block(ev)),
     );
-    if (o.role.role === "bidder") this.off.push(e.on("FundsRetrieved", (ev) => this.onRetrieved(ev)));
+    // The bidder's money back: v1.1 retrieves the unused bid from the window deposit; v1.2 sends the whole bid back
+    // to the bidder's account on a slash (FundsUnlocked).
+    const refund = this.version === "v1.2" ? "FundsUnlocked" : "FundsRetrieved";
+    if (o.role.role === "bidder") this.off.push(e.on(refund, (ev) => this.onRetrieved(ev)));
+  }
+
+  private get version(): ProtocolVersion {
+    return this.o.version ?? DEFAULT_PROTOCOL_VERSION;
   }
 
   /** Retries opens every `ms` (a store transaction may be mined after its block's winner was recorded). */
@@ -150,7 +161,7 @@ export class CommitmentTracker {
     try {
       const corrupt = this.failNextOpen;
       this.failNextOpen = false;
-      await openCommitment(this.o.settlement, this.o.preconfManager, r, this.o.role, corrupt);
+      await openCommitment(this.o.settlement, this.o.preconfManager, r, this.o.role, corrupt, this.version);
       this.o.commitments.setStatus(r.digest, "opened", `opened by ${this.o.role.role}`);
     } catch (e) {
       const msg = (e as Error).message.replace(/^waiting for receipt: /, "");
@@ -175,6 +186,7 @@ export class CommitmentTracker {
    */
   async reconcile(restore: (r: CommitmentRecord) => void): Promise<void> {
     const pc = this.o.settlement.publicClient;
+    const preconfManagerAbi = protocolAbis(this.version).preconfManager;
     for (const r of this.o.commitments.unfinished()) {
       const idx = `0x${r.commitmentIndex}` as const;
       const [unopened, opened] = await Promise.all([
@@ -189,9 +201,10 @@ export class CommitmentTracker {
           abi: preconfManagerAbi,
           functionName: "getCommitment",
           args: [idx],
-        }),
+        }) as Promise<{ committer: string }>,
       ]);
-      const onChainStored = unopened.committer !== "0x0000000000000000000000000000000000000000";
+      const onChainStored =
+        (unopened as { committer: string }).committer !== "0x0000000000000000000000000000000000000000";
       const onChainOpened = opened.committer !== "0x0000000000000000000000000000000000000000";
       // A failure recorded only because the chain could not be reached was no failure of the commitment's.
       const unreached = r.status === "failed" && UNREACHED.test(r.details);

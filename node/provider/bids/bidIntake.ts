@@ -9,8 +9,8 @@ import { Ahead } from "../../util/ahead.ts";
 import { markBid } from "../../util/bidTrace.ts";
 import { logger } from "../../util/log.ts";
 import { afterThisTurnsWrites } from "../../util/queuedWrites.ts";
+import type { BidderBalanceCheck } from "./balanceCheck.ts";
 import type { BidDispatcher } from "./bidDispatcher.ts";
-import type { DepositManager } from "./depositManager.ts";
 
 export interface BidIntakeOptions {
   privateKey: `0x${string}`;
@@ -18,7 +18,7 @@ export interface BidIntakeOptions {
   address: Address;
   nikeSecret: bigint;
   domains: ProtocolDomains;
-  deposits: DepositManager;
+  deposits: BidderBalanceCheck;
   dispatcher: BidDispatcher;
   decisionTimeoutMs: number;
   /** Where bids are verified and commitments signed (default: this thread). */

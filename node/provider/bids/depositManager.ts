@@ -3,16 +3,17 @@ import { bidderRegistryAbi } from "../../chain/contracts.ts";
 import type { EventPoller } from "../../chain/eventPoller.ts";
 import { FailedPreconditionError, InternalError } from "../../protocol/grpcCodes.ts";
 import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../protocol/windows.ts";
+import type { BidderBalanceCheck } from "./balanceCheck.ts";
 
 /**
- * The provider's off-chain mirror of a bidder's per-block allowance (BidderRegistry's maxBidPerBlock): for each
+ * Protocol v1.1's balance check. The provider's off-chain mirror of a bidder's per-block allowance (BidderRegistry's maxBidPerBlock): for each
  * (bidder, window) the deposit / 10, and for each (bidder, block) what accepted bids reserved. A bid is checked
  * and reserved before the provider application sees it, and released when it is not committed.
  * The window deposit is read from the chain on first use and refreshed from BidderRegistered events; NewWindow
  * drops closed windows. (Upstream's first check of a block uses the whole deposit; we always use deposit / 10:
  * docs/divergences.md.)
  */
-export class DepositManager {
+export class DepositManager implements BidderBalanceCheck {
   private readonly perWindow = new Map<string, bigint>();
   private readonly used = new Map<string, bigint>();
 

@@ -1,0 +1,79 @@
+/**
+ * The settlement-chain contracts of each protocol version: their ABIs and how to deploy them. v1.1's
+ * (contracts.ts, deploy.ts) keep window deposits; v1.2's (contractsV12.ts, deployV12.ts) have deposits per (bidder,
+ * provider), the EIP-7702 deposit manager, bid options in the opened commitment and a BlockTracker without windows.
+ *
+ * Calls whose ABI is the same in both versions (storeUnopenedCommitment, getUnopenedCommitment, getBlockWinner,
+ * recordL1Block, processBuilderCommitmentForBlockNumber, the provider registry's) keep v1.1's typed ABI wherever they
+ * are made; what differs is chosen here by version.
+ */
+import type { Abi, Address } from "viem";
+import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import {
+  bidderRegistryAbi,
+  blockTrackerAbi,
+  type ContractAddresses,
+  oracleAbi,
+  preconfManagerAbi,
+  providerRegistryAbi,
+} from "./contracts.ts";
+import {
+  bidderRegistryV12Abi,
+  blockTrackerV12Abi,
+  oracleV12Abi,
+  preconfManagerV12Abi,
+  providerRegistryV12Abi,
+} from "./contractsV12.ts";
+import { type DeployParams, deployContracts } from "./deploy.ts";
+import { type DeployV12Params, deployV12Contracts } from "./deployV12.ts";
+
+/** A deployment's addresses; v1.2's add the deposit manager that bidder accounts delegate to. */
+export interface ProtocolContractAddresses extends ContractAddresses {
+  /** v1.2 only: the DepositManager implementation (BidderRegistry.depositManagerImpl). */
+  depositManager?: Address;
+}
+
+/** The ABIs of one version's five protocol contracts, keyed like `ContractAddresses`. */
+export type ProtocolAbis = Readonly<Record<keyof ContractAddresses, Abi>>;
+
+const ABIS_OF: Readonly<Record<ProtocolVersion, ProtocolAbis>> = {
+  "v1.1": {
+    blockTracker: blockTrackerAbi,
+    bidderRegistry: bidderRegistryAbi,
+    providerRegistry: providerRegistryAbi,
+    preconfManager: preconfManagerAbi,
+    oracle: oracleAbi,
+  },
+  "v1.2": {
+    blockTracker: blockTrackerV12Abi,
+    bidderRegistry: bidderRegistryV12Abi,
+    providerRegistry: providerRegistryV12Abi,
+    preconfManager: preconfManagerV12Abi,
+    oracle: oracleV12Abi,
+  },
+};
+
+export function protocolAbis(version: ProtocolVersion): ProtocolAbis {
+  return ABIS_OF[version];
+}
+
+/** Whether BlockTracker counts 10-block windows (v1.1) or not (v1.2). */
+export function hasWindows(version: ProtocolVersion): boolean {
+  return version === "v1.1";
+}
+
+export interface DeployProtocolOptions {
+  version: ProtocolVersion;
+  rpcUrl: string;
+  chainId: number;
+  owner: `0x${string}`;
+  oracle: Address;
+  /** v1.1's parameters; v1.2 adds the bidder withdrawal period and the deposit manager's minimum balance. */
+  params?: Partial<DeployV12Params> & Partial<DeployParams>;
+}
+
+/** Deploys and wires one version's contracts (v1.2's end with BidderRegistry.setDepositManagerImpl). */
+export function deployProtocolContracts(opts: DeployProtocolOptions): Promise<ProtocolContractAddresses> {
+  const { version, ...rest } = opts;
+  return version === "v1.2" ? deployV12Contracts(rest) : deployContracts(rest);
+}
