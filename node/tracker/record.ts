@@ -33,14 +33,6 @@ export interface CommitmentRecord {
   bidOptions?: string;
 }
 
-/**
- * The raw bid options of a domain bid (protocol v1.2's `bidOptions`, absent in v1.1): read structurally, so that this
- * file does not depend on when the domain types gained the field.
- */
-function bidOptionsOf(bid: object): Uint8Array | undefined {
-  return (bid as { bidOptions?: Uint8Array }).bidOptions;
-}
-
 /** The stored form of a commitment (hex without 0x, lower case). */
 export function toRecord(c: Commitment, bidder: Address, status: CommitmentStatus): CommitmentRecord {
   const b = c.signedBid;
@@ -69,6 +61,6 @@ export function toRecord(c: Commitment, bidder: Address, status: CommitmentStatu
     details: "",
     payment: "",
     refund: "",
-    ...(bidOptionsOf(b.bid)?.length ? { bidOptions: bytesToHex(bidOptionsOf(b.bid)!) } : {}),
+    ...(b.bid.bidOptions?.length ? { bidOptions: bytesToHex(b.bid.bidOptions) } : {}),
   };
 }
