@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# Builds upstream's mev-commit node at tag v1.2.5 and runs it (a bootnode, providers, a bidder) against a running
+# `--protocol v1.2 --no-nodes` devnet. docs/conformance.md §10 explains every step. Upstream's code is BSL-1.1: it
+# is built outside this repository and nothing of it is copied here.
+#
+#   scripts/upstream-v125.sh build --src DIR --bin FILE [--repo GIT_DIR_OR_URL]
+#   scripts/upstream-v125.sh start --target FILE --run-dir DIR --port-base N --bin FILE [--providers 1|2]
+#   scripts/upstream-v125.sh demo  --run-dir DIR      one deposit per provider, one bid, its commitments opened
+#   scripts/upstream-v125.sh stop  --run-dir DIR
+#
+# `start` writes DIR/target.json (the devnet's target plus the nodes) for the conformance suite.
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PATH="$REPO_ROOT/node_modules/.bin:$PATH"
+TAG=v1.2.5
+BIDDER_ACCOUNT=2
+PROVIDER_ACCOUNTS=(3 4)
+BOOTNODE_ACCOUNT=16
+STAKE_WEI=20000000000000000000
+DEPOSIT_WEI=1000000000000000000
+
+die() {
+  echo "error: $*" >&2
+  exit 1
+}
+log() { echo "[upstream-v125] $*" >&2; }
+
+cmd="${1:-}"
+[ -n "$cmd" ] || die "usage: $0 build|start|demo|stop [options] (see the header of this script)"
+shift
+src="" bin="" repo="https://github.com/primev/mev-commit" target="" run="" base="" providers=2
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --src) src="$2" ;;
+  --bin) bin="$2" ;;
+  --repo) repo="$2" ;;
+  --target) target="$2" ;;
+  --run-dir) run="$2" ;;
+  --port-base) base="$2" ;;
+  --providers) providers="$2" ;;
+  *) die "unknown option $1" ;;
+  esac
+  shift 2 || die "option $1 needs a value"
+done
+
+# A JSON field of a file: json FILE '.contracts.bidderRegistry'
+json() { bun -e "const v = JSON.parse(require('fs').readFileSync('$1', 'utf8'))$2; console.log(typeof v === 'object' ? JSON.stringify(v) : v)"; }
+
+# Waits until URL answers HTTP (any status), up to $2 seconds.
+wait_http() {
+  for _ in $(seq 1 "$(($2 * 2))"); do
+    curl -s -o /dev/null -m 2 "$1" && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
+# A dev account of Anvil's default mnemonic: "address key" (key as 64 hex digits, no 0x, as --priv-key-file wants).
+account() {
+  (cd "$REPO_ROOT" && bun -e "import { devAccount } from './node/chain/accounts.ts'; const a = devAccount($1); console.log(a.address, a.privateKey.slice(2))")
+}
+
+build() {
+  [ -n "$src" ] && [ -n "$bin" ] || die "build needs --src DIR (where the tag is unpacked) and --bin FILE"
+  command -v go >/dev/null || die "Go 1.23+ is needed on PATH"
+  if [ ! -d "$src/p2p" ]; then
+    mkdir -p "$src"
+    if [ -d "$repo" ] && git --git-dir="$repo" rev-parse --verify -q "$TAG" >/dev/null; then
+      git --git-dir="$repo" archive "$TAG" | tar -x -C "$src"
+    else
+      git clone --depth 1 --branch "$TAG" "$repo" "$src"
+    fi
+  fi
+  mkdir -p "$(dirname "$bin")"
+  (cd "$src/p2p" && GOFLAGS=-buildvcs=false go build -o "$bin" ./cmd)
+  log "built $bin"
+}
+
+# start_node NAME PEER_TYPE ACCOUNT P2P_PORT [extra flags...]: HTTP is P2P+1, gRPC P2P+2; pid in $run/NAME.pid.
+start_node() {
+  local name=$1 type=$2 acct=$3 p2p=$4
+  shift 4
+  local c="$target"
+  account "$acct" | cut -d' ' -f2 >"$run/$name.key"
+  mkdir -p "$run/$name"
+  "$bin" --peer-type "$type" --priv-key-file "$run/$name.key" --data-dir "$run/$name/db" \
+    --http-port $((p2p + 1)) --rpc-port $((p2p + 2)) --p2p-port "$p2p" --p2p-addr 127.0.0.1 \
+    --nat-addr 127.0.0.1 --nat-port "$p2p" --secret devnet-secret \
+    --settlement-rpc-endpoint "$(json "$c" .settlementRpcUrl)" --l1-rpc-url "$(json "$c" .l1RpcUrl)" \
+    --beacon-api-url "$(json "$c" .beaconUrl)" \
+    --block-tracker-contract "$(json "$c" .contracts.blockTracker)" \
+    --bidder-registry-contract "$(json "$c" .contracts.bidderRegistry)" \
+    --provider-registry-contract "$(json "$c" .contracts.providerRegistry)" \
+    --preconf-contract "$(json "$c" .contracts.preconfManager)" --oracle-contract "$(json "$c" .contracts.oracle)" \
+    --validator-router-contract "$(json "$c" .validatorOptInRouter)" \
+    --slot-duration 12s --laggard-mode 0 --bidder-bid-timeout 5s --provider-decision-timeout 3s \
+    "$@" >>"$run/$name.log" 2>&1 &
+  echo $! >"$run/$name.pid"
+  wait_http "http://127.0.0.1:$((p2p + 1))/health" 60 || die "$name did not answer on its HTTP port (log: $run/$name.log)"
+}
+
+stop_pid() {
+  local f="$run/$1.pid"
+  [ -f "$f" ] || return 0
+  local pid
+  pid=$(cat "$f")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 20); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.25
+  done
+  rm -f "$f"
+}
+
+key_exchanges() { grep -c 'successfully processed timestamp message' "$run/p$1.log" 2>/dev/null || true; }
+
+start() {
+  [ -n "$target" ] && [ -n "$run" ] && [ -n "$base" ] && [ -n "$bin" ] ||
+    die "start needs --target FILE --run-dir DIR --port-base N --bin FILE"
+  [ -x "$bin" ] || die "no binary at $bin (run build first)"
+  [ "$(json "$target" .protocol)" = v1.2 ] || die "$target is not a v1.2 devnet's (start it with --protocol v1.2 --no-nodes)"
+  mkdir -p "$run"
+  target=$(cd "$(dirname "$target")" && pwd)/$(basename "$target")
+  run=$(cd "$run" && pwd)
+  local control
+  control=$(json "$target" .controlUrl)
+
+  log "mining two L1 blocks (the validator registry's deployment, then a block the oracle can record)"
+  curl -sf -X POST "$control/sim/v1/mine" -H 'content-type: application/json' -d '{"blocks":2}' >/dev/null
+
+  log "bootnode"
+  start_node boot bootnode "$BOOTNODE_ACCOUNT" "$base"
+  local peer
+  peer=$(curl -s "http://127.0.0.1:$((base + 1))/v1/debug/topology" | bun -e 'console.log(JSON.parse(await Bun.stdin.text()).topology.self.Underlay)')
+  local bootnodes="/ip4/127.0.0.1/tcp/$base/p2p/$peer"
+
+  for i in $(seq 1 "$providers"); do
+    local p2p=$((base + 10 * i)) acct=${PROVIDER_ACCOUNTS[$((i - 1))]}
+    log "provider $i alone, staking through its own API"
+    start_node "p$i" provider "$acct" "$p2p"
+    local stake
+    stake=$(curl -s "http://127.0.0.1:$((p2p + 1))/v1/provider/get_stake" | bun -e 'console.log(JSON.parse(await Bun.stdin.text()).amount ?? "0")')
+    if [ "$stake" = 0 ]; then
+      local bls sig
+      bls=0x$(openssl rand -hex 48)
+      sig=0x$(openssl rand -hex 96)
+      curl -sf -m 30 -X POST "http://127.0.0.1:$((p2p + 1))/v1/provider/stake/$STAKE_WEI?bls_public_keys=$bls&bls_signatures=$sig" >/dev/null ||
+        die "provider $i: stake failed (log: $run/p$i.log)"
+    fi
+    stop_pid "p$i"
+    log "provider $i with the bootnode, and an accept-all provider application"
+    start_node "p$i" provider "$acct" "$p2p" --bootnodes "$bootnodes"
+    cat >"$run/accept-all.ts" <<EOF
+import { acceptAll } from "$REPO_ROOT/node/providerApp/policies.ts";
+import { agentLog, ProviderAgent } from "$REPO_ROOT/node/providerApp/providerAgent.ts";
+import { logger } from "$REPO_ROOT/node/util/log.ts";
+const agent = new ProviderAgent(process.argv[2], acceptAll(), { log: agentLog(logger("accept-all")) });
+await agent.start();
+process.on("SIGTERM", async () => { await agent.stop(); process.exit(0); });
+EOF
+    bun "$run/accept-all.ts" "http://127.0.0.1:$((p2p + 1))" >>"$run/app$i.log" 2>&1 &
+    echo $! >"$run/app$i.pid"
+  done
+
+  local before=()
+  for i in $(seq 1 "$providers"); do before[i]=$(key_exchanges "$i"); done
+  for attempt in 1 2 3 4; do
+    log "bidder (attempt $attempt): waiting for every provider to log its AES key"
+    sleep 3
+    start_node bidder bidder "$BIDDER_ACCOUNT" $((base + 90)) --bootnodes "$bootnodes"
+    local ok=1
+    for _ in $(seq 1 30); do
+      ok=1
+      for i in $(seq 1 "$providers"); do [ "$(key_exchanges "$i")" -gt "${before[i]}" ] || ok=0; done
+      [ $ok = 1 ] && break
+      sleep 0.5
+    done
+    [ $ok = 1 ] && break
+    stop_pid bidder
+  done
+  [ $ok = 1 ] || die "a provider never received the bidder's AES key (logs in $run)"
+
+  local provider_urls="" provider_rpcs="" provider_addrs=""
+  for i in $(seq 1 "$providers"); do
+    local p2p=$((base + 10 * i))
+    provider_urls+="\"http://127.0.0.1:$((p2p + 1))\","
+    provider_rpcs+="\"127.0.0.1:$((p2p + 2))\","
+    provider_addrs+="\"$(account "${PROVIDER_ACCOUNTS[$((i - 1))]}" | cut -d' ' -f1)\","
+  done
+  bun -e "
+    const t = JSON.parse(require('fs').readFileSync('$target', 'utf8'));
+    Object.assign(t, {
+      name: 'upstream mev-commit $TAG (--no-nodes devnet)', version: '$TAG',
+      bidderUrl: 'http://127.0.0.1:$((base + 91))', bidderRpcUrl: '127.0.0.1:$((base + 92))',
+      bidderAddress: '$(account $BIDDER_ACCOUNT | cut -d' ' -f1)',
+      providerUrls: [${provider_urls%,}], providerRpcUrls: [${provider_rpcs%,}], providerAddresses: [${provider_addrs%,}],
+      bidTimeoutMs: 5000, decisionTimeoutMs: 3000,
+      capabilities: [...new Set([...(t.capabilities ?? []), 'grpc'])],
+    });
+    require('fs').writeFileSync('$run/target.json', JSON.stringify(t, null, 2) + '\n');"
+  echo "$target" >"$run/devnet-target"
+  log "up: bidder http://127.0.0.1:$((base + 91)), providers ${provider_urls%,}; target file $run/target.json"
+}
+
+demo() {
+  [ -n "$run" ] && [ -f "$run/target.json" ] || die "demo needs --run-dir DIR of a started network"
+  local t="$run/target.json" bidder
+  bidder=$(json "$t" .bidderUrl)
+  local addrs
+  addrs=$(json "$t" '.providerAddresses.join(" ")')
+  for p in $addrs; do
+    log "deposit $DEPOSIT_WEI wei for provider $p"
+    curl -sf -X POST "$bidder/v1/bidder/deposit/$DEPOSIT_WEI?provider=$p" >/dev/null || die "deposit failed"
+  done
+  sleep 3
+  curl -s "$bidder/v1/bidder/get_all_deposits"
+  echo
+  local head now block
+  head=$(curl -s -X POST "$(json "$t" .l1RpcUrl)" -H 'content-type: application/json' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' | bun -e 'console.log(Number(JSON.parse(await Bun.stdin.text()).result))')
+  block=$((head + 1))
+  now=$(($(date +%s) * 1000))
+  log "bid for L1 block $block"
+  curl -s -m 20 -X POST "$bidder/v1/bidder/bid" -d "{\"txHashes\":[\"$(openssl rand -hex 32)\"],\"amount\":\"100000000000000000\",
+    \"blockNumber\":$block,\"decayStartTimestamp\":$now,\"decayEndTimestamp\":$((now + 60000)),
+    \"bidOptions\":{\"options\":[{\"positionConstraint\":{\"anchor\":\"ANCHOR_TOP\",\"basis\":\"BASIS_ABSOLUTE\",\"value\":1}}]}}"
+  echo
+  sleep 3
+  # The oracle records a block once the next one is mined: mine both.
+  log "mining L1 blocks $block and $((block + 1)); the oracle records the winner, who opens, then the oracle settles"
+  curl -sf -X POST "$(json "$t" .controlUrl)/sim/v1/mine" -H 'content-type: application/json' -d '{"blocks":2}' >/dev/null
+  local last=""
+  for _ in $(seq 1 60); do
+    local st
+    st=$(curl -s "$bidder/v1/bidder/get_bid_info?block_number=$block" | bun -e "
+      const r = JSON.parse(await Bun.stdin.text());
+      const cs = (r.blockBidInfo ?? []).flatMap((b) => b.bids.flatMap((x) => x.commitments));
+      console.log(cs.map((c) => c.providerAddress.slice(0, 8) + ':' + c.status).join(' '))")
+    [ "$st" = "$last" ] || echo "  $st"
+    last=$st
+    case "$st" in *settled* | *slashed*) return 0 ;; esac
+    sleep 2
+  done
+  die "no commitment of block $block was settled"
+}
+
+stop() {
+  [ -n "$run" ] || die "stop needs --run-dir DIR"
+  for f in "$run"/*.pid; do
+    [ -e "$f" ] || continue
+    stop_pid "$(basename "$f" .pid)"
+  done
+  log "stopped"
+}
+
+case "$cmd" in
+build) build ;;
+start) start ;;
+demo) demo ;;
+stop) stop ;;
+*) die "unknown command $cmd (build|start|demo|stop)" ;;
+esac
