@@ -21,6 +21,14 @@ import {
   type WalletClient,
 } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import {
+  bidderRegistryV12Abi,
+  blockTrackerV12Abi,
+  depositManagerV12Abi,
+  oracleV12Abi,
+  preconfManagerV12Abi,
+  providerRegistryV12Abi,
+} from "./contractsV12.ts";
 
 type AbiError = Extract<Abi[number], { type: "error" }>;
 
@@ -439,10 +447,20 @@ export function getContracts(addresses: ContractAddresses, clients: Clients): Co
 
 // ------------------------------------------------------------------------------------------- revert decoding
 
+const V12_ABIS = [
+  blockTrackerV12Abi,
+  providerRegistryV12Abi,
+  bidderRegistryV12Abi,
+  preconfManagerV12Abi,
+  oracleV12Abi,
+  depositManagerV12Abi,
+];
+
 /** Every custom error any of our contracts can raise (a revert bubbles up through nested calls). */
 export const ALL_ERRORS_ABI: readonly AbiError[] = (() => {
   const seen = new Map<string, AbiError>();
-  for (const abi of Object.values(ABIS) as Abi[]) {
+  // The v1.2 contracts' errors too: a node of either protocol version decodes its reverts here.
+  for (const abi of [...Object.values(ABIS), ...V12_ABIS] as Abi[]) {
     for (const item of abi) {
       if (item.type !== "error") continue;
       const key = `${item.name}(${item.inputs.map((i) => i.type).join(",")})`;
