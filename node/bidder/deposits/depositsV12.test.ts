@@ -168,6 +168,14 @@ describe("validation: upstream's texts and codes over both transports", () => {
       expect({ code: e.code, details: e.details }).toEqual({ code: c.code, details: c.message });
     });
 
+  test("the OpenAPI document lists the v1.2 deposit routes and none of the window routes", async () => {
+    const doc = (await (await fetch(`${node.url}/swagger/json`)).json()) as { paths: Record<string, unknown> };
+    const paths = Object.keys(doc.paths);
+    for (const p of ["deposit_evenly", "enable_deposit_manager", "set_target_deposits", "request_withdrawals"])
+      expect(paths).toContain(`/v1/bidder/${p}`);
+    expect(paths.filter((p) => /auto_deposit|withdraw_from_windows/.test(p))).toEqual([]);
+  });
+
   test("the window calls of v1.1 are not served", async () => {
     expect((await http("GET", "/v1/bidder/auto_deposit_status")).status).toBe(404);
     const v11 = new GrpcClient(v11Pb.Bidder, node.rpcUrl);
