@@ -1,5 +1,4 @@
 import { type Address, concat, getAddress, type Hex, keccak256, parseEventLogs, zeroAddress } from "viem";
-import { MevCommitError } from "../../../lib/errors.ts";
 import { chainReadError, sendTransactionError } from "../../chain/chainErrors.ts";
 import type { ChainClients } from "../../chain/clients.ts";
 import { depositManagerV12Abi } from "../../chain/contractsV12.ts";
@@ -15,9 +14,6 @@ export interface TargetDeposit {
   provider: Address;
   amount: bigint;
 }
-
-/** The account's code is neither empty nor a delegation to the deposit manager (upstream: Internal). */
-export class UnexpectedAccountCodeError extends MevCommitError {}
 
 /**
  * The bidder's deposit manager (upstream-head-delta §2.3, §3.1): the bidder's own EOA delegates to the DepositManager

@@ -1,4 +1,4 @@
-import { type Address, getAddress, parseEventLogs, zeroAddress } from "viem";
+import { type Address, getAddress, parseEventLogs } from "viem";
 import { chainReadError } from "../../chain/chainErrors.ts";
 import type { ChainClients } from "../../chain/clients.ts";
 import type { ContractAddresses } from "../../chain/contracts.ts";
@@ -191,5 +191,3 @@ export class ProviderDepositsRegistry {
     });
   }
 }
-
-export const isZeroAddress = (a: Address): boolean => a.toLowerCase() === zeroAddress;

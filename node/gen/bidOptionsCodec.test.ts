@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { decodeBidOptions, encodeBidOptions } from "./bidOptionsCodec.ts";
-import { bytesToHex, hexToBytes } from "./bytes.ts";
+import { bytesToHex, hexToBytes } from "../protocol/bytes.ts";
 
 /** BidOptions{options:[BidOption{position_constraint:{anchor:TOP(1), basis:PERCENTILE(1), value:10}}]}, by hand:
  * 0a 08 (options, 8 bytes) 0a 06 (position_constraint, 6 bytes) 08 01 (anchor) 10 01 (basis) 18 0a (value). */
