@@ -1,14 +1,16 @@
 import type { Address, Chain, Hex } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 import { type ChainClients, chainClients } from "../chain/clients.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
+import { txPipelineFor } from "../chain/txPipeline.ts";
 import { processCrypto } from "../crypto/cryptoPool.ts";
 import type { Network } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
 import { BidderService } from "../services/bidderService.ts";
 import { DebugService } from "../services/debugService.ts";
@@ -22,16 +24,26 @@ import { KillSwitch } from "../util/killSwitch.ts";
 import { BidSender } from "./bids/bidSender.ts";
 import type { BidOutcomeSink } from "./bids/outcomeSink.ts";
 import { AutoDepositor } from "./deposits/autoDepositor.ts";
+import type { BidderDeposits } from "./deposits/bidderDeposits.ts";
+import { DepositManagerClient } from "./deposits/depositManager.ts";
 import { DepositService } from "./deposits/depositService.ts";
+import { DepositServiceV12 } from "./deposits/depositServiceV12.ts";
 import { DepositStore } from "./deposits/depositStore.ts";
+import { ProviderDepositsRegistry } from "./deposits/providerDepositsRegistry.ts";
 import { BidderRegistryClient } from "./deposits/registry.ts";
 import { claimSlashedFunds } from "./slashedFunds.ts";
+
+/** A v1.1 call (window deposits) on a node of protocol v1.2, or the other way round. */
+export class WrongProtocolVersionError extends MevCommitError {}
 
 export interface BidderNodeOptions {
   privateKey: Hex;
   settlementChain: Chain;
   contracts: ContractAddresses;
-  /** The protocol of the contracts: the events followed and what an open carries (default v1.1). */
+  /**
+   * The protocol version (default v1.1): the events followed, what an open carries, and the deposits (per window, or
+   * per provider with the deposit manager).
+   */
   protocol?: ProtocolVersion;
   storePath: string;
   bidTimeoutMs: number;
@@ -53,13 +65,17 @@ export class BidderNode {
   readonly store: NodeStore;
   readonly address: Address;
   readonly events: EventPoller;
-  readonly deposits: DepositService;
+  /** Window deposits (v1.1); a v1.2 node has `depositsV12` instead. */
+  private readonly windowDeposits: DepositService | undefined;
+  /** Deposits per provider and the deposit manager (v1.2). */
+  readonly depositsV12: DepositServiceV12 | undefined;
   readonly commitments: CommitmentStore;
   readonly sender: BidSender;
   readonly tracker: CommitmentTracker;
   readonly notifier = new Notifier();
   private readonly off: (() => void)[] = [];
-  private readonly autoDepositor: AutoDepositor;
+  /** What runs beside the deposit calls: v1.1's auto-deposit, or v1.2's check of the deposit manager at start. */
+  private readonly depositLife: BidderDeposits;
   /** The API services every transport serves. */
   readonly services: NodeServices;
   private served: NodeServer | undefined;
@@ -72,10 +88,20 @@ export class BidderNode {
     const c = options.contracts;
     const version = options.protocol ?? DEFAULT_PROTOCOL_VERSION;
     this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, version);
-    const registry = new BidderRegistryClient(this.settlement, c);
-    const depositStore = new DepositStore(this.store);
-    this.autoDepositor = new AutoDepositor(registry, depositStore, this.events);
-    this.deposits = new DepositService(registry, depositStore, this.autoDepositor);
+    if (profileOf(version).deposits === "provider") {
+      const pipeline = txPipelineFor(options.settlementChain, options.privateKey);
+      this.depositsV12 = new DepositServiceV12(
+        new ProviderDepositsRegistry(this.settlement, c),
+        new DepositManagerClient(this.settlement, () => pipeline.forgetNonce()),
+      );
+      this.depositLife = this.depositsV12;
+    } else {
+      const registry = new BidderRegistryClient(this.settlement, c);
+      const depositStore = new DepositStore(this.store);
+      const autoDepositor = new AutoDepositor(registry, depositStore, this.events);
+      this.windowDeposits = new DepositService(registry, depositStore, autoDepositor);
+      this.depositLife = autoDepositor;
+    }
     this.commitments = new CommitmentStore(this.store);
     this.sender = new BidSender({
       privateKey: options.privateKey,
@@ -103,11 +129,12 @@ export class BidderNode {
       address: this.address,
       bidder: new BidderService({
         sender: this.sender,
-        deposits: this.deposits,
+        deposits: this.windowDeposits,
         commitments: () => this.commitments,
         claimSlashedFunds: () => claimSlashedFunds(this.settlement, c.providerRegistry),
         acknowledging: () => this.afterAck.acknowledging(),
       }),
+      bidderDepositsV12: this.depositsV12,
       notifications: new NotificationsService(this.notifier),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "bidder"),
@@ -116,6 +143,13 @@ export class BidderNode {
       publishPeerEvents(this.notifier, options.network, this.address),
       publishRegistryEvents(this.notifier, this.events, this.settlement.publicClient, c.providerRegistry),
     );
+  }
+
+  /** Window deposits; only a node of protocol v1.1 has them. */
+  get deposits(): DepositService {
+    if (!this.windowDeposits)
+      throw new WrongProtocolVersionError("window deposits are protocol v1.1; this bidder node runs v1.2");
+    return this.windowDeposits;
   }
 
   get url(): string {
@@ -135,7 +169,7 @@ export class BidderNode {
     await this.tracker.reconcile(() => {});
     await this.events.start();
     this.tracker.start();
-    await this.autoDepositor.resume();
+    await this.depositLife.resume();
     this.served = await serveNode(
       this.services,
       { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen },
@@ -164,7 +198,7 @@ export class BidderNode {
     this.life.kill();
     this.events.stop();
     this.tracker.close();
-    this.autoDepositor.close();
+    this.depositLife.close();
     for (const f of this.off) f();
     this.served?.kill();
     this.served = undefined;
@@ -179,7 +213,7 @@ export class BidderNode {
     this.life.kill();
     this.events.stop();
     this.tracker.close();
-    this.autoDepositor.close();
+    this.depositLife.close();
     this.commitments.crash();
     this.store.close();
   });
@@ -189,7 +223,7 @@ export class BidderNode {
     this.events.stop();
     for (const f of this.off) f();
     this.tracker.close();
-    this.autoDepositor.close();
+    this.depositLife.close();
     await this.served?.stop();
     this.served = undefined;
     await this.tracker.drain();

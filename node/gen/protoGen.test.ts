@@ -28,13 +28,24 @@ test("node/gen/proto is up to date with proto/ (run `npm run proto` after editin
       // As buf.gen.yaml, into a temp dir.
       plugins: [{ local: "protoc-gen-es", strategy: "all", out, opt: ["target=ts", "import_extension=ts"] }],
     });
-    const bin = join(root, "node_modules", ".bin");
-    const r = Bun.spawnSync([join(bin, "buf"), "generate", "proto", "--template", template], {
-      cwd: root,
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    // As buf.gen.v1.2.yaml: the v1.2 node API, a module of its own, into v1.2/.
+    const templateV12 = JSON.stringify({
+      version: "v2",
+      plugins: [
+        { local: "protoc-gen-es", strategy: "all", out: join(out, "v1.2"), opt: ["target=ts", "import_extension=ts"] },
+      ],
     });
-    expect(r.stderr.toString()).toBe("");
-    expect(r.exitCode).toBe(0);
+    const bin = join(root, "node_modules", ".bin");
+    const generate = (args: string[]) => {
+      const r = Bun.spawnSync([join(bin, "buf"), "generate", ...args], {
+        cwd: root,
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      });
+      expect(r.stderr.toString()).toBe("");
+      expect(r.exitCode).toBe(0);
+    };
+    generate(["proto", "--exclude-path", "proto/v1.2", "--template", template]);
+    generate(["proto/v1.2", "--template", templateV12]);
     const fresh = files(out);
     const committed = files(join(root, "node", "gen", "proto"));
     expect([...committed.keys()].sort()).toEqual([...fresh.keys()].sort());

@@ -10,6 +10,7 @@ import { Bidder } from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { DebugService } from "../gen/proto/debugapi/v1/debugapi_pb.ts";
 import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
 import { Provider } from "../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { Bidder as BidderV12 } from "../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import { Validator } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
 import type { NodeServices } from "../server/nodeServices.ts";
 import { logger } from "../util/log.ts";
@@ -17,6 +18,7 @@ import { addReflection } from "./reflection.ts";
 import { serviceDefinition } from "./serviceDefinition.ts";
 import {
   bidderHandlers,
+  bidderV12Handlers,
   debugHandlers,
   notificationsHandlers,
   providerHandlers,
@@ -45,10 +47,15 @@ export interface ServedGrpc {
 
 export class GrpcListenError extends MevCommitError {}
 
-/** The proto services a node serves, with their handlers: its role's service, then notifications, validator, debug. */
+/**
+ * The proto services a node serves, with their handlers: its role's service (the bidder's of its protocol version),
+ * then notifications, validator, debug.
+ */
 export function grpcServicesOf(s: NodeServices): [DescService, UntypedServiceImplementation][] {
+  const bidder = (b: NonNullable<NodeServices["bidder"]>): [DescService, UntypedServiceImplementation] =>
+    s.bidderDepositsV12 ? [BidderV12, bidderV12Handlers(b, s.bidderDepositsV12)] : [Bidder, bidderHandlers(b)];
   return [
-    ...(s.bidder ? [[Bidder, bidderHandlers(s.bidder)] as [DescService, UntypedServiceImplementation]] : []),
+    ...(s.bidder ? [bidder(s.bidder)] : []),
     ...(s.provider ? [[Provider, providerHandlers(s.provider)] as [DescService, UntypedServiceImplementation]] : []),
     [Notifications, notificationsHandlers(s.notifications)],
     [Validator, validatorHandlers(s.validator)],

@@ -4,10 +4,12 @@
  * service answers; validation, codes and texts live in node/services, shared with the HTTP gateway.
  */
 import type { UntypedServiceImplementation } from "@grpc/grpc-js";
+import type { DepositServiceV12 } from "../bidder/deposits/depositServiceV12.ts";
 import type * as bidderPb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import type * as debugPb from "../gen/proto/debugapi/v1/debugapi_pb.ts";
 import type * as notificationsPb from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
 import type * as providerPb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
+import type * as bidderV12Pb from "../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import type * as validatorPb from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
 import { UnimplementedError } from "../protocol/grpcCodes.ts";
 import type { BidderService } from "../services/bidderService.ts";
@@ -40,6 +42,32 @@ export function bidderHandlers(s: BidderService): UntypedServiceImplementation {
       s.getBidInfo({ blockNumber: r.blockNumber, page: r.page, limit: r.limit }),
     ),
     ClaimSlashedFunds: unary("ClaimSlashedFunds", () => s.claimSlashedFunds()),
+  };
+}
+
+/**
+ * bidderapi.v1.Bidder of protocol v1.2: the shared bid calls of BidderService (their messages are v1.1's plus fields
+ * that keep their numbers) and the v1.2 deposit calls.
+ */
+export function bidderV12Handlers(s: BidderService, d: DepositServiceV12): UntypedServiceImplementation {
+  const shared = bidderHandlers(s);
+  return {
+    SendBid: shared.SendBid!,
+    GetBidInfo: shared.GetBidInfo!,
+    ClaimSlashedFunds: shared.ClaimSlashedFunds!,
+    Deposit: unary("Deposit", (r: bidderV12Pb.DepositRequest) => d.deposit(r)),
+    DepositEvenly: unary("DepositEvenly", (r: bidderV12Pb.DepositEvenlyRequest) => d.depositEvenly(r)),
+    EnableDepositManager: unary("EnableDepositManager", () => d.enableDepositManager()),
+    DisableDepositManager: unary("DisableDepositManager", () => d.disableDepositManager()),
+    SetTargetDeposits: unary("SetTargetDeposits", (r: bidderV12Pb.SetTargetDepositsRequest) => d.setTargetDeposits(r)),
+    DepositManagerStatus: unary("DepositManagerStatus", () => d.depositManagerStatus()),
+    RequestWithdrawals: unary("RequestWithdrawals", (r: bidderV12Pb.RequestWithdrawalsRequest) =>
+      d.requestWithdrawals(r),
+    ),
+    GetValidProviders: unary("GetValidProviders", () => d.getValidProviders()),
+    GetDeposit: unary("GetDeposit", (r: bidderV12Pb.GetDepositRequest) => d.getDeposit(r)),
+    GetAllDeposits: unary("GetAllDeposits", () => d.getAllDeposits()),
+    Withdraw: unary("Withdraw", (r: bidderV12Pb.WithdrawRequest) => d.withdraw(r)),
   };
 }
 

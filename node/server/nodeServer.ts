@@ -54,7 +54,7 @@ export function httpApp(
     streamKeepAliveMs: opts.streamKeepAliveMs,
     health: opts.readiness,
     plugins: [
-      ...(s.bidder ? bidderApi(s.bidder) : []),
+      ...(s.bidder ? bidderApi(s.bidder, s.bidderDepositsV12) : []),
       ...(s.provider ? providerApi(s.provider) : []),
       notificationRoutes(s.notifications),
       debugRoutes(s.debug),

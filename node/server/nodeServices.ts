@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import type { NodeRole } from "../api/app.ts";
+import type { DepositServiceV12 } from "../bidder/deposits/depositServiceV12.ts";
 import type { BidderService } from "../services/bidderService.ts";
 import type { DebugService } from "../services/debugService.ts";
 import type { NotificationsService } from "../services/notificationsService.ts";
@@ -12,6 +13,8 @@ export interface NodeServices {
   role: NodeRole;
   address: Address;
   bidder?: BidderService;
+  /** A bidder node of protocol v1.2: its deposit calls, which replace the window calls of `bidder`. */
+  bidderDepositsV12?: DepositServiceV12;
   provider?: ProviderService;
   notifications: NotificationsService;
   validator: ValidatorApiService;

@@ -17,6 +17,7 @@ import {
   validateWindowNumbers,
   validateWithdrawRequest,
 } from "../protocol/depositValidation.ts";
+import { UnimplementedError } from "../protocol/grpcCodes.ts";
 import type { Commitment } from "../protocol/types.ts";
 import { bidInfo, type CommitmentPages } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
@@ -24,7 +25,8 @@ import { markBid } from "../util/bidTrace.ts";
 
 export interface BidderServiceDeps {
   sender: BidSender;
-  deposits: DepositService;
+  /** Window deposits (protocol v1.1); absent on a v1.2 node, whose deposit calls are DepositServiceV12's. */
+  deposits?: DepositService;
   /** Read at each request: a node that reopens its store is followed. */
   commitments: () => CommitmentPages;
   /** Withdraws what slashed providers owe the bidder; the amount in wei. */
@@ -61,6 +63,12 @@ const withdrawResponse = (r: WindowAmount) =>
 export class BidderService {
   constructor(private readonly d: BidderServiceDeps) {}
 
+  private windowDeposits(): DepositService {
+    if (!this.d.deposits)
+      throw new UnimplementedError("window deposits are protocol v1.1; this node runs v1.2 (deposits per provider)");
+    return this.d.deposits;
+  }
+
   /**
    * SendBid (interface.md §4.1): validation errors throw before the stream starts; then one commitment per
    * accepting provider, in arrival order. `signal` is the client leaving.
@@ -79,12 +87,12 @@ export class BidderService {
 
   async deposit(req: DepositRequestFields): Promise<pb.DepositResponse> {
     const r = validateDepositRequest("deposit", req);
-    return depositResponse(await this.d.deposits.deposit(r.amount, r));
+    return depositResponse(await this.windowDeposits().deposit(r.amount, r));
   }
 
   async autoDeposit(req: DepositRequestFields): Promise<pb.AutoDepositResponse> {
     const r = validateDepositRequest("autoDeposit", req);
-    const started = await this.d.deposits.startAutoDeposit(r.amount, r);
+    const started = await this.windowDeposits().startAutoDeposit(r.amount, r);
     return create(pb.AutoDepositResponseSchema, {
       startWindowNumber: started.startWindow,
       amountPerWindow: started.amount.toString(),
@@ -93,14 +101,14 @@ export class BidderService {
 
   async cancelAutoDeposit(req: { withdraw: boolean }): Promise<pb.CancelAutoDepositResponse> {
     return create(pb.CancelAutoDepositResponseSchema, {
-      windowNumbers: (await this.d.deposits.cancelAutoDeposit(req.withdraw)).map((value) =>
+      windowNumbers: (await this.windowDeposits().cancelAutoDeposit(req.withdraw)).map((value) =>
         create(UInt64ValueSchema, { value }),
       ),
     });
   }
 
   async autoDepositStatus(): Promise<pb.AutoDepositStatusResponse> {
-    const s = await this.d.deposits.status();
+    const s = await this.windowDeposits().status();
     return create(pb.AutoDepositStatusResponseSchema, {
       windowBalances: s.windows.map((w) => ({
         depositedAmount: w.deposited.toString(),
@@ -114,17 +122,17 @@ export class BidderService {
   }
 
   async withdrawFromWindows(req: { windowNumbers: readonly bigint[] }): Promise<pb.WithdrawFromWindowsResponse> {
-    const results = await this.d.deposits.withdrawFromWindows(validateWindowNumbers([...req.windowNumbers]));
+    const results = await this.windowDeposits().withdrawFromWindows(validateWindowNumbers([...req.windowNumbers]));
     return create(pb.WithdrawFromWindowsResponseSchema, { withdrawResponses: results.map(withdrawResponse) });
   }
 
   /** GetDeposit: upstream declares a validation it never calls; so does this. */
   async getDeposit(req: { windowNumber?: bigint }): Promise<pb.DepositResponse> {
-    return depositResponse(await this.d.deposits.getDeposit(req.windowNumber));
+    return depositResponse(await this.windowDeposits().getDeposit(req.windowNumber));
   }
 
   async withdraw(req: { windowNumber?: bigint }): Promise<pb.WithdrawResponse> {
-    return withdrawResponse(await this.d.deposits.withdraw(validateWithdrawRequest(req.windowNumber)));
+    return withdrawResponse(await this.windowDeposits().withdraw(validateWithdrawRequest(req.windowNumber)));
   }
 
   /** GetBidInfo (interface.md §4.6): commitments grouped by block (ascending) and bid (highest first). */

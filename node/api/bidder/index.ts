@@ -1,13 +1,18 @@
+import type { DepositServiceV12 } from "../../bidder/deposits/depositServiceV12.ts";
 import type { BidderService } from "../../services/bidderService.ts";
 import { bidderBidInfoRoutes } from "./bidInfo.ts";
 import { bidderBidRoutes } from "./bids.ts";
 import { bidderDepositRoutes } from "./deposits.ts";
+import { bidderDepositV12Routes } from "./depositsV12.ts";
 import { bidderSlashedFundsRoutes } from "./slashedFunds.ts";
 
-/** bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service. */
-export function bidderApi(bidder: BidderService) {
+/**
+ * bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service. A node of protocol
+ * v1.2 (`depositsV12`) serves the v1.2 deposit calls instead of the window calls.
+ */
+export function bidderApi(bidder: BidderService, depositsV12?: DepositServiceV12) {
   return [
-    bidderDepositRoutes(bidder),
+    depositsV12 ? bidderDepositV12Routes(depositsV12) : bidderDepositRoutes(bidder),
     bidderBidRoutes(bidder),
     bidderBidInfoRoutes(bidder),
     bidderSlashedFundsRoutes(bidder),

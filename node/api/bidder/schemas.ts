@@ -46,3 +46,58 @@ export const WindowQuery = t.Object({
   window_number: t.Optional(t.String({ description: "target window (also windowNumber)" })),
   block_number: t.Optional(t.String({ description: "a block whose window is targeted (also blockNumber)" })),
 });
+
+// ------------------------------------------------------------------------------------- protocol v1.2 deposits
+
+const Wei = (description: string) => t.String({ pattern: "^[0-9]+$", description });
+const AddressText = (description: string) => t.String({ pattern: "^(0x)?[a-fA-F0-9]{40}$", description });
+
+export const ProviderDeposit = t.Object({
+  amount: Wei("wei"),
+  provider: t.String({ description: "the provider (EIP-55 in Deposit's reply; GetDeposit echoes the request)" }),
+});
+
+export const ProvidersAmounts = t.Object({
+  providers: t.Array(t.String({ pattern: "^[a-f0-9]{40}$" }), { description: "lowercase hex without 0x" }),
+  amounts: t.Array(Wei("wei, one per provider")),
+});
+
+export const DepositManagerSwitch = t.Object({ success: t.Boolean() });
+
+export const TargetDepositSchema = t.Object({
+  provider: t.String({ description: "provider address" }),
+  targetDeposit: t.String({ description: "wei (also target_deposit)" }),
+});
+
+export const SetTargetDepositsRequest = t.Object({
+  targetDeposits: t.Array(TargetDepositSchema, { description: "also target_deposits; at least one" }),
+});
+
+export const SetTargetDepositsResponse = t.Object({
+  successfullySetDeposits: t.Array(TargetDepositSchema, { description: "providers in lowercase hex without 0x" }),
+  successfullyToppedUpProviders: t.Array(t.String(), { description: "EIP-55" }),
+});
+
+export const DepositManagerStatus = t.Object({
+  enabled: t.Boolean({ description: "the bidder's account delegates to the DepositManager (EIP-7702)" }),
+  targetDeposits: t.Array(TargetDepositSchema, { description: "the latest target per provider; order not defined" }),
+});
+
+export const ProvidersRequest = t.Object({
+  providers: t.Array(AddressText("provider address"), { description: "at least one" }),
+});
+
+export const AllDeposits = t.Object({
+  deposits: t.Array(t.Object({ provider: t.String({ description: "EIP-55" }), amount: Wei("available wei") })),
+  bidderBalance: Wei("the bidder account's balance, wei"),
+});
+
+export const ValidProviders = t.Object({
+  validProviders: t.Array(t.String({ description: "EIP-55" }), { description: "order not defined" }),
+});
+
+/** Withdraw's reply: amounts first, as upstream numbers them. */
+export const WithdrawV12Response = t.Object({
+  amounts: t.Array(Wei("wei withdrawn, one per provider")),
+  providers: t.Array(t.String({ pattern: "^[a-f0-9]{40}$" }), { description: "lowercase hex without 0x" }),
+});
