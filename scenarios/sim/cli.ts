@@ -87,7 +87,7 @@ async function main(): Promise<number> {
   }
   if (o.check) {
     console.log(
-      `${file}: ok — ${scenario.name}, seed ${scenario.seed}, ${scenario.l1.blocks} blocks, ${scenario.bidders.length} bidder(s), ${scenario.providers.length} provider(s), ${scenario.faults.length} fault(s)`,
+      `${file}: ok — ${scenario.name}, seed ${scenario.seed}, ${scenario.l1.blocks} blocks, ${scenario.bidders.length} bidder(s), ${scenario.providers.length} provider(s), ${scenario.faults.length} fault(s), protocols ${scenario.protocols.join(", ")}`,
     );
     return 0;
   }
