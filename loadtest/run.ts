@@ -21,6 +21,7 @@ import {
 } from "../lib/cli.ts";
 import { stopAllAnvils } from "../node/chain/anvil.ts";
 import { type LocalDevnet, startLocalDevnet } from "../node/devnet/localDevnet.ts";
+import { chooseProtocol } from "../scenarios/util/protocolChoice.ts";
 import { profileHeader } from "./profileHeader.ts";
 
 exitOnCliErrors({
@@ -42,8 +43,9 @@ const HELP = `Usage: npm run load -- [options]
 
 k6 plays both sides of the market: provider VUs hold ReceiveBids on every provider node over gRPC and answer each
 bid on a SendProcessedBids stream; bidder VUs send bids over gRPC (or HTTP). Without TARGET a reference devnet is
-started with no provider applications of its own (--no-auto-accept), L1 blocks every 2 s and 1000 ETH a window
-deposited; TARGET=target.json runs against another implementation (its providerRpcUrls and bidderRpcUrl).
+started with no provider applications of its own (--no-auto-accept), L1 blocks every 2 s and 1000 ETH deposited
+(v1.1: per window; v1.2: with each provider, by the devnet before its nodes start); TARGET=target.json runs against
+another implementation (its providerRpcUrls and bidderRpcUrl).
 
 Options:
   --profile NAME            ${PROFILES.join(" | ")} (default steady)
@@ -63,6 +65,8 @@ Options:
   --burst N                 slot-burst: bids per block (default 20)
   --block-time S            the devnet's L1 block time in seconds (default 2)
   --network N               how the devnet's nodes meet: libp2p (default) or in-process
+  --protocol V              v1.1 (default) or v1.2: the devnet's protocol; with TARGET the file's "protocol"
+                            decides and a --protocol that disagrees is an error
   --no-provider-vus         no k6 providers: the target's own provider applications answer
   -h, --help                this text
 
@@ -81,6 +85,7 @@ const values = parseCliArgs({
     burst: { type: "string", default: "20" },
     "block-time": { type: "string", default: "2" },
     network: { type: "string", default: "libp2p" },
+    protocol: { type: "string" },
     "no-provider-vus": { type: "boolean" },
     help: { type: "boolean", short: "h" },
   },
@@ -111,8 +116,9 @@ try {
 const duration = values.duration ?? DEFAULT_DURATION[profile];
 const blockTime = numberOption("--block-time", values["block-time"], 2, { min: 1 });
 
+let protocol = chooseProtocol(values.protocol);
 if (process.env.TARGET) {
-  let t: { bidderUrl: string; providerUrls: string[] };
+  let t: { bidderUrl: string; providerUrls: string[]; protocol?: string };
   try {
     t = JSON.parse(readFileSync(process.env.TARGET, "utf8"));
   } catch (e) {
@@ -121,6 +127,7 @@ if (process.env.TARGET) {
       2,
     );
   }
+  protocol = chooseProtocol(values.protocol, t, process.env.TARGET);
   for (const url of [t.bidderUrl, ...t.providerUrls])
     await requireReachable(
       `${url}/health`,
@@ -147,6 +154,7 @@ try {
     console.log("starting a reference devnet without provider applications (log: reports/load-devnet.log) …");
     local = await startLocalDevnet(
       {
+        protocol,
         autoAccept: false,
         autodepositAmount: 1000n * 10n ** 18n,
         logLevel: "warn",
@@ -170,7 +178,7 @@ try {
     subscribers: values.subscribers!,
   });
   console.log(
-    `k6 ${profile}: ${header}, bidders over ${values.bidders}, policy ${values.policy}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`,
+    `k6 ${profile} (protocol ${protocol}): ${header}, bidders over ${values.bidders}, policy ${values.policy}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`,
   );
   const env = {
     TARGET: targetFile,

@@ -11,7 +11,8 @@ const MAX_COMMITMENTS = 20_000;
 export interface BlockRow {
   number: string;
   winner: string;
-  window: string;
+  /** v1.1 only: the 10-block window of the block (v1.2's BlockTracker has no windows). */
+  window?: string;
   /** Settlement-chain transaction that recorded it. */
   tx: string;
 }
@@ -26,10 +27,14 @@ export interface CommitmentRow extends Lifecycle {
   blockNumber?: string;
 }
 
-/** A bidder's deposit for one window and its use: bid amounts locked by opened commitments, paid to providers, returned. */
+/**
+ * A bidder's deposit and its use: bid amounts locked by opened commitments, paid to providers, returned. A v1.1
+ * deposit is for one window (`window`); a v1.2 deposit is with one provider (`provider`).
+ */
 export interface DepositRow {
   bidder: string;
-  window: string;
+  window?: string;
+  provider?: string;
   deposited: string;
   locked: string;
   paid: string;
@@ -57,9 +62,23 @@ export interface ChainChanges {
 const lower = (v: unknown) => String(v).toLowerCase();
 const big = (v: unknown) => BigInt(v as bigint);
 
+/** Where a deposit sits: a v1.1 window, or a v1.2 provider. */
+type DepositKey = { window: bigint } | { provider: string };
+
+/**
+ * The deposit a BidderRegistry event moves. The event's ABI tells the version: v1.1 events carry the window
+ * (`window`, or `windowNumber` on BidderRegistered), v1.2 events the provider.
+ */
+function depositOf(args: Record<string, unknown>): DepositKey {
+  if (args.window !== undefined) return { window: big(args.window) };
+  if (args.windowNumber !== undefined) return { window: big(args.windowNumber) };
+  return { provider: lower(args.provider) };
+}
+
 /**
  * What the settlement chain's protocol events tell about the devnet, for any implementation: the L1 blocks with
- * their winners, every commitment stored, opened, settled or slashed, the bidders' deposits per window and their
+ * their winners, every commitment stored, opened, settled or slashed, the bidders' deposits (per window on v1.1,
+ * per provider on v1.2) and their
  * use, the providers' stake, rewards and slashes. Each lifecycle step is also handed to the bid record, if any.
  */
 export class ChainView {
@@ -85,7 +104,7 @@ export class ChainView {
       const row = {
         number: String(e.args.blockNumber),
         winner: lower(e.args.winner),
-        window: String(e.args.window),
+        ...(e.args.window === undefined ? {} : { window: String(e.args.window) }),
         tx: e.transactionHash,
       };
       this.blocks.set(row.number, row);
@@ -116,8 +135,15 @@ export class ChainView {
         },
         { opened: { tx: e.transactionHash, block: e.blockNumber.toString(), bidAmount: bidAmount.toString() } },
       );
-      if (blockNumber > 0n)
-        this.deposit(bidder, windowOfBlock(blockNumber), (d) => (d.locked = (big(d.locked) + bidAmount).toString()));
+      // v1.2 (the event carries bidOptions) escrows the bid from the deposit with the committer; v1.1 locks it in
+      // the window of the bid's block.
+      const from: DepositKey | undefined =
+        e.args.bidOptions !== undefined
+          ? { provider: lower(e.args.committer) }
+          : blockNumber > 0n
+            ? { window: windowOfBlock(blockNumber) }
+            : undefined;
+      if (from) this.deposit(bidder, from, (d) => (d.locked = (big(d.locked) + bidAmount).toString()));
     });
     on("FundsRewarded", (e) => {
       const amount = big(e.args.amount);
@@ -127,7 +153,7 @@ export class ChainView {
         { provider },
         { settled: { tx: e.transactionHash, payment: amount.toString() } },
       );
-      this.deposit(lower(e.args.bidder), big(e.args.window), (d) => (d.paid = (big(d.paid) + amount).toString()));
+      this.deposit(lower(e.args.bidder), depositOf(e.args), (d) => (d.paid = (big(d.paid) + amount).toString()));
       this.provider(provider, (p) => {
         p.rewards = (big(p.rewards) + amount).toString();
         p.commitmentsPaid++;
@@ -142,7 +168,9 @@ export class ChainView {
         p.slashes++;
       });
     });
-    on("FundsRetrieved", (e) => {
+    // The bid back to the bidder after a slash: v1.1 FundsRetrieved (into the window), v1.2 FundsUnlocked (to the
+    // bidder's account).
+    const returned = (e: ChainEvent) => {
       const refund = big(e.args.amount);
       const digest = lower(e.args.commitmentDigest);
       this.step(
@@ -158,18 +186,29 @@ export class ChainView {
       );
       this.deposit(
         lower(e.args.bidder),
-        big(e.args.window),
+        depositOf(e.args),
         (d) => (d.returned = (big(d.returned) + refund).toString()),
       );
-    });
+    };
+    on("FundsRetrieved", returned);
+    on("FundsUnlocked", returned);
+    // v1.1: the window's deposit after the transaction.
     on("BidderRegistered", (e) =>
       this.deposit(
         lower(e.args.bidder),
-        big(e.args.windowNumber),
+        depositOf(e.args),
         (d) => (d.deposited = big(e.args.depositedAmount).toString()),
       ),
     );
-    on("BidderWithdrawal", (e) => this.deposit(lower(e.args.bidder), big(e.args.window), (d) => (d.withdrawn = true)));
+    // v1.2: each deposit with a provider adds to what the bidder put in.
+    on("BidderDeposited", (e) =>
+      this.deposit(
+        lower(e.args.bidder),
+        depositOf(e.args),
+        (d) => (d.deposited = (big(d.deposited) + big(e.args.depositedAmount)).toString()),
+      ),
+    );
+    on("BidderWithdrawal", (e) => this.deposit(lower(e.args.bidder), depositOf(e.args), (d) => (d.withdrawn = true)));
     on("ProviderRegistered", (e) =>
       this.provider(lower(e.args.provider), (p) => (p.stake = big(e.args.stakedAmount).toString())),
     );
@@ -212,11 +251,12 @@ export class ChainView {
     this.bids?.lifecycle(digest, step);
   }
 
-  private deposit(bidder: string, window: bigint, change: (d: DepositRow) => void): void {
-    const key = `${bidder}/${window}`;
+  private deposit(bidder: string, at: DepositKey, change: (d: DepositRow) => void): void {
+    const where = "window" in at ? { window: at.window.toString() } : { provider: at.provider };
+    const key = `${bidder}/${where.window ?? where.provider}`;
     const d = this.deposits.get(key) ?? {
       bidder,
-      window: window.toString(),
+      ...where,
       deposited: "0",
       locked: "0",
       paid: "0",

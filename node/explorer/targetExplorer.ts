@@ -6,6 +6,7 @@ import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
 import type { Target } from "../devnet/target.ts";
 import { TOPICS } from "../notify/topics.ts";
+import { parseProtocolVersion } from "../protocol/protocolVersion.ts";
 import { logger } from "../util/log.ts";
 import { ChainView } from "./chainView.ts";
 import { explorerPage } from "./explorerApi.ts";
@@ -56,6 +57,7 @@ export async function startTargetExplorer(
     undefined,
     undefined,
     250,
+    parseProtocolVersion(target.protocol),
   );
   const chain = new ChainView(events);
   const nodes = [
@@ -80,6 +82,7 @@ export async function startTargetExplorer(
       settlement: { rpcUrl: target.settlementRpcUrl, chainId: target.settlementChainId },
       contracts: target.contracts,
       controlUrl: target.controlUrl ?? null,
+      protocol: parseProtocolVersion(target.protocol),
     }),
   });
   await events.start();

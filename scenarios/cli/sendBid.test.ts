@@ -95,3 +95,14 @@ test("an unknown flag or a target that does not answer: one line, no stack trace
     /^error: cannot reach http:\/\/127\.0\.0\.1:9\/? \(connection refused\); is the devnet running/,
   );
 });
+
+test("--protocol must agree with the target file's protocol: one usage line, exit 2, no bid sent", async () => {
+  const r = await sendBid("--protocol", "v1.2");
+  expect(r.code).toBe(2);
+  expect(oneLine(r.stderr)).toBe(
+    `error: --protocol v1.2 disagrees with ${local.devnet.dir.targetFile}, which says v1.1 (no "protocol": v1.1); drop --protocol or use a target of v1.2`,
+  );
+  const unknown = await sendBid("--protocol", "v9");
+  expect(unknown.code).toBe(2);
+  expect(oneLine(unknown.stderr)).toStartWith('error: --protocol: unknown protocol version "v9"');
+});

@@ -10,6 +10,7 @@ import { CliFailure, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { devAccount } from "../../node/chain/accounts.ts";
 import { NdjsonStream } from "../../node/clients/ndjson.ts";
 import type { Target } from "../../node/devnet/target.ts";
+import { chooseProtocol } from "../util/protocolChoice.ts";
 import { missingCommitmentsLine, whyNotCommitted } from "./missingCommitments.ts";
 
 exitOnCliErrors({ unreachable: "is the devnet running (npm run node)? --target names another target file" });
@@ -23,18 +24,21 @@ const { values } = parseCliArgs({
     amount: { type: "string", default: "1000000000000000" },
     block: { type: "string" },
     "tx-hash": { type: "string" },
+    protocol: { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });
 if (values.help) {
-  console.log(`Usage: npm run bid -- [--target .devnet/target.json] [--amount wei] [--block N] [--tx-hash hex]
+  console.log(`Usage: npm run bid -- [--target .devnet/target.json] [--amount wei] [--block N] [--tx-hash hex] [--protocol v1.1|v1.2]
 Sends one bid to the target's bidder node and prints each commitment; exits 1 with the reason (no deposit for the
 window, no provider application attached, …) when fewer providers commit than the target has. Default: 0.001 ETH for the L1 block after the next one
 (so the winner's builder has the commitment before that block is mined, even with 2 s blocks),
 decay over the next 12 s, for a fresh signed L1 transaction (1 wei from dev account 9 to itself) that the
 block's winning provider includes, so the commitment settles; --tx-hash bids for a transaction by hash instead.
 The transaction takes the account's next nonce as the L1 sees it: a second bid before that block is mined signs the
-same nonce, so only one of the two can be included (the other commitment is slashed, which is also instructive).`);
+same nonce, so only one of the two can be included (the other commitment is slashed, which is also instructive).
+The target file's "protocol" (absent: v1.1) says which protocol the target speaks; --protocol, when given, must
+agree with it.`);
   process.exit(0);
 }
 
@@ -47,6 +51,7 @@ try {
     2,
   );
 }
+const protocol = chooseProtocol(values.protocol, target, values.target);
 if (values.amount !== undefined && !/^\d+$/.test(values.amount))
   throw new CliFailure(`--amount must be wei (digits), got "${values.amount}"`, 2);
 if (values.block !== undefined && !/^[1-9]\d*$/.test(values.block))
@@ -78,7 +83,7 @@ else {
   });
   bid = { rawTransactions: [raw.slice(2)], ...timing };
 }
-console.log(`POST ${target.bidderUrl}/v1/bidder/bid\n${JSON.stringify(bid, null, 2)}\n`);
+console.log(`protocol ${protocol}: POST ${target.bidderUrl}/v1/bidder/bid\n${JSON.stringify(bid, null, 2)}\n`);
 const stream = await NdjsonStream.open<Record<string, unknown>>("POST", `${target.bidderUrl}/v1/bidder/bid`, bid);
 const committed = new Set<string>();
 let bidDigest: unknown;

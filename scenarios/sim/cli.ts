@@ -1,9 +1,11 @@
 #!/usr/bin/env bun
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { namedTargetFile, TargetFileError } from "../../features/support/target.ts";
 /** `npm run simulate -- scenarios/<file>.yaml`: runs a market scenario and writes its report. */
 import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { stopAllAnvils } from "../../node/chain/anvil.ts";
+import { chooseProtocol } from "../util/protocolChoice.ts";
 import { SenderFundingError } from "./agents/l1Senders.ts";
 import { ValidatorWatchError } from "./agents/validatorWatch.ts";
 import { oneScreen } from "./report/oneScreen.ts";
@@ -28,6 +30,8 @@ Options:
   --target FILE      run against an existing implementation (also TARGET=FILE); scenario parts that need the
                      control API (manual mining, winners, faults, builder behaviours) are refused on a target
                      without it
+  --protocol V       v1.1 (default) or v1.2: the protocol of the reference devnet; with --target the target
+                     file's "protocol" decides and a --protocol that disagrees is an error
   --out DIR          report folder (default reports/simulation/<name>-<time>)
   --seed N           override the scenario's seed
   --blocks N         override l1.blocks
@@ -49,6 +53,7 @@ async function main(): Promise<number> {
     allowPositionals: true,
     options: {
       target: { type: "string" },
+      protocol: { type: "string" },
       out: { type: "string" },
       seed: { type: "string" },
       blocks: { type: "string" },
@@ -82,7 +87,7 @@ async function main(): Promise<number> {
   }
   if (o.check) {
     console.log(
-      `${file}: ok — ${scenario.name}, seed ${scenario.seed}, ${scenario.l1.blocks} blocks, ${scenario.bidders.length} bidder(s), ${scenario.providers.length} provider(s), ${scenario.faults.length} fault(s)`,
+      `${file}: ok — ${scenario.name}, seed ${scenario.seed}, ${scenario.l1.blocks} blocks, ${scenario.bidders.length} bidder(s), ${scenario.providers.length} provider(s), ${scenario.faults.length} fault(s), protocols ${scenario.protocols.join(", ")}`,
     );
     return 0;
   }
@@ -95,6 +100,7 @@ async function main(): Promise<number> {
     console.error(e.message);
     return 2;
   }
+  const protocol = chooseProtocol(o.protocol, targetFile ? readTarget(targetFile) : undefined, targetFile);
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   const outDir = resolve(o.out ?? join("reports", "simulation", `${scenario.name}-${stamp}`));
   const stop: StopSignal = { stop: false, skipSettling: false };
@@ -111,6 +117,7 @@ async function main(): Promise<number> {
       file,
       outDir,
       targetFile,
+      protocol,
       progress: new Progress(process.stderr, !o.quiet),
       stop,
     });
@@ -127,6 +134,14 @@ async function main(): Promise<number> {
       return 2;
     }
     throw e;
+  }
+}
+
+function readTarget(file: string): { protocol?: unknown } {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new CliUsageError(`cannot read the target file ${file}: ${(e as Error).message.split("\n")[0]}`);
   }
 }
 

@@ -5,9 +5,10 @@
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { ProtocolVersion } from "../../node/protocol/protocolVersion.ts";
 import type { Summary } from "./report/summary.ts";
 import { collect, writeReport } from "./report/writeReport.ts";
-import { referenceDevnet, type SimEnvironment, targetEnvironment } from "./run/environment.ts";
+import { referenceDevnet, type SimEnvironment, SimEnvironmentError, targetEnvironment } from "./run/environment.ts";
 import { Progress } from "./run/progress.ts";
 import { RunLog } from "./run/runLog.ts";
 import { Simulation, type StopSignal } from "./run/simulation.ts";
@@ -20,8 +21,18 @@ export interface RunScenarioOptions {
   outDir: string;
   /** A target file; without it a reference devnet is started. */
   targetFile?: string;
+  /** The protocol of the reference devnet (default v1.1); a target speaks the protocol its file says. */
+  protocol?: ProtocolVersion;
   progress?: Progress;
   stop?: StopSignal;
+}
+
+/** A scenario runs only on the protocol versions it says it holds for (`protocols`). */
+function holdsFor(s: Scenario, protocol: ProtocolVersion): void {
+  if (!s.protocols.includes(protocol))
+    throw new SimEnvironmentError(
+      `scenario ${s.name} holds for protocol ${s.protocols.join(", ")} only (its protocols field), not for ${protocol}`,
+    );
 }
 
 export async function runScenario(o: RunScenarioOptions): Promise<Summary> {
@@ -29,13 +40,17 @@ export async function runScenario(o: RunScenarioOptions): Promise<Summary> {
   const stop = o.stop ?? { stop: false, skipSettling: false };
   mkdirSync(o.outDir, { recursive: true });
   let env: SimEnvironment;
-  if (o.targetFile) env = targetEnvironment(o.targetFile, o.scenario);
-  else {
+  if (o.targetFile) {
+    env = targetEnvironment(o.targetFile, o.scenario);
+    holdsFor(o.scenario, env.protocol);
+  } else {
+    const protocol = o.protocol ?? "v1.1";
+    holdsFor(o.scenario, protocol);
     const logFile = join(o.outDir, "devnet.log");
     progress.note(
-      `starting a reference devnet (${o.scenario.bidders.length} bidder node(s), ${o.scenario.providers.length} provider node(s)); its log: ${logFile}`,
+      `starting a reference devnet of protocol ${protocol} (${o.scenario.bidders.length} bidder node(s), ${o.scenario.providers.length} provider node(s)); its log: ${logFile}`,
     );
-    env = await referenceDevnet(o.scenario, logFile);
+    env = await referenceDevnet(o.scenario, logFile, protocol);
   }
   try {
     const log = new RunLog();

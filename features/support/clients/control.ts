@@ -11,7 +11,12 @@ export class ControlApiError extends MevCommitError {}
 
 /** The part of `GET /sim/v1/status` the suite reads. */
 export interface ControlStatus {
-  currentWindow: string;
+  /** The protocol the devnet speaks; absent means v1.1. */
+  protocol?: "v1.1" | "v1.2";
+  /** The BlockTracker's current window (v1.1); null on v1.2, which has no windows. */
+  currentWindow: string | null;
+  /** v1.2: the bidder withdrawal period in chain milliseconds (a decimal string); null on v1.1. */
+  bidderWithdrawalPeriodMs?: string | null;
   lastRecordedBlock: string;
   nodes?: {
     name: string;

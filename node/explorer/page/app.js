@@ -61,7 +61,7 @@ function useExplorer() {
         bids: new Map([...d.bids].reverse().map((b) => [b.digest, b])),
         blocks: new Map([...d.blocks].reverse().map((b) => [b.number, b])),
         commitments: new Map([...d.commitments].reverse().map((c) => [c.digest, c])),
-        deposits: new Map(d.deposits.map((x) => [`${x.bidder}/${x.window}`, x])),
+        deposits: new Map(d.deposits.map((x) => [depositKey(x), x])),
         providers: new Map(d.providers.map((p) => [p.provider, p])),
         notes: d.notes,
       }));
@@ -88,7 +88,7 @@ function useExplorer() {
           merge(s.commitments, c.commitments, (x) => x.digest),
           1000,
         ),
-        deposits: merge(s.deposits, c.deposits, (x) => `${x.bidder}/${x.window}`),
+        deposits: merge(s.deposits, c.deposits, depositKey),
         providers: merge(s.providers, c.providers, (p) => p.provider),
       }));
     });
@@ -174,29 +174,41 @@ function Commitments({ commitments, names }) {
 
 function Blocks({ blocks, perBlock, names }) {
   const rows = [...blocks.values()].reverse().slice(0, 200);
+  // v1.2's BlockTracker has no windows.
+  const windows = rows.some((b) => b.window !== undefined);
   return html`<section id="blocks">
     <h2>L1 blocks and their winners</h2>
     <div class="scroll"><table>
-      <thead><tr><th>block</th><th>window</th><th>winner</th><th class="num">commitments</th></tr></thead>
+      <thead><tr><th>block</th>${windows ? html`<th>window</th>` : ""}<th>winner</th><th class="num">commitments</th></tr></thead>
       <tbody>${rows.map(
         (b) =>
-          html`<tr key=${b.number} data-block=${b.number}><td>${b.number}</td><td>${b.window}</td><td><${Addr} a=${b.winner} names=${names} /></td><td class="num">${perBlock.get(b.number)?.commitments ?? 0}</td></tr>`,
+          html`<tr key=${b.number} data-block=${b.number}><td>${b.number}</td>${windows ? html`<td>${b.window}</td>` : ""}<td><${Addr} a=${b.winner} names=${names} /></td><td class="num">${perBlock.get(b.number)?.commitments ?? 0}</td></tr>`,
       )}</tbody>
     </table></div>
   </section>`;
 }
 
+// A deposit is per window on protocol v1.1 and per provider on v1.2.
+function depositKey(d) {
+  return `${d.bidder}/${d.window ?? d.provider}`;
+}
+
 function Deposits({ deposits, names }) {
-  const rows = [...deposits.values()].sort((a, b) => Number(b.window) - Number(a.window));
+  const all = [...deposits.values()];
+  const perProvider = all.some((d) => d.provider !== undefined);
+  const rows = perProvider
+    ? all.sort((a, b) => a.bidder.localeCompare(b.bidder) || a.provider.localeCompare(b.provider))
+    : all.sort((a, b) => Number(b.window) - Number(a.window));
+  const where = (d) => (perProvider ? html`<${Addr} a=${d.provider} names=${names} />` : html`${d.window}`);
   return html`<section id="deposits">
-    <h2>Deposits per window and their use</h2>
+    <h2>${perProvider ? "Deposits per provider and their use" : "Deposits per window and their use"}</h2>
     <div class="scroll"><table>
-      <thead><tr><th>bidder</th><th>window</th><th class="num">deposited</th><th class="num">per block</th><th class="num">locked by opened bids</th><th class="num">paid</th><th class="num">returned</th></tr></thead>
+      <thead><tr><th>bidder</th><th>${perProvider ? "provider" : "window"}</th><th class="num">deposited</th>${perProvider ? "" : html`<th class="num">per block</th>`}<th class="num">locked by opened bids</th><th class="num">paid</th><th class="num">returned</th></tr></thead>
       <tbody>${rows.map(
         (
           d,
-        ) => html`<tr key=${d.bidder + d.window}><td><${Addr} a=${d.bidder} names=${names} /></td><td>${d.window}${d.withdrawn ? html` <span class="muted">withdrawn</span>` : ""}</td>
-          <td class="num">${eth(d.deposited)}</td><td class="num">${eth((BigInt(d.deposited) / 10n).toString())}</td><td class="num">${eth(d.locked)}</td><td class="num">${eth(d.paid)}</td><td class="num">${eth(d.returned)}</td></tr>`,
+        ) => html`<tr key=${depositKey(d)}><td><${Addr} a=${d.bidder} names=${names} /></td><td>${where(d)}${d.withdrawn ? html` <span class="muted">withdrawn</span>` : ""}</td>
+          <td class="num">${eth(d.deposited)}</td>${perProvider ? "" : html`<td class="num">${eth((BigInt(d.deposited) / 10n).toString())}</td>`}<td class="num">${eth(d.locked)}</td><td class="num">${eth(d.paid)}</td><td class="num">${eth(d.returned)}</td></tr>`,
       )}</tbody>
     </table></div>
   </section>`;
@@ -309,7 +321,7 @@ function Results({ r, names, close }) {
     ${bids.size ? html`<${Bids} bids=${bids} names=${names} devnetOnly=${[]} />` : ""}
     ${r.commitments?.length ? html`<${Commitments} commitments=${new Map(r.commitments.map((c) => [c.digest, c]))} names=${names} />` : ""}
     ${r.blocks?.length ? html`<p>Blocks won or recorded: ${r.blocks.map((b) => b.number).join(", ")}</p>` : ""}
-    ${r.deposits?.length ? html`<${Deposits} deposits=${new Map(r.deposits.map((d) => [d.window, d]))} names=${names} />` : ""}
+    ${r.deposits?.length ? html`<${Deposits} deposits=${new Map(r.deposits.map((d) => [depositKey(d), d]))} names=${names} />` : ""}
     ${r.providers?.length ? html`<${Providers} providers=${new Map(r.providers.map((p) => [p.provider, p]))} names=${names} />` : ""}
   </section>`;
 }

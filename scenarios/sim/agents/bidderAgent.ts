@@ -11,7 +11,7 @@ import { prng, seedFrom } from "../../util/prng.ts";
 import type { BidRecord, RunLog } from "../run/runLog.ts";
 import type { BidderSpec } from "../scenario/schema.ts";
 import { MAX_BIDS_PER_BLOCK } from "../scenario/schema.ts";
-import { BidderCallError, type BidderClient } from "./bidderClient.ts";
+import { BidderCallError, type BidderClient, depositWithProvider } from "./bidderClient.ts";
 import { SenderPool, sendRawToL1 } from "./l1Senders.ts";
 import { bidsForBlock, drawAmount, maxBidsPerBlock } from "./strategies.ts";
 import type { ValidatorWatch } from "./validatorWatch.ts";
@@ -38,6 +38,8 @@ export class BidderAgent {
   /** What the API calls moved: the deposits it made and what each withdrawal answered. */
   readonly deposits: { window: bigint; amount: bigint }[] = [];
   readonly withdrawals: { window: bigint; amount: bigint }[] = [];
+  /** v1.2: the deposits it made with providers through the API. */
+  readonly providerDeposits: { provider: string; amount: bigint }[] = [];
 
   constructor(
     readonly index: number,
@@ -70,6 +72,21 @@ export class BidderAgent {
     } catch (e) {
       if (e instanceof BidderCallError) throw new BidderAgentError(`${this.name}: ${what}: ${e.message}`);
       throw e;
+    }
+  }
+
+  /**
+   * v1.2: tops the deposit with each provider up to the plan's amount (either plan: v1.2 has no windows and no
+   * auto-deposit), reading what it has there first (`has`). Deposit per provider goes through the node's HTTP gateway
+   * on either transport: `POST /v1/bidder/deposit/{amount}?provider=0x…`, upstream v1.2.5's route.
+   */
+  async depositWithProviders(providers: string[], has: (provider: string) => Promise<bigint>): Promise<void> {
+    for (const provider of providers) {
+      const missing = this.spec.deposit.amount - (await has(provider));
+      if (missing <= 0n) continue;
+      await this.ask(`deposit with provider ${provider}`, () => depositWithProvider(this.url, missing, provider));
+      this.providerDeposits.push({ provider: provider.toLowerCase(), amount: missing });
+      this.log.add({ kind: "deposit", actor: this.name, amount: missing, detail: `provider ${provider}` });
     }
   }
 

@@ -52,6 +52,13 @@ const withdrawals = (json: unknown) =>
     amount: BigInt(w.amount),
   }));
 
+/** v1.2 Deposit with one provider, over the HTTP gateway (upstream v1.2.5: `POST /v1/bidder/deposit/{amount}?provider=`). */
+export async function depositWithProvider(bidderUrl: string, amount: bigint, provider: string): Promise<void> {
+  const path = `/v1/bidder/deposit/${amount}?provider=${provider}`;
+  const r = await call("POST", `${bidderUrl}${path}`, {});
+  if (r.status !== 200) throw new BidderCallError(`POST ${path} answered HTTP ${r.status}: ${r.text}`);
+}
+
 export class HttpBidderClient implements BidderClient {
   readonly transport = "http";
   constructor(readonly url: string) {}

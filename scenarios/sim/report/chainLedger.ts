@@ -1,12 +1,15 @@
 /**
  * What the settlement chain says happened during a run, read independently of the nodes: the registries' events
  * (rewards, slashes, deposits, withdrawals) between two snapshots, and the balances they changed. The report's
- * figures are checked against this.
+ * figures are checked against this. v1.1 deposits sit in windows; v1.2 deposits sit with a provider (the v1.2
+ * events and each (bidder, provider) deposit's available and escrowed amounts at both snapshots).
  */
 import { type Address, decodeFunctionData, type Hex, type PublicClient } from "viem";
 import { MevCommitError } from "../../../lib/errors.ts";
 import { bidderRegistryAbi, providerRegistryAbi } from "../../../node/chain/contracts.ts";
+import { bidderRegistryV12Abi } from "../../../node/chain/contractsV12.ts";
 import { isPastStateGone } from "../../../node/chain/pastState.ts";
+import type { ProtocolVersion } from "../../../node/protocol/protocolVersion.ts";
 
 export interface ChainContracts {
   bidderRegistry: Address;
@@ -17,6 +20,15 @@ export interface ChainSnapshot {
   settlementBlock: bigint;
   /** Per provider (lower-case address): stake and reward balance (BidderRegistry.providerAmount). */
   providers: Record<string, { stake: bigint; rewards: bigint }>;
+  /** v1.2: per `bidder/provider` (lower-case addresses), the deposit's available and escrowed amounts. */
+  deposits?: Record<string, { available: bigint; escrowed: bigint }>;
+}
+
+/** What a snapshot reads: the providers, and on v1.2 the bidders whose deposits with them it reads too. */
+export interface SnapshotOf {
+  providers: string[];
+  bidders?: string[];
+  protocol?: ProtocolVersion;
 }
 
 export interface ChainLedger {
@@ -25,7 +37,8 @@ export interface ChainLedger {
   /** BidderRegistry / ProviderRegistry fee percents (1e18 = 100 %). */
   protocolFeePercent: bigint;
   penaltyFeePercent: bigint;
-  rewards: { digest: string; bidder: string; provider: string; window: bigint; amount: bigint }[];
+  /** FundsRewarded: the decayed bid (v1.1 also names the window it came from). */
+  rewards: { digest: string; bidder: string; provider: string; window?: bigint; amount: bigint }[];
   slashes: { provider: string; amount: bigint }[];
   /** Locked bids returned to the bidder after a slash. */
   retrieved: { digest: string; bidder: string; window: bigint; amount: bigint }[];
@@ -34,6 +47,10 @@ export interface ChainLedger {
   withdrawals: { bidder: string; window: bigint; amount: bigint }[];
   /** What each bidder still has in each window it used (BidderRegistry.getDeposit) after the run. */
   remaining: { bidder: string; window: bigint; amount: bigint }[];
+  /** v1.2: BidderDeposited, BidderWithdrawal and FundsUnlocked (the whole bid back to the bidder after a slash). */
+  providerDeposits: { bidder: string; provider: string; amount: bigint }[];
+  providerWithdrawals: { bidder: string; provider: string; amount: bigint }[];
+  unlocked: { digest: string; bidder: string; provider: string; amount: bigint }[];
 }
 
 const lower = (a: string) => a.toLowerCase();
@@ -47,7 +64,25 @@ export class SnapshotError extends MevCommitError {}
  * none, and mines a block every 200 ms), the values are read at `latest` between two reads of the head, and kept
  * only when the head did not move: then `latest` was that block all along, so the snapshot is still of one block.
  */
-export async function snapshot(client: PublicClient, c: ChainContracts, providers: string[]): Promise<ChainSnapshot> {
+export async function snapshot(client: PublicClient, c: ChainContracts, of: SnapshotOf): Promise<ChainSnapshot> {
+  const { providers } = of;
+  const readDeposits = async (blockNumber: bigint | undefined) => {
+    const out: NonNullable<ChainSnapshot["deposits"]> = {};
+    for (const b of of.bidders ?? [])
+      for (const p of providers) {
+        const read = (functionName: "getDeposit" | "getEscrowedAmount") =>
+          client.readContract({
+            address: c.bidderRegistry,
+            abi: bidderRegistryV12Abi,
+            functionName,
+            args: [b as Address, p as Address],
+            blockNumber,
+          });
+        const [available, escrowed] = await Promise.all([read("getDeposit"), read("getEscrowedAmount")]);
+        out[`${lower(b)}/${lower(p)}`] = { available, escrowed };
+      }
+    return out;
+  };
   const readAll = async (blockNumber: bigint | undefined) => {
     const out: ChainSnapshot["providers"] = {};
     for (const p of providers) {
@@ -71,17 +106,23 @@ export async function snapshot(client: PublicClient, c: ChainContracts, provider
     }
     return out;
   };
+  const v12 = of.protocol === "v1.2";
   for (let attempt = 0; attempt < 50; attempt++) {
     const settlementBlock = await client.getBlockNumber({ cacheTime: 0 });
     try {
-      return { settlementBlock, providers: await readAll(settlementBlock) };
+      return {
+        settlementBlock,
+        providers: await readAll(settlementBlock),
+        ...(v12 ? { deposits: await readDeposits(settlementBlock) } : {}),
+      };
     } catch (e) {
       if (!isPastStateGone(e)) throw e;
     }
     try {
       const providersNow = await readAll(undefined);
+      const depositsNow = v12 ? await readDeposits(undefined) : undefined;
       if ((await client.getBlockNumber({ cacheTime: 0 })) === settlementBlock)
-        return { settlementBlock, providers: providersNow };
+        return { settlementBlock, providers: providersNow, ...(depositsNow ? { deposits: depositsNow } : {}) };
     } catch (e) {
       if (!isPastStateGone(e)) throw e; // `latest` raced the next block: try again
     }
@@ -108,11 +149,16 @@ export async function readLedger(
   before: ChainSnapshot,
   providers: string[],
   bidders: string[],
+  protocol: ProtocolVersion = "v1.1",
 ): Promise<ChainLedger> {
-  const after = await snapshot(client, c, providers);
+  const after = await snapshot(client, c, { providers, bidders, protocol });
   const range = { fromBlock: before.settlementBlock + 1n, toBlock: after.settlementBlock };
   const [br, pr, protocolFeePercent, penaltyFeePercent] = await Promise.all([
-    client.getContractEvents({ address: c.bidderRegistry, abi: bidderRegistryAbi, ...range }),
+    client.getContractEvents({
+      address: c.bidderRegistry,
+      abi: protocol === "v1.2" ? bidderRegistryV12Abi : bidderRegistryAbi,
+      ...range,
+    }),
     client.getContractEvents({
       address: c.providerRegistry,
       abi: providerRegistryAbi,
@@ -122,7 +168,6 @@ export async function readLedger(
     client.readContract({ address: c.bidderRegistry, abi: bidderRegistryAbi, functionName: "feePercent" }),
     client.readContract({ address: c.providerRegistry, abi: providerRegistryAbi, functionName: "feePercent" }),
   ]);
-  const ours = new Set(bidders.map(lower));
   const ledger: ChainLedger = {
     before,
     after,
@@ -134,7 +179,11 @@ export async function readLedger(
     deposits: [],
     withdrawals: [],
     remaining: [],
+    providerDeposits: [],
+    providerWithdrawals: [],
+    unlocked: [],
   };
+  const ours = new Set(bidders.map(lower));
   const depositTxs = new Set<Hex>();
   for (const e of br) {
     const a = e.args as Record<string, unknown>;
@@ -143,10 +192,19 @@ export async function readLedger(
         digest: strip(a.commitmentDigest as string),
         bidder: lower(a.bidder as string),
         provider: lower(a.provider as string),
-        window: a.window as bigint,
+        ...(a.window === undefined ? {} : { window: a.window as bigint }),
         amount: a.amount as bigint,
       });
-    else if (e.eventName === "FundsRetrieved")
+    else if (protocol === "v1.2") {
+      if (!ours.has(lower(a.bidder as string))) continue;
+      const row = { bidder: lower(a.bidder as string), provider: lower(a.provider as string) };
+      if (e.eventName === "BidderDeposited")
+        ledger.providerDeposits.push({ ...row, amount: a.depositedAmount as bigint });
+      else if (e.eventName === "BidderWithdrawal")
+        ledger.providerWithdrawals.push({ ...row, amount: a.amountWithdrawn as bigint });
+      else if (e.eventName === "FundsUnlocked")
+        ledger.unlocked.push({ ...row, digest: strip(a.commitmentDigest as string), amount: a.amount as bigint });
+    } else if (e.eventName === "FundsRetrieved")
       ledger.retrieved.push({
         digest: strip(a.commitmentDigest as string),
         bidder: lower(a.bidder as string),

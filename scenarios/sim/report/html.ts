@@ -63,7 +63,7 @@ export function renderHtml(summary: Summary): string {
 <body>
 <h1>${esc(s.scenario.name)}</h1>
 <p class="lead">${esc(s.scenario.description || "")}</p>
-<p class="lead">Seed ${s.scenario.seed} · ${esc(s.environment)} · L1 blocks ${s.blocks.first}–${s.blocks.last ?? "–"} (${s.blocks.run} of ${s.blocks.planned} run${s.interrupted ? ", <b>interrupted</b>" : ""}, ${s.blocks.drained} more mined to settle) · started ${esc(s.timing.startedAt)}, ${(s.timing.durationMs / 1000).toFixed(1)} s</p>
+<p class="lead">Seed ${s.scenario.seed} · ${esc(s.environment)} · protocol ${esc(s.protocol)} · L1 blocks ${s.blocks.first}–${s.blocks.last ?? "–"} (${s.blocks.run} of ${s.blocks.planned} run${s.interrupted ? ", <b>interrupted</b>" : ""}, ${s.blocks.drained} more mined to settle) · started ${esc(s.timing.startedAt)}, ${(s.timing.durationMs / 1000).toFixed(1)} s</p>
 ${s.error ? `<p class="bad">The run stopped early: ${esc(s.error)}</p>` : ""}
 <div class="cards">
   <div class="card">bids<b>${t.bids}</b></div>

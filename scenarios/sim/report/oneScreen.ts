@@ -12,7 +12,7 @@ export function oneScreen(s: Summary, dir: string): string {
   const failed = s.checks.filter((c) => !c.ok);
   const lines = [
     ``,
-    `${s.scenario.name} (seed ${s.scenario.seed}) on ${s.environment}: ${s.blocks.run}/${s.blocks.planned} blocks${s.interrupted ? " (interrupted)" : ""}, L1 ${s.blocks.first}–${s.blocks.last ?? "–"}, ${(s.timing.durationMs / 1000).toFixed(1)} s`,
+    `${s.scenario.name} (seed ${s.scenario.seed}) on ${s.environment}, protocol ${s.protocol}: ${s.blocks.run}/${s.blocks.planned} blocks${s.interrupted ? " (interrupted)" : ""}, L1 ${s.blocks.first}–${s.blocks.last ?? "–"}, ${(s.timing.durationMs / 1000).toFixed(1)} s`,
     ...(s.error ? [`  STOPPED EARLY: ${s.error}`] : []),
     `  bids ${t.bids} · commitments ${t.commitments} · rejected ${t.rejected} · bid errors ${t.bidErrors} · settled ${t.settled} · slashed ${t.slashed}`,
     `  paid ${eth(t.paid)} · slashed ${eth(t.slashedAmount)} · first commitment p50 ${f.p50 ?? "n/a"} ms, p90 ${f.p90 ?? "n/a"} ms`,

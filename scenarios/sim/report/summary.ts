@@ -6,6 +6,7 @@
  * the same seed give the same summary once `timing` is left out (the determinism test asserts it).
  */
 import { ONE_HUNDRED_PERCENT, residualAfterDecay, rewardSplit, slashSplit } from "../../../node/protocol/decay.ts";
+import { type ProtocolVersion, profileOf } from "../../../node/protocol/protocolVersion.ts";
 import { windowOfBlock } from "../../../node/protocol/windows.ts";
 import type { BidRecord } from "../run/runLog.ts";
 import type { BidInfoBid, MinedBlock } from "../run/simulation.ts";
@@ -16,6 +17,8 @@ export interface SummaryInput {
   scenario: Scenario;
   file: string;
   environment: string;
+  /** The protocol of the run: which money flows the ledger checks follow. */
+  protocol: ProtocolVersion;
   interrupted: boolean;
   error?: string;
   stepsDone: number;
@@ -27,6 +30,8 @@ export interface SummaryInput {
     address: string;
     deposits: { window: bigint; amount: bigint }[];
     withdrawals: { window: bigint; amount: bigint }[];
+    /** v1.2: the deposits the bidder made with providers through the API. */
+    providerDeposits: { provider: string; amount: bigint }[];
     /** get_bid_info after the run (every block). */
     bidInfo: BidInfoBid[];
   }[];
@@ -62,6 +67,17 @@ export interface CommitmentOutcome {
 }
 
 const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+
+/**
+ * A v1.2 slash (ProviderRegistry.slash): the bidder gets the slash amount and the penalty fee is a percent of it,
+ * both from the provider's stake (the bidder's portion first when the stake is short). The bid itself goes back to
+ * the bidder's account from its escrow, not from the stake.
+ */
+function slashTotalV12(slashAmount: bigint, penaltyPercent: bigint, stake?: bigint): bigint {
+  const penalty = (slashAmount * penaltyPercent) / ONE_HUNDRED_PERCENT;
+  if (stake !== undefined && stake < slashAmount + penalty) return stake;
+  return slashAmount + penalty;
+}
 const s = (x: bigint) => x.toString();
 const lower = (a: string) => a.toLowerCase();
 
@@ -86,6 +102,7 @@ function histogram(values: number[], buckets = 12): { fromMs: number; toMs: numb
 export function summarise(input: SummaryInput) {
   const sc = input.scenario;
   const { ledger } = input;
+  const v12 = input.protocol === "v1.2";
   const providerIndex = new Map(input.providers.map((p, i) => [lower(p.address), i]));
   const providerName = (a: string) => input.providers[providerIndex.get(lower(a)) ?? -1]?.name ?? a;
   const runBlocks = input.mined.filter((m) => !m.drain);
@@ -110,14 +127,20 @@ export function summarise(input: SummaryInput) {
         const residual = residualAfterDecay(start, end, dispatch);
         let slashed = 0n;
         if (c.status === "slashed") {
-          const split = slashSplit(
-            BigInt(info.bidAmount),
-            residual,
-            BigInt(info.slashAmount || "0"),
-            ledger.penaltyFeePercent,
-            penaltyStake.get(provider),
-          );
-          slashed = split.totalSlash;
+          // v1.2: an empty slash amount means the bid's amount (profileOf(v).emptySlashAmount).
+          const slashAmount =
+            !info.slashAmount && profileOf(input.protocol).emptySlashAmount === "bidAmount"
+              ? BigInt(info.bidAmount)
+              : BigInt(info.slashAmount || "0");
+          slashed = v12
+            ? slashTotalV12(slashAmount, ledger.penaltyFeePercent, penaltyStake.get(provider))
+            : slashSplit(
+                BigInt(info.bidAmount),
+                residual,
+                slashAmount,
+                ledger.penaltyFeePercent,
+                penaltyStake.get(provider),
+              ).totalSlash;
           penaltyStake.set(provider, (penaltyStake.get(provider) ?? 0n) - slashed);
         }
         outcomes.push({
@@ -231,6 +254,46 @@ export function summarise(input: SummaryInput) {
     };
   });
 
+  /**
+   * v1.2's money flows: a deposit with each provider; on open the winner's bid is escrowed from the deposit with it;
+   * a reward pays the decayed bid (less the fee) to the provider and sends the rest straight to the bidder's account;
+   * a slash sends the whole bid back to the account. So the deposits go down by exactly the opened bids, and nothing
+   * is left in escrow once every opened commitment settled.
+   */
+  const v12BidderChecks = (
+    b: SummaryInput["bidders"][number],
+    a: string,
+    opened: CommitmentOutcome[],
+    mine: CommitmentOutcome[],
+  ) => {
+    const pairs = Object.entries(ledger.after.deposits ?? {}).filter(([k]) => k.startsWith(`${a}/`));
+    const at = (snap: typeof ledger.before, k: string) => snap.deposits?.[k] ?? { available: 0n, escrowed: 0n };
+    const deposited = sum(ledger.providerDeposits.filter((d) => d.bidder === a).map((d) => d.amount));
+    const withdrawn = sum(ledger.providerWithdrawals.filter((d) => d.bidder === a).map((d) => d.amount));
+    check("deposits = BidderDeposited events", b.name, sum(b.providerDeposits.map((d) => d.amount)), deposited);
+    check(
+      "bids escrowed = deposits − withdrawals − change of the deposits",
+      b.name,
+      sum(opened.map((o) => BigInt(o.bidAmount))),
+      deposited -
+        withdrawn -
+        sum(pairs.map(([k]) => at(ledger.after, k).available + at(ledger.after, k).escrowed)) +
+        sum(pairs.map(([k]) => at(ledger.before, k).available + at(ledger.before, k).escrowed)),
+    );
+    check(
+      "escrow left after settlement = 0",
+      b.name,
+      0n,
+      sum(pairs.map(([k]) => at(ledger.after, k).escrowed - at(ledger.before, k).escrowed)),
+    );
+    check(
+      "slashed bids returned = FundsUnlocked events",
+      b.name,
+      sum(mine.filter((o) => o.status === "slashed").map((o) => BigInt(o.bidAmount))),
+      sum(ledger.unlocked.filter((u) => u.bidder === a).map((u) => u.amount)),
+    );
+  };
+
   const windowsUsed = new Set<bigint>();
   const bidders = input.bidders.map((b, i) => {
     const a = lower(b.address);
@@ -251,36 +314,44 @@ export function summarise(input: SummaryInput) {
       paid,
       sum(ledger.rewards.filter((r) => r.bidder === a).map((r) => r.amount)),
     );
-    if (spec.deposit.type === "per-window") {
+    if (v12) v12BidderChecks(b, a, opened, mine);
+    else {
+      if (spec.deposit.type === "per-window") {
+        check(
+          "deposits = registry deposits",
+          b.name,
+          sum(b.deposits.map((d) => d.amount)),
+          sum(chainDeposits.map((d) => d.amount)),
+        );
+        check(
+          "refunds = registry withdrawals",
+          b.name,
+          sum(b.withdrawals.map((d) => d.amount)),
+          sum(chainWithdrawals.map((d) => d.amount)),
+        );
+      } else {
+        const wrong = chainDeposits.filter((d) => d.amount !== spec.deposit.amount);
+        checks.push({
+          name: "auto-deposits = amount per window",
+          subject: b.name,
+          report: `${spec.deposit.amount} × ${chainDeposits.length}`,
+          chain: wrong.length
+            ? wrong.map((d) => `${d.amount} in window ${d.window}`).join(", ")
+            : `${spec.deposit.amount} × ${chainDeposits.length}`,
+          ok: wrong.length === 0,
+        });
+      }
+      const inWindows =
+        sum(chainDeposits.map((d) => d.amount)) -
+        sum(chainWithdrawals.map((d) => d.amount)) -
+        sum(remaining.map((d) => d.amount));
       check(
-        "deposits = registry deposits",
+        "bids locked = deposits − refunds − balance",
         b.name,
-        sum(b.deposits.map((d) => d.amount)),
-        sum(chainDeposits.map((d) => d.amount)),
+        sum(opened.map((o) => BigInt(o.bidAmount))),
+        inWindows,
       );
-      check(
-        "refunds = registry withdrawals",
-        b.name,
-        sum(b.withdrawals.map((d) => d.amount)),
-        sum(chainWithdrawals.map((d) => d.amount)),
-      );
-    } else {
-      const wrong = chainDeposits.filter((d) => d.amount !== spec.deposit.amount);
-      checks.push({
-        name: "auto-deposits = amount per window",
-        subject: b.name,
-        report: `${spec.deposit.amount} × ${chainDeposits.length}`,
-        chain: wrong.length
-          ? wrong.map((d) => `${d.amount} in window ${d.window}`).join(", ")
-          : `${spec.deposit.amount} × ${chainDeposits.length}`,
-        ok: wrong.length === 0,
-      });
     }
-    const inWindows =
-      sum(chainDeposits.map((d) => d.amount)) -
-      sum(chainWithdrawals.map((d) => d.amount)) -
-      sum(remaining.map((d) => d.amount));
-    check("bids locked = deposits − refunds − balance", b.name, sum(opened.map((o) => BigInt(o.bidAmount))), inWindows);
     const first = bids.filter((x) => x.firstCommitmentMs !== undefined);
     return {
       name: b.name,
@@ -297,7 +368,11 @@ export function summarise(input: SummaryInput) {
       settledBidAmount: s(settledBids),
       spend: s(paid),
       decaySaved: s(settledBids - paid),
-      deposited: s(sum(chainDeposits.map((d) => d.amount))),
+      deposited: s(
+        v12
+          ? sum(ledger.providerDeposits.filter((d) => d.bidder === a).map((d) => d.amount))
+          : sum(chainDeposits.map((d) => d.amount)),
+      ),
       refunded: s(sum(chainWithdrawals.map((d) => d.amount))),
       leftInWindows: s(sum(remaining.map((d) => d.amount))),
       budgetReached: spec.budget !== undefined && sum(bids.map((x) => x.amount)) + spec.amount.max > spec.budget,
@@ -328,6 +403,7 @@ export function summarise(input: SummaryInput) {
   return {
     scenario: { name: sc.name, description: sc.description, file: input.file, seed: sc.seed },
     environment: input.environment,
+    protocol: input.protocol,
     interrupted: input.interrupted,
     error: input.error ?? null,
     blocks: {
@@ -351,6 +427,17 @@ export function summarise(input: SummaryInput) {
     providers,
     bidders,
     windows,
+    /** v1.2: each bidder's deposit with each provider, before and after the run (available + escrowed). */
+    providerDeposits: Object.entries(ledger.after.deposits ?? {}).map(([k, v]) => {
+      const [bidder, provider] = k.split("/") as [string, string];
+      const was = ledger.before.deposits?.[k];
+      return {
+        bidder: input.bidders.find((b) => lower(b.address) === bidder)?.name ?? bidder,
+        provider: providerName(provider),
+        before: s(was ? was.available + was.escrowed : 0n),
+        after: s(v.available + v.escrowed),
+      };
+    }),
     commitments: outcomes,
     validators: input.validators ?? null,
     bots: input.bots.map((b) => ({

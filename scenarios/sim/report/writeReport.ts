@@ -34,6 +34,7 @@ export async function collect(run: RunResult, env: SimEnvironment, log: RunLog, 
     run.before,
     run.nodes.providers.map((p) => p.address),
     run.nodes.bidders.slice(0, run.bidders.length).map((b) => b.address),
+    env.protocol,
   );
   const bidders = [];
   for (const b of run.bidders)
@@ -42,12 +43,14 @@ export async function collect(run: RunResult, env: SimEnvironment, log: RunLog, 
       address: b.address,
       deposits: b.deposits,
       withdrawals: b.withdrawals,
+      providerDeposits: b.providerDeposits,
       bidInfo: await bidInfo(b.url),
     });
   return summarise({
     scenario: run.scenario,
     file,
     environment: run.environment,
+    protocol: env.protocol,
     interrupted: run.interrupted,
     error: run.error,
     stepsDone: run.stepsDone,

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { MevCommitError } from "../../../lib/errors.ts";
 import { ControlClient } from "../../../node/clients/control.ts";
 import type { Target } from "../../../node/devnet/target.ts";
+import { type ProtocolVersion, parseProtocolVersion } from "../../../node/protocol/protocolVersion.ts";
 import type { Scenario } from "../scenario/schema.ts";
 
 /** A node of the run: its HTTP URL, its gRPC URL when known, its address. */
@@ -23,6 +24,8 @@ export interface SimNodes {
 export interface SimEnvironment {
   name: string;
   target: Target;
+  /** The protocol the environment speaks: where deposits sit and which money flows the ledger checks follow. */
+  protocol: ProtocolVersion;
   /** The control API, when the target has it (sim-control). */
   control?: ControlClient;
   /** L1 blocks the oracle waits before recording a block's winner. */
@@ -46,16 +49,32 @@ export function controlNeeds(s: Scenario): string[] {
   return needs;
 }
 
-/** Starts a reference devnet shaped for the scenario: manual L1, no built-in responders, no auto-deposit. */
-export async function referenceDevnet(s: Scenario, logFile: string): Promise<SimEnvironment> {
+/**
+ * The deposit a v1.2 reference devnet makes for every bidder with each provider before its nodes start: the largest
+ * of the scenario's deposit plans, so that every simulated bidder starts with at least its plan with each provider.
+ */
+export function v12StartDeposit(s: Scenario): bigint {
+  return s.bidders.reduce((m, b) => (b.deposit.amount > m ? b.deposit.amount : m), 0n);
+}
+
+/**
+ * Starts a reference devnet shaped for the scenario: manual L1, no built-in responders. v1.1: no auto-deposit (the
+ * simulated bidders deposit per window). v1.2: the devnet deposits `v12StartDeposit` per bidder and provider.
+ */
+export async function referenceDevnet(
+  s: Scenario,
+  logFile: string,
+  protocol: ProtocolVersion,
+): Promise<SimEnvironment> {
   const { startLocalDevnet } = await import("../../../node/devnet/localDevnet.ts");
   const local = await startLocalDevnet(
     {
+      protocol,
       providers: s.providers.length,
       bidders: s.bidders.length,
       network: "in-process",
       autoAccept: false,
-      autodepositAmount: undefined,
+      autodepositAmount: protocol === "v1.2" ? v12StartDeposit(s) : undefined,
       l1BlockTime: 0,
       logLevel: "info",
       settlementKeepBlocks: 0,
@@ -67,6 +86,7 @@ export async function referenceDevnet(s: Scenario, logFile: string): Promise<Sim
   return {
     name: "reference devnet",
     target,
+    protocol,
     control,
     oracleLag: local.devnet.config.oracleLag,
     async nodes() {
@@ -109,6 +129,7 @@ export function targetEnvironment(file: string, s: Scenario): SimEnvironment {
   return {
     name: target.name ?? file,
     target,
+    protocol: parseProtocolVersion(target.protocol),
     control: hasControl ? new ControlClient(target.controlUrl!) : undefined,
     oracleLag: 1,
     async nodes() {

@@ -7,6 +7,10 @@
  *   before mining → mine the block with the scenario's winner → wait until the winner commitments whose turn it
  *   is are settled or slashed → withdraw windows that are fully settled.
  *
+ * On protocol v1.2 there are no windows: at set-up each bidder tops its deposit with each provider up to its plan's
+ * amount (Deposit per provider), and the deposits stay with the providers after the run (a v1.2 withdrawal waits
+ * for the bidder withdrawal period).
+ *
  * Decisions depend only on the bids and the seed, dispatch times only on the bids' decay windows, so a seed gives
  * the same bids, decisions, winners and amounts on every run (timestamps aside). A stop request (Ctrl-C) ends the
  * block loop after the current block; what ran is then drained (mined until settled) and reported.
@@ -14,8 +18,10 @@
 import { type Address, createPublicClient, type PublicClient, zeroAddress } from "viem";
 import { MevCommitError } from "../../../lib/errors.ts";
 import { devAccount, ROLES } from "../../../node/chain/accounts.ts";
+import { bidderRegistryV12Abi } from "../../../node/chain/contractsV12.ts";
 import { localHttp } from "../../../node/chain/localHttp.ts";
 import { call } from "../../../node/clients/http.ts";
+import { profileOf } from "../../../node/protocol/protocolVersion.ts";
 import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../../node/protocol/windows.ts";
 import { GrpcProviderAgent } from "../../../node/providerApp/grpcProviderAgent.ts";
 import type { ProviderPolicy } from "../../../node/providerApp/policies.ts";
@@ -143,11 +149,11 @@ export class Simulation {
     this.l1 = createPublicClient({ transport: localHttp(t.l1RpcUrl), cacheTime: 0 });
     const settlement = createPublicClient({ transport: localHttp(t.settlementRpcUrl), cacheTime: 0 });
     this.nodes = await this.env.nodes();
-    const before = await snapshot(
-      settlement,
-      t.contracts as never,
-      this.nodes.providers.map((p) => p.address),
-    );
+    const before = await snapshot(settlement, t.contracts as never, {
+      providers: this.nodes.providers.map((p) => p.address),
+      bidders: this.nodes.bidders.slice(0, this.s.bidders.length).map((b) => b.address),
+      protocol: this.env.protocol,
+    });
     await this.setUp();
     const firstBlock = (await this.l1.getBlockNumber({ cacheTime: 0 })) + 1n;
     let step = 0;
@@ -270,8 +276,27 @@ export class Simulation {
     this.log.add({ kind: "setup", actor: "runner", detail: `funded ${funded} L1 sender accounts` });
     if (this.s.l1.optedIn !== undefined && (await this.setOptIns(this.s.l1.optedIn))) await this.mineSetupBlock();
     for (const b of this.bidders) await b.bot?.readEpochs();
+    if (!this.windows) {
+      const settlement = createPublicClient({ transport: localHttp(t.settlementRpcUrl), cacheTime: 0 });
+      const providers = this.nodes.providers.map((p) => p.address);
+      for (const b of this.bidders)
+        await b.depositWithProviders(providers, (provider) =>
+          settlement.readContract({
+            address: (t.contracts as { bidderRegistry: Address }).bidderRegistry,
+            abi: bidderRegistryV12Abi,
+            functionName: "getDeposit",
+            args: [b.address as Address, provider as Address],
+          }),
+        );
+      return;
+    }
     const first = (await this.l1.getBlockNumber({ cacheTime: 0 })) + 1n;
     for (const b of this.bidders) if (b.spec.deposit.type === "auto") await b.startAutoDeposit(windowOfBlock(first));
+  }
+
+  /** Whether deposits sit in windows (v1.1) or with providers (v1.2). */
+  private get windows(): boolean {
+    return profileOf(this.env.protocol).deposits === "window";
   }
 
   private async mineSetupBlock(): Promise<void> {
@@ -424,6 +449,7 @@ export class Simulation {
 
   /** Per-window bidders deposit into the block's window before their first bid in it. */
   private async depositFor(block: bigint, step: number): Promise<void> {
+    if (!this.windows) return;
     const w = windowOfBlock(block);
     for (const b of this.bidders)
       if (b.spec.deposit.type === "per-window" && !b.depositedWindows.has(w)) {
@@ -532,6 +558,7 @@ export class Simulation {
    * (`final`: at the end of the run, every window).
    */
   private async withdrawSettledWindows(head: bigint, step: number, final: boolean): Promise<void> {
+    if (!this.windows) return;
     const settledUpTo = head - BigInt(this.env.oracleLag + BIDDER_OPEN_LAG);
     for (const b of this.bidders) {
       if (b.spec.deposit.type !== "per-window") continue;
@@ -551,7 +578,7 @@ export class Simulation {
    */
   private async drain(next: bigint, step: number): Promise<void> {
     for (const b of this.bidders)
-      if (b.spec.deposit.type === "auto")
+      if (this.windows && b.spec.deposit.type === "auto")
         await b.cancelAutoDeposit().catch((e) => this.log.warn(b.name, (e as Error).message));
     const windows = this.bidders.flatMap((b) => [...b.openWindows]);
     const lastWindow = windows.length ? windows.reduce((a, b) => (a > b ? a : b)) : 0n;

@@ -130,7 +130,18 @@ describe("scenario files", () => {
     const p = Bun.spawn([process.execPath, "scenarios/sim/cli.ts", file], { stderr: "pipe", stdout: "pipe" });
     expect(await p.exited).toBe(2);
     expect(await new Response(p.stderr).text()).toBe(
-      `scenario error: ${file}: sede: unknown field (allowed here: name, description, seed, providers, bidders, l1, faults)\n`,
+      `scenario error: ${file}: sede: unknown field (allowed here: name, description, seed, protocols, providers, bidders, l1, faults)\n`,
     );
+  });
+});
+
+describe("protocols: the versions a scenario holds for", () => {
+  test("absent: every version; a list names some of them", () => {
+    expect(parseScenarioText("s.yaml", BASE).protocols).toEqual(["v1.1", "v1.2"]);
+    expect(parseScenarioText("s.yaml", `${BASE}protocols: [v1.2]\n`).protocols).toEqual(["v1.2"]);
+  });
+  test("an unknown version, an empty list or a repeat: an error naming the field", () => {
+    for (const bad of ["[v1.3]", "[]", "[v1.1, v1.1]", "v1.1"])
+      expect(errorOf(`${BASE}protocols: ${bad}\n`).message).toContain("protocols: must list some of v1.1, v1.2");
   });
 });

@@ -2,6 +2,7 @@
  * The scenario file: what a simulation runs. Parsed from YAML or JSON by `loadScenario` (load.ts); every field is
  * checked here, with errors that name the field (`ScenarioError`). The README lists the fields.
  */
+import { PROTOCOL_VERSIONS, type ProtocolVersion } from "../../../node/protocol/protocolVersion.ts";
 import { Fields, ScenarioError } from "./fields.ts";
 
 export const MAX_BIDDERS = 9;
@@ -91,6 +92,8 @@ export interface Scenario {
   name: string;
   description: string;
   seed: number;
+  /** The protocol versions the scenario holds for (`protocols`; default: every version). */
+  protocols: ProtocolVersion[];
   l1: {
     /** L1 blocks the scenario bids for (and mines). */
     blocks: number;
@@ -268,6 +271,7 @@ export function parseScenario(file: string, doc: unknown): Scenario {
     top.fail("name", `must be letters, digits, ".", "_" or "-" (it names the report folder), got "${name}"`);
   const description = top.string("description", "");
   const seed = top.number("seed", { min: 0, max: 2 ** 32 - 1, integer: true });
+  const protocols = protocolsOf(top);
 
   const providerItems = top.list("providers", { min: 1 });
   if (providerItems.length > MAX_PROVIDERS)
@@ -337,7 +341,20 @@ export function parseScenario(file: string, doc: unknown): Scenario {
     .map(({ path, value }) => faultOf(file, path, value, blocks, providerNames, bidderNames))
     .sort((a, b) => a.block - b.block);
   top.done();
-  return { name, description, seed, l1, bidders, providers, faults };
+  return { name, description, seed, protocols, l1, bidders, providers, faults };
+}
+
+function protocolsOf(top: Fields): ProtocolVersion[] {
+  const v = top.raw("protocols");
+  if (v === undefined || v === null) return [...PROTOCOL_VERSIONS];
+  if (
+    !Array.isArray(v) ||
+    !v.length ||
+    v.some((x) => !(PROTOCOL_VERSIONS as readonly unknown[]).includes(x)) ||
+    new Set(v).size !== v.length
+  )
+    top.fail("protocols", `must list some of ${PROTOCOL_VERSIONS.join(", ")} once each, got ${JSON.stringify(v)}`);
+  return v as ProtocolVersion[];
 }
 
 export { ScenarioError };
