@@ -817,6 +817,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         peerType: "bootnode",
         listen: [`/ip4/${cfg.host}/tcp/${cfg.bootnodePort}`],
         isStaked,
+        protocol: cfg.protocol,
       });
       await bootnode.start();
     }
@@ -833,6 +834,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
             providerKeys: providerAccounts.map((a) => a.privateKey),
             providerPorts: cfg.providerP2pPorts,
             isStaked,
+            protocol: cfg.protocol,
           });
     const registry = await ensureValidatorRegistry(
       chains.l1,

@@ -62,6 +62,7 @@ export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
     announce: cfg.natAddr ? [multiaddrOf(cfg.natAddr.split(":")[0]!, Number(cfg.natAddr.split(":")[1]))] : [],
     bootnodes: cfg.bootnodes,
     isStaked: providerStakeCheck(settlementClient, cfg.contracts.providerRegistry),
+    protocol: cfg.protocol,
   });
   if (cfg.role === "bootnode") {
     await network.start();
