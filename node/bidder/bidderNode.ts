@@ -8,6 +8,7 @@ import type { Network } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
 import { BidderService } from "../services/bidderService.ts";
 import { DebugService } from "../services/debugService.ts";
@@ -30,6 +31,8 @@ export interface BidderNodeOptions {
   privateKey: Hex;
   settlementChain: Chain;
   contracts: ContractAddresses;
+  /** The protocol of the contracts: the events followed and what an open carries (default v1.1). */
+  protocol?: ProtocolVersion;
   storePath: string;
   bidTimeoutMs: number;
   network: Network;
@@ -102,8 +105,9 @@ export class BidderNode {
         commitments: () => this.commitments,
         claimSlashedFunds: () => claimSlashedFunds(this.settlement, c.providerRegistry),
         acknowledging: () => this.afterAck.acknowledging(),
+        protocol: options.protocol ?? DEFAULT_PROTOCOL_VERSION,
       }),
-      notifications: new NotificationsService(this.notifier),
+      notifications: new NotificationsService(this.notifier, options.protocol ?? DEFAULT_PROTOCOL_VERSION),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "bidder"),
     };

@@ -8,6 +8,7 @@ import type { Network, ProviderPeer } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import type { G1Point } from "../protocol/types.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
 import { DebugService } from "../services/debugService.ts";
@@ -32,6 +33,8 @@ export interface ProviderNodeOptions {
   privateKey: Hex;
   settlementChain: Chain;
   contracts: ContractAddresses;
+  /** The protocol of the contracts and the balance check (default v1.1). */
+  protocol?: ProtocolVersion;
   storePath: string;
   decisionTimeoutMs: number;
   network: Network;
@@ -77,8 +80,9 @@ export class ProviderNode {
         dispatcher: this.dispatcher,
         stake: new ProviderStakeService(this.settlement, options.contracts),
         commitments: () => this.commitments,
+        protocol: options.protocol ?? DEFAULT_PROTOCOL_VERSION,
       }),
-      notifications: new NotificationsService(this.notifier),
+      notifications: new NotificationsService(this.notifier, options.protocol ?? DEFAULT_PROTOCOL_VERSION),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "provider"),
     };

@@ -17,6 +17,7 @@ import {
   validateWindowNumbers,
   validateWithdrawRequest,
 } from "../protocol/depositValidation.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import type { Commitment } from "../protocol/types.ts";
 import { bidInfo, type CommitmentPages } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
@@ -31,6 +32,8 @@ export interface BidderServiceDeps {
   claimSlashedFunds: () => Promise<bigint>;
   /** Called as each commitment is handed to the client's stream (the devnet's kill "after-ack" fault). */
   acknowledging?: () => void;
+  /** The node's protocol version (default v1.1): the bid message and digest of a request that names none. */
+  protocol?: ProtocolVersion;
 }
 
 /** The SendBid form of a verified commitment (api-behaviour §1.1 "Commitment JSON"): hex without 0x. */
@@ -61,12 +64,20 @@ const withdrawResponse = (r: WindowAmount) =>
 export class BidderService {
   constructor(private readonly d: BidderServiceDeps) {}
 
+  /** The protocol version whose API surface this service answers. */
+  get protocol(): ProtocolVersion {
+    return this.d.protocol ?? DEFAULT_PROTOCOL_VERSION;
+  }
+
   /**
    * SendBid (interface.md §4.1): validation errors throw before the stream starts; then one commitment per
    * accepting provider, in arrival order. `signal` is the client leaving.
    */
   sendBid(req: BidRequest, signal: AbortSignal): AsyncIterable<pb.Commitment> {
-    const commitments = this.d.sender.send(validateBidRequest(req), signal);
+    const commitments = this.d.sender.send(
+      validateBidRequest({ ...req, protocol: req.protocol ?? this.protocol }),
+      signal,
+    );
     const acknowledging = this.d.acknowledging;
     return (async function* () {
       for await (const c of commitments) {

@@ -4,12 +4,15 @@ import { bidderBidRoutes } from "./bids.ts";
 import { bidderDepositRoutes } from "./deposits.ts";
 import { bidderSlashedFundsRoutes } from "./slashedFunds.ts";
 
-/** bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service. */
+/**
+ * bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service, with the messages
+ * of the service's protocol version.
+ */
 export function bidderApi(bidder: BidderService) {
   return [
     bidderDepositRoutes(bidder),
-    bidderBidRoutes(bidder),
-    bidderBidInfoRoutes(bidder),
+    bidderBidRoutes(bidder, bidder.protocol),
+    bidderBidInfoRoutes(bidder, bidder.protocol),
     bidderSlashedFundsRoutes(bidder),
   ];
 }
