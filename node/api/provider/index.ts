@@ -10,7 +10,7 @@ import { providerStakeRoutes } from "./stake.ts";
 export function providerApi(provider: ProviderService) {
   return [
     providerBidRoutes(provider, provider.protocol),
-    providerCommitmentInfoRoutes(provider),
+    providerCommitmentInfoRoutes(provider, provider.protocol),
     providerStakeRoutes(provider),
   ];
 }

@@ -2,9 +2,12 @@
  * ReceiveBids per protocol version, over real HTTP and gRPC of one in-process provider node: a bid signed by a
  * bidder goes through the provider's intake (signature recovery, dispatch) to the provider application's streams.
  * v1.2 adds `bidOptions` (field 10, null when the bid has none) and `bidderAddress` (field 11, the recovered bidder,
- * EIP-55 with 0x) to each bid; v1.1's stream has neither.
+ * EIP-55 with 0x) to each bid, and declares bidOptions (always null) on GetCommitmentInfo; v1.1 has none of these.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { toBinary } from "@bufbuild/protobuf";
 import protobuf from "protobufjs";
 import { getAddress } from "viem";
@@ -29,6 +32,9 @@ import { DebugService } from "../../services/debugService.ts";
 import { NotificationsService } from "../../services/notificationsService.ts";
 import { ProviderService } from "../../services/providerService.ts";
 import { ValidatorApiService } from "../../services/validatorApiService.ts";
+import { NodeStore } from "../../store/db.ts";
+import { CommitmentStore } from "../../tracker/commitmentStore.ts";
+import { toRecord } from "../../tracker/record.ts";
 import { setLogSink } from "../../util/log.ts";
 
 setLogSink(() => {});
@@ -72,17 +78,26 @@ beforeAll(async () => {
 });
 
 const nodes: NodeServer[] = [];
+const stores: NodeStore[] = [];
+const dirs: string[] = [];
 afterAll(async () => {
   for (const n of nodes) await n.stop();
+  for (const s of stores) s.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 /** A provider node's bid path and its API over HTTP and gRPC; the balance check lets every bid through. */
 async function providerNode(protocol: ProtocolVersion) {
   const dispatcher = new BidDispatcher();
+  const dir = mkdtempSync(join(tmpdir(), "receive-bids-"));
+  dirs.push(dir);
+  const store = new NodeStore(join(dir, "provider.db"));
+  stores.push(store);
+  const commitments = new CommitmentStore(store);
   const provider = new ProviderService({
     dispatcher,
-    stake: undefined as never, // ReceiveBids touches no stake
-    commitments: () => undefined,
+    stake: undefined as never, // nothing here touches the stake
+    commitments: () => commitments,
     protocol,
   });
   const served = await serveNode(
@@ -106,7 +121,7 @@ async function providerNode(protocol: ProtocolVersion) {
     deposits: { checkAndReserve: async () => () => {} } as unknown as DepositManager,
     dispatcher,
     decisionTimeoutMs: 10_000,
-    onCommitted: async () => {},
+    onCommitted: (c, bidder) => commitments.record(toRecord(c, bidder, "pending")),
   });
   /** Sends a bid into the intake as the network would; resolves when the application accepted it. */
   const receive = (bid: Bid) => {
@@ -132,6 +147,13 @@ const bid = (amount: bigint, bidOptions?: Uint8Array): Bid => ({
   slashAmount: amount,
   ...(bidOptions ? { bidOptions } : {}),
 });
+
+/** Every commitment GetCommitmentInfo lists, in its order. */
+async function commitmentInfo(url: string): Promise<Record<string, unknown>[]> {
+  const res = await fetch(`${url}/v1/provider/get_commitment_info`);
+  const json = (await res.json()) as { commitments: { commitments: Record<string, unknown>[] }[] };
+  return json.commitments.flatMap((b) => b.commitments);
+}
 
 /** Opens ReceiveBids over HTTP, then over gRPC: the dispatcher's round robin gives bid 1 to HTTP, bid 2 to gRPC. */
 async function bothStreams(node: Awaited<ReturnType<typeof providerNode>>) {
@@ -194,6 +216,11 @@ describe("ReceiveBids per protocol version", () => {
       node.accept(Buffer.from(none.bidDigest as string, "base64"));
       node.accept(withOptions.bidDigest);
       await Promise.all(again);
+
+      // GetCommitmentInfo declares bidOptions on each commitment in v1.2; upstream's v1.2.x never fills it.
+      const info = await commitmentInfo(node.served.url);
+      expect(info.map((c) => c.amount)).toEqual(["1004", "1003", "1002", "1001"]);
+      for (const c of info) expect(c.bidOptions).toBeNull();
     } finally {
       streams.close();
     }
@@ -237,6 +264,9 @@ describe("ReceiveBids per protocol version", () => {
       node.accept(Buffer.from(overHttp.bidDigest as string, "base64"));
       node.accept(overGrpc.bidDigest);
       await Promise.all(committed);
+      const info = await commitmentInfo(node.served.url);
+      expect(info.map((c) => c.amount)).toEqual(["1008", "1007"]);
+      for (const c of info) expect("bidOptions" in c).toBe(false);
     } finally {
       streams.close();
     }

@@ -22,6 +22,7 @@ export const ReceivedBid = t.Object({
 /** v1.2's received bid: fields 10 and 11 (upstream-head-delta §1.5). */
 export const ReceivedBidV12 = t.Object({
   ...ReceivedBid.properties,
+  slashAmount: U64("wei; the bid's amount when the bidder gave none"),
   bidOptions: t.Union([BidOptionsDoc, t.Null()], {
     description: "the bid's options of a kind this node knows; null when the bid has none",
   }),
