@@ -146,17 +146,22 @@ export function pathParam(name: string, description: string, schema: Doc = { typ
 
 /**
  * An object schema whose optional properties are nullable: protojson reads `null` as "unset". A required property
- * stays non-nullable, since unset is what the node refuses for it. The branches of an `anyOf` are treated alike.
+ * stays non-nullable, since unset is what the node refuses for it. The branches of an `anyOf`, nested messages and
+ * the items of repeated messages are treated alike (an item itself is never null).
  */
 function nullableWhereOptional(schema: unknown): unknown {
-  const s = schema as { properties?: Record<string, object>; required?: string[]; anyOf?: unknown[] };
+  const s = schema as { properties?: Record<string, object>; required?: string[]; anyOf?: unknown[]; items?: unknown };
   if (s.anyOf) return { ...s, anyOf: s.anyOf.map(nullableWhereOptional) };
+  if (s.items) return { ...s, items: nullableWhereOptional(s.items) };
   if (!s.properties) return schema;
   const required = new Set(s.required ?? []);
   return {
     ...s,
     properties: Object.fromEntries(
-      Object.entries(s.properties).map(([k, v]) => [k, required.has(k) ? v : nullable(v)]),
+      Object.entries(s.properties).map(([k, v]) => {
+        const inner = nullableWhereOptional(v) as object;
+        return [k, required.has(k) ? inner : nullable(inner)];
+      }),
     ),
   };
 }

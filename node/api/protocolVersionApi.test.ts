@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Ajv from "ajv";
 import { BidSender } from "../bidder/bids/bidSender.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
 import { Bidder } from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
@@ -15,9 +16,11 @@ import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb
 import { GrpcCallError, GrpcClient } from "../grpc/client.ts";
 import { InProcessNetwork } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
+import { parseBidRequestText } from "../protocol/bidValidation.ts";
 import { publicKeyOf } from "../protocol/bn254.ts";
 import { signCommitment } from "../protocol/commitmentSigning.ts";
 import { protocolDomains } from "../protocol/digest.ts";
+import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
@@ -233,5 +236,46 @@ describe("the API of a node follows its protocol version", () => {
     expect(v12.request).toContain("positionConstraint");
     expect(v12.topics).toContain("transaction_payment");
     expect(v11.topics).not.toContain("transaction_payment");
+  }, 30_000);
+
+  test("the v1.2 OpenAPI bid accepts the bidOptions the node accepts, and refuses the forms it refuses", async () => {
+    const node = await bidderNode("v1.2");
+    const doc = (await (await fetch(`${node.url}/swagger/json`)).json()) as {
+      paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: object }> } }>>;
+    };
+    const schema = doc.paths["/v1/bidder/bid"]!.post!.requestBody.content["application/json"]!.schema;
+    const validate = new Ajv({ strict: false }).compile(schema);
+    const nodeAccepts = (text: string) => {
+      try {
+        parseBidRequestText(text, "v1.2");
+        return true;
+      } catch (e) {
+        if (e instanceof InvalidArgumentError) return false;
+        throw e;
+      }
+    };
+    const cases: [unknown, boolean][] = [
+      [OPTIONS, true],
+      [null, true],
+      [{}, true],
+      [{ options: null }, true],
+      [{ options: [{}] }, true],
+      [{ options: [{ positionConstraint: null }] }, true],
+      [{ options: [{ positionConstraint: { anchor: 1, basis: "BASIS_GAS_PERCENTILE", value: "-5" } }] }, true],
+      [{ options: [{ positionConstraint: { anchor: "NOT_A_NAME" } }] }, true],
+      [{ options: [{ position_constraint: { anchor: 2 } }] }, true],
+      [[], false],
+      ["top", false],
+      [{ options: {} }, false],
+      [{ options: [null] }, false],
+      [{ options: [{ positionConstraint: [] }] }, false],
+      [{ options: [{ positionConstraint: { value: 2147483648 } }] }, false],
+      [{ options: [{ positionConstraint: { anchor: true } }] }, false],
+    ];
+    for (const [options, accepted] of cases) {
+      const body = { ...bid("1", 1), bidOptions: options };
+      expect(nodeAccepts(JSON.stringify(body)), JSON.stringify(options)).toBe(accepted);
+      expect(validate(body), JSON.stringify(options)).toBe(accepted);
+    }
   }, 30_000);
 });
