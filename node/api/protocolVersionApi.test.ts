@@ -1,17 +1,20 @@
 /**
  * A node's API surface follows the protocol version its services were built with (the node's `protocol` config):
  * one in-process bidder node per version, served over real HTTP and gRPC, its bids committed by an in-process
- * provider. v1.2: SendBid takes and echoes bidOptions and an empty slash amount is the bid's amount (HTTP and gRPC),
- * GetBidInfo has `bidOptions: null` on each bid, Subscribe takes the v1.2 topics, and the OpenAPI document says so.
+ * provider. v1.2: SendBid takes and echoes bidOptions (HTTP, and gRPC fields 9 and 14) and an empty slash amount is
+ * the bid's amount (HTTP and gRPC), GetBidInfo has `bidOptions: null` on each bid, Subscribe takes the v1.2 topics,
+ * and the OpenAPI document says so.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import Ajv from "ajv";
+import protobuf from "protobufjs";
 import { BidSender } from "../bidder/bids/bidSender.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
-import { Bidder } from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
+import { Bidder, BidSchema, CommitmentSchema } from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
 import { GrpcCallError, GrpcClient } from "../grpc/client.ts";
 import { InProcessNetwork } from "../network/network.ts";
@@ -65,10 +68,12 @@ async function bidderNode(protocol: ProtocolVersion) {
   const store = new NodeStore(join(dir, "bidder.db"));
   stores.push(store);
   const network = new InProcessNetwork();
+  const received: (Uint8Array | undefined)[] = [];
   network.connectProvider({
     address: privateKeyToAddress(PROVIDER_KEY),
     nikePublicKey: publicKeyOf(NIKE),
     handleBid: async (signed) => {
+      received.push(signed.bid.bidOptions);
       const c = signCommitment({
         signedBid: signed,
         providerPrivateKey: PROVIDER_KEY,
@@ -112,7 +117,39 @@ async function bidderNode(protocol: ProtocolVersion) {
     clients.push(c as never);
     return c;
   };
-  return { url: served.url, grpc };
+  return { url: served.url, grpc, received };
+}
+
+/** bidderapi.v1's v1.2 fields built independently by protobufjs from their numbers (upstream-head-delta §1.2). */
+const v12 = protobuf.Root.fromJSON({
+  nested: {
+    PositionConstraint: {
+      fields: { anchor: { type: "int32", id: 1 }, basis: { type: "int32", id: 2 }, value: { type: "int32", id: 3 } },
+    },
+    BidOption: { fields: { positionConstraint: { type: "PositionConstraint", id: 1 } } },
+    BidOptions: { fields: { options: { rule: "repeated", type: "BidOption", id: 1 } } },
+    Bid: { fields: { bidOptions: { type: "BidOptions", id: 9 } } },
+    Commitment: { fields: { bidAmount: { type: "string", id: 2 }, bidOptions: { type: "BidOptions", id: 14 } } },
+  },
+});
+const V12_OPTIONS = { options: [{ positionConstraint: { anchor: 2, basis: 2, value: 2 } }] };
+
+/** A gRPC SendBid request whose wire bytes carry field 9, as a v1.2 client sends it. */
+function grpcBidWithOptions(amount: string, block: bigint) {
+  const req = create(BidSchema, {
+    txHashes: ["cd".repeat(32)],
+    amount,
+    blockNumber: block,
+    decayStartTimestamp: 1n,
+    decayEndTimestamp: 2n,
+  });
+  const Bid = v12.lookupType("Bid");
+  const field9 = Bid.encode(Bid.fromObject({ bidOptions: V12_OPTIONS })).finish();
+  const base = toBinary(BidSchema, req);
+  const bytes = new Uint8Array(base.length + field9.length);
+  bytes.set(base);
+  bytes.set(field9, base.length);
+  return bytes;
 }
 
 async function post(url: string, body: unknown) {
@@ -154,9 +191,20 @@ describe("the API of a node follows its protocol version", () => {
     );
     expect(overGrpc.map((c) => c.slashAmount)).toEqual(["500"]);
 
+    // gRPC SendBid with field 9: the options are signed and sent with the bid, and echoed in field 14.
+    const bytes = grpcBidWithOptions("400", 12n);
+    const withOptions = await collect(node.grpc(Bidder).serverStream("sendBid", fromBinary(BidSchema, bytes)));
+    const Commitment = v12.lookupType("Commitment");
+    expect(
+      withOptions.map((c) =>
+        Commitment.toObject(Commitment.decode(toBinary(CommitmentSchema, c)), { defaults: false }),
+      ),
+    ).toEqual([{ bidAmount: "400", bidOptions: V12_OPTIONS }]);
+    expect(Buffer.from(node.received.at(-1)!).toString("hex")).toBe("0a080a06080210021802");
+
     const info = await (await fetch(`${node.url}/v1/bidder/get_bid_info`)).json();
     const bids = (info as { blockBidInfo: { bids: Record<string, unknown>[] }[] }).blockBidInfo.flatMap((b) => b.bids);
-    expect(bids.map((b) => b.bidAmount)).toEqual(["700", "600", "500"]);
+    expect(bids.map((b) => b.bidAmount)).toEqual(["700", "600", "500", "400"]);
     for (const b of bids) {
       expect("bidOptions" in b).toBe(true);
       expect(b.bidOptions).toBeNull();

@@ -17,11 +17,12 @@ import {
   validateWindowNumbers,
   validateWithdrawRequest,
 } from "../protocol/depositValidation.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 import type { Commitment } from "../protocol/types.ts";
 import { bidInfo, type CommitmentPages } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
 import { markBid } from "../util/bidTrace.ts";
+import { grpcBidOptions, withCommitmentBidOptions } from "./sendBidV12.ts";
 
 export interface BidderServiceDeps {
   sender: BidSender;
@@ -71,11 +72,15 @@ export class BidderService {
 
   /**
    * SendBid (interface.md §4.1): validation errors throw before the stream starts; then one commitment per
-   * accepting provider, in arrival order. `signal` is the client leaving.
+   * accepting provider, in arrival order. `signal` is the client leaving. On v1.2 the request's bidOptions (decoded by
+   * the HTTP route, or gRPC's field 9) are signed with the bid and echoed on each commitment (field 14).
    */
   sendBid(req: BidRequest, signal: AbortSignal): AsyncIterable<pb.Commitment> {
+    const protocol = req.protocol ?? this.protocol;
+    const v12 = profileOf(protocol).bidOptions;
+    const bidOptions = req.bidOptions ?? (v12 ? grpcBidOptions(req) : undefined);
     const commitments = this.d.sender.send(
-      validateBidRequest({ ...req, protocol: req.protocol ?? this.protocol }),
+      validateBidRequest({ ...req, protocol, ...(bidOptions ? { bidOptions } : {}) }),
       signal,
     );
     const acknowledging = this.d.acknowledging;
@@ -83,7 +88,8 @@ export class BidderService {
       for await (const c of commitments) {
         markBid(c.signedBid.digest, "bidder.streamed");
         acknowledging?.();
-        yield commitmentMessage(c);
+        const message = commitmentMessage(c);
+        yield v12 ? withCommitmentBidOptions(message, bidOptions) : message;
       }
     })();
   }
