@@ -78,11 +78,9 @@ export class BidderService {
   sendBid(req: BidRequest, signal: AbortSignal): AsyncIterable<pb.Commitment> {
     const protocol = req.protocol ?? this.protocol;
     const v12 = profileOf(protocol).bidOptions;
-    const bidOptions = req.bidOptions ?? (v12 ? grpcBidOptions(req) : undefined);
-    const commitments = this.d.sender.send(
-      validateBidRequest({ ...req, protocol, ...(bidOptions ? { bidOptions } : {}) }),
-      signal,
-    );
+    // HTTP decodes the options to their bytes; a gRPC request carries field 9 in its own form.
+    const bidOptions = req.bidOptions instanceof Uint8Array ? req.bidOptions : v12 ? grpcBidOptions(req) : undefined;
+    const commitments = this.d.sender.send(validateBidRequest({ ...req, protocol, bidOptions }), signal);
     const acknowledging = this.d.acknowledging;
     return (async function* () {
       for await (const c of commitments) {

@@ -2,16 +2,45 @@
  * The fields protocol v1.2 adds to the bidder's SendBid messages over gRPC (upstream-head-delta §1.2, §1.4): 9
  * `bid_options` on the request bidderapi.v1.Bid and 14 `bid_options` on each streamed Commitment, the request's
  * options echoed. The generated schema is v1.1's: a gRPC request's field 9 arrives among the message's extra encoded
- * fields, and field 14 is written as one. (Over HTTP the route decodes and renders them itself.)
+ * fields, and field 14 is written as one. A service of the v1.2 schema decodes field 9 itself, into a BidOptions
+ * message; both forms are read. (Over HTTP the route decodes and renders them itself.)
  */
 import type { Message } from "@bufbuild/protobuf";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import type { Commitment } from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
-import { decodeBidOptions, encodeBidOptions } from "../protocol/bidOptions.ts";
+import {
+  type BidOptions,
+  decodeBidOptions,
+  encodeBidOptions,
+  type PositionConstraint,
+} from "../protocol/bidOptions.ts";
 import { InternalError } from "../protocol/grpcCodes.ts";
 
 const BID_BID_OPTIONS = 9;
 const COMMITMENT_BID_OPTIONS = 14;
+
+/** A BidOptions message as protobuf-es decodes it with the v1.2 schema (a oneof is `{ case, value }`). */
+interface BidOptionsMessage {
+  readonly options?: readonly {
+    readonly opt?: { readonly case?: string; readonly value?: Partial<PositionConstraint> };
+  }[];
+}
+
+function fromMessage(m: BidOptionsMessage): BidOptions {
+  return {
+    options: (m.options ?? []).map(({ opt }) =>
+      opt?.case === "positionConstraint" && opt.value
+        ? {
+            positionConstraint: {
+              anchor: opt.value.anchor ?? 0,
+              basis: opt.value.basis ?? 0,
+              value: opt.value.value ?? 0,
+            },
+          }
+        : {},
+    ),
+  };
+}
 
 /**
  * The binary BidOptions of a gRPC-decoded request (field 9), in protobuf's canonical encoding; undefined when the
@@ -19,6 +48,9 @@ const COMMITMENT_BID_OPTIONS = 14;
  * cannot unmarshal.
  */
 export function grpcBidOptions(req: object): Uint8Array | undefined {
+  const decoded = (req as { bidOptions?: unknown }).bidOptions;
+  if (decoded !== undefined && !(decoded instanceof Uint8Array))
+    return encodeBidOptions(fromMessage(decoded as BidOptionsMessage));
   let found: Uint8Array | undefined;
   for (const u of (req as Partial<Message>).$unknown ?? []) {
     if (u.no !== BID_BID_OPTIONS || u.wireType !== WireType.LengthDelimited) continue;
