@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { NotificationSchema } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
-import { TOPICS } from "../notify/topics.ts";
+import { topicsOf } from "../notify/topics.ts";
 import { BodyDecodeError } from "../protocol/grpcCodes.ts";
 import { JsonSyntaxError, readFirstJsonValue } from "../protocol/jsonText.ts";
 import { decodeProtoJsonMessage } from "../protocol/protoJson.ts";
@@ -30,6 +30,7 @@ export function decodeTopics(text: string): string[] {
 
 /** Subscribe (interface.md §4.2): one `{"result":{"topic","value"}}` line per event until the client leaves. */
 export function notificationRoutes(notifications: NotificationsService) {
+  const topics = topicsOf(notifications.protocol);
   return new Elysia({ name: "notifications" }).post(
     "/v1/subscribe",
     async ({ request }) => {
@@ -49,8 +50,8 @@ export function notificationRoutes(notifications: NotificationsService) {
       detail: {
         tags: ["Notifications"],
         summary: "Subscribe",
-        description: `Streams the events of the given topics (${TOPICS.join(", ")}) until the client leaves. A subscriber that falls ${100} events behind is disconnected with ResourceExhausted.`,
-        requestBody: jsonBody(t.Object({ topics: t.Array(t.Union(TOPICS.map((name) => t.Literal(name)))) })),
+        description: `Streams the events of the given topics (${topics.join(", ")}) until the client leaves. A subscriber that falls ${100} events behind is disconnected with ResourceExhausted.`,
+        requestBody: jsonBody(t.Object({ topics: t.Array(t.Union(topics.map((name) => t.Literal(name)))) })),
         responses: streamResponses(
           t.Object({ topic: t.String(), value: t.Record(t.String(), t.Unknown()) }),
           "Notifications.",

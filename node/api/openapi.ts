@@ -146,17 +146,22 @@ export function pathParam(name: string, description: string, schema: Doc = { typ
 
 /**
  * An object schema whose optional properties are nullable: protojson reads `null` as "unset". A required property
- * stays non-nullable, since unset is what the node refuses for it. The branches of an `anyOf` are treated alike.
+ * stays non-nullable, since unset is what the node refuses for it. The branches of an `anyOf`, nested messages and
+ * the items of repeated messages are treated alike (an item itself is never null).
  */
 function nullableWhereOptional(schema: unknown): unknown {
-  const s = schema as { properties?: Record<string, object>; required?: string[]; anyOf?: unknown[] };
+  const s = schema as { properties?: Record<string, object>; required?: string[]; anyOf?: unknown[]; items?: unknown };
   if (s.anyOf) return { ...s, anyOf: s.anyOf.map(nullableWhereOptional) };
+  if (s.items) return { ...s, items: nullableWhereOptional(s.items) };
   if (!s.properties) return schema;
   const required = new Set(s.required ?? []);
   return {
     ...s,
     properties: Object.fromEntries(
-      Object.entries(s.properties).map(([k, v]) => [k, required.has(k) ? v : nullable(v)]),
+      Object.entries(s.properties).map(([k, v]) => {
+        const inner = nullableWhereOptional(v) as object;
+        return [k, required.has(k) ? inner : nullable(inner)];
+      }),
     ),
   };
 }
@@ -216,3 +221,50 @@ export function streamResponses(item: unknown, description: string): Doc {
     },
   };
 }
+
+const INT32 = { type: "integer", minimum: -2147483648, maximum: 2147483647 };
+/** An enum field as protojson reads it: a name (an unknown name is ignored: the field stays 0) or an int32. */
+const protoEnum = (names: readonly string[], description: string) =>
+  t.Optional(
+    t.Unsafe({
+      description: `${description}: ${names.join(", ")} (an unknown name is ignored), or the number`,
+      anyOf: [{ type: "string" }, INT32],
+    }),
+  );
+
+/**
+ * Protocol v1.2's BidOptions (bidderapi.v1 and providerapi.v1, upstream-head-delta §1.2) as protojson reads it and
+ * grpc-gateway writes it: a list of options, each a position constraint or `{}` (none set).
+ */
+export const BidOptionsDoc = t.Object(
+  {
+    options: t.Optional(
+      t.Array(
+        t.Object({
+          positionConstraint: t.Optional(
+            t.Object(
+              {
+                anchor: protoEnum(
+                  ["ANCHOR_UNSPECIFIED", "ANCHOR_TOP", "ANCHOR_BOTTOM"],
+                  "where the position counts from",
+                ),
+                basis: protoEnum(
+                  ["BASIS_UNSPECIFIED", "BASIS_PERCENTILE", "BASIS_ABSOLUTE", "BASIS_GAS_PERCENTILE"],
+                  "what the value measures",
+                ),
+                value: t.Optional(
+                  t.Unsafe({
+                    description: "int32: the position from the anchor (also a decimal string)",
+                    anyOf: [INT32, { type: "string", pattern: "^-?[0-9]+$" }],
+                  }),
+                ),
+              },
+              { description: "the transactions' position in the block (also position_constraint)" },
+            ),
+          ),
+        }),
+      ),
+    ),
+  },
+  { description: "v1.2 bid options; their protobuf encoding enters the bid digest and travels with the bid" },
+);

@@ -133,9 +133,10 @@ export class BidderNode {
         commitments: () => this.commitments,
         claimSlashedFunds: () => claimSlashedFunds(this.settlement, c.providerRegistry),
         acknowledging: () => this.afterAck.acknowledging(),
+        protocol: options.protocol ?? DEFAULT_PROTOCOL_VERSION,
       }),
       bidderDepositsV12: this.depositsV12,
-      notifications: new NotificationsService(this.notifier),
+      notifications: new NotificationsService(this.notifier, options.protocol ?? DEFAULT_PROTOCOL_VERSION),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "bidder"),
     };

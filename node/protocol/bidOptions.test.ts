@@ -6,8 +6,10 @@ import {
   bidOptionsToJson,
   decodeBidOptions,
   encodeBidOptions,
+  knownOptions,
 } from "./bidOptions.ts";
 import { bytesToHex, hexToBytes } from "./bytes.ts";
+import { BodyDecodeError } from "./grpcCodes.ts";
 import { readFirstJsonValue } from "./jsonText.ts";
 
 /** The same messages built independently by protobufjs from their field numbers (upstream-head-delta §1.2). */
@@ -30,6 +32,7 @@ function reference(o: BidOptions): string {
 }
 
 const json = (text: string) => bidOptionsFromJson(readFirstJsonValue(text)!);
+const jsonAt = (text: string) => bidOptionsFromJson(readFirstJsonValue(text)!, { text, base: 0 });
 
 describe("bid options, binary form", () => {
   const cases: [string, BidOptions][] = [
@@ -58,10 +61,18 @@ describe("bid options, binary form", () => {
     expect(encodeBidOptions({ options: [] }).length).toBe(0);
   });
 
-  test("an option of an unknown kind and unknown fields are dropped", () => {
+  test("an option of an unknown kind is an empty option, which a provider drops; unknown fields are dropped", () => {
     // option 1: oneof case 2 (a later option kind); option 2: a position constraint; then an unknown field 5.
-    const bytes = hexToBytes("0a0212000a060a04080118032805");
-    expect(decodeBidOptions(bytes)).toEqual({ options: [{ positionConstraint: { anchor: 1, basis: 0, value: 3 } }] });
+    const decoded = decodeBidOptions(hexToBytes("0a0212000a060a04080118032805"));
+    const pc = { positionConstraint: { anchor: 1, basis: 0, value: 3 } };
+    expect(decoded).toEqual({ options: [{}, pc] });
+    expect(knownOptions(decoded)).toEqual({ options: [pc] });
+  });
+
+  test("an empty option encodes as protobuf does (0a00), so it enters the digest", () => {
+    expect(bytesToHex(encodeBidOptions({ options: [{}] }))).toBe("0a00");
+    expect(bytesToHex(encodeBidOptions({ options: [{}] }))).toBe(reference({ options: [{}] } as BidOptions));
+    expect(bidOptionsToJson(decodeBidOptions(hexToBytes("0a00")))).toEqual({ options: [{}] });
   });
 
   test("truncated bytes fail with a named error", () => {
@@ -92,10 +103,39 @@ describe("bid options, proto-JSON", () => {
     expect(json('{"options":null}')).toEqual({ options: [] });
   });
 
-  test("bad values are InvalidArgument decode errors", () => {
-    expect(() => json('{"options":[{"positionConstraint":{"anchor":"TOP"}}]}')).toThrow(/Anchor/);
-    expect(() => json('{"options":[{"positionConstraint":{"value":2147483648}}]}')).toThrow(/int32/);
-    expect(() => json('{"options":{}}')).toThrow(/options/);
-    expect(() => json("[]")).toThrow(/BidOptions/);
+  test("an option with no kind set is an empty option; an unknown enum name is ignored, as protojson DiscardUnknown", () => {
+    expect(json('{"options":[{},{"positionConstraint":null},{"other":1}]}')).toEqual({ options: [{}, {}, {}] });
+    expect(json('{"options":[{"positionConstraint":{"anchor":"TOP","basis":"BASIS_ABSOLUTE"}}]}')).toEqual({
+      options: [{ positionConstraint: { anchor: 0, basis: 2, value: 0 } }],
+    });
+  });
+
+  test("bad values are InvalidArgument decode errors with protojson's texts and positions", () => {
+    const cases: [string, string][] = [
+      [
+        '{"options":[{"positionConstraint":{"value":2147483648}}]}',
+        "proto: (line 1:44): invalid value for int32 type: 2147483648",
+      ],
+      ['{"options":[{"positionConstraint":{"anchor":true}}]}', "proto: (line 1:45): invalid value for enum type: true"],
+      ['{"options":{}}', "proto: syntax error (line 1:12): unexpected token {"],
+      ['{"options":[null]}', "proto: syntax error (line 1:13): unexpected token null"],
+      ['{"options":[{"positionConstraint":[]}]}', "proto: syntax error (line 1:35): unexpected token ["],
+      ["[]", "proto: syntax error (line 1:1): unexpected token ["],
+      ['{"options":[],"options":[]}', 'proto: (line 1:15): duplicate field "options"'],
+      [
+        '{"options":[{"positionConstraint":{},"position_constraint":{}}]}',
+        'proto: (line 1:38): duplicate field "position_constraint"',
+      ],
+    ];
+    for (const [text, message] of cases) {
+      let err: unknown;
+      try {
+        jsonAt(text);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, text).toBeInstanceOf(BodyDecodeError);
+      expect((err as Error).message, text).toBe(message);
+    }
   });
 });

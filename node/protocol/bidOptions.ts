@@ -6,13 +6,20 @@
  *   BidOption          { oneof opt { PositionConstraint position_constraint = 1; } }
  *   PositionConstraint { Anchor anchor = 1; Basis basis = 2; int32 value = 3; }
  *
- * The v1.2.x release line has no other option (the shutterised option came later); an option of an unknown kind is
- * dropped when decoding, as upstream's provider does. Encoding follows proto3: zero scalars are left out, a set
- * option is written even when all its fields are zero, and no options at all encode to zero bytes.
+ * The v1.2.x release line has no other option (the shutterised option came later). A BidOption with no option set
+ * (`{}`, or a kind this version does not know) is kept as an empty option, as protobuf keeps it: it encodes to
+ * `0a00` and enters the digest; a provider drops it (knownOptions), as upstream's provider copies only the options it
+ * knows. Encoding follows proto3: zero scalars are left out, a set option is written even when all its fields are
+ * zero, and no options at all encode to zero bytes.
+ *
+ * The proto-JSON form is read as grpc-gateway's protojson reads it (DiscardUnknown): both spellings of a name, null =
+ * unset, an unknown enum name discarded (the field stays 0), and protojson's error texts and positions. upstream
+ * v1.2.5's only buf.validate rule here (`BidOptions.options`: every item non-null) holds for any decoded message, and
+ * PositionConstraint has no rule, so a bad bidOptions is always one of these decode errors.
  */
 import { MevCommitError } from "../../lib/errors.ts";
-import { BodyDecodeError } from "./grpcCodes.ts";
 import type { JsonNode } from "./jsonText.ts";
+import { Decoder, decodeProtoJsonMessage, type JsonSource, type ProtoFieldSpec } from "./protoJson.ts";
 
 export const ANCHORS = ["ANCHOR_UNSPECIFIED", "ANCHOR_TOP", "ANCHOR_BOTTOM"] as const;
 export const BASES = ["BASIS_UNSPECIFIED", "BASIS_PERCENTILE", "BASIS_ABSOLUTE", "BASIS_GAS_PERCENTILE"] as const;
@@ -26,8 +33,9 @@ export interface PositionConstraint {
   readonly value: number;
 }
 
+/** One option: a position constraint, or none set (an empty BidOption, or a kind this version does not know). */
 export interface BidOption {
-  readonly positionConstraint: PositionConstraint;
+  readonly positionConstraint?: PositionConstraint;
 }
 
 export interface BidOptions {
@@ -35,9 +43,6 @@ export interface BidOptions {
 }
 
 export class BidOptionsDecodeError extends MevCommitError {}
-
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
 
 // ---- binary --------------------------------------------------------------------------------------------------------
 
@@ -65,13 +70,15 @@ function varintField(field: number, value: number, out: number[]): void {
 /** The binary protobuf encoding (the bytes of the wire and of the digest). */
 export function encodeBidOptions(o: BidOptions): Uint8Array {
   const out: number[] = [];
-  for (const opt of o.options) {
-    const pc: number[] = [];
-    varintField(1, opt.positionConstraint.anchor, pc);
-    varintField(2, opt.positionConstraint.basis, pc);
-    varintField(3, opt.positionConstraint.value, pc);
+  for (const { positionConstraint } of o.options) {
     const option: number[] = [];
-    lengthDelimited(1, pc, option);
+    if (positionConstraint) {
+      const pc: number[] = [];
+      varintField(1, positionConstraint.anchor, pc);
+      varintField(2, positionConstraint.basis, pc);
+      varintField(3, positionConstraint.value, pc);
+      lengthDelimited(1, pc, option);
+    }
     lengthDelimited(1, option, out);
   }
   return Uint8Array.from(out);
@@ -141,7 +148,7 @@ function decodePositionConstraint(b: Uint8Array): PositionConstraint {
   return { anchor, basis, value };
 }
 
-/** Decodes the binary form; an option of an unknown kind is dropped. Throws BidOptionsDecodeError. */
+/** Decodes the binary form; an option of an unknown kind is an empty option. Throws BidOptionsDecodeError. */
 export function decodeBidOptions(bytes: Uint8Array): BidOptions {
   const options: BidOption[] = [];
   const r = new Reader(bytes);
@@ -154,85 +161,90 @@ export function decodeBidOptions(bytes: Uint8Array): BidOptions {
       pc = decodePositionConstraint(o.bytes());
       return true;
     });
-    if (pc) options.push({ positionConstraint: pc });
+    options.push(pc ? { positionConstraint: pc } : {});
     return true;
   });
   return { options };
 }
 
+/** The options a provider shows its application: those of a kind it knows (upstream's provider copies only those). */
+export function knownOptions(o: BidOptions): BidOptions {
+  return { options: o.options.filter((opt) => opt.positionConstraint !== undefined) };
+}
+
 // ---- proto-JSON ----------------------------------------------------------------------------------------------------
 
-/** grpc-gateway's rendering (enum names, unpopulated fields emitted). */
-export function bidOptionsToJson(o: BidOptions): { options: { positionConstraint: Record<string, unknown> }[] } {
+/** grpc-gateway's rendering (enum names, unpopulated fields emitted; an empty option is `{}`). */
+export function bidOptionsToJson(o: BidOptions): { options: { positionConstraint?: Record<string, unknown> }[] } {
   return {
-    options: o.options.map(({ positionConstraint: pc }) => ({
-      positionConstraint: {
-        anchor: ANCHORS[pc.anchor] ?? pc.anchor,
-        basis: BASES[pc.basis] ?? pc.basis,
-        value: pc.value,
-      },
-    })),
+    options: o.options.map(({ positionConstraint: pc }) =>
+      pc
+        ? {
+            positionConstraint: {
+              anchor: ANCHORS[pc.anchor] ?? pc.anchor,
+              basis: BASES[pc.basis] ?? pc.basis,
+              value: pc.value,
+            },
+          }
+        : {},
+    ),
   };
 }
 
-function fail(node: JsonNode, what: string): never {
-  throw new BodyDecodeError(`proto: (line 1:${node.start + 1}): invalid value for ${what}`, {
-    context: { offset: node.start },
-  });
-}
+const enumValues = (names: readonly string[]) => Object.fromEntries(names.map((n, i) => [n, i]));
 
-function entriesOf(node: JsonNode, what: string): Map<string, JsonNode> {
-  if (node.kind !== "object") fail(node, what);
-  const out = new Map<string, JsonNode>();
-  for (const e of node.entries) out.set(e.key, e.value);
-  return out;
-}
+const POSITION_CONSTRAINT_FIELDS: readonly ProtoFieldSpec[] = [
+  { name: "anchor", jsonName: "anchor", kind: "enum", enumValues: enumValues(ANCHORS) },
+  { name: "basis", jsonName: "basis", kind: "enum", enumValues: enumValues(BASES) },
+  { name: "value", jsonName: "value", kind: "int32" },
+];
 
-function member(m: Map<string, JsonNode>, jsonName: string, protoName: string): JsonNode | undefined {
-  const v = m.get(jsonName) ?? m.get(protoName);
-  return v === undefined || v.kind === "null" ? undefined : v;
-}
-
-function enumOf(node: JsonNode | undefined, names: readonly string[], what: string): number {
-  if (node === undefined) return 0;
-  if (node.kind === "string") {
-    const i = names.indexOf(node.value);
-    if (i < 0) fail(node, `enum ${what}: ${JSON.stringify(node.value)}`);
-    return i;
+/**
+ * The one message-typed field of a message object: its value node, or undefined when absent or null. Any other key
+ * is discarded; both spellings of the field is protojson's "duplicate field"; a value that is not `kind` is its
+ * "unexpected token".
+ */
+function messageField(
+  d: Decoder,
+  node: JsonNode,
+  names: readonly [json: string, proto: string],
+  kind: "object" | "array",
+): JsonNode | undefined {
+  if (node.kind !== "object") throw d.syntaxError(node.start, `unexpected token ${d.rawOf(node)}`);
+  let found: JsonNode | undefined;
+  let seen = false;
+  for (const e of node.entries) {
+    if (!names.includes(e.key)) continue;
+    if (seen) throw d.error(e.keyStart, `duplicate field ${e.keyRaw}`);
+    seen = true;
+    if (e.value.kind === "null") continue;
+    if (e.value.kind !== kind) throw d.syntaxError(e.value.start, `unexpected token ${d.rawOf(e.value)}`);
+    found = e.value;
   }
-  if (node.kind === "number" && /^-?\d+$/.test(node.raw)) {
-    const n = Number(node.raw);
-    if (n >= INT32_MIN && n <= INT32_MAX) return n;
-  }
-  return fail(node, `enum ${what}`);
+  return found;
 }
 
-function int32Of(node: JsonNode | undefined, what: string): number {
-  if (node === undefined) return 0;
-  const raw = node.kind === "number" ? node.raw : node.kind === "string" ? node.value : undefined;
-  if (raw === undefined || !/^-?\d+$/.test(raw)) return fail(node, `int32 field ${what}`);
-  const n = Number(raw);
-  if (n < INT32_MIN || n > INT32_MAX) return fail(node, `int32 field ${what}`);
-  return n;
-}
-
-/** Decodes the proto-JSON of a BidOptions (camelCase or proto names). Throws BodyDecodeError. */
-export function bidOptionsFromJson(node: JsonNode): BidOptions {
-  const top = entriesOf(node, "bidderapi.v1.BidOptions");
-  const list = member(top, "options", "options");
-  if (list === undefined) return { options: [] };
-  if (list.kind !== "array") fail(list, "bidderapi.v1.BidOptions.options");
+/**
+ * Decodes the proto-JSON of a BidOptions (camelCase or proto names) as grpc-gateway does. `source` gives error
+ * positions (the request body's text). Throws BodyDecodeError (InvalidArgument) with protojson's text.
+ */
+export function bidOptionsFromJson(node: JsonNode, source?: JsonSource): BidOptions {
+  const d = new Decoder(source);
+  const list = messageField(d, node, ["options", "options"], "array");
+  if (list === undefined || list.kind !== "array") return { options: [] };
   const options: BidOption[] = [];
   for (const item of list.items) {
-    const opt = entriesOf(item, "bidderapi.v1.BidOption");
-    const pcNode = member(opt, "positionConstraint", "position_constraint");
-    if (pcNode === undefined) continue; // no option set: nothing to carry
-    const pc = entriesOf(pcNode, "bidderapi.v1.PositionConstraint");
+    const pcNode = messageField(d, item, ["positionConstraint", "position_constraint"], "object");
+    if (pcNode === undefined) {
+      options.push({});
+      continue;
+    }
+    const pc = decodeProtoJsonMessage(pcNode, POSITION_CONSTRAINT_FIELDS, source);
     options.push({
       positionConstraint: {
-        anchor: enumOf(member(pc, "anchor", "anchor"), ANCHORS, "bidderapi.v1.PositionConstraint.Anchor"),
-        basis: enumOf(member(pc, "basis", "basis"), BASES, "bidderapi.v1.PositionConstraint.Basis"),
-        value: int32Of(member(pc, "value", "value"), "bidderapi.v1.PositionConstraint.value"),
+        anchor: (pc.anchor as number | undefined) ?? 0,
+        basis: (pc.basis as number | undefined) ?? 0,
+        value: (pc.value as number | undefined) ?? 0,
       },
     });
   }

@@ -20,7 +20,13 @@ import { decimalAtMost, describeDecimal, UINT256_MAX } from "./decimal.ts";
 import { BodyDecodeError, InvalidArgumentError } from "./grpcCodes.ts";
 import { type JsonNode, JsonSyntaxError, nodeFromPlain, readFirstJsonValue } from "./jsonText.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "./protocolVersion.ts";
-import { decodeProtoJsonMessage, type JsonSource, type ProtoFieldSpec, type ProtoValues } from "./protoJson.ts";
+import {
+  Decoder,
+  decodeProtoJsonMessage,
+  type JsonSource,
+  type ProtoFieldSpec,
+  type ProtoValues,
+} from "./protoJson.ts";
 import { celUintOfInt, celUintOfString, runValidation, type Violation } from "./protoValidation.ts";
 import {
   decodeRawTransactionHex,
@@ -94,10 +100,11 @@ export function decodeBidRequestNode(
   const req = { ...toBidRequest(decodeProtoJsonMessage(node, BID_REQUEST_FIELDS, source)), protocol: version };
   if (!profileOf(version).bidOptions || node.kind !== "object") return req;
   const options = node.entries.filter((e) => e.key === "bidOptions" || e.key === "bid_options");
-  if (options.length > 1) throw new BodyDecodeError(`duplicate field ${options[1]!.keyRaw}`);
+  if (options.length > 1)
+    throw new Decoder(source).error(options[1]!.keyStart, `duplicate field ${options[1]!.keyRaw}`);
   const value = options[0]?.value;
   if (value === undefined || value.kind === "null") return req;
-  return { ...req, bidOptions: encodeBidOptions(bidOptionsFromJson(value)) };
+  return { ...req, bidOptions: encodeBidOptions(bidOptionsFromJson(value, source)) };
 }
 
 /**

@@ -43,7 +43,8 @@ const UINT64_MAX = (1n << 64n) - 1n;
 const INT32_MIN = -(1n << 31n);
 const INT32_MAX = (1n << 31n) - 1n;
 
-class Decoder {
+/** protojson's error texts with positions, for decoders of nested messages built on this module (bidOptions.ts). */
+export class Decoder {
   constructor(readonly source: JsonSource | undefined) {}
 
   private where(offset: number): string {

@@ -82,8 +82,9 @@ export class ProviderNode {
         dispatcher: this.dispatcher,
         stake: new ProviderStakeService(this.settlement, options.contracts),
         commitments: () => this.commitments,
+        protocol: options.protocol ?? DEFAULT_PROTOCOL_VERSION,
       }),
-      notifications: new NotificationsService(this.notifier),
+      notifications: new NotificationsService(this.notifier, options.protocol ?? DEFAULT_PROTOCOL_VERSION),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "provider"),
     };

@@ -18,10 +18,12 @@ import {
   validateWithdrawRequest,
 } from "../protocol/depositValidation.ts";
 import { UnimplementedError } from "../protocol/grpcCodes.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 import type { Commitment } from "../protocol/types.ts";
 import { bidInfo, type CommitmentPages } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
 import { markBid } from "../util/bidTrace.ts";
+import { grpcBidOptions, withCommitmentBidOptions } from "./sendBidV12.ts";
 
 export interface BidderServiceDeps {
   sender: BidSender;
@@ -33,6 +35,8 @@ export interface BidderServiceDeps {
   claimSlashedFunds: () => Promise<bigint>;
   /** Called as each commitment is handed to the client's stream (the devnet's kill "after-ack" fault). */
   acknowledging?: () => void;
+  /** The node's protocol version (default v1.1): the bid message and digest of a request that names none. */
+  protocol?: ProtocolVersion;
 }
 
 /** The SendBid form of a verified commitment (api-behaviour §1.1 "Commitment JSON"): hex without 0x. */
@@ -63,6 +67,11 @@ const withdrawResponse = (r: WindowAmount) =>
 export class BidderService {
   constructor(private readonly d: BidderServiceDeps) {}
 
+  /** The protocol version whose API surface this service answers. */
+  get protocol(): ProtocolVersion {
+    return this.d.protocol ?? DEFAULT_PROTOCOL_VERSION;
+  }
+
   private windowDeposits(): DepositService {
     if (!this.d.deposits)
       throw new UnimplementedError("window deposits are protocol v1.1; this node runs v1.2 (deposits per provider)");
@@ -71,16 +80,22 @@ export class BidderService {
 
   /**
    * SendBid (interface.md §4.1): validation errors throw before the stream starts; then one commitment per
-   * accepting provider, in arrival order. `signal` is the client leaving.
+   * accepting provider, in arrival order. `signal` is the client leaving. On v1.2 the request's bidOptions (decoded by
+   * the HTTP route, or gRPC's field 9) are signed with the bid and echoed on each commitment (field 14).
    */
   sendBid(req: BidRequest, signal: AbortSignal): AsyncIterable<pb.Commitment> {
-    const commitments = this.d.sender.send(validateBidRequest(req), signal);
+    const protocol = req.protocol ?? this.protocol;
+    const v12 = profileOf(protocol).bidOptions;
+    // HTTP decodes the options to their bytes; a gRPC request carries field 9 in its own form.
+    const bidOptions = req.bidOptions instanceof Uint8Array ? req.bidOptions : v12 ? grpcBidOptions(req) : undefined;
+    const commitments = this.d.sender.send(validateBidRequest({ ...req, protocol, bidOptions }), signal);
     const acknowledging = this.d.acknowledging;
     return (async function* () {
       for await (const c of commitments) {
         markBid(c.signedBid.digest, "bidder.streamed");
         acknowledging?.();
-        yield commitmentMessage(c);
+        const message = commitmentMessage(c);
+        yield v12 ? withCommitmentBidOptions(message, bidOptions) : message;
       }
     })();
   }

@@ -3,6 +3,7 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import * as pb from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
 import type { Notifier } from "../notify/notifier.ts";
 import { validateTopics } from "../notify/topics.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 
 /** One open Subscribe stream: its notifications, and `close` for when the client leaves. */
 export interface NotificationStream {
@@ -11,14 +12,18 @@ export interface NotificationStream {
 }
 
 export class NotificationsService {
-  constructor(private readonly notifier: Notifier) {}
+  constructor(
+    private readonly notifier: Notifier,
+    /** The node's protocol version: which topics a client may subscribe to. */
+    readonly protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+  ) {}
 
   /**
-   * Subscribe (interface.md §4.2): an unknown topic fails the call before the stream starts; then one
+   * Subscribe (interface.md §4.2): a topic unknown to the node's version fails the call before the stream starts; then one
    * notification per event until the client leaves (or falls too far behind: ResourceExhausted).
    */
   subscribe(req: { topics: readonly string[] }): NotificationStream {
-    const sub = this.notifier.subscribe(validateTopics(req.topics));
+    const sub = this.notifier.subscribe(validateTopics(req.topics, this.protocol));
     return {
       notifications: (async function* () {
         for await (const n of sub.notifications())

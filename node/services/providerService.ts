@@ -4,27 +4,36 @@
  * answers the proto message. HTTP (node/api) and gRPC (node/grpc) only decode and encode.
  */
 import { create } from "@bufbuild/protobuf";
+import { getAddress } from "viem";
 import * as pb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
+import { knownOptions } from "../protocol/bidOptions.ts";
 import { strip0x } from "../protocol/bytes.ts";
 import { InternalError, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
 import { type ProcessedBidFields, validateProcessedBid } from "../protocol/processedBid.ts";
-import type { SignedBid } from "../protocol/types.ts";
-import type { BidDispatcher } from "../provider/bids/bidDispatcher.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
+import type { BidDispatcher, DispatchedBid } from "../provider/bids/bidDispatcher.ts";
 import { type StakeRequestFields, validateStakeRequest } from "../provider/stake/stakeRequest.ts";
 import type { ProviderStakeService, StakeInfo } from "../provider/stake/stakeService.ts";
 import { type CommitmentPages, commitmentInfo } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
+import { withV12BidFields } from "./receivedBidV12.ts";
 
 export interface ProviderServiceDeps {
   dispatcher: BidDispatcher;
   stake: ProviderStakeService;
   /** Read at each request: the provider node opens its store when it starts. */
   commitments: () => CommitmentPages | undefined;
+  /** The node's protocol version: v1.2 adds the bid's options and its bidder to each ReceiveBids message. */
+  protocol?: ProtocolVersion;
 }
 
-/** The ReceiveBids form of a signed bid (api-behaviour §1.7): raw transactions as lower-case hex without 0x. */
-export function receivedBidMessage(b: SignedBid): pb.Bid {
-  return create(pb.BidSchema, {
+/**
+ * The ReceiveBids form of a signed bid (api-behaviour §1.7): raw transactions as lower-case hex without 0x. On v1.2
+ * also the bid's options of a known kind (none: absent) and the recovered bidder, EIP-55 with 0x (§1.5).
+ */
+export function receivedBidMessage(d: DispatchedBid, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): pb.Bid {
+  const b = d.signed;
+  const message = create(pb.BidSchema, {
     txHashes: [...b.bid.txHashes],
     bidAmount: b.bid.amount.toString(),
     blockNumber: b.bid.blockNumber,
@@ -34,6 +43,11 @@ export function receivedBidMessage(b: SignedBid): pb.Bid {
     revertingTxHashes: [...b.bid.revertingTxHashes],
     rawTransactions: b.bid.rawTransactions.map((r) => strip0x(r).toLowerCase()),
     slashAmount: b.bid.slashAmount.toString(),
+  });
+  if (!profileOf(protocol).bidOptions) return message;
+  return withV12BidFields(message, {
+    bidOptions: d.options && knownOptions(d.options),
+    bidderAddress: getAddress(d.bidder),
   });
 }
 
@@ -51,13 +65,19 @@ const stakeResponse = (s: StakeInfo) =>
 export class ProviderService {
   constructor(private readonly d: ProviderServiceDeps) {}
 
+  /** The protocol version whose API surface this service answers. */
+  get protocol(): ProtocolVersion {
+    return this.d.protocol ?? DEFAULT_PROTOCOL_VERSION;
+  }
+
   /** ReceiveBids (interface.md §4.4): every bid to exactly one open stream, until the client leaves. */
   receiveBids(): BidStream {
-    const dispatcher = this.d.dispatcher;
+    const { dispatcher } = this.d;
+    const protocol = this.protocol;
     const receiver = dispatcher.open();
     return {
       bids: (async function* () {
-        for await (const bid of receiver.bids()) yield receivedBidMessage(bid);
+        for await (const bid of receiver.bids()) yield receivedBidMessage(bid, protocol);
       })(),
       close: () => dispatcher.close(receiver),
     };

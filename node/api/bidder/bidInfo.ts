@@ -35,6 +35,16 @@ export const BidInfoResponse = t.Object({
   blockBidInfo: t.Array(t.Object({ blockNumber: U64("L1 block"), bids: t.Array(BidInfo) })),
 });
 
+/** v1.2 declares field 10 `bidOptions` on each bid; upstream never fills it. */
+const BidInfoV12 = t.Object({
+  ...BidInfo.properties,
+  bidOptions: t.Null({ description: "declared by v1.2 and never filled by upstream: always null" }),
+});
+
+export const BidInfoResponseV12 = t.Object({
+  blockBidInfo: t.Array(t.Object({ blockNumber: U64("L1 block"), bids: t.Array(BidInfoV12) })),
+});
+
 type BidInfoJson = { blockBidInfo: { bids: Record<string, unknown>[] }[] };
 
 /**
@@ -61,7 +71,7 @@ export function bidderBidInfoRoutes(bidder: BidderService, protocol: ProtocolVer
           "each with its providers' commitments and their status. A page counts commitments, so one bid's commitments " +
           "can continue on the next page.",
         parameters: pagingParams(BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT),
-        responses: unaryResponses(BidInfoResponse),
+        responses: unaryResponses(withOptions ? BidInfoResponseV12 : BidInfoResponse),
       },
     },
   );

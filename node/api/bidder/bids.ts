@@ -4,7 +4,7 @@ import { bidOptionsToJson, decodeBidOptions } from "../../protocol/bidOptions.ts
 import { type BidRequest, decodeBidRequestText } from "../../protocol/bidValidation.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
 import type { BidderService } from "../../services/bidderService.ts";
-import { jsonBody, optionalDecimalAtMostPattern, streamResponses, Wire } from "../openapi.ts";
+import { BidOptionsDoc, jsonBody, optionalDecimalAtMostPattern, streamResponses, Wire } from "../openapi.ts";
 import { streamStartErrorResponse } from "../wire/errors.ts";
 import { BODY_LIMITS, readBodyText } from "../wire/limits.ts";
 import { messageJson } from "../wire/message.ts";
@@ -31,38 +31,48 @@ const bidFields = {
 
 /**
  * A bid names its transactions one way: by hash (txHashes) or as signed raw transactions (rawTransactions), never
- * both ("empty bid" and "both txHashes and rawTransactions are provided" otherwise), hence two disjoint forms.
+ * both ("empty bid" and "both txHashes and rawTransactions are provided" otherwise), hence two disjoint forms. v1.2
+ * adds `bidOptions`.
  */
-export const BidRequestSchema = t.Union(
-  [
-    t.Object(
-      {
-        txHashes: t.Array(Hash, { minItems: 1, description: "hashes of the transactions (also tx_hashes)" }),
-        rawTransactions: t.Optional(
-          t.Array(RawTransaction, { maxItems: 0, description: "absent or empty when txHashes is given" }),
-        ),
-        ...bidFields,
-      },
-      { title: "BidByTxHashes" },
-    ),
-    t.Object(
-      {
-        txHashes: t.Optional(
-          t.Array(Hash, { maxItems: 0, description: "absent or empty when rawTransactions is given" }),
-        ),
-        rawTransactions: t.Array(RawTransaction, {
-          minItems: 1,
-          description:
-            "signed transactions, hex (also raw_transactions); each must decode as a transaction (InvalidArgument " +
-            '"decoding raw transaction: …" or "unmarshaling raw transaction: …" otherwise)',
-        }),
-        ...bidFields,
-      },
-      { title: "BidByRawTransactions" },
-    ),
-  ],
-  { description: "A bid: exactly one of txHashes and rawTransactions non-empty; the other absent, null or empty." },
-);
+function bidRequestSchema(withOptions: boolean) {
+  const fields = {
+    ...bidFields,
+    ...(withOptions ? { bidOptions: t.Optional(t.Union([BidOptionsDoc, t.Null()])) } : {}),
+  };
+  return t.Union(
+    [
+      t.Object(
+        {
+          txHashes: t.Array(Hash, { minItems: 1, description: "hashes of the transactions (also tx_hashes)" }),
+          rawTransactions: t.Optional(
+            t.Array(RawTransaction, { maxItems: 0, description: "absent or empty when txHashes is given" }),
+          ),
+          ...fields,
+        },
+        { title: "BidByTxHashes" },
+      ),
+      t.Object(
+        {
+          txHashes: t.Optional(
+            t.Array(Hash, { maxItems: 0, description: "absent or empty when rawTransactions is given" }),
+          ),
+          rawTransactions: t.Array(RawTransaction, {
+            minItems: 1,
+            description:
+              "signed transactions, hex (also raw_transactions); each must decode as a transaction (InvalidArgument " +
+              '"decoding raw transaction: …" or "unmarshaling raw transaction: …" otherwise)',
+          }),
+          ...fields,
+        },
+        { title: "BidByRawTransactions" },
+      ),
+    ],
+    { description: "A bid: exactly one of txHashes and rawTransactions non-empty; the other absent, null or empty." },
+  );
+}
+
+export const BidRequestSchema = bidRequestSchema(false);
+export const BidRequestSchemaV12 = bidRequestSchema(true);
 
 export const CommitmentSchema = t.Object({
   txHashes: t.Array(t.String()),
@@ -78,6 +88,12 @@ export const CommitmentSchema = t.Object({
   dispatchTimestamp: U64("Unix ms, chosen by the provider"),
   revertingTxHashes: t.Array(t.String()),
   slashAmount: U64("wei"),
+});
+
+/** v1.2's Commitment: field 14 echoes the request's bidOptions, null when it had none. */
+export const CommitmentSchemaV12 = t.Object({
+  ...CommitmentSchema.properties,
+  bidOptions: t.Union([BidOptionsDoc, t.Null()], { description: "the request's bidOptions, or null" }),
 });
 
 /** v1.2: each commitment echoes the request's BidOptions (field 14), or null when the request had none. */
@@ -119,8 +135,11 @@ export function bidderBidRoutes(bidder: BidderService, protocol: ProtocolVersion
         summary: "SendBid",
         description:
           "Signs the bid and sends it to every connected provider. Each provider that accepts answers with a signed commitment, streamed as one line; the stream ends when every provider has answered, failed or timed out.",
-        requestBody: jsonBody(BidRequestSchema),
-        responses: streamResponses(CommitmentSchema, "Commitments of the providers that accepted."),
+        requestBody: jsonBody(withOptions ? BidRequestSchemaV12 : BidRequestSchema),
+        responses: streamResponses(
+          withOptions ? CommitmentSchemaV12 : CommitmentSchema,
+          "Commitments of the providers that accepted.",
+        ),
       },
     },
   );

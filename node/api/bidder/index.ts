@@ -7,14 +7,15 @@ import { bidderDepositV12Routes } from "./depositsV12.ts";
 import { bidderSlashedFundsRoutes } from "./slashedFunds.ts";
 
 /**
- * bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service. A node of protocol
- * v1.2 (`depositsV12`) serves the v1.2 deposit calls instead of the window calls.
+ * bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service, with the messages
+ * of the service's protocol version. A node of protocol v1.2 (`depositsV12`) serves the v1.2 deposit calls instead of
+ * the window calls.
  */
 export function bidderApi(bidder: BidderService, depositsV12?: DepositServiceV12) {
   return [
     depositsV12 ? bidderDepositV12Routes(depositsV12) : bidderDepositRoutes(bidder),
-    bidderBidRoutes(bidder),
-    bidderBidInfoRoutes(bidder),
+    bidderBidRoutes(bidder, bidder.protocol),
+    bidderBidInfoRoutes(bidder, bidder.protocol),
     bidderSlashedFundsRoutes(bidder),
   ];
 }

@@ -3,15 +3,17 @@ import { BidSchema } from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
 import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
 import { JsonSyntaxError, readJsonValue } from "../../protocol/jsonText.ts";
 import { PROCESSED_BID_FIELDS, type ProcessedBidFields } from "../../protocol/processedBid.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
 import { decodeProtoJsonMessage } from "../../protocol/protoJson.ts";
 import type { ProviderService } from "../../services/providerService.ts";
+import { v12BidFieldsJson } from "../../services/receivedBidV12.ts";
 import { logger } from "../../util/log.ts";
 import { jsonBody, streamResponses, unaryResponses } from "../openapi.ts";
 import { unaryResponse } from "../wire/errors.ts";
 import { BODY_LIMITS, jsonValuesOf } from "../wire/limits.ts";
 import { messageJson } from "../wire/message.ts";
 import { ndjsonResponse } from "../wire/stream.ts";
-import { ProcessedBid, ReceivedBid } from "./schemas.ts";
+import { ProcessedBid, ReceivedBid, ReceivedBidV12 } from "./schemas.ts";
 
 const tags = ["Provider"];
 const log = logger("provider-api");
@@ -39,8 +41,12 @@ async function* decisionsOf(request: Request): AsyncGenerator<ProcessedBidFields
   }
 }
 
-/** The provider application's operations: ReceiveBids and SendProcessedBids (interface.md §4.4, §4.7). */
-export function providerBidRoutes(provider: ProviderService) {
+/**
+ * The provider application's operations: ReceiveBids and SendProcessedBids (interface.md §4.4, §4.7). On v1.2 each
+ * received bid also carries `bidOptions` (null when none) and `bidderAddress` (upstream-head-delta §1.5).
+ */
+export function providerBidRoutes(provider: ProviderService, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION) {
+  const v12 = profileOf(protocol).bidOptions;
   return new Elysia({ name: "provider-bids" })
     .get(
       "/v1/provider/receive_bids",
@@ -50,7 +56,7 @@ export function providerBidRoutes(provider: ProviderService) {
           for await (const bid of stream.bids) {
             // The seed interface's name for the amount, beside upstream's `bidAmount`.
             const json = messageJson(BidSchema, bid) as Record<string, unknown>;
-            yield { ...json, amount: json.bidAmount };
+            yield { ...json, ...(v12 ? v12BidFieldsJson(bid) : {}), amount: json.bidAmount };
           }
         }
         return ndjsonResponse(lines(), () => stream.close());
@@ -61,7 +67,10 @@ export function providerBidRoutes(provider: ProviderService) {
           summary: "ReceiveBids",
           description:
             "Streams every bid this node receives to one connected receiver (several receivers share the bids, each bid to exactly one). The stream stays open until the client leaves.",
-          responses: streamResponses(ReceivedBid, "Bids for the provider application to decide on."),
+          responses: streamResponses(
+            v12 ? ReceivedBidV12 : ReceivedBid,
+            "Bids for the provider application to decide on.",
+          ),
         },
       },
     )

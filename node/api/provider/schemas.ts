@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Wire } from "../openapi.ts";
+import { BidOptionsDoc, Wire } from "../openapi.ts";
 
 const U64 = (description: string) => t.String({ pattern: "^[0-9]+$", description });
 
@@ -17,6 +17,19 @@ export const ReceivedBid = t.Object({
     description: "raw signed transactions (hex, no 0x), in the order of txHashes",
   }),
   slashAmount: U64("wei, 0 when the bidder gave none"),
+});
+
+/** v1.2's received bid: fields 10 and 11 (upstream-head-delta §1.5). */
+export const ReceivedBidV12 = t.Object({
+  ...ReceivedBid.properties,
+  slashAmount: U64("wei; the bid's amount when the bidder gave none"),
+  bidOptions: t.Union([BidOptionsDoc, t.Null()], {
+    description: "the bid's options of a kind this node knows; null when the bid has none",
+  }),
+  bidderAddress: t.String({
+    pattern: "^0x[a-fA-F0-9]{40}$",
+    description: "the bidder recovered from the bid signature, EIP-55 with 0x",
+  }),
 });
 
 /**

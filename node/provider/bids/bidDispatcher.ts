@@ -1,6 +1,8 @@
+import type { Address } from "viem";
 import { NO_ACTIVE_RECEIVERS } from "../../network/network.ts";
+import { type BidOptions, decodeBidOptions } from "../../protocol/bidOptions.ts";
 import { bytesToHex } from "../../protocol/bytes.ts";
-import { DeadlineExceededError, InternalError } from "../../protocol/grpcCodes.ts";
+import { DeadlineExceededError, InternalError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
 import { type ProcessedBid, ProcessedBidStatus, type SignedBid } from "../../protocol/types.ts";
 import { markBid } from "../../util/bidTrace.ts";
 
@@ -10,13 +12,35 @@ export interface Decision {
   dispatchTimestamp: bigint;
 }
 
+/** A bid as the provider application is shown it: the signed bid and the bidder recovered from its signature. */
+export interface DispatchedBid {
+  readonly signed: SignedBid;
+  readonly bidder: Address;
+  /** The bid's options (v1.2), decoded from the wire bytes; undefined when the bid carries none. */
+  readonly options?: BidOptions;
+}
+
+/**
+ * The options of a bid as a provider reads them off the wire: none when the bytes are absent or empty, else their
+ * decoding. Bytes that do not decode fail the bid before any application sees it, as upstream's ProcessBid does.
+ */
+function optionsOf(bid: SignedBid): BidOptions | undefined {
+  const bytes = bid.bid.bidOptions;
+  if (!bytes?.length) return undefined;
+  try {
+    return decodeBidOptions(bytes);
+  } catch (e) {
+    throw new InvalidArgumentError(`unmarshalling bid options: ${(e as Error).message}`, { cause: e });
+  }
+}
+
 /** A ReceiveBids stream: an unbounded queue of bids for one connected provider application. */
 export class BidReceiver {
-  private readonly queue: SignedBid[] = [];
+  private readonly queue: DispatchedBid[] = [];
   private wake: (() => void) | undefined;
   closed = false;
 
-  push(bid: SignedBid): void {
+  push(bid: DispatchedBid): void {
     this.queue.push(bid);
     this.wake?.();
   }
@@ -25,7 +49,7 @@ export class BidReceiver {
     return this.queue.length;
   }
 
-  async *bids(): AsyncGenerator<SignedBid> {
+  async *bids(): AsyncGenerator<DispatchedBid> {
     while (!this.closed) {
       const bid = this.queue.shift();
       if (bid) {
@@ -69,13 +93,17 @@ export class BidDispatcher {
     if (i >= 0) this.receivers.splice(i, 1);
   }
 
-  /** Sends the bid to one receiver and waits for its decision, at most `timeoutMs`. */
-  async process(bid: SignedBid, timeoutMs: number, signal?: AbortSignal): Promise<Decision> {
+  /**
+   * Sends the bid of `bidder` (recovered from its signature) to one receiver and waits for its decision, at most
+   * `timeoutMs`.
+   */
+  async process(bid: SignedBid, bidder: Address, timeoutMs: number, signal?: AbortSignal): Promise<Decision> {
     if (!this.receivers.length) throw new InternalError(NO_ACTIVE_RECEIVERS);
+    const options = optionsOf(bid);
     const key = bytesToHex(bid.digest);
     const decided = new Promise<Decision>((resolve) => this.waiting.set(key, resolve));
     const receiver = this.receivers[this.next++ % this.receivers.length]!;
-    receiver.push(bid);
+    receiver.push({ signed: bid, bidder, options });
     markBid(bid.digest, "provider.dispatched");
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {

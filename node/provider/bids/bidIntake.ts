@@ -54,7 +54,7 @@ export class BidIntake {
     markBid(bid.digest, "provider.reserved");
     let sharedKey: Ahead<G1Point> | undefined;
     try {
-      const decided = this.o.dispatcher.process(bid, this.o.decisionTimeoutMs, signal);
+      const decided = this.o.dispatcher.process(bid, bidder, this.o.decisionTimeoutMs, signal);
       // While the application decides, the loop is free: the shared key's multiplication is done then.
       sharedKey = new Ahead(afterThisTurnsWrites(), () => crypto.sharedKey(this.o.nikeSecret, bid.bidderNikePublicKey));
       const decision = await decided;
