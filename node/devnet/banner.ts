@@ -21,8 +21,8 @@ export function banner(d: Devnet): string {
   const t = d.targetFile();
   const c = d.config;
   // What the bidder runs (a setting its data dir saved may have been resumed); node processes: what they were told.
-  const autodeposit = d.hasNodes && !d.procs ? d.bidder.deposits.auto.amountPerWindow : c.autodepositAmount;
   const v12 = c.protocol === "v1.2";
+  const autodeposit = d.hasNodes && !d.procs && !v12 ? d.bidder.deposits.auto.amountPerWindow : c.autodepositAmount;
   const minutes = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms} ms`);
   const deposits = v12
     ? `Bidder deposit per provider at start: ${c.autodepositAmount !== undefined ? `${formatEther(c.autodepositAmount)} ETH` : "none"}`

@@ -14,6 +14,7 @@ import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { providerStakeCheck } from "../p2p/stakeCheck.ts";
 import { UnavailableError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
+import { profileOf } from "../protocol/protocolVersion.ts";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import { ProviderNode } from "../provider/providerNode.ts";
 import { acceptAll } from "../providerApp/policies.ts";
@@ -126,9 +127,11 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
       cryptoWorkers: cfg.cryptoWorkers,
     });
     notifiers.push(node.notifier);
-    if (cfg.autodepositFromFlag) node.deposits.auto.replaceSaved(cfg.autodepositAmount);
+    // Auto-deposit is per window: protocol v1.1 only (a v1.2 bidder deposits per provider through its API).
+    const windows = profileOf(cfg.protocol).deposits === "window";
+    if (windows && cfg.autodepositFromFlag) node.deposits.auto.replaceSaved(cfg.autodepositAmount);
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
-    if (cfg.autodepositAmount !== undefined && !node.deposits.auto.running)
+    if (windows && cfg.autodepositAmount !== undefined && !node.deposits.auto.running)
       await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
     const admin = adminOf({ role: "bidder", node });
     return {
