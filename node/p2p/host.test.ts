@@ -104,3 +104,38 @@ test("a frame is one socket write, and a small message read asks for no window u
     await a.stop();
   }
 });
+
+test("frames sent in one turn of the event loop, on two streams of a connection, are one socket write", async () => {
+  const a = await createHost({ nodeKey: KEYS[0], listen, blocklist: new Blocklist() });
+  const b = await createHost({ nodeKey: KEYS[1], listen, blocklist: new Blocklist() });
+  await a.start();
+  await b.start();
+  const write = net.Socket.prototype.write;
+  try {
+    const PROTOCOL = "/mev-commit-test/sink/1.0.0";
+    const received: number[] = [];
+    await a.handle(PROTOCOL, async (stream) => {
+      const lp = lpStream(stream);
+      for (;;) received.push((await lp.read()).subarray()[0]!);
+    });
+    const one = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
+    const two = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
+    await Promise.all([one.write(Uint8Array.of(0)), two.write(Uint8Array.of(0))]);
+    await until("the first messages", 5_000, () => received.length === 2);
+    await Bun.sleep(100); // the streams' opening frames are all out
+    let writes = 0;
+    net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net.Socket["write"]>) {
+      writes++;
+      return write.apply(this, args);
+    } as net.Socket["write"];
+    await Promise.all([one.write(Uint8Array.of(1)), two.write(Uint8Array.of(2)), one.write(Uint8Array.of(3))]);
+    await until("the three messages", 5_000, () => received.length === 5);
+    await Bun.sleep(100);
+    expect(writes).toBe(1);
+    expect(received.slice(2).sort()).toEqual([1, 2, 3]);
+  } finally {
+    net.Socket.prototype.write = write;
+    await b.stop();
+    await a.stop();
+  }
+});

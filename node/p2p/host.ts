@@ -8,11 +8,12 @@ import { noise } from "@chainsafe/libp2p-noise";
 import { asCrypto, defaultCrypto } from "@chainsafe/libp2p-noise/crypto";
 import { yamux } from "@chainsafe/libp2p-yamux";
 import { type Identify, identify } from "@libp2p/identify";
-import type { MultiaddrConnection, PeerId, Transport, Upgrader } from "@libp2p/interface";
+import type { PeerId, Transport, Upgrader } from "@libp2p/interface";
 import { tcp } from "@libp2p/tcp";
 import { createLibp2p, type Libp2p } from "libp2p";
 import { skipKnownProtocolMerges } from "./peerStoreProtocols.ts";
 import { libp2pLoggerOption } from "./quietLogger.ts";
+import { writesPerTurn } from "./turnWrites.ts";
 import "./yamuxWindowUpdates.ts";
 import { libp2pKeyOf } from "./wire/peerIdentity.ts";
 
@@ -82,7 +83,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
  *   AbortError after @libp2p/tcp's own abort handler has removed the socket's only 'error' listener: an uncaught
  *   AbortError in the process (seen after node/p2p/crashRecovery.test.ts). The dial still honours the signal:
  *   @libp2p/tcp's own handler destroys the socket, and the connection upgrade gets the signal as before.
- * - What one send of the connection hands the socket is written as one buffer (see `oneWritePerSend`).
+ * - What the connection is handed to send in one turn of the event loop is written as one buffer (turnWrites.ts).
  */
 function tcpTransport(): ReturnType<typeof tcp> {
   const make = tcp();
@@ -93,7 +94,7 @@ function tcpTransport(): ReturnType<typeof tcp> {
       const { signal } = options;
       const upgrader: Upgrader = Object.create(options.upgrader);
       upgrader.upgradeOutbound = (maConn, o) =>
-        options.upgrader.upgradeOutbound(oneWritePerSend(maConn), { ...o, signal });
+        options.upgrader.upgradeOutbound(writesPerTurn(maConn), { ...o, signal });
       const hidden = { ...options, upgrader };
       // Not enumerable: @libp2p/tcp reads options.signal itself, but its spread into net.connect's options skips it.
       Object.defineProperty(hidden, "signal", { value: signal, enumerable: false });
@@ -102,30 +103,9 @@ function tcpTransport(): ReturnType<typeof tcp> {
     const createListener = transport.createListener.bind(transport);
     transport.createListener = (options) => {
       const upgrader: Upgrader = Object.create(options.upgrader);
-      upgrader.upgradeInbound = (maConn, o) => options.upgrader.upgradeInbound(oneWritePerSend(maConn), o);
+      upgrader.upgradeInbound = (maConn, o) => options.upgrader.upgradeInbound(writesPerTurn(maConn), o);
       return createListener({ ...options, upgrader });
     };
     return transport;
   };
-}
-
-/** What @libp2p/tcp's connection is handed to write: a Uint8ArrayList, read by iterating it. */
-interface BufferList extends Iterable<Uint8Array> {
-  readonly bufs: Uint8Array[];
-  subarray(): Uint8Array;
-}
-type SendData = (data: BufferList | Uint8Array[]) => { sentBytes: number; canSendMore: boolean };
-
-/**
- * Noise hands the connection each encrypted message as two buffers (its 2-byte length, then the ciphertext), and
- * @libp2p/tcp writes every buffer it is given with a socket.write of its own: two writes, two syscalls per yamux
- * frame, the largest single cost of the libp2p path (docs/performance.md, "Over libp2p"). Joined into one buffer,
- * a frame costs one write.
- */
-function oneWritePerSend(maConn: MultiaddrConnection): MultiaddrConnection {
-  const target = maConn as unknown as { sendData?: SendData };
-  const send = target.sendData?.bind(maConn);
-  if (!send) return maConn;
-  target.sendData = (data) => send(!Array.isArray(data) && data.bufs.length > 1 ? [data.subarray()] : data);
-  return maConn;
 }

@@ -1,6 +1,8 @@
 /**
- * Where a CPU profile's time went, by area of the code: `bun scenarios/bench/profileAreas.ts PROFILE.cpuprofile`.
- * Make the profile with `bun --cpu-prof --cpu-prof-dir=DIR scenarios/bench/bids.bench.ts …`. Each sample is
+ * Where a CPU profile's time went, by area of the code: `bun scenarios/bench/profileAreas.ts PROFILE.cpuprofile
+ * [--busiest SECONDS]`. Make the profile with `bun --cpu-prof --cpu-prof-dir=DIR scenarios/bench/bids.bench.ts …`
+ * (or of a devnet, `bun --cpu-prof … node/main.ts`, stopped with Ctrl-C); `--busiest S` counts only the S seconds
+ * with the most samples, the load a benchmark put on a devnet that idled before and after it. Each sample is
  * charged to the area of the innermost frame whose file belongs to a known area (native code and small
  * helpers inherit their caller's area), so "SQLite" is the time inside bun:sqlite calls wherever they come from.
  * Shares stay meaningful on a loaded machine, where absolute times do not.
@@ -16,6 +18,21 @@ interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+}
+
+/** The samples' indices inside the `seconds` of the profile that hold the most samples. */
+export function busiestWindow(p: Profile, seconds: number): { from: number; to: number } {
+  const at: number[] = [];
+  let t = 0;
+  for (const d of p.timeDeltas) at.push((t += d));
+  const span = seconds * 1e6;
+  let best = { from: 0, to: 0 };
+  let from = 0;
+  for (let to = 0; to < at.length; to++) {
+    while (at[to]! - at[from]! > span) from++;
+    if (to + 1 - from > best.to - best.from) best = { from, to: to + 1 };
+  }
+  return best;
 }
 
 /** Areas in order of precedence: the first pattern that matches a frame's file (or function) names its area. */
@@ -41,10 +58,11 @@ const AREAS: [string, RegExp][] = [
   ["node: provider bids", /node\/provider\//],
   ["node: tracker, store, events", /node\/(tracker|store|chain|notify)\//],
   ["node: oracle, L1 driver", /node\/(oracle|l1)\//],
+  ["node: built-in provider applications (HTTP clients)", /node\/(providerApp|clients)\//],
   ["benchmark client, provider applications", /scenarios\//],
 ];
 
-export function profileAreas(p: Profile): { area: string; ms: number }[] {
+export function profileAreas(p: Profile, window?: { from: number; to: number }): { area: string; ms: number }[] {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -67,19 +85,24 @@ export function profileAreas(p: Profile): { area: string; ms: number }[] {
   const gaps = [...p.timeDeltas].sort((a, b) => a - b);
   const intervalMs = (gaps[Math.floor(gaps.length / 2)] ?? 0) / 1000;
   const totals = new Map<string, number>();
-  for (const id of p.samples) totals.set(areaOf(id), (totals.get(areaOf(id)) ?? 0) + intervalMs);
+  const { from, to } = window ?? { from: 0, to: p.samples.length };
+  for (const id of p.samples.slice(from, to)) totals.set(areaOf(id), (totals.get(areaOf(id)) ?? 0) + intervalMs);
   return [...totals].map(([area, ms]) => ({ area, ms })).sort((a, b) => b.ms - a.ms);
 }
 
 if (import.meta.main) {
-  const file = process.argv[2];
-  if (!file) {
-    console.error("Usage: bun scenarios/bench/profileAreas.ts PROFILE.cpuprofile");
+  const [file, flag, value] = process.argv.slice(2);
+  const seconds = Number(value);
+  if (!file || (flag !== undefined && (flag !== "--busiest" || !(seconds > 0)))) {
+    console.error("Usage: bun scenarios/bench/profileAreas.ts PROFILE.cpuprofile [--busiest SECONDS]");
     process.exit(2);
   }
-  const rows = profileAreas(JSON.parse(readFileSync(file, "utf8")) as Profile);
+  const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+  const window = flag ? busiestWindow(profile, seconds) : undefined;
+  const rows = profileAreas(profile, window);
   const busy = rows.filter((r) => r.area !== "idle").reduce((s, r) => s + r.ms, 0);
-  console.log(`${(busy / 1000).toFixed(2)} s of samples not idle; share of those:`);
+  const over = window ? ` in the busiest ${seconds} s` : "";
+  console.log(`${(busy / 1000).toFixed(2)} s of samples not idle${over}; share of those:`);
   for (const r of rows)
     if (r.area !== "idle")
       console.log(

@@ -76,16 +76,17 @@ test("--target: a row per level, every bid with one commitment per provider, not
   expect(lines[0]).toContain(`(${devnet.target().bidderUrl}), 2 providers; 6 bids per level`);
   const header = lines.findIndex((l) => l.trimStart().startsWith("in flight"));
   expect(lines[header]).toMatch(
-    /in flight\s+bids\s+bids\/s\s+first p50\s+first p99\s+commitments\/bid\s+short \(< 2\)\s+errors/,
+    /in flight\s+bids\s+bids\/s\s+commitments\/s\s+first p50\s+first p99\s+commitments\/bid\s+short \(< 2\)\s+errors/,
   );
   const rows = lines.slice(header + 1).map((l) => l.trim().split(/\s{2,}/));
   expect(rows.map((r) => r[0])).toEqual(["1", "3"]);
   for (const r of rows) {
     expect(r[1]).toBe("6"); // bids
-    expect(r[3]).toMatch(/^\d+\.\d ms$/); // first commitment p50
-    expect(r[5]).toBe("2.00"); // commitments per bid
-    expect(r[6]).toBe("0"); // short bids
-    expect(r[7]).toBe("0"); // errors
+    expect(Number(r[3])).toBeCloseTo(2 * Number(r[2]), 0); // commitments/s: two per bid
+    expect(r[4]).toMatch(/^\d+\.\d ms$/); // first commitment p50
+    expect(r[6]).toBe("2.00"); // commitments per bid
+    expect(r[7]).toBe("0"); // short bids
+    expect(r[8]).toBe("0"); // errors
   }
 }, 120_000);
 
@@ -97,7 +98,7 @@ test("--target: a target file that cannot be read is a one-line error, exit 2", 
   expect(err.trim()).toBe(`error: the target file ${bad} has no bidderUrl, l1RpcUrl or providerAddresses`);
 }, 30_000);
 
-test("the table counts a bid short of one commitment per provider", () => {
+test("the table counts a bid short of one commitment per provider, and the commitments per second", () => {
   const lines = targetTableLines(
     [
       {
@@ -109,10 +110,22 @@ test("the table counts a bid short of one commitment per provider", () => {
         short: 1,
         errors: 0,
         bidsPerSec: 99,
+        commitmentsPerSec: 188.1,
         load: "1.50 1.00 0.50",
       },
     ],
     2,
   );
-  expect(lines[1]!.trim().split(/\s{2,}/)).toEqual(["8", "10", "99.0", "4.3 ms", "19.0 ms", "1.90", "1", "0", "1.50"]);
+  expect(lines[1]!.trim().split(/\s{2,}/)).toEqual([
+    "8",
+    "10",
+    "99.0",
+    "188.1",
+    "4.3 ms",
+    "19.0 ms",
+    "1.90",
+    "1",
+    "0",
+    "1.50",
+  ]);
 });

@@ -37,6 +37,8 @@ export interface TargetLevelResult {
   /** Failed requests, non-200 answers or error lines. */
   errors: number;
   bidsPerSec: number;
+  /** Commitments received per second: the throughput to compare when a side answers bids without commitments. */
+  commitmentsPerSec: number;
   load: string;
 }
 
@@ -87,6 +89,7 @@ export async function targetBench(o: TargetBenchOptions): Promise<TargetLevelRes
         short: s.short,
         errors: s.errors,
         bidsPerSec: s.bidsPerSec,
+        commitmentsPerSec: s.commitmentsPerSec,
         load: loadavg(),
       });
       if (s.firstError) o.print(`  ${inFlight} in flight: first error: ${s.firstError}`);
@@ -103,6 +106,7 @@ export function targetTableLines(rows: TargetLevelResult[], providers: number): 
     "in flight",
     "bids",
     "bids/s",
+    "commitments/s",
     "first p50",
     "first p99",
     "commitments/bid",
@@ -114,6 +118,7 @@ export function targetTableLines(rows: TargetLevelResult[], providers: number): 
     String(r.inFlight),
     String(r.bids),
     r.bidsPerSec.toFixed(1),
+    r.commitmentsPerSec.toFixed(1),
     ms(r.firstP50),
     ms(r.firstP99),
     r.commitmentsPerBid.toFixed(2),
