@@ -8,7 +8,7 @@ import { txPipelineFor } from "../chain/txPipeline.ts";
 import { processCrypto } from "../crypto/cryptoPool.ts";
 import type { Network } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
-import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
+import { commitmentFailure, publishPeerEvents, publishRegistryEvents, v12Notices } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
@@ -123,6 +123,7 @@ export class BidderNode {
       events: this.events,
       version,
       onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
+      notices: v12Notices(this.notifier, version),
     });
     this.services = {
       role: "bidder",

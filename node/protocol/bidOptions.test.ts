@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { fromBinary, fromJson, toBinary, toJson } from "@bufbuild/protobuf";
 import protobuf from "protobufjs";
+import { BidOptionsSchema } from "../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import {
   type BidOptions,
+  BidOptionsDecodeError,
   bidOptionsFromJson,
   bidOptionsToJson,
   decodeBidOptions,
@@ -137,5 +140,39 @@ describe("bid options, proto-JSON", () => {
       expect(err, text).toBeInstanceOf(BodyDecodeError);
       expect((err as Error).message, text).toBe(message);
     }
+  });
+});
+
+/** BidOptions{options:[BidOption{position_constraint:{anchor:TOP(1), basis:PERCENTILE(1), value:10}}]}, by hand:
+ * 0a 08 (options, 8 bytes) 0a 06 (position_constraint, 6 bytes) 08 01 (anchor) 10 01 (basis) 18 0a (value). */
+const TOP_10_PERCENT = "0a080a0608011001180a";
+
+describe("bid options, against the code generated from upstream's v1.2 proto (node/gen)", () => {
+  test("a position constraint encodes to its proto bytes, from either JSON spelling, and renders back", () => {
+    const camel = '{"options":[{"positionConstraint":{"anchor":"ANCHOR_TOP","basis":"BASIS_PERCENTILE","value":10}}]}';
+    const snake = '{"options":[{"position_constraint":{"anchor":1,"basis":1,"value":10}}]}';
+    for (const text of [camel, snake]) {
+      expect(bytesToHex(encodeBidOptions(json(text)))).toBe(TOP_10_PERCENT);
+      expect(bytesToHex(toBinary(BidOptionsSchema, fromJson(BidOptionsSchema, JSON.parse(text))))).toBe(TOP_10_PERCENT);
+    }
+    const rendered = bidOptionsToJson(decodeBidOptions(hexToBytes(TOP_10_PERCENT)));
+    expect(rendered).toEqual(JSON.parse(camel));
+    const generated: unknown = toJson(BidOptionsSchema, fromBinary(BidOptionsSchema, hexToBytes(TOP_10_PERCENT)), {
+      alwaysEmitImplicit: true,
+    });
+    expect(rendered).toEqual(generated as typeof rendered);
+  });
+
+  test("no options and an empty BidOptions are both zero bytes, rendered as no options", () => {
+    for (const text of ["{}", '{"options":[]}']) {
+      expect(encodeBidOptions(json(text))).toEqual(new Uint8Array(0));
+      expect(toBinary(BidOptionsSchema, fromJson(BidOptionsSchema, JSON.parse(text)))).toEqual(new Uint8Array(0));
+    }
+    expect(bidOptionsToJson(decodeBidOptions(new Uint8Array(0)))).toEqual({ options: [] });
+  });
+
+  test("bytes the generated code refuses are refused with a named error", () => {
+    expect(() => fromBinary(BidOptionsSchema, hexToBytes("0aff"))).toThrow();
+    expect(() => decodeBidOptions(hexToBytes("0aff"))).toThrow(BidOptionsDecodeError);
   });
 });

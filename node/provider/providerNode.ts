@@ -6,7 +6,7 @@ import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { processCrypto } from "../crypto/cryptoPool.ts";
 import type { Network, ProviderPeer } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
-import { commitmentFailure, publishPeerEvents, publishRegistryEvents } from "../notify/sources.ts";
+import { commitmentFailure, publishPeerEvents, publishRegistryEvents, v12Notices } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import type { G1Point } from "../protocol/types.ts";
@@ -137,6 +137,7 @@ export class ProviderNode {
       crypto: processCrypto(o.cryptoWorkers ?? 0),
       onCommitted: (commitment, bidder) => storer.record(commitment, bidder),
     });
+    const notices = v12Notices(this.notifier, version);
     this.tracker = new CommitmentTracker({
       role: { role: "provider", nikeSecret: this.nikeSecret },
       self: this.address,
@@ -147,6 +148,8 @@ export class ProviderNode {
       events: this.events,
       version,
       onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
+      notices,
+      onOtherProviderWon: (r) => notices.otherProviderWonBlock(r.digest, `0x${r.bidder}`, r.bidAmount),
     });
     this.off = [
       publishPeerEvents(this.notifier, o.network, this.address),

@@ -45,6 +45,10 @@ export interface RoleConfig {
   autodepositAmount?: bigint;
   /** Bidder: --autodeposit-amount or --no-autodeposit was given; it replaces the setting the store saved. */
   autodepositFromFlag?: boolean;
+  /** Bidder, v1.2: enable the deposit manager once started (--enable-deposit-manager). */
+  enableDepositManager?: boolean;
+  /** Bidder, v1.2, with enableDepositManager: the target deposit toward every valid provider (--target-deposit-amount). */
+  targetDepositAmount?: bigint;
   logLevel: "debug" | "info" | "warn" | "error";
   /** Serve the admin API (node/role/adminApi.ts) on this port of --http-addr (0: any free port); off when undefined. */
   adminPort?: number;
@@ -94,6 +98,9 @@ Options:
   --autodeposit-amount WEI    bidder, v1.1: auto-deposit this much per window from the start (replaces a saved
                               setting; without either flag the bidder resumes the one its store saved)
   --no-autodeposit            bidder: no auto-deposit, even when the store saved it on
+  --enable-deposit-manager    bidder, v1.2: once started, enable the deposit manager (already enabled is fine)
+  --target-deposit-amount WEI bidder, v1.2, with --enable-deposit-manager: then set this target deposit toward every
+                              valid provider, which tops each deposit up to it (ignored without that flag, as upstream)
   --log-level LEVEL           debug | info | warn | error (default info)
   --admin-port PORT           serve the admin API a devnet of node processes drives (status, faults, bundles) on
                               this port of --http-addr (0: any free port); not for production: it arms failing
@@ -191,6 +198,8 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "auto-accept": { type: "boolean" },
         "autodeposit-amount": { type: "string" },
         "no-autodeposit": { type: "boolean" },
+        "enable-deposit-manager": { type: "boolean" },
+        "target-deposit-amount": { type: "string" },
         "log-level": { type: "string" },
         "admin-port": { type: "string" },
         "parent-pid": { type: "string" },
@@ -241,6 +250,13 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     throw new RoleConfigError(`--autodeposit-amount must be wei (digits), got "${amount}"`);
   if (amount !== undefined && o["no-autodeposit"])
     throw new RoleConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
+  const enableDepositManager = o["enable-deposit-manager"] === true;
+  if (enableDepositManager && protocol !== "v1.2")
+    throw new RoleConfigError(`--enable-deposit-manager: protocol ${protocol} has no deposit manager (v1.2 has)`);
+  // Upstream reads the target only with --enable-deposit-manager, and fails to start on one that is not a number.
+  const target = enableDepositManager ? o["target-deposit-amount"] : undefined;
+  if (target !== undefined && !/^\d+$/.test(target))
+    throw new RoleConfigError(`failed to parse target deposit amount "${target}"`);
   return {
     role,
     nodeKey,
@@ -265,6 +281,8 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     autoAccept: o["auto-accept"] ?? false,
     autodepositAmount: amount === undefined ? undefined : BigInt(amount),
     autodepositFromFlag: amount !== undefined || o["no-autodeposit"] === true,
+    enableDepositManager,
+    targetDepositAmount: target === undefined ? undefined : BigInt(target),
     logLevel: level as RoleConfig["logLevel"],
     adminPort: o["admin-port"] === undefined ? undefined : int("admin-port", o["admin-port"], 0, 65535, 0),
     streamKeepAliveMs:

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createPublicClient } from "viem";
 import { type Served, serve } from "../api/serve.ts";
 import { BidderNode } from "../bidder/bidderNode.ts";
+import { enableDepositManagerAtStart } from "../bidder/deposits/depositManagerAtStart.ts";
 import { localChain } from "../chain/clients.ts";
 import { localHttp } from "../chain/localHttp.ts";
 import type { Network } from "../network/network.ts";
@@ -133,6 +134,8 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
     if (windows && cfg.autodepositAmount !== undefined && !node.deposits.auto.running)
       await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
+    if (cfg.enableDepositManager && node.depositsV12)
+      await enableDepositManagerAtStart(node.depositsV12, cfg.targetDepositAmount, log);
     const admin = adminOf({ role: "bidder", node });
     return {
       url,

@@ -3,6 +3,7 @@ import type { ChainClients } from "../chain/clients.ts";
 import { blockTrackerAbi } from "../chain/contracts.ts";
 import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { protocolAbis } from "../chain/protocolContracts.ts";
+import type { V12Notices } from "../notify/sources.ts";
 import { UnavailableError } from "../protocol/grpcCodes.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { logger } from "../util/log.ts";
@@ -32,6 +33,13 @@ export interface TrackerOptions {
   version?: ProtocolVersion;
   /** Called when an open transaction of this node failed (notifications). */
   onOpenFailed?: (commitmentDigest: string, txnHash: string, error: string) => void;
+  /** transaction_settled and transaction_payment for this node's commitments (they do nothing on a v1.1 node). */
+  notices?: Pick<V12Notices, "transactionSettled" | "transactionPayment">;
+  /**
+   * Provider: called for each of its stored commitments whose block another provider won (NewL1Block), which is
+   * never opened; upstream v1.2.5 announces it (other_provider_won_block) and gives its amount back to the balance.
+   */
+  onOtherProviderWon?: (r: CommitmentRecord) => void;
 }
 
 /**
@@ -106,15 +114,29 @@ export class CommitmentTracker {
 
   private onProcessed(ev: ChainEvent): void {
     const r = this.o.commitments.byIndex(hex(ev.args.commitmentIndex));
-    if (r) this.o.commitments.setStatus(r.digest, ev.args.isSlash ? "slashed" : "settled");
+    if (!r) return;
+    const isSlash = ev.args.isSlash as boolean;
+    this.o.commitments.setStatus(r.digest, isSlash ? "slashed" : "settled");
+    this.o.notices?.transactionSettled(r.txnHash, isSlash, `0x${r.provider}`);
   }
 
+  /**
+   * The provider's payment. On v1.2 the part of the bid the decay left unpaid goes to the bidder's account in the
+   * same transaction with no event of its own, so the refund stays "" as on upstream's v1.2.5 nodes.
+   */
   private onRewarded(ev: ChainEvent): void {
-    this.o.commitments.setPayment(hex(ev.args.commitmentDigest), (ev.args.amount as bigint).toString(), "");
+    this.recordPayment(hex(ev.args.commitmentDigest), ev.args.amount as bigint, undefined);
   }
 
   private onRetrieved(ev: ChainEvent): void {
-    this.o.commitments.setPayment(hex(ev.args.commitmentDigest), "", (ev.args.amount as bigint).toString());
+    this.recordPayment(hex(ev.args.commitmentDigest), undefined, ev.args.amount as bigint);
+  }
+
+  private recordPayment(digest: string, payment: bigint | undefined, refund: bigint | undefined): void {
+    const r = this.o.commitments.get(digest);
+    if (!r) return;
+    this.o.commitments.setPayment(digest, payment?.toString() ?? "", refund?.toString() ?? "");
+    this.o.notices?.transactionPayment(r.txnHash, payment, refund);
   }
 
   private onNewL1Block(ev: ChainEvent): void {
@@ -122,10 +144,18 @@ export class CommitmentTracker {
     this.winners.set(block, (ev.args.winner as string).toLowerCase());
     if (block > this.newest) this.newest = block;
     for (const b of this.winners.keys()) if (b + OPEN_HORIZON < this.newest) this.winners.delete(b);
+    if (this.o.onOtherProviderWon && this.o.role.role === "provider") this.otherProviderWon(block);
     // Not awaited: the open transactions' receipts would hold back every later event of this node (NewWindow, its
     // deposits, payments) for as long as the settlement chain takes. After a crash the winners are read again
     // from BlockTracker (`reconcile`), so what this pass did not open is opened then.
     void this.requestOpens();
+  }
+
+  /** The stored commitments of `block` whose provider is not its winner (upstream: only stored ones with an index). */
+  private otherProviderWon(block: bigint): void {
+    const winner = this.winners.get(block);
+    for (const r of this.o.commitments.forBlockWithStatus(block, "stored"))
+      if (r.commitmentIndex && `0x${r.provider}` !== winner) this.o.onOtherProviderWon?.(r);
   }
 
   /**

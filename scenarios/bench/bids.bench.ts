@@ -32,7 +32,12 @@ import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { stopAllAnvils } from "../../node/chain/anvil.ts";
 import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
 import { type Devnet, startDevnet } from "../../node/devnet/startDevnet.ts";
-import { windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
+import {
+  type ProtocolVersion,
+  parseProtocolVersion,
+  UnknownProtocolVersionError,
+} from "../../node/protocol/protocolVersion.ts";
+import { BLOCKS_PER_WINDOW, windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
 import { setBidTracing } from "../../node/util/bidTrace.ts";
 import { setLogSink } from "../../node/util/log.ts";
 import { freePort } from "../../node/util/ports.ts";
@@ -58,6 +63,7 @@ import { sustainedRun } from "./sustained.ts";
 import { targetBench } from "./targetBench.ts";
 
 const USAGE = `Usage: npm run bench:bids -- [options]
+  --protocol VERSION       v1.1 | v1.2: the protocol of the devnets it starts (default v1.1)
   --target FILE            instead of a devnet of its own: bids through the bidder of a running target (a devnet's
                            target.json, or one written for another implementation) at each --in-flight level; prints
                            first-commitment p50/p99, commitments per bid and bids short of one per provider
@@ -94,6 +100,7 @@ exitOnCliErrors({ cleanup: stopAllAnvils });
 const { values: args } = parseCliArgs({
   options: {
     networks: { type: "string", default: "libp2p,in-process" },
+    protocol: { type: "string" },
     target: { type: "string" },
     "in-flight": { type: "string", default: "1,8,32" },
     "target-bids": { type: "string", default: "200" },
@@ -143,6 +150,15 @@ const PACED = positive("paced", args.paced!, 0);
 const PACED_SECONDS = positive("paced-seconds", args["paced-seconds"]!);
 const C = positive("concurrency", args.concurrency!);
 const P = positive("providers", args.providers!);
+function protocolOption(v: string | undefined): ProtocolVersion {
+  try {
+    return parseProtocolVersion(v);
+  } catch (e) {
+    if (e instanceof UnknownProtocolVersionError) throw new CliUsageError(`--protocol: ${e.message}`);
+    throw e;
+  }
+}
+const PROTOCOL = protocolOption(args.protocol);
 const WARMUP = positive("warmup", args.warmup!, 0);
 const SETTLE_BLOCKS = positive("settle-blocks", args["settle-blocks"]!);
 const SETTLE_BIDS = positive("settle-bids", args["settle-bids"]!);
@@ -218,6 +234,7 @@ async function withDevnet<T>(
   try {
     devnet = await startDevnet({
       ...DEFAULTS,
+      protocol: PROTOCOL,
       dataDir,
       fresh: true,
       providers: P,
@@ -259,7 +276,7 @@ async function withDevnet<T>(
     throw e;
   }
   print(
-    `\n=== ${network}: 1 bidder, ${P} providers with accept-all applications over the provider API (${APPS_THREAD ? `on a thread of their own, decisions by ${DECISIONS === "stream" ? "one streamed POST" : "a POST each"}` : "on the devnet's event loop"}); ` +
+    `\n=== ${network}, protocol ${PROTOCOL}: 1 bidder, ${P} providers with accept-all applications over the provider API (${APPS_THREAD ? `on a thread of their own, decisions by ${DECISIONS === "stream" ? "one streamed POST" : "a POST each"}` : "on the devnet's event loop"}); ` +
       `up in ${((performance.now() - t0) / 1000).toFixed(1)} s (log: ${logFile})`,
   );
   try {
@@ -272,15 +289,23 @@ async function withDevnet<T>(
   }
 }
 
-// Auto-deposit covers the window of the next block and the one after: the bids spread over the blocks of those
-// windows not mined yet.
+// v1.1: auto-deposit covers the window of the next block and the one after: the bids spread over the blocks of those
+// windows not mined yet. v1.2: the deposits with each provider cover any block; the bids spread over as many blocks.
 async function bidBlocks(devnet: Devnet): Promise<{ first: bigint; span: bigint }> {
   const head = await devnet.l1Client.getBlockNumber({ cacheTime: 0 });
+  if (PROTOCOL === "v1.2") {
+    await waitForDeposits(devnet, [head + 1n], 3_000);
+    return { first: head + 1n, span: 2n * BLOCKS_PER_WINDOW };
+  }
   const next = windowOfBlock(head + 1n);
   let span = windowBlockRange(next + 1n).end - head;
   // Once the settlement phase mined into a later window, the auto-deposit funds the windows after it only when the
   // oracle records that window's first block: spread the bids over the funded windows only.
-  if (!(await waitForDeposits(devnet, [next, next + 1n], 3_000)) && (await waitForDeposits(devnet, [next], 0)))
+  const startOf = (w: bigint) => windowBlockRange(w).start;
+  if (
+    !(await waitForDeposits(devnet, [startOf(next), startOf(next + 1n)], 3_000)) &&
+    (await waitForDeposits(devnet, [startOf(next)], 0))
+  )
     span = windowBlockRange(next).end - head;
   return { first: head + 1n, span };
 }

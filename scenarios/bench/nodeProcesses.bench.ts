@@ -4,7 +4,7 @@
  *
  * A devnet without nodes of its own (chains, contracts, oracle, L1 driver: `--no-nodes`) in this process, then two
  * providers (staked, each with the built-in accept-all application over its API) and a bidder (with a deposit for the
- * window of the bids' block), each a `--role` node (node/role) of its own. `--nodes processes` (default): each node a
+ * window of the bids' block, or on `--protocol v1.2` one with each provider), each a `--role` node (node/role) of its own. `--nodes processes` (default): each node a
  * process, meeting over libp2p around a bootnode, as separate machines would. `--nodes threads`: each node a Worker
  * of this process with its own event loop, meeting over MessagePorts (node/network/portNetwork.ts): the parallelism
  * of separate machines without libp2p's CPU. L bids one at a time (first-commitment p50 and p99), then N bids with C
@@ -24,6 +24,7 @@ import { stopAllAnvils } from "../../node/chain/anvil.ts";
 import { registerProvider } from "../../node/chain/deploy.ts";
 import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
 import { startDevnet } from "../../node/devnet/startDevnet.ts";
+import { parseProtocolVersion, UnknownProtocolVersionError } from "../../node/protocol/protocolVersion.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
 import { type RoleThread, startNodeThreads } from "../../node/role/roleThread.ts";
 import { bidProviders } from "../../node/testing/bidProviders.ts";
@@ -41,6 +42,7 @@ exitOnCliErrors({ cleanup: stopAllAnvils });
 const { values: args } = parseCliArgs({
   options: {
     nodes: { type: "string", default: "processes" },
+    protocol: { type: "string" },
     "latency-bids": { type: "string", default: "200" },
     bids: { type: "string", default: "2000" },
     concurrency: { type: "string", default: "32" },
@@ -49,6 +51,7 @@ const { values: args } = parseCliArgs({
 });
 if (args.help) {
   console.log(`Usage: npm run bench:processes -- [options]
+  --protocol VERSION  v1.1 | v1.2: the protocol of the devnet and its nodes (default v1.1)
   --nodes MODE        processes (default: a process per node, over libp2p) or threads (a thread per node of this
                       process, over MessagePorts)
   --latency-bids L    bids sent one at a time first (default 200; 0: none)
@@ -60,6 +63,14 @@ const N = numberOption("--bids", args.bids, 2000, { min: 1 });
 const C = numberOption("--concurrency", args.concurrency, 32, { min: 1 });
 const L = numberOption("--latency-bids", args["latency-bids"], 200);
 const THREADS = args.nodes === "threads";
+const PROTOCOL = (() => {
+  try {
+    return parseProtocolVersion(args.protocol);
+  } catch (e) {
+    if (e instanceof UnknownProtocolVersionError) throw new CliUsageError(`--protocol: ${e.message}`);
+    throw e;
+  }
+})();
 if (!["processes", "threads"].includes(args.nodes!))
   throw new CliUsageError(`--nodes takes processes or threads, got "${args.nodes}"`);
 const ROOT = resolve(import.meta.dir, "../..");
@@ -80,6 +91,7 @@ print(
 const dataDir = mkdtempSync(join(os.tmpdir(), "mev-commit-bench-processes-"));
 const devnet = await startDevnet({
   ...DEFAULTS,
+  protocol: PROTOCOL,
   dataDir,
   fresh: true,
   nodes: false,
@@ -214,11 +226,16 @@ try {
     pids = { bidder: bidder.pid, "provider 0": providers[0]!.pid, "provider 1": providers[1]!.pid, bootnode: boot.pid };
   }
   const block = (await devnet.driver.blockNumber()) + 1n;
-  // Every bid goes for one block: a deposit into its window covers them all (L1 is not mined during the run).
-  const dep = await fetch(`${url}/v1/bidder/deposit/${parseEther("1000")}?window_number=${windowOfBlock(block)}`, {
-    method: "POST",
-  });
-  if (!dep.ok) throw new Error(`the bidder's deposit answered ${dep.status}: ${await dep.text()}`);
+  // Every bid goes for one block (L1 is not mined during the run): v1.1, a deposit into its window covers them all;
+  // v1.2, a deposit with each provider.
+  const deposits =
+    PROTOCOL === "v1.2"
+      ? providerKeys.map((p) => `${url}/v1/bidder/deposit/${parseEther("1000")}?provider=${p.address}`)
+      : [`${url}/v1/bidder/deposit/${parseEther("1000")}?window_number=${windowOfBlock(block)}`];
+  for (const to of deposits) {
+    const dep = await fetch(to, { method: "POST" });
+    if (!dep.ok) throw new Error(`the bidder's deposit answered ${dep.status}: ${await dep.text()}`);
+  }
   let probe = 0;
   let last = "";
   await until(

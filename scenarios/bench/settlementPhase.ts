@@ -32,14 +32,30 @@ export interface SettlementOptions {
   print: (line: string) => void;
 }
 
-/** Whether the bidder has a deposit for every window (the auto-deposit may still be sending it). */
-export async function waitForDeposits(devnet: Devnet, windows: bigint[], timeoutMs = 15_000): Promise<boolean> {
+/**
+ * Whether the devnet's bidder can bid for every one of `blocks` (the auto-deposit may still be sending it): on v1.1 a
+ * deposit in each of their windows, on v1.2 a deposit with each provider (no windows).
+ */
+export async function waitForDeposits(devnet: Devnet, blocks: bigint[], timeoutMs = 15_000): Promise<boolean> {
+  return waitUntil(async () => (await depositsFor(devnet, blocks)).every((d) => d > 0n), timeoutMs, 100);
+}
+
+/** v1.1: the deposit of each window of `blocks`; v1.2: the deposit with each provider. */
+function depositsFor(devnet: Devnet, blocks: bigint[]): Promise<bigint[]> {
+  const v12 = devnet.bidder.depositsV12;
+  if (v12) return Promise.all(devnet.providers.map((p) => v12.registry.getDeposit(p.address)));
   const registry = devnet.bidder.deposits.registry;
-  return waitUntil(
-    async () => (await Promise.all(windows.map((w) => registry.getDeposit(w)))).every((d) => d > 0n),
-    timeoutMs,
-    100,
-  );
+  return Promise.all([...new Set(blocks.map(windowOfBlock))].map((w) => registry.getDeposit(w)));
+}
+
+/**
+ * What the bidder may bid in all for one block with every provider: v1.1, the per-block allowance of the smallest
+ * window deposit (deposit / blocks per window); v1.2, the smallest deposit with a provider (no per-block allowance).
+ */
+async function allowancePerBlock(devnet: Devnet, blocks: bigint[]): Promise<bigint> {
+  const deposits = await depositsFor(devnet, blocks);
+  const least = deposits.reduce((m, d) => (d < m ? d : m), deposits[0] ?? 0n);
+  return devnet.bidder.depositsV12 ? least : least / BLOCKS_PER_WINDOW;
 }
 
 /** Runs the phase and prints its lines; answers how many winner commitments settled as rewards. */
@@ -52,11 +68,9 @@ export async function settlementPhase(devnet: Devnet, o: SettlementOptions): Pro
   const first = blocks[0]!;
   const last = blocks.at(-1)!;
 
-  // The providers check each bid against the bidder's per-block allowance: the window's deposit / 10.
-  const windows = [...new Set(blocks.map(windowOfBlock))];
-  const depositsReady = await waitForDeposits(devnet, windows);
-  const deposits = await Promise.all(windows.map((w) => devnet.bidder.deposits.registry.getDeposit(w)));
-  const allowance = deposits.reduce((m, d) => (d < m ? d : m), deposits[0] ?? 0n) / BLOCKS_PER_WINDOW;
+  // The providers check each bid against what the bidder's deposit allows (allowancePerBlock).
+  const depositsReady = await waitForDeposits(devnet, blocks);
+  const allowance = await allowancePerBlock(devnet, blocks);
   const perBlock = BID_AMOUNT * BigInt(M);
   print(
     `settlement setup:    ${K} L1 blocks (${first}…${last}) × ${M} bids, each for a raw L1 transaction from dev accounts ${TX_ACCOUNTS[0]}–${TX_ACCOUNTS.at(-1)}; ` +

@@ -10,7 +10,7 @@ import os from "node:os";
 import { createPublicClient, http } from "viem";
 import { devAccount } from "../../node/chain/accounts.ts";
 import type { Devnet } from "../../node/devnet/startDevnet.ts";
-import { windowOfBlock } from "../../node/protocol/windows.ts";
+import { windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
 import { type ChainData, explainedBytes, formatCosts, measureAnvilCosts, readChainDataSoon } from "./anvilMemory.ts";
 import { driveOpen, summarise, summaryLines } from "./bidPhase.ts";
 import { type BidResult, type BidTarget, bidBodies, ms, pct, waitUntil } from "./common.ts";
@@ -53,7 +53,7 @@ export async function sustainedRun(devnet: Devnet, o: SustainedOptions): Promise
   const bidsPerSec = o.commitmentsPerSec / o.providers;
   const target: BidTarget = o.bidder ?? devnet.target().bidderUrl!;
   const head0 = await devnet.driver.blockNumber();
-  await waitForDeposits(devnet, [windowOfBlock(head0 + 1n), windowOfBlock(head0 + 1n) + 1n]);
+  await waitForDeposits(devnet, [head0 + 1n, windowBlockRange(windowOfBlock(head0 + 1n) + 1n).start]);
   let head = head0;
   const winners = new Map<number, string>();
   devnet.driver.onBeforeMine(async (n, winner) => {
