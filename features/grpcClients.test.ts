@@ -152,3 +152,15 @@ describe("gateway routes as gRPC calls", () => {
       expect({ path, call: grpcCallOf(method, path, body) }).toEqual({ path, call: undefined });
   });
 });
+
+describe("JSON mapping of protocol v1.2's messages", () => {
+  test("a oneof member is rendered when set and left out when not (bid options)", () => {
+    const c = service("bidderapi.v1.Bidder", "v1.2").methods.find((x) => x.name === "SendBid")!.output;
+    const set = { positionConstraint: { anchor: "ANCHOR_TOP", basis: "BASIS_PERCENTILE", value: 10 } };
+    const json = jsonOf(c, messageOf(c, { bidAmount: "1", bidOptions: { options: [set, {}] } })) as {
+      bidOptions: unknown;
+    };
+    expect(json.bidOptions).toEqual({ options: [set, {}] });
+    expect((jsonOf(c, messageOf(c, {})) as { bidOptions: unknown }).bidOptions).toBeNull();
+  });
+});

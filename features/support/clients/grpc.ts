@@ -64,18 +64,28 @@ export function service(typeName: string, protocol: ProtocolVersion = DEFAULT_PR
   throw new Error(`no service ${typeName} in protocol ${protocol}'s ${files} (run \`npm run proto\`)`);
 }
 
-/** A message in the protocol's JSON mapping: every field, null for an unset message or wrapper (grpc-gateway's). */
+/** The value of a field of a message: a oneof member's value is held under its oneof's name. */
+function fieldValue(msg: Message, f: DescMessage["fields"][number]): unknown {
+  const m = msg as unknown as Record<string, unknown>;
+  if (!f.oneof) return m[f.localName];
+  const o = m[f.oneof.localName] as { case?: string; value?: unknown } | undefined;
+  return o?.case === f.localName ? o.value : undefined;
+}
+
+/**
+ * A message in the protocol's JSON mapping: every field, null for an unset message or wrapper (grpc-gateway's); an
+ * unset member of a oneof is left out, as protojson leaves it out.
+ */
 export function jsonOf(desc: DescMessage, msg: Message): JsonValue {
   const json = toJson(desc, msg, { alwaysEmitImplicit: true }) as Record<string, JsonValue>;
   if (desc.typeName.startsWith("google.protobuf.")) return json;
   for (const f of desc.fields) {
+    if (f.oneof && !isFieldSet(msg, f)) continue;
     if (f.fieldKind === "message" && !isFieldSet(msg, f)) json[f.jsonName] = null;
     else if (f.fieldKind === "message" && !f.message.typeName.startsWith("google.protobuf."))
-      json[f.jsonName] = jsonOf(f.message, (msg as unknown as Record<string, Message>)[f.localName]!);
+      json[f.jsonName] = jsonOf(f.message, fieldValue(msg, f) as Message);
     else if (f.fieldKind === "list" && f.listKind === "message" && !f.message.typeName.startsWith("google.protobuf."))
-      json[f.jsonName] = ((msg as unknown as Record<string, Message[]>)[f.localName] ?? []).map((m) =>
-        jsonOf(f.message, m),
-      );
+      json[f.jsonName] = ((fieldValue(msg, f) as Message[] | undefined) ?? []).map((m) => jsonOf(f.message, m));
   }
   return json;
 }
