@@ -283,7 +283,6 @@ async function reflectedFields(url: string, message: string): Promise<Record<str
     join(import.meta.dir, "../../../node_modules/@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto"),
     { keepCase: true },
   );
-  // biome-ignore lint/suspicious/noExplicitAny: a client generated at run time from the reflection proto
   const pkg = grpc.loadPackageDefinition(def) as any;
   const t = grpcTarget(url);
   const client = new pkg.grpc.reflection.v1.ServerReflection(t.address, t.credentials);
