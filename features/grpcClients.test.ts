@@ -1,6 +1,7 @@
 /**
- * The suite's gRPC client without a node: the descriptor set is what `npm run proto` makes of proto/, messages take
- * and give the gateway's JSON mapping, and gateway routes map to the calls they stand for (or to none).
+ * The suite's gRPC client without a node: the descriptor sets are what `npm run proto` makes of proto/ and proto/v1.2,
+ * each protocol version's services come from its own, messages take and give the gateway's JSON mapping, and gateway
+ * routes map to the calls they stand for (or to none).
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -8,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jsonOf, messageOf, NotAMessageError, service } from "./support/clients/grpc.ts";
 import { jsonSequence } from "./support/clients/grpcApi.ts";
-import { grpcCallOf } from "./support/clients/routes.ts";
+import { grpcCallOf, UnknownRpcError } from "./support/clients/routes.ts";
 
 const root = join(import.meta.dir, "..");
 
@@ -19,16 +20,8 @@ test("features/gen/api.binpb is up to date with proto/ (run `npm run proto` afte
     const out = join(dir, "api.binpb");
     const r = Bun.spawnSync(
       [
-        join(bin, "buf"),
-        "build",
-        "proto",
-        "--exclude-path",
-        "proto/p2p",
-        "--exclude-path",
-        "proto/v1.2",
-        "--exclude-source-info",
-        "-o",
-        out,
+        ...[join(bin, "buf"), "build", "proto", "--exclude-path", "proto/p2p", "--exclude-path", "proto/v1.2"],
+        ...["--exclude-source-info", "-o", out],
       ],
       { cwd: root },
     );
@@ -38,6 +31,52 @@ test("features/gen/api.binpb is up to date with proto/ (run `npm run proto` afte
     rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
+
+test("features/gen/api-v1.2.binpb is up to date with proto/v1.2 (run `npm run proto` after editing a .proto)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "api-binpb-"));
+  try {
+    const out = join(dir, "api-v1.2.binpb");
+    const r = Bun.spawnSync(
+      [join(root, "node_modules", ".bin", "buf"), "build", "proto/v1.2", "--exclude-source-info", "-o", out],
+      { cwd: root },
+    );
+    expect(r.stderr.toString()).toBe("");
+    expect(Buffer.compare(readFileSync(out), readFileSync(join(root, "features", "gen", "api-v1.2.binpb")))).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+describe("services per protocol version", () => {
+  const methods = (typeName: string, protocol: "v1.1" | "v1.2") =>
+    service(typeName, protocol).methods.map((m) => m.name);
+  const fields = (typeName: string, rpc: string, protocol: "v1.1" | "v1.2", side: "input" | "output") =>
+    service(typeName, protocol)
+      .methods.find((m) => m.name === rpc)!
+      [side].fields.map((f) => f.name);
+
+  test("v1.2's bidder and provider services come from proto/v1.2, the others are shared", () => {
+    expect(methods("bidderapi.v1.Bidder", "v1.2")).toContain("DepositEvenly");
+    expect(methods("bidderapi.v1.Bidder", "v1.2")).not.toContain("AutoDeposit");
+    expect(methods("bidderapi.v1.Bidder", "v1.1")).toContain("AutoDeposit");
+    expect(methods("bidderapi.v1.Bidder", "v1.1")).not.toContain("DepositEvenly");
+    expect(fields("bidderapi.v1.Bidder", "Deposit", "v1.2", "input")).toEqual(["amount", "provider"]);
+    expect(fields("providerapi.v1.Provider", "ReceiveBids", "v1.2", "output")).toContain("bidder_address");
+    expect(fields("providerapi.v1.Provider", "ReceiveBids", "v1.1", "output")).not.toContain("bidder_address");
+    expect(methods("notificationsapi.v1.Notifications", "v1.2")).toEqual(["Subscribe"]);
+  });
+
+  test("a route maps to the call of the target's version", () => {
+    expect(grpcCallOf("POST", "/v1/bidder/deposit/5?provider=0xab", undefined, "v1.2")).toEqual({
+      role: "bidder",
+      rpc: "Deposit",
+      request: { provider: "0xab", amount: "5" },
+    });
+    expect(grpcCallOf("POST", "/v1/bidder/deposit/5?provider=0xab")?.request).toEqual({ amount: "5" });
+    expect(grpcCallOf("GET", "/v1/bidder/get_all_deposits", undefined, "v1.2")?.rpc).toBe("GetAllDeposits");
+    expect(() => grpcCallOf("GET", "/v1/bidder/get_all_deposits")).toThrow(UnknownRpcError);
+  });
+});
 
 describe("JSON mapping", () => {
   const bidder = service("bidderapi.v1.Bidder");
@@ -111,5 +150,17 @@ describe("gateway routes as gRPC calls", () => {
       ["GET", "/health"],
     ] as [string, string, string?][])
       expect({ path, call: grpcCallOf(method, path, body) }).toEqual({ path, call: undefined });
+  });
+});
+
+describe("JSON mapping of protocol v1.2's messages", () => {
+  test("a oneof member is rendered when set and left out when not (bid options)", () => {
+    const c = service("bidderapi.v1.Bidder", "v1.2").methods.find((x) => x.name === "SendBid")!.output;
+    const set = { positionConstraint: { anchor: "ANCHOR_TOP", basis: "BASIS_PERCENTILE", value: 10 } };
+    const json = jsonOf(c, messageOf(c, { bidAmount: "1", bidOptions: { options: [set, {}] } })) as {
+      bidOptions: unknown;
+    };
+    expect(json.bidOptions).toEqual({ options: [set, {}] });
+    expect((jsonOf(c, messageOf(c, {})) as { bidOptions: unknown }).bidOptions).toBeNull();
   });
 });

@@ -59,7 +59,7 @@ export class ConformanceWorld extends World {
 
   get bidder(): BidderApi {
     return this.transport === "grpc"
-      ? new GrpcBidderApi(this.rpcUrl("bidder"), this.scope)
+      ? new GrpcBidderApi(this.rpcUrl("bidder"), this.scope, this.target.protocol)
       : new HttpBidderApi(this.target.bidderUrl, this.scope);
   }
 
@@ -67,13 +67,13 @@ export class ConformanceWorld extends World {
   provider(n: number): ProviderApi {
     const node = `provider ${n}`;
     return this.transport === "grpc"
-      ? new GrpcProviderApi(this.rpcUrl(node), this.scope)
+      ? new GrpcProviderApi(this.rpcUrl(node), this.scope, this.target.protocol)
       : new HttpProviderApi(this.nodeUrl(node), this.scope);
   }
 
   notifications(node: string): NotificationsApi {
     return this.transport === "grpc"
-      ? new GrpcNotificationsApi(this.rpcUrl(node), this.scope)
+      ? new GrpcNotificationsApi(this.rpcUrl(node), this.scope, this.target.protocol)
       : new HttpNotificationsApi(this.nodeUrl(node), this.scope);
   }
 
@@ -143,10 +143,10 @@ export class ConformanceWorld extends World {
       await this.request(method, node, path, body === undefined ? {} : { body });
       return undefined;
     }
-    const call = grpcCallOf(method, path, body);
+    const call = grpcCallOf(method, path, body, this.target.protocol);
     const role = node === "bidder" || node === "the bidder" ? "bidder" : "provider";
     if (!call || call.role !== role) return this.httpOnly(`${method} ${path} has no gRPC form on the ${node}`);
-    this.answer = await callRoute(call, this.rpcUrl(node), this.scope);
+    this.answer = await callRoute(call, this.rpcUrl(node), this.scope, this.target.protocol);
     return undefined;
   }
 

@@ -1,6 +1,7 @@
 import { swagger } from "@elysiajs/swagger";
 import { type AnyElysia, Elysia } from "elysia";
 import { RpcError } from "../protocol/grpcCodes.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { logger } from "../util/log.ts";
 import { unaryErrorResponse } from "./wire/errors.ts";
 import { routingError } from "./wire/routing.ts";
@@ -12,6 +13,8 @@ export interface NodeAppOptions {
   role: NodeRole;
   /** Ethereum address of the node, shown in the OpenAPI description. */
   address: string;
+  /** The node's protocol version: the OpenAPI document's version (API_VERSIONS). Default v1.1. */
+  protocol?: ProtocolVersion;
   /** Elysia plugins, one per service area (bidder, provider, notifications, …). */
   plugins: AnyElysia[];
   /** Health check: resolves to undefined when healthy, else the reason (answered as 503). */
@@ -20,8 +23,11 @@ export interface NodeAppOptions {
   streamKeepAliveMs?: number;
 }
 
-/** OpenAPI version of the bidder interface the seed pins (interface.md §9). */
-export const API_VERSION = "1.1.6-oas3";
+/**
+ * The OpenAPI document's version per protocol version: v1.1's is the one the pinned interface carries (interface.md
+ * §9); v1.2's is what upstream's v1.2.5 API descriptions carry.
+ */
+export const API_VERSIONS: Record<ProtocolVersion, string> = { "v1.1": "1.1.6-oas3", "v1.2": "1.0.0-alpha" };
 
 /**
  * One node's HTTP app: the services of its role, `/health`, the OpenAPI page at `/swagger`, and grpc-gateway's
@@ -55,7 +61,7 @@ export function createNodeApp(opts: NodeAppOptions) {
         documentation: {
           info: {
             title: `mev-commit ${opts.role} node`,
-            version: API_VERSION,
+            version: API_VERSIONS[opts.protocol ?? DEFAULT_PROTOCOL_VERSION],
             description: `Reference ${opts.role} node (${opts.address}). Streams are newline-delimited JSON: one {"result":…} per message, {"error":…} on failure.`,
           },
         },

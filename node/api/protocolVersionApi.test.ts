@@ -259,10 +259,11 @@ describe("the API of a node follows its protocol version", () => {
     }
   }, 30_000);
 
-  test("the OpenAPI document of a v1.2 node describes bidOptions on the bid, the commitment and GetBidInfo", async () => {
+  test("the OpenAPI document of a v1.2 node has upstream v1.2.5's version and describes bidOptions on the bid, the commitment and GetBidInfo", async () => {
     const schemaText = async (version: ProtocolVersion) => {
       const node = await bidderNode(version);
       const doc = (await (await fetch(`${node.url}/swagger/json`)).json()) as {
+        info: { version: string };
         paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>>;
       };
       const send = doc.paths["/v1/bidder/bid"]!.post!;
@@ -273,6 +274,7 @@ describe("the API of a node follows its protocol version", () => {
         commitment: JSON.stringify(send.responses["200"]),
         info: JSON.stringify(info.responses["200"]),
         topics: JSON.stringify(subscribe.requestBody),
+        version: doc.info.version,
       };
     };
     const v12 = await schemaText("v1.2");
@@ -284,6 +286,9 @@ describe("the API of a node follows its protocol version", () => {
     expect(v12.request).toContain("positionConstraint");
     expect(v12.topics).toContain("transaction_payment");
     expect(v11.topics).not.toContain("transaction_payment");
+    // The document's version: the pinned interface's on v1.1, upstream v1.2.5's on v1.2.
+    expect(v11.version).toBe("1.1.6-oas3");
+    expect(v12.version).toBe("1.0.0-alpha");
   }, 30_000);
 
   test("the v1.2 OpenAPI bid accepts the bidOptions the node accepts, and refuses the forms it refuses", async () => {

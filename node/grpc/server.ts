@@ -11,7 +11,9 @@ import { DebugService } from "../gen/proto/debugapi/v1/debugapi_pb.ts";
 import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
 import { Provider } from "../gen/proto/providerapi/v1/providerapi_pb.ts";
 import { Bidder as BidderV12 } from "../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
+import { Provider as ProviderV12 } from "../gen/proto/v1.2/providerapi/v1/providerapi_pb.ts";
 import { Validator } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
+import { profileOf } from "../protocol/protocolVersion.ts";
 import type { NodeServices } from "../server/nodeServices.ts";
 import { logger } from "../util/log.ts";
 import { addReflection } from "./reflection.ts";
@@ -48,15 +50,19 @@ export interface ServedGrpc {
 export class GrpcListenError extends MevCommitError {}
 
 /**
- * The proto services a node serves, with their handlers: its role's service (the bidder's of its protocol version),
- * then notifications, validator, debug.
+ * The proto services a node serves, with their handlers: its role's service (of its protocol version), then
+ * notifications, validator, debug.
  */
 export function grpcServicesOf(s: NodeServices): [DescService, UntypedServiceImplementation][] {
   const bidder = (b: NonNullable<NodeServices["bidder"]>): [DescService, UntypedServiceImplementation] =>
     s.bidderDepositsV12 ? [BidderV12, bidderV12Handlers(b, s.bidderDepositsV12)] : [Bidder, bidderHandlers(b)];
+  const provider = (p: NonNullable<NodeServices["provider"]>): [DescService, UntypedServiceImplementation] => [
+    profileOf(p.protocol).bidOptions ? ProviderV12 : Provider,
+    providerHandlers(p),
+  ];
   return [
     ...(s.bidder ? [bidder(s.bidder)] : []),
-    ...(s.provider ? [[Provider, providerHandlers(s.provider)] as [DescService, UntypedServiceImplementation]] : []),
+    ...(s.provider ? [provider(s.provider)] : []),
     [Notifications, notificationsHandlers(s.notifications)],
     [Validator, validatorHandlers(s.validator)],
     [DebugService, debugHandlers(s.debug)],

@@ -51,6 +51,7 @@ export function httpApp(
   return createNodeApp({
     role: s.role,
     address: s.address,
+    protocol: s.notifications.protocol,
     streamKeepAliveMs: opts.streamKeepAliveMs,
     health: opts.readiness,
     plugins: [

@@ -6,7 +6,8 @@
 import { create } from "@bufbuild/protobuf";
 import { getAddress } from "viem";
 import * as pb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
-import { knownOptions } from "../protocol/bidOptions.ts";
+import * as pbV12 from "../gen/proto/v1.2/providerapi/v1/providerapi_pb.ts";
+import { type BidOptions, knownOptions } from "../protocol/bidOptions.ts";
 import { strip0x } from "../protocol/bytes.ts";
 import { InternalError, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
 import { type ProcessedBidFields, validateProcessedBid } from "../protocol/processedBid.ts";
@@ -16,7 +17,6 @@ import { type StakeRequestFields, validateStakeRequest } from "../provider/stake
 import type { ProviderStakeService, StakeInfo } from "../provider/stake/stakeService.ts";
 import { type CommitmentPages, commitmentInfo } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
-import { withV12BidFields } from "./receivedBidV12.ts";
 
 export interface ProviderServiceDeps {
   dispatcher: BidDispatcher;
@@ -27,13 +27,35 @@ export interface ProviderServiceDeps {
   protocol?: ProtocolVersion;
 }
 
+/** A ReceiveBids message of either version: v1.2's providerapi.v1.Bid is v1.1's plus fields 10 and 11. */
+export type ReceivedBid = pb.Bid | pbV12.Bid;
+
+/** The schema of the ReceiveBids message of a protocol version (its transports encode the bid with it). */
+export function receivedBidSchema(protocol: ProtocolVersion): typeof pb.BidSchema | typeof pbV12.BidSchema {
+  return profileOf(protocol).bidOptions ? pbV12.BidSchema : pb.BidSchema;
+}
+
+/** Bid options as the v1.2 provider API's message (an option of no known kind stays an empty BidOption). */
+function bidOptionsMessage(o: BidOptions): pbV12.BidOptions {
+  return create(pbV12.BidOptionsSchema, {
+    options: o.options.map((x) => ({
+      opt: x.positionConstraint
+        ? { case: "positionConstraint" as const, value: { ...x.positionConstraint } }
+        : { case: undefined },
+    })),
+  });
+}
+
 /**
  * The ReceiveBids form of a signed bid (api-behaviour §1.7): raw transactions as lower-case hex without 0x. On v1.2
  * also the bid's options of a known kind (none: absent) and the recovered bidder, EIP-55 with 0x (§1.5).
  */
-export function receivedBidMessage(d: DispatchedBid, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): pb.Bid {
+export function receivedBidMessage(
+  d: DispatchedBid,
+  protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+): ReceivedBid {
   const b = d.signed;
-  const message = create(pb.BidSchema, {
+  const fields = {
     txHashes: [...b.bid.txHashes],
     bidAmount: b.bid.amount.toString(),
     blockNumber: b.bid.blockNumber,
@@ -43,17 +65,18 @@ export function receivedBidMessage(d: DispatchedBid, protocol: ProtocolVersion =
     revertingTxHashes: [...b.bid.revertingTxHashes],
     rawTransactions: b.bid.rawTransactions.map((r) => strip0x(r).toLowerCase()),
     slashAmount: b.bid.slashAmount.toString(),
-  });
-  if (!profileOf(protocol).bidOptions) return message;
-  return withV12BidFields(message, {
-    bidOptions: d.options && knownOptions(d.options),
+  };
+  if (!profileOf(protocol).bidOptions) return create(pb.BidSchema, fields);
+  return create(pbV12.BidSchema, {
+    ...fields,
+    bidOptions: d.options && bidOptionsMessage(knownOptions(d.options)),
     bidderAddress: getAddress(d.bidder),
   });
 }
 
 /** One open ReceiveBids stream: its bids, and `close` for when the client leaves. */
 export interface BidStream {
-  bids: AsyncIterable<pb.Bid>;
+  bids: AsyncIterable<ReceivedBid>;
   close(): void;
 }
 
@@ -135,11 +158,15 @@ export class ProviderService {
   }
 
   /** GetCommitmentInfo (interface.md §4.5): this provider's commitments by block (ascending), highest bid first. */
-  getCommitmentInfo(req: PageRequestFields): pb.CommitmentInfoResponse {
+  getCommitmentInfo(req: PageRequestFields): pb.CommitmentInfoResponse | pbV12.CommitmentInfoResponse {
     const store = this.d.commitments();
     if (!store) throw new InternalError("getting commitments: the commitment store is not open");
     const r = commitmentInfo(store, req);
-    return create(pb.CommitmentInfoResponseSchema, {
+    // v1.2's message declares bidOptions (14) on each commitment; upstream's v1.2.x never fills it.
+    const schema = profileOf(this.protocol).bidOptions
+      ? pbV12.CommitmentInfoResponseSchema
+      : pb.CommitmentInfoResponseSchema;
+    return create(schema, {
       commitments: r.commitments.map((g) => ({
         blockNumber: BigInt(g.blockNumber),
         commitments: g.commitments.map((c) => ({

@@ -1,7 +1,8 @@
 /**
- * gRPC primitives of the suite (TRANSPORT=grpc): the API's services read from features/gen/api.binpb (a descriptor
- * set `npm run proto` builds from proto/, so the suite carries its own copy of the wire and imports nothing from
- * node/), calls over @grpc/grpc-js, and the protocol's JSON mapping of every message (grpc-gateway's, api-behaviour
+ * gRPC primitives of the suite (TRANSPORT=grpc): the API's services read from descriptor sets `npm run proto` builds
+ * (so the suite carries its own copy of the wire and imports nothing from node/), per protocol version: protocol
+ * v1.1's features/gen/api.binpb from proto/, and for v1.2 features/gen/api-v1.2.binpb from proto/v1.2 (its bidder and
+ * provider services) over api.binpb (the services v1.2 keeps unchanged); calls over @grpc/grpc-js, and the protocol's JSON mapping of every message (grpc-gateway's, api-behaviour
  * §0.2: every field emitted, null for an unset message or wrapper), so that steps judge the same values whatever the
  * transport. Every call belongs to a scenario scope and is cancelled when the scenario ends.
  */
@@ -29,35 +30,62 @@ import {
   type ServiceError,
 } from "@grpc/grpc-js";
 import { MevCommitError } from "../../../lib/errors.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocolVersion.ts";
 import type { MessageStream, StatusError, Unary } from "./api.ts";
 import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
 import { Wakeup } from "./wakeup.ts";
 
-const registry = createFileRegistry(
-  fromBinary(FileDescriptorSetSchema, readFileSync(join(import.meta.dir, "..", "..", "gen", "api.binpb"))),
-);
+const descriptorFile = (name: string) => join(import.meta.dir, "..", "..", "gen", name);
+const registryOf = (name: string) =>
+  createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(descriptorFile(name))));
+
+/** The descriptor sets a protocol version's services are looked up in, first match wins. */
+const DESCRIPTORS: Record<ProtocolVersion, string[]> = {
+  "v1.1": ["api.binpb"],
+  "v1.2": ["api-v1.2.binpb", "api.binpb"],
+};
+const registries = new Map<string, ReturnType<typeof registryOf>>();
+const registry = (name: string) => {
+  let r = registries.get(name);
+  if (!r) registries.set(name, (r = registryOf(name)));
+  return r;
+};
 
 /** A JSON text that the transport cannot turn into the request message (the gateway would refuse it as JSON). */
 export class NotAMessageError extends MevCommitError {}
 
-export function service(typeName: string): DescService {
-  const s = registry.getService(typeName);
-  if (!s) throw new Error(`features/gen/api.binpb has no service ${typeName} (run \`npm run proto\`)`);
-  return s;
+/** A service of the API of a protocol version, from its descriptor sets. */
+export function service(typeName: string, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): DescService {
+  for (const name of DESCRIPTORS[protocol]) {
+    const s = registry(name).getService(typeName);
+    if (s) return s;
+  }
+  const files = DESCRIPTORS[protocol].map((n) => `features/gen/${n}`).join(", ");
+  throw new Error(`no service ${typeName} in protocol ${protocol}'s ${files} (run \`npm run proto\`)`);
 }
 
-/** A message in the protocol's JSON mapping: every field, null for an unset message or wrapper (grpc-gateway's). */
+/** The value of a field of a message: a oneof member's value is held under its oneof's name. */
+function fieldValue(msg: Message, f: DescMessage["fields"][number]): unknown {
+  const m = msg as unknown as Record<string, unknown>;
+  if (!f.oneof) return m[f.localName];
+  const o = m[f.oneof.localName] as { case?: string; value?: unknown } | undefined;
+  return o?.case === f.localName ? o.value : undefined;
+}
+
+/**
+ * A message in the protocol's JSON mapping: every field, null for an unset message or wrapper (grpc-gateway's); an
+ * unset member of a oneof is left out, as protojson leaves it out.
+ */
 export function jsonOf(desc: DescMessage, msg: Message): JsonValue {
   const json = toJson(desc, msg, { alwaysEmitImplicit: true }) as Record<string, JsonValue>;
   if (desc.typeName.startsWith("google.protobuf.")) return json;
   for (const f of desc.fields) {
+    if (f.oneof && !isFieldSet(msg, f)) continue;
     if (f.fieldKind === "message" && !isFieldSet(msg, f)) json[f.jsonName] = null;
     else if (f.fieldKind === "message" && !f.message.typeName.startsWith("google.protobuf."))
-      json[f.jsonName] = jsonOf(f.message, (msg as unknown as Record<string, Message>)[f.localName]!);
+      json[f.jsonName] = jsonOf(f.message, fieldValue(msg, f) as Message);
     else if (f.fieldKind === "list" && f.listKind === "message" && !f.message.typeName.startsWith("google.protobuf."))
-      json[f.jsonName] = ((msg as unknown as Record<string, Message[]>)[f.localName] ?? []).map((m) =>
-        jsonOf(f.message, m),
-      );
+      json[f.jsonName] = ((fieldValue(msg, f) as Message[] | undefined) ?? []).map((m) => jsonOf(f.message, m));
   }
   return json;
 }

@@ -1,7 +1,10 @@
 /**
  * The gRPC transport of the role interfaces (api.ts): upstream's services on the nodes' RPC ports (the target's
- * bidderRpcUrl, providerRpcUrls), requests and answers in the protocol's JSON mapping (grpc.ts).
+ * bidderRpcUrl, providerRpcUrls) as the target's protocol version defines them, requests and answers in the
+ * protocol's JSON mapping (grpc.ts).
  */
+
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocolVersion.ts";
 import type {
   BidderApi,
   InfoQuery,
@@ -15,10 +18,6 @@ import type {
 } from "./api.ts";
 import { clientStream, GrpcStream, messageOf, NotAMessageError, service, unary } from "./grpc.ts";
 import type { ScenarioScope } from "./scope.ts";
-
-const BIDDER = service("bidderapi.v1.Bidder");
-const PROVIDER = service("providerapi.v1.Provider");
-const NOTIFICATIONS = service("notificationsapi.v1.Notifications");
 
 const windowOf = (at?: WindowChoice) => ({
   windowNumber: at?.windowNumber?.toString(),
@@ -63,17 +62,20 @@ abstract class GrpcRole {
   constructor(
     readonly url: string,
     protected readonly scope: ScenarioScope,
+    /** The target's protocol version: which services' descriptors the calls use. */
+    protected readonly protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
   ) {}
 }
 
 export class GrpcBidderApi extends GrpcRole implements BidderApi {
+  private readonly svc = service("bidderapi.v1.Bidder", this.protocol);
   private call(name: string, req: unknown = {}): Promise<Unary> {
-    return unary(BIDDER, this.url, name, req, this.scope);
+    return unary(this.svc, this.url, name, req, this.scope);
   }
   /** The content type is HTTP's: the steps that vary it run over HTTP only. */
   sendBid(json: string): MessageStream {
-    const bid = messageOf(BIDDER.method.sendBid!.input, parse(json));
-    return new GrpcStream("Bidder/SendBid", BIDDER, this.url, "SendBid", bid, this.scope);
+    const bid = messageOf(this.svc.method.sendBid!.input, parse(json));
+    return new GrpcStream("Bidder/SendBid", this.svc, this.url, "SendBid", bid, this.scope);
   }
   deposit(amount: bigint, at?: WindowChoice) {
     return this.call("Deposit", { amount: amount.toString(), ...windowOf(at) });
@@ -103,17 +105,18 @@ export class GrpcBidderApi extends GrpcRole implements BidderApi {
     return this.call("ClaimSlashedFunds");
   }
   get perProvider(): PerProviderDepositApi {
-    return new GrpcPerProviderDepositApi(this.url, this.scope);
+    return new GrpcPerProviderDepositApi(this.url, this.scope, this.protocol);
   }
 }
 
 /**
- * Protocol v1.2's deposit RPCs of bidderapi.v1.Bidder, by name: they need a descriptor (features/gen/api.binpb)
- * built from the v1.2 protos, and fail with the descriptor's own error where it has no such method.
+ * Protocol v1.2's deposit RPCs of bidderapi.v1.Bidder, by name, from the target version's descriptor (on a v1.1
+ * target they fail with the descriptor's own error: v1.1 has no such method).
  */
 export class GrpcPerProviderDepositApi extends GrpcRole implements PerProviderDepositApi {
+  private readonly svc = service("bidderapi.v1.Bidder", this.protocol);
   private call(name: string, req: unknown = {}): Promise<Unary> {
-    return unary(BIDDER, this.url, name, req, this.scope);
+    return unary(this.svc, this.url, name, req, this.scope);
   }
   deposit(amount: string, provider?: string) {
     return this.call("Deposit", { amount, provider });
@@ -151,22 +154,23 @@ export class GrpcPerProviderDepositApi extends GrpcRole implements PerProviderDe
 }
 
 export class GrpcProviderApi extends GrpcRole implements ProviderApi {
+  private readonly svc = service("providerapi.v1.Provider", this.protocol);
   private call(name: string, req: unknown = {}): Promise<Unary> {
-    return unary(PROVIDER, this.url, name, req, this.scope);
+    return unary(this.svc, this.url, name, req, this.scope);
   }
   receiveBids(): MessageStream {
     return new GrpcStream(
       "Provider/ReceiveBids",
-      PROVIDER,
+      this.svc,
       this.url,
       "ReceiveBids",
-      messageOf(PROVIDER.method.receiveBids!.input, {}),
+      messageOf(this.svc.method.receiveBids!.input, {}),
       this.scope,
     );
   }
   /** One SendProcessedBids stream carrying every decision of the text, in order (NotAMessageError: no gRPC form). */
   async sendProcessedBids(json: string) {
-    return clientStream(PROVIDER, this.url, "SendProcessedBids", jsonSequence(json), this.scope);
+    return clientStream(this.svc, this.url, "SendProcessedBids", jsonSequence(json), this.scope);
   }
   getCommitmentInfo(q?: InfoQuery) {
     return this.call("GetCommitmentInfo", infoOf(q));
@@ -195,14 +199,15 @@ export class GrpcProviderApi extends GrpcRole implements ProviderApi {
 }
 
 export class GrpcNotificationsApi extends GrpcRole implements NotificationsApi {
+  private readonly svc = service("notificationsapi.v1.Notifications", this.protocol);
   subscribe(topics: readonly string[] | { rawBody: string }): MessageStream {
     const req = Array.isArray(topics) ? { topics } : parse((topics as { rawBody: string }).rawBody);
     return new GrpcStream(
       "Notifications/Subscribe",
-      NOTIFICATIONS,
+      this.svc,
       this.url,
       "Subscribe",
-      messageOf(NOTIFICATIONS.method.subscribe!.input, req),
+      messageOf(this.svc.method.subscribe!.input, req),
       this.scope,
     );
   }

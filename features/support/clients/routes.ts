@@ -8,13 +8,14 @@
  */
 import { type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { MevCommitError } from "../../../lib/errors.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocolVersion.ts";
 import type { Unary } from "./api.ts";
 import { messageOf, NotAMessageError, service, unary } from "./grpc.ts";
 import type { ScenarioScope } from "./scope.ts";
 
 type Role = "bidder" | "provider";
 
-/** A route whose RPC the suite's descriptor (features/gen/api.binpb) does not have: its protos predate the call. */
+/** A route whose RPC the descriptor of the target's protocol version (grpc.ts) does not have. */
 export class UnknownRpcError extends MevCommitError {}
 
 const ROUTES: { method: string; path: RegExp; role: Role; rpc: string; body?: boolean }[] = [
@@ -70,7 +71,10 @@ const ROUTES: { method: string; path: RegExp; role: Role; rpc: string; body?: bo
   { method: "GET", path: /^\/v1\/provider\/get_commitment_info$/, role: "provider", rpc: "GetCommitmentInfo" },
 ];
 
-const SERVICES = { bidder: service("bidderapi.v1.Bidder"), provider: service("providerapi.v1.Provider") };
+const servicesOf = (protocol: ProtocolVersion) => ({
+  bidder: service("bidderapi.v1.Bidder", protocol),
+  provider: service("providerapi.v1.Provider", protocol),
+});
 
 /** The request message (JSON mapping) of a query string, or undefined when the gateway would refuse the query. */
 function queryFields(input: DescMessage, query: URLSearchParams): Record<string, unknown> | undefined {
@@ -95,13 +99,19 @@ export interface RouteCall {
   request: unknown;
 }
 
-/** The gRPC call a gateway request stands for, or undefined when it has none. */
-export function grpcCallOf(method: string, pathAndQuery: string, body?: string): RouteCall | undefined {
+/** The gRPC call a gateway request stands for on a node of the protocol version, or undefined when it has none. */
+export function grpcCallOf(
+  method: string,
+  pathAndQuery: string,
+  body?: string,
+  protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+): RouteCall | undefined {
   const url = new URL(pathAndQuery, "http://gateway");
   const route = ROUTES.find((r) => r.method === method && r.path.test(url.pathname));
   if (!route) return undefined;
-  const rpc = SERVICES[route.role].methods.find((m) => m.name === route.rpc);
-  if (!rpc) throw new UnknownRpcError(`features/gen/api.binpb has no ${SERVICES[route.role].typeName}/${route.rpc}`);
+  const svc = servicesOf(protocol)[route.role];
+  const rpc = svc.methods.find((m) => m.name === route.rpc);
+  if (!rpc) throw new UnknownRpcError(`protocol ${protocol}'s ${svc.typeName} has no ${route.rpc}`);
   const input = rpc.input;
   const fromQuery = queryFields(input, url.searchParams);
   if (!fromQuery) return undefined;
@@ -126,7 +136,12 @@ export function grpcCallOf(method: string, pathAndQuery: string, body?: string):
   return { role: route.role, rpc: route.rpc, request };
 }
 
-/** Makes the call on the node at `rpcUrl`. */
-export function callRoute(call: RouteCall, rpcUrl: string, scope: ScenarioScope): Promise<Unary> {
-  return unary(SERVICES[call.role], rpcUrl, call.rpc, call.request, scope);
+/** Makes the call on the node at `rpcUrl`, which speaks the protocol version. */
+export function callRoute(
+  call: RouteCall,
+  rpcUrl: string,
+  scope: ScenarioScope,
+  protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+): Promise<Unary> {
+  return unary(servicesOf(protocol)[call.role], rpcUrl, call.rpc, call.request, scope);
 }

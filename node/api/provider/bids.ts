@@ -1,12 +1,10 @@
 import { Elysia, t } from "elysia";
-import { BidSchema } from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
 import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
 import { JsonSyntaxError, readJsonValue } from "../../protocol/jsonText.ts";
 import { PROCESSED_BID_FIELDS, type ProcessedBidFields } from "../../protocol/processedBid.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
 import { decodeProtoJsonMessage } from "../../protocol/protoJson.ts";
-import type { ProviderService } from "../../services/providerService.ts";
-import { v12BidFieldsJson } from "../../services/receivedBidV12.ts";
+import { type ProviderService, receivedBidSchema } from "../../services/providerService.ts";
 import { logger } from "../../util/log.ts";
 import { jsonBody, streamResponses, unaryResponses } from "../openapi.ts";
 import { unaryResponse } from "../wire/errors.ts";
@@ -47,6 +45,7 @@ async function* decisionsOf(request: Request): AsyncGenerator<ProcessedBidFields
  */
 export function providerBidRoutes(provider: ProviderService, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION) {
   const v12 = profileOf(protocol).bidOptions;
+  const schema = receivedBidSchema(protocol);
   return new Elysia({ name: "provider-bids" })
     .get(
       "/v1/provider/receive_bids",
@@ -55,8 +54,10 @@ export function providerBidRoutes(provider: ProviderService, protocol: ProtocolV
         async function* lines() {
           for await (const bid of stream.bids) {
             // The seed interface's name for the amount, beside upstream's `bidAmount`.
-            const json = messageJson(BidSchema, bid) as Record<string, unknown>;
-            yield { ...json, ...(v12 ? v12BidFieldsJson(bid) : {}), amount: json.bidAmount };
+            const json = messageJson(schema, bid as never) as Record<string, unknown>;
+            // grpc-gateway emits an unset message field as null.
+            if (v12) json.bidOptions ??= null;
+            yield { ...json, amount: json.bidAmount };
           }
         }
         return ndjsonResponse(lines(), () => stream.close());

@@ -3,17 +3,21 @@
  * bidder goes through the provider's intake (signature recovery, dispatch) to the provider application's streams.
  * v1.2 adds `bidOptions` (field 10, null when the bid has none) and `bidderAddress` (field 11, the recovered bidder,
  * EIP-55 with 0x) to each bid, and declares bidOptions (always null) on GetCommitmentInfo; v1.1 has none of these.
+ * Server reflection describes the version's providerapi.v1 messages.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { toBinary } from "@bufbuild/protobuf";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import * as grpc from "@grpc/grpc-js";
+import { loadSync } from "@grpc/proto-loader";
 import protobuf from "protobufjs";
 import { getAddress } from "viem";
 import { NdjsonStream } from "../../clients/ndjson.ts";
 import { BidSchema, Provider } from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
-import { GrpcClient } from "../../grpc/client.ts";
+import { GrpcClient, grpcTarget } from "../../grpc/client.ts";
 import { InProcessNetwork } from "../../network/network.ts";
 import { Notifier } from "../../notify/notifier.ts";
 import { encodeBidOptions } from "../../protocol/bidOptions.ts";
@@ -271,4 +275,56 @@ describe("ReceiveBids per protocol version", () => {
       streams.close();
     }
   }, 30_000);
+});
+
+/** The fields of a message as the node's server reflection describes them (what `grpcurl describe` prints). */
+async function reflectedFields(url: string, message: string): Promise<Record<string, number>> {
+  const def = loadSync(
+    join(import.meta.dir, "../../../node_modules/@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto"),
+    { keepCase: true },
+  );
+  const pkg = grpc.loadPackageDefinition(def) as any;
+  const t = grpcTarget(url);
+  const client = new pkg.grpc.reflection.v1.ServerReflection(t.address, t.credentials);
+  try {
+    const files = await new Promise<Uint8Array[]>((resolve, reject) => {
+      const call = client.ServerReflectionInfo();
+      call.on("data", (r: { file_descriptor_response?: { file_descriptor_proto: Uint8Array[] } }) => {
+        resolve(r.file_descriptor_response?.file_descriptor_proto ?? []);
+        call.end();
+      });
+      call.on("error", reject);
+      call.write({ file_containing_symbol: `providerapi.v1.${message.split(".")[0]}` });
+    });
+    for (const bytes of files) {
+      const file = fromBinary(FileDescriptorProtoSchema, bytes);
+      if (file.package !== "providerapi.v1") continue;
+      let found = file.messageType.find((m) => m.name === message.split(".")[0]);
+      for (const nested of message.split(".").slice(1)) found = found?.nestedType.find((m) => m.name === nested);
+      if (found) return Object.fromEntries(found.field.map((f) => [f.name, f.number]));
+    }
+    throw new Error(`reflection has no providerapi.v1.${message}`);
+  } finally {
+    client.close();
+  }
+}
+
+describe("server reflection per protocol version", () => {
+  test("v1.2 describes bid_options (10) and bidder_address (11) on Bid and bid_options (14) on a commitment", async () => {
+    const node = await providerNode("v1.2");
+    const bidFields = await reflectedFields(node.served.rpcUrl, "Bid");
+    expect(bidFields.bid_options).toBe(10);
+    expect(bidFields.bidder_address).toBe(11);
+    expect((await reflectedFields(node.served.rpcUrl, "CommitmentInfoResponse.Commitment")).bid_options).toBe(14);
+    expect(await reflectedFields(node.served.rpcUrl, "BidOption")).toEqual({ position_constraint: 1 });
+  });
+
+  test("v1.1 describes neither", async () => {
+    const node = await providerNode("v1.1");
+    const bidFields = await reflectedFields(node.served.rpcUrl, "Bid");
+    expect(Object.values(bidFields).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect("bid_options" in (await reflectedFields(node.served.rpcUrl, "CommitmentInfoResponse.Commitment"))).toBe(
+      false,
+    );
+  });
 });
