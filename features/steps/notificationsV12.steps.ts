@@ -47,7 +47,8 @@ const sameHashes = (world: ConformanceWorld) => (v: Record<string, unknown>) =>
     .join(",") === txHashesOf(world).join(",");
 
 Then(
-  /^subscriber "([^"]+)" soon receives other_provider_won_block for provider (\d+)'s commitment, with the bidder and (\d+) wei$/,
+  // [0-9]+, not \d+: cucumber turns a group that matches its int type's pattern into a number.
+  /^subscriber "([^"]+)" soon receives other_provider_won_block for provider (\d+)'s commitment, with the bidder and ([0-9]+) wei$/,
   async function (this: ConformanceWorld, name: string, p: string, wei: string) {
     const s = settlementOf(this);
     const mine = s.commitments.filter((c) => c.providerIndex === Number(p));
