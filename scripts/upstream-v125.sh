@@ -176,7 +176,9 @@ start() {
   control=$(json "$target" .controlUrl)
 
   log "mining two L1 blocks (the validator registry's deployment, then a block the oracle can record)"
-  curl -sf -X POST "$control/sim/v1/mine" -H 'content-type: application/json' -d '{"blocks":2}' >/dev/null
+  wait_http "$control/sim/v1/status" 30 || die "the devnet's control API $control does not answer"
+  curl -sf -X POST "$control/sim/v1/mine" -H 'content-type: application/json' -d '{"blocks":2}' >/dev/null ||
+    die "mining through $control/sim/v1/mine failed"
 
   log "bootnode"
   start_node boot bootnode "$BOOTNODE_ACCOUNT" "$base"
