@@ -18,8 +18,8 @@ Feature: Notifications of protocol v1.2: the losing provider's commitment, settl
   Scenario: the added topics can be subscribed to on the bidder and on a provider
     Given a subscriber "B" to the bidder for topics transaction_settled, transaction_payment
     And a subscriber "P" to provider 2 for topics other_provider_won_block, transaction_settled, transaction_payment
-    Then the stream of subscriber "B" opened with HTTP 200, content type "application/json" and no notification yet
-    And the stream of subscriber "P" opened with HTTP 200, content type "application/json" and no notification yet
+    Then the stream of subscriber "B" was not refused and has no notification yet
+    And the stream of subscriber "P" was not refused and has no notification yet
 
   @upstream @sim
   Scenario: the provider whose commitment's block another provider won announces it, with the bidder and the amount

@@ -42,7 +42,7 @@ Feature: The provider application's side: ReceiveBids and SendProcessedBids
     And provider 1's application received the bid with decayEndTimestamp "$DECAY_END"
     And provider 1's application received the bid with revertingTxHashes []
     And provider 1's application received the bid with rawTransactions []
-    And provider 1's application received the bid with slashAmount "0"
+    And provider 1's application received the slash amount a bid without one gets in the target's protocol
     And the bid digest provider 1's application received is the base64 of the commitment's receivedBidDigest
 
   @upstream

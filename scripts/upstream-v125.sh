@@ -4,11 +4,14 @@
 # is built outside this repository and nothing of it is copied here.
 #
 #   scripts/upstream-v125.sh build --src DIR --bin FILE [--repo GIT_DIR_OR_URL]
-#   scripts/upstream-v125.sh start --target FILE --run-dir DIR --port-base N --bin FILE [--providers 1|2]
+#   scripts/upstream-v125.sh start --target FILE --run-dir DIR --port-base N --bin FILE [--providers 1|2] [--apps yes|no]
 #   scripts/upstream-v125.sh demo  --run-dir DIR      one deposit per provider, one bid, its commitments opened
+#   scripts/upstream-v125.sh restart --run-dir DIR    starts again whichever node does not answer (the suite's `restart`)
 #   scripts/upstream-v125.sh stop  --run-dir DIR
 #
-# `start` writes DIR/target.json (the devnet's target plus the nodes) for the conformance suite.
+# `start` writes DIR/target.json (the devnet's target plus the nodes and the restart command) for the conformance
+# suite. `--apps no` attaches no provider application, as the suite wants: it attaches its own, and upstream hands
+# each bid to one of the streams that read a provider's bids, so a second reader would take bids from the suite.
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,7 +32,7 @@ log() { echo "[upstream-v125] $*" >&2; }
 cmd="${1:-}"
 [ -n "$cmd" ] || die "usage: $0 build|start|demo|stop [options] (see the header of this script)"
 shift
-src="" bin="" repo="https://github.com/primev/mev-commit" target="" run="" base="" providers=2
+src="" bin="" repo="https://github.com/primev/mev-commit" target="" run="" base="" providers=2 apps=yes
 while [ $# -gt 0 ]; do
   case "$1" in
   --src) src="$2" ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
   --run-dir) run="$2" ;;
   --port-base) base="$2" ;;
   --providers) providers="$2" ;;
+  --apps) apps="$2" ;;
   *) die "unknown option $1" ;;
   esac
   shift 2 || die "option $1 needs a value"
@@ -100,6 +104,9 @@ start_node() {
   wait_http "http://127.0.0.1:$((p2p + 1))/health" 60 || die "$name did not answer on its HTTP port (log: $run/$name.log)"
 }
 
+# A process that died can linger as a zombie until its new parent reaps it: only a live one counts.
+alive() { [ -n "$(ps -o stat= -p "$1" 2>/dev/null | grep -v Z)" ]; }
+
 stop_pid() {
   local f="$run/$1.pid"
   [ -f "$f" ] || return 0
@@ -107,10 +114,52 @@ stop_pid() {
   pid=$(cat "$f")
   kill "$pid" 2>/dev/null || true
   for _ in $(seq 1 20); do
-    kill -0 "$pid" 2>/dev/null || break
+    alive "$pid" || break
     sleep 0.25
   done
+  if alive "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
   rm -f "$f"
+}
+
+# Whether the node whose p2p port is $1 answers on its HTTP port: a node is judged by its port, never its pid.
+answers() {
+  curl -s -o /dev/null -m 3 "http://127.0.0.1:$(($1 + 1))/health" ||
+    { sleep 0.5 && curl -s -o /dev/null -m 3 "http://127.0.0.1:$(($1 + 1))/health"; }
+}
+
+# An accept-all provider application of ours (node/providerApp) on provider $1.
+start_app() {
+  cat >"$run/accept-all.ts" <<EOF
+import { acceptAll } from "$REPO_ROOT/node/providerApp/policies.ts";
+import { agentLog, ProviderAgent } from "$REPO_ROOT/node/providerApp/providerAgent.ts";
+import { logger } from "$REPO_ROOT/node/util/log.ts";
+const agent = new ProviderAgent(process.argv[2], acceptAll(), { log: agentLog(logger("accept-all")) });
+await agent.start();
+process.on("SIGTERM", async () => { await agent.stop(); process.exit(0); });
+EOF
+  bun "$run/accept-all.ts" "http://127.0.0.1:$((base + 10 * $1 + 1))" >>"$run/app$1.log" 2>&1 &
+  echo $! >"$run/app$1.pid"
+}
+
+# Starts the bidder (again) until every provider logged its AES key: upstream's bidder sends its key once per
+# provider connection, and a send that comes before the provider's handler is up is reset (docs/conformance.md §8).
+start_bidder() {
+  local before=() ok=0
+  for i in $(seq 1 "$providers"); do before[i]=$(key_exchanges "$i"); done
+  for attempt in 1 2 3 4 5; do
+    log "bidder (attempt $attempt): waiting for every provider to log its AES key"
+    stop_pid bidder
+    sleep 3
+    start_node bidder bidder "$BIDDER_ACCOUNT" $((base + 90)) --bootnodes "$bootnodes"
+    for _ in $(seq 1 30); do
+      ok=1
+      for i in $(seq 1 "$providers"); do [ "$(key_exchanges "$i")" -gt "${before[i]}" ] || ok=0; done
+      [ $ok = 1 ] && break
+      sleep 0.5
+    done
+    [ $ok = 1 ] && return 0
+  done
+  die "a provider never received the bidder's AES key (logs in $run)"
 }
 
 key_exchanges() { grep -c 'successfully processed timestamp message' "$run/p$1.log" 2>/dev/null || true; }
@@ -127,7 +176,9 @@ start() {
   control=$(json "$target" .controlUrl)
 
   log "mining two L1 blocks (the validator registry's deployment, then a block the oracle can record)"
-  curl -sf -X POST "$control/sim/v1/mine" -H 'content-type: application/json' -d '{"blocks":2}' >/dev/null
+  wait_http "$control/sim/v1/status" 30 || die "the devnet's control API $control does not answer"
+  curl -sf -X POST "$control/sim/v1/mine" -H 'content-type: application/json' -d '{"blocks":2}' >/dev/null ||
+    die "mining through $control/sim/v1/mine failed"
 
   log "bootnode"
   start_node boot bootnode "$BOOTNODE_ACCOUNT" "$base"
@@ -149,37 +200,14 @@ start() {
         die "provider $i: stake failed (log: $run/p$i.log)"
     fi
     stop_pid "p$i"
-    log "provider $i with the bootnode, and an accept-all provider application"
+    log "provider $i with the bootnode"
     start_node "p$i" provider "$acct" "$p2p" --bootnodes "$bootnodes"
-    cat >"$run/accept-all.ts" <<EOF
-import { acceptAll } from "$REPO_ROOT/node/providerApp/policies.ts";
-import { agentLog, ProviderAgent } from "$REPO_ROOT/node/providerApp/providerAgent.ts";
-import { logger } from "$REPO_ROOT/node/util/log.ts";
-const agent = new ProviderAgent(process.argv[2], acceptAll(), { log: agentLog(logger("accept-all")) });
-await agent.start();
-process.on("SIGTERM", async () => { await agent.stop(); process.exit(0); });
+    if [ "$apps" = yes ]; then start_app "$i"; fi
+  done
+  cat >"$run/start.env" <<EOF
+bin='$bin' target='$target' base='$base' providers='$providers' apps='$apps' bootnodes='$bootnodes'
 EOF
-    bun "$run/accept-all.ts" "http://127.0.0.1:$((p2p + 1))" >>"$run/app$i.log" 2>&1 &
-    echo $! >"$run/app$i.pid"
-  done
-
-  local before=()
-  for i in $(seq 1 "$providers"); do before[i]=$(key_exchanges "$i"); done
-  for attempt in 1 2 3 4; do
-    log "bidder (attempt $attempt): waiting for every provider to log its AES key"
-    sleep 3
-    start_node bidder bidder "$BIDDER_ACCOUNT" $((base + 90)) --bootnodes "$bootnodes"
-    local ok=1
-    for _ in $(seq 1 30); do
-      ok=1
-      for i in $(seq 1 "$providers"); do [ "$(key_exchanges "$i")" -gt "${before[i]}" ] || ok=0; done
-      [ $ok = 1 ] && break
-      sleep 0.5
-    done
-    [ $ok = 1 ] && break
-    stop_pid bidder
-  done
-  [ $ok = 1 ] || die "a provider never received the bidder's AES key (logs in $run)"
+  start_bidder
 
   local provider_urls="" provider_rpcs="" provider_addrs=""
   for i in $(seq 1 "$providers"); do
@@ -197,6 +225,7 @@ EOF
       providerUrls: [${provider_urls%,}], providerRpcUrls: [${provider_rpcs%,}], providerAddresses: [${provider_addrs%,}],
       bidTimeoutMs: 5000, decisionTimeoutMs: 3000,
       capabilities: [...new Set([...(t.capabilities ?? []), 'grpc'])],
+      restart: '$REPO_ROOT/scripts/upstream-v125.sh restart --run-dir $run',
     });
     require('fs').writeFileSync('$run/target.json', JSON.stringify(t, null, 2) + '\n');"
   echo "$target" >"$run/devnet-target"
@@ -245,6 +274,37 @@ demo() {
   die "no commitment of block $block was settled"
 }
 
+# The suite's restart command: the bootnode and each provider again if it does not answer, then the bidder again
+# after any provider it restarted (a provider keeps bidders' AES keys in memory only) or if it does not answer.
+restart() {
+  [ -n "$run" ] && [ -f "$run/start.env" ] || die "restart needs --run-dir DIR of a started network"
+  run=$(cd "$run" && pwd)
+  # shellcheck disable=SC1091
+  . "$run/start.env"
+  local again=""
+  if ! answers "$base"; then
+    log "restart: the bootnode"
+    stop_pid boot
+    start_node boot bootnode "$BOOTNODE_ACCOUNT" "$base"
+  fi
+  for i in $(seq 1 "$providers"); do
+    local p2p=$((base + 10 * i))
+    answers "$p2p" && continue
+    log "restart: provider $i"
+    stop_pid "p$i"
+    start_node "p$i" provider "${PROVIDER_ACCOUNTS[$((i - 1))]}" "$p2p" --bootnodes "$bootnodes"
+    if [ "$apps" = yes ]; then
+      stop_pid "app$i"
+      start_app "$i"
+    fi
+    again=1
+  done
+  if [ -n "$again" ] || ! answers $((base + 90)); then
+    log "restart: the bidder"
+    start_bidder
+  fi
+}
+
 stop() {
   [ -n "$run" ] || die "stop needs --run-dir DIR"
   for f in "$run"/*.pid; do
@@ -258,6 +318,7 @@ case "$cmd" in
 build) build ;;
 start) start ;;
 demo) demo ;;
+restart) restart ;;
 stop) stop ;;
 *) die "unknown command $cmd (build|start|demo|stop)" ;;
 esac

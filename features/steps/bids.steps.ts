@@ -28,6 +28,7 @@ import {
 } from "../support/clients/providerApp.ts";
 import { SKIPPED_PREFIX } from "../support/health.ts";
 import { stableText } from "../support/protocol.ts";
+import { emptySlashAmount } from "../support/protocolVersion.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 // ------------------------------------------------------------------------------------------- helpers
@@ -623,7 +624,17 @@ Then(
       expect(
         c.slashAmount,
         `slashAmount of the commitment of ${c.providerAddress} (protocol ${this.target.protocol})`,
-      ).toBe(this.target.protocol === "v1.1" ? "0" : c.bidAmount);
+      ).toBe(emptySlashAmount(this.target.protocol, c.bidAmount));
+  },
+);
+
+Then(
+  /^provider (\d+)'s application received the slash amount a bid without one gets in the target's protocol$/,
+  async function (this: ConformanceWorld, provider: string) {
+    const r = receivedByProvider(bidsOf(this), Number(provider));
+    expect(r.slashAmount, `slashAmount on provider ${provider}'s ReceiveBids (protocol ${this.target.protocol})`).toBe(
+      emptySlashAmount(this.target.protocol, r.bidAmount),
+    );
   },
 );
 

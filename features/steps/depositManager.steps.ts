@@ -124,8 +124,10 @@ Then(
 );
 
 Then(
-  /^the answer sets the target toward provider (\d+) bare and names (provider (\d+)|no provider) as topped up(?:, EIP-55)?$/,
-  function (this: ConformanceWorld, p: string, _names: string, topped: string | undefined) {
+  // One capture group per argument: cucumber passes only the outermost groups, and a step function with one
+  // parameter more than its arguments is given a callback in the last.
+  /^the answer sets the target toward provider (\d+) bare and names (?:provider (\d+)|no provider) as topped up(?:, EIP-55)?$/,
+  function (this: ConformanceWorld, p: string, topped: string | undefined) {
     const a = this.lastAnswer;
     if (a.error) throw new DepositManagerCheckError(`set_target_deposits: ${a.describe()}`);
     const v = a.value as { successfullySetDeposits?: TargetDeposit[]; successfullyToppedUpProviders?: string[] };

@@ -175,6 +175,20 @@ Then(
   },
 );
 
+// Upstream's stream sends its headers with its first event (docs/divergences.md, "Stream start"), so a stream that
+// was not refused within the subscribe call's wait is what shows its topics were taken.
+Then(
+  /^the stream of subscriber "([^"]+)" was not refused and has no notification yet$/,
+  function (this: ConformanceWorld, name: string) {
+    const s = notificationsOf(this).subscriber(name);
+    const problems: string[] = [];
+    if (s.stream.transport === "http" && s.status !== undefined && s.status !== 200) problems.push(`HTTP ${s.status}`);
+    if (s.notifications.length || s.badLines.length) problems.push(`lines already arrived:\n${s.describe()}`);
+    if (s.ended) problems.push(`the stream ended: ${s.endReason}`);
+    if (problems.length) fail(`subscriber "${name}"'s stream: ${problems.join("; ")}`);
+  },
+);
+
 When(/^subscriber "([^"]+)" disconnects$/, function (this: ConformanceWorld, name: string) {
   notificationsOf(this).subscriber(name).close();
 });

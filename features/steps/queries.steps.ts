@@ -10,6 +10,7 @@ import { type Address, getAddress } from "viem";
 import { providerRegistryAbi } from "../support/abi.ts";
 import { chainOf } from "../support/chain.ts";
 import { SKIPPED_PREFIX } from "../support/health.ts";
+import { emptySlashAmount, noBidOptions, type ProtocolVersion } from "../support/protocolVersion.ts";
 import {
   allPages,
   providerAddress,
@@ -288,7 +289,7 @@ Then(
   },
 );
 
-function expectedBid(sent: SentQueryBid, listed: BidInfo): BidInfo {
+function expectedBid(sent: SentQueryBid, listed: BidInfo, version: ProtocolVersion): BidInfo {
   const byProvider = new Map(sent.commitments.map((c) => [noHex(c.providerAddress), c]));
   return {
     txnHashes: sent.txHashes,
@@ -298,7 +299,8 @@ function expectedBid(sent: SentQueryBid, listed: BidInfo): BidInfo {
     decayStartTimestamp: sent.decayStart.toString(),
     decayEndTimestamp: sent.decayEnd.toString(),
     bidDigest: sent.digest,
-    slashAmount: "0",
+    slashAmount: emptySlashAmount(version, sent.amount.toString()),
+    ...noBidOptions(version),
     commitments: [...byProvider.keys()].sort().map((p) => {
       const got = listed.commitments.find((c) => c.providerAddress === p);
       return {
@@ -327,7 +329,7 @@ Then(
         ...listed,
         commitments: [...listed.commitments].sort((x, y) => x.providerAddress.localeCompare(y.providerAddress)),
       };
-      expect(normalised, `the ${b.amount} wei bid`).toEqual(expectedBid(b, listed));
+      expect(normalised, `the ${b.amount} wei bid`).toEqual(expectedBid(b, listed, this.target.protocol));
     }
   },
 );
@@ -362,7 +364,8 @@ Then(
           decayStartTimestamp: b.decayStart.toString(),
           decayEndTimestamp: b.decayEnd.toString(),
           dispatchTimestamp: mine.dispatchTimestamp,
-          slashAmount: "0",
+          slashAmount: emptySlashAmount(this.target.protocol, b.amount.toString()),
+          ...noBidOptions(this.target.protocol),
           status: STATUSES.includes(listed.status) ? listed.status : `one of ${STATUSES.join(", ")}`,
           details: typeof listed.details === "string" ? listed.details : "a string",
           payment: typeof listed.payment === "string" ? listed.payment : "a string",
