@@ -39,6 +39,11 @@ export interface RoleConfig {
   /** Bidder: --autodeposit-amount or --no-autodeposit was given; it replaces the setting the store saved. */
   autodepositFromFlag?: boolean;
   logLevel: "debug" | "info" | "warn" | "error";
+  /**
+   * Provider: the control API of the devnet it joined, where it posts its bundles for the devnet's builder
+   * (node/role/devnetBundles.ts); undefined: none (no devnet, or one that reads them through --admin-port).
+   */
+  devnetControlUrl?: string;
   /** Serve the admin API (node/role/adminApi.ts) on this port of --http-addr (0: any free port); off when undefined. */
   adminPort?: number;
   /** Stop when this process is gone (a devnet of node processes passes its own pid: a SIGKILLed devnet leaves no nodes). */
@@ -86,6 +91,8 @@ Options:
                               without either flag the bidder resumes the one its store saved)
   --no-autodeposit            bidder: no auto-deposit, even when the store saved it on
   --log-level LEVEL           debug | info | warn | error (default info)
+  --devnet-control URL        provider: post the bundles it commits to to this devnet's builder (default: the
+                              target file's controlUrl, unless --admin-port is given; "none" for no devnet)
   --admin-port PORT           serve the admin API a devnet of node processes drives (status, faults, bundles) on
                               this port of --http-addr (0: any free port); not for production: it arms failing
                               transactions
@@ -115,6 +122,7 @@ function readContracts(file: string): {
   router?: Address;
   settlementRpcUrl?: string;
   l1RpcUrl?: string;
+  controlUrl?: string;
 } {
   if (!existsSync(file)) throw new RoleConfigError(`--contracts: no file ${file}`);
   let json: Record<string, unknown>;
@@ -137,7 +145,22 @@ function readContracts(file: string): {
     router: typeof router === "string" && isAddress(router) ? getAddress(router) : undefined,
     settlementRpcUrl: typeof json.settlementRpcUrl === "string" ? json.settlementRpcUrl : undefined,
     l1RpcUrl: typeof json.l1RpcUrl === "string" ? json.l1RpcUrl : undefined,
+    controlUrl: typeof json.controlUrl === "string" ? json.controlUrl : undefined,
   };
+}
+
+/** Where a provider posts its bundles: the flag, else the target file's devnet unless that devnet reads its admin API. */
+function devnetControlUrl(
+  role: Role,
+  flag: string | undefined,
+  fromFile: string | undefined,
+  admin: boolean,
+): string | undefined {
+  if (flag === "none") return undefined;
+  if (flag !== undefined && !/^https?:\/\/[^/]+/.test(flag))
+    throw new RoleConfigError(`--devnet-control must be an http(s) URL or "none", got "${flag}"`);
+  if (role !== "provider") return undefined;
+  return (flag ?? (admin ? undefined : fromFile))?.replace(/\/+$/, "");
 }
 
 function readKey(key: string | undefined, file: string | undefined): Hex {
@@ -181,6 +204,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "no-autodeposit": { type: "boolean" },
         "log-level": { type: "string" },
         "admin-port": { type: "string" },
+        "devnet-control": { type: "string" },
         "parent-pid": { type: "string" },
         "ready-file": { type: "string" },
         "stream-keepalive": { type: "string" },
@@ -236,6 +260,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     autodepositFromFlag: amount !== undefined || o["no-autodeposit"] === true,
     logLevel: level as RoleConfig["logLevel"],
     adminPort: o["admin-port"] === undefined ? undefined : int("admin-port", o["admin-port"], 0, 65535, 0),
+    devnetControlUrl: devnetControlUrl(role, o["devnet-control"], file.controlUrl, o["admin-port"] !== undefined),
     streamKeepAliveMs:
       o["stream-keepalive"] === undefined ? undefined : int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000, 0),
     responderIdleTimeoutMs:
