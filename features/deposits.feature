@@ -281,8 +281,9 @@ Feature: Bidder deposits into windows
 
   # ------------------------------------------------------------------------------------------------ auto-deposit
 
-  @upstream @sim @auto-deposit
+  @upstream @sim @auto-deposit @clean-bidder
   Scenario: auto-deposit keeps the next two windows funded and withdraws closed ones
+    Runs first (@clean-bidder) with the next scenario, before it, and leaves no window on the bidder's record.
     Given the bidder holds no deposit in the 3 windows after the current one
     And the current window is noted as C
     When the bidder starts auto-deposit of 1 ETH per window
