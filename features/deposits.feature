@@ -330,10 +330,7 @@ Feature: Bidder deposits into windows
     And the current window is noted as C
     When the bidder starts auto-deposit of 1 gwei per window
     Then BidderRegistry soon holds 1 gwei for the bidder in windows C+1 and C+2
-    And the auto-deposit status soon lists:
-      | window | deposited | current |
-      | C+1    | 1 gwei    | yes     |
-      | C+2    | 1 gwei    | no      |
+    And the auto-deposit status soon lists windows C+1 and C+2
     Given the windows the auto-deposit status lists are noted
     When the bidder is called with POST "/v1/bidder/cancel_auto_deposit?withdraw=true"
     Then the bidder answers exactly {"windowNumbers":[]}
