@@ -82,6 +82,15 @@ Feature: Querying commitments, stake and rewards
     When I ask provider 1 for its commitment info with "blockNumber={E}"
     Then the body is the JSON '{"commitments":[]}'
 
+  @upstream
+  Scenario: block_number=0 is no block filter
+    A block number of 0 is the protobuf default of an absent field: both nodes list every block for it.
+    Given providers 1 and 2 run applications that accept every bid
+    And a fresh block B with a deposit
+    When the bidder bids 1700 wei for block B
+    Then the bidder's bid info with "block_number=0&limit=3" is the one with "limit=3", and lists commitments
+    And provider 1's commitment info with "block_number=0&limit=3" is the one with "limit=3", and lists commitments
+
   # ------------------------------------------------------------------------------------------------ paging
 
   @intended

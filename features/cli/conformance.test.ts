@@ -71,12 +71,13 @@ async function runCli(args: string[], env: Record<string, string> = {}) {
 }
 
 describe("options", () => {
-  test("levels, tags and the @may-crash passes make one tag expression each", () => {
+  test("levels, tags and the @clean-bidder, main and @may-crash passes make one tag expression each", () => {
     const o = parseCli(["--level", "spec,upstream", "--tags", "@bids"], {});
     if (o === "help") throw new Error("help");
     expect(o.levels).toEqual(["spec", "upstream"]);
-    expect(passTags(o, false)).toBe("(@bids) and (@spec or @upstream) and not @may-crash");
-    expect(passTags(o, true)).toBe("(@bids) and (@spec or @upstream) and @may-crash");
+    expect(passTags(o, "clean-bidder")).toBe("(@bids) and (@spec or @upstream) and @clean-bidder and not @may-crash");
+    expect(passTags(o, "main")).toBe("(@bids) and (@spec or @upstream) and not @clean-bidder and not @may-crash");
+    expect(passTags(o, "may-crash")).toBe("(@bids) and (@spec or @upstream) and @may-crash");
   });
 
   test("TARGET is the default target; --target wins", () => {

@@ -6,8 +6,10 @@
  *                          [--level spec,upstream,intended] [--tags EXPR] [--order random:N] [--name REGEX] [--fail-fast] [--json FILE] [--reports DIR]
  *                          [feature paths…]
  *
- * Runs cucumber in this process in two passes: every selected scenario, then the ones tagged @may-crash (known to
- * crash some implementations), so that a crash cannot hide what the others would have shown. Prints progress, a
+ * Runs cucumber in this process in passes: the scenarios tagged @clean-bidder first (they need a bidder whose record
+ * holds only windows a run can close, which every later deposit far ahead spoils), then every other selected
+ * scenario, then the ones tagged @may-crash (known to crash some implementations), so that a crash cannot hide what
+ * the others would have shown. Prints progress, a
  * summary per level, and writes one JSON result (docs/conformance-result.schema.json) besides JUnit, HTML and
  * cucumber messages. Exits non-zero when a selected scenario failed or could not be run.
  */
@@ -159,9 +161,18 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
   };
 }
 
-/** The tag expression of one pass: the user's, the levels, and in or out of the @may-crash pass. */
-export function passTags(o: CliOptions, mayCrash: boolean): string {
-  const parts = [`(${o.levels.map((l) => `@${l}`).join(" or ")})`, mayCrash ? "@may-crash" : "not @may-crash"];
+/** The passes of a run, in order; the first two make the main pass of the results (pass 1). */
+export type PassKind = "clean-bidder" | "main" | "may-crash";
+
+const PASS_TAGS: Record<PassKind, string> = {
+  "clean-bidder": "@clean-bidder and not @may-crash",
+  main: "not @clean-bidder and not @may-crash",
+  "may-crash": "@may-crash",
+};
+
+/** The tag expression of one pass: the user's, the levels, and the pass's own. */
+export function passTags(o: CliOptions, kind: PassKind): string {
+  const parts = [`(${o.levels.map((l) => `@${l}`).join(" or ")})`, PASS_TAGS[kind]];
   if (o.tags) parts.unshift(`(${o.tags})`);
   return parts.join(" and ");
 }
@@ -273,14 +284,13 @@ async function main(argv: string[]): Promise<number> {
   });
   let support: IRunConfiguration["support"] | Awaited<ReturnType<typeof loadSupport>> =
     await loadSupport(runConfiguration);
-  for (const [pass, mayCrash] of [
-    [1, false],
-    [2, true],
-  ] as const) {
-    const suffix = mayCrash ? "-may-crash" : "";
+  let mainPassStarted = false;
+  for (const kind of ["clean-bidder", "main", "may-crash"] as const) {
+    const mayCrash = kind === "may-crash";
+    const suffix = kind === "main" ? "" : `-${kind}`;
     const config = {
       ...runConfiguration,
-      sources: { ...runConfiguration.sources, tagExpression: passTags(o, mayCrash) },
+      sources: { ...runConfiguration.sources, tagExpression: passTags(o, kind) },
       support,
       formats: {
         stdout: "progress",
@@ -293,13 +303,19 @@ async function main(argv: string[]): Promise<number> {
         publish: false as const,
       },
     };
-    if (pass === 2) {
+    if (kind !== "main") {
       if (o.failFast && collector.counts().failed > 0) break;
       const { plan } = await loadSources(config.sources);
-      if (plan.length === 0) break;
-      console.log(`\n=== ${plan.length} @may-crash scenario(s), run last`);
+      if (plan.length === 0) continue;
+      console.log(
+        mayCrash
+          ? `\n=== ${plan.length} @may-crash scenario(s), run last`
+          : `=== ${plan.length} @clean-bidder scenario(s), run first`,
+      );
     }
-    collector.startPass();
+    // @clean-bidder and the rest are one pass (1) in the results; @may-crash is pass 2.
+    if (mayCrash || !mainPassStarted) collector.startPass();
+    mainPassStarted = true;
     const r = await runCucumber(config, undefined, collector.onMessage);
     support = r.support;
   }

@@ -6,6 +6,7 @@
 import type { Envelope, GherkinDocument, Pickle } from "@cucumber/messages";
 import { CAPABILITY_TAGS } from "../support/capabilities.ts";
 import { NOT_RUN_PREFIX, SKIPPED_PREFIX } from "../support/health.ts";
+import { type Observation, observationTotals, parseObservation } from "../support/observations.ts";
 import type { preflightJson } from "../support/preflight.ts";
 import { type ProtocolVersion, versionsOf } from "../support/protocolVersion.ts";
 
@@ -32,6 +33,8 @@ export interface ScenarioResult {
   reason: string | null;
   durationMs: number;
   failure: string | null;
+  /** Races the scenario reported instead of judging (features/support/observations.ts). */
+  observations: Observation[];
 }
 
 export interface Counts {
@@ -125,6 +128,7 @@ export class ResultCollector {
           : null,
       durationMs: Math.max(0, Math.round(end - s.at)),
       failure: outcome === "failed" ? cleanFailure(down ?? s.failures[0]!) : null,
+      observations: s.attachments.map(parseObservation).filter((o): o is Observation => o !== null),
     };
   }
 
@@ -210,11 +214,15 @@ export function resultJson(info: RunInfo, c: ResultCollector) {
     success: totals.failed === 0 && totals.notRun === 0 && !info.preflight?.stopped,
     totals,
     byLevel: Object.fromEntries(LEVELS.map((l) => [l, c.counts((s) => s.level === l)])),
+    observations: observationTotals(c.scenarios),
     scenarios: c.scenarios,
   };
 }
 
-/** The console summary: a table per level, then each failure (with its divergence), then each scenario not run. */
+/**
+ * The console summary: a table per level, then each failure (with its divergence), each scenario not run, and each
+ * race the scenarios reported.
+ */
 export function summaryText(info: RunInfo, c: ResultCollector, jsonPath: string): string {
   const out: string[] = [];
   const pad = (s: string | number, n: number) => String(s).padStart(n);
@@ -252,6 +260,12 @@ export function summaryText(info: RunInfo, c: ResultCollector, jsonPath: string)
   for (const s of c.scenarios.filter((x) => x.outcome === "skipped"))
     skippedFor.set(s.reason ?? "", (skippedFor.get(s.reason ?? "") ?? 0) + 1);
   for (const [why, n] of skippedFor) out.push(`  skipped ${n}: ${why}`);
+  const races = observationTotals(c.scenarios);
+  if (races.length) out.push("", "races (reported, not judged):");
+  for (const r of races)
+    out.push(
+      `  ~ "${r.what}": ${r.observed ? `observed in ${r.observed}` : "not observed in any"} of ${r.tries} tries (${r.scenarios.join(", ")})`,
+    );
   out.push("", `result: ${jsonPath}`);
   // The one line that CI tools read.
   out.push(`conformance: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped, ${t.notRun} not run`);

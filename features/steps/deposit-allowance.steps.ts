@@ -10,6 +10,7 @@ import { finished } from "../support/bids.ts";
 import { chainOf, freshWindowsAhead } from "../support/chain.ts";
 import type { MessageStream, ProviderApi } from "../support/clients/api.ts";
 import { ATTACH_GRACE_MS, decisionDelivered } from "../support/clients/providerApp.ts";
+import { observationAttachment } from "../support/observations.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 /** How long the allowance scenario keeps retrying a bid that the provider nodes may refuse until they saw the deposit. */
@@ -181,22 +182,35 @@ Given("block {word} is the first block of a fresh window", async function (this:
   this.attach(`block ${name} = ${first} (window ${window})`);
 });
 
+Given("block {word} is the block after {word}", function (this: ConformanceWorld, name: string, before: string) {
+  const s = scenario(this);
+  const block = named(s.blocks, before, "block") + 1n;
+  s.blocks.set(name, block);
+  this.attach(`block ${name} = ${block}`);
+});
+
+/** Deposits into the window of `block`; returns the bidder's total there (checked against BidderRegistry). */
+async function depositInto(world: ConformanceWorld, amount: bigint, block: bigint): Promise<bigint> {
+  const r = await world.bidder.deposit(amount, { blockNumber: block });
+  if (r.error) throw new Error(`deposit of ${amount} wei into the window of block ${block}: ${r.describe()}`);
+  const body = r.value as { amount: string; windowNumber: string };
+  const window = (block - 1n) / 10n + 1n;
+  expect(body.windowNumber, `deposit answer: ${r.describe()}`).toBe(window.toString());
+  const total = BigInt(body.amount);
+  expect(total, `the deposit answer's total vs BidderRegistry.getDeposit(bidder, ${window})`).toBe(
+    await chainOf(world.target).getDeposit(window),
+  );
+  return total;
+}
+
 Given(
   "the bidder has deposited {ethAmount} into the window of block {word}, its total there noted as {word}",
   async function (this: ConformanceWorld, amount: bigint, blockName: string, totalName: string) {
     const s = scenario(this);
     const block = named(s.blocks, blockName, "block");
-    const r = await this.bidder.deposit(amount, { blockNumber: block });
-    if (r.error) throw new Error(`deposit of ${amount} wei into the window of block ${block}: ${r.describe()}`);
-    const body = r.value as { amount: string; windowNumber: string };
-    const window = (block - 1n) / 10n + 1n;
-    expect(body.windowNumber, `deposit answer: ${r.describe()}`).toBe(window.toString());
-    const total = BigInt(body.amount);
-    expect(total, `the deposit answer's total vs BidderRegistry.getDeposit(bidder, ${window})`).toBe(
-      await chainOf(this.target).getDeposit(window),
-    );
+    const total = await depositInto(this, amount, block);
     s.amounts.set(totalName, total);
-    this.attach(`${totalName} = ${total} wei (window ${window})`);
+    this.attach(`${totalName} = ${total} wei (window ${(block - 1n) / 10n + 1n})`);
   },
 );
 
@@ -255,5 +269,26 @@ Then(
     const marker = await runBid(this, named(s.amounts, totalName, "amount") / 10n, named(s.blocks, blockName, "block"));
     expectNoCommitment(marker);
     expect([...marker.receivedBy].sort(), "providers whose application received the following bid").toEqual([1, 2]);
+  },
+);
+
+Then(
+  /^(\d+) times, a bid of a tenth of a fresh window's deposit \+ 1 wei for its first block, sent right after the deposit, ends with HTTP 200 and no commitment, any provider that received it reported$/,
+  async function (this: ConformanceWorld, times: string) {
+    for (let i = 1; i <= Number(times); i++) {
+      const window = await freshWindowsAhead(chainOf(this.target), 1);
+      const block = (window - 1n) * 10n + 1n;
+      const total = await depositInto(this, 10n ** 18n, block);
+      const run = await runBid(this, total / 10n + 1n, block);
+      expectNoCommitment(run);
+      for (const provider of [1, 2]) {
+        const observed = run.receivedBy.includes(provider);
+        const detail = `try ${i}, block ${block}: provider ${provider}'s application ${observed ? "received" : "did not receive"} the bid of ${total / 10n + 1n} wei (a tenth of ${total} + 1)`;
+        this.attach(
+          observationAttachment({ what: "Provider's first allowance check of a block", observed, detail }),
+          "text/plain",
+        );
+      }
+    }
   },
 );

@@ -376,6 +376,21 @@ Then(
   },
 );
 
+Then(
+  /^(the bidder's bid info|provider \d+'s commitment info) with "([^"]*)" is the one with "([^"]*)", and lists commitments$/,
+  async function (this: ConformanceWorld, which: string, query: string, same: string) {
+    const p = /^provider (\d+)/.exec(which)?.[1];
+    const read = (q: string) =>
+      p === undefined ? bidInfo(this, q) : commitmentInfo(this, Number(p), q, 1).then((b) => b as unknown);
+    const [got, want] = [await read(query), await read(same)];
+    const groups = (b: unknown) =>
+      ((b as Partial<BidInfoResponse>).blockBidInfo ?? (b as Partial<CommitmentInfoResponse>).commitments ?? []).length;
+    if (groups(want) === 0)
+      throw new QuerySuiteError(`${which} with "${same}" lists nothing: the check needs commitments`);
+    expect(got, `${which} with "${query}" vs with "${same}"`).toEqual(want);
+  },
+);
+
 Then("the bid info lists exactly:", function (this: ConformanceWorld, table: DataTable) {
   const s = queriesOf(this);
   const body = okJson<BidInfoResponse>(this, "get_bid_info");

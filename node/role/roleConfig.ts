@@ -50,6 +50,11 @@ export interface RoleConfig {
   /** Bidder, v1.2, with enableDepositManager: the target deposit toward every valid provider (--target-deposit-amount). */
   targetDepositAmount?: bigint;
   logLevel: "debug" | "info" | "warn" | "error";
+  /**
+   * Provider: the control API of the devnet it joined, where it posts its bundles for the devnet's builder
+   * (node/role/devnetBundles.ts); undefined: none (no devnet, or one that reads them through --admin-port).
+   */
+  devnetControlUrl?: string;
   /** Serve the admin API (node/role/adminApi.ts) on this port of --http-addr (0: any free port); off when undefined. */
   adminPort?: number;
   /** Stop when this process is gone (a devnet of node processes passes its own pid: a SIGKILLed devnet leaves no nodes). */
@@ -102,6 +107,8 @@ Options:
   --target-deposit-amount WEI bidder, v1.2, with --enable-deposit-manager: then set this target deposit toward every
                               valid provider, which tops each deposit up to it (ignored without that flag, as upstream)
   --log-level LEVEL           debug | info | warn | error (default info)
+  --devnet-control URL        provider: post the bundles it commits to to this devnet's builder (default: the
+                              target file's controlUrl, unless --admin-port is given; "none" for no devnet)
   --admin-port PORT           serve the admin API a devnet of node processes drives (status, faults, bundles) on
                               this port of --http-addr (0: any free port); not for production: it arms failing
                               transactions
@@ -132,6 +139,7 @@ function readContracts(file: string): {
   settlementRpcUrl?: string;
   l1RpcUrl?: string;
   protocol?: string;
+  controlUrl?: string;
 } {
   if (!existsSync(file)) throw new RoleConfigError(`--contracts: no file ${file}`);
   let json: Record<string, unknown>;
@@ -155,7 +163,22 @@ function readContracts(file: string): {
     settlementRpcUrl: typeof json.settlementRpcUrl === "string" ? json.settlementRpcUrl : undefined,
     l1RpcUrl: typeof json.l1RpcUrl === "string" ? json.l1RpcUrl : undefined,
     protocol: typeof json.protocol === "string" ? json.protocol : undefined,
+    controlUrl: typeof json.controlUrl === "string" ? json.controlUrl : undefined,
   };
+}
+
+/** Where a provider posts its bundles: the flag, else the target file's devnet unless that devnet reads its admin API. */
+function devnetControlUrl(
+  role: Role,
+  flag: string | undefined,
+  fromFile: string | undefined,
+  admin: boolean,
+): string | undefined {
+  if (flag === "none") return undefined;
+  if (flag !== undefined && !/^https?:\/\/[^/]+/.test(flag))
+    throw new RoleConfigError(`--devnet-control must be an http(s) URL or "none", got "${flag}"`);
+  if (role !== "provider") return undefined;
+  return (flag ?? (admin ? undefined : fromFile))?.replace(/\/+$/, "");
 }
 
 function readKey(key: string | undefined, file: string | undefined): Hex {
@@ -202,6 +225,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "target-deposit-amount": { type: "string" },
         "log-level": { type: "string" },
         "admin-port": { type: "string" },
+        "devnet-control": { type: "string" },
         "parent-pid": { type: "string" },
         "ready-file": { type: "string" },
         "stream-keepalive": { type: "string" },
@@ -285,6 +309,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     targetDepositAmount: target === undefined ? undefined : BigInt(target),
     logLevel: level as RoleConfig["logLevel"],
     adminPort: o["admin-port"] === undefined ? undefined : int("admin-port", o["admin-port"], 0, 65535, 0),
+    devnetControlUrl: devnetControlUrl(role, o["devnet-control"], file.controlUrl, o["admin-port"] !== undefined),
     streamKeepAliveMs:
       o["stream-keepalive"] === undefined ? undefined : int("stream-keepalive", o["stream-keepalive"], 0, 3_600_000, 0),
     responderIdleTimeoutMs:

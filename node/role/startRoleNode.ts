@@ -25,6 +25,7 @@ import { logger } from "../util/log.ts";
 import { L1ValidatorChain } from "../validators/optInRegistry.ts";
 import { ValidatorService } from "../validators/validatorService.ts";
 import { adminApi } from "./adminApi.ts";
+import { DevnetBundles } from "./devnetBundles.ts";
 import type { RoleConfig } from "./roleConfig.ts";
 
 const log = logger("role");
@@ -174,12 +175,24 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
     log.info("accept-all provider application attached");
   }
   const admin = adminOf({ role: "provider", node });
+  let toDevnet: DevnetBundles | undefined;
+  if (cfg.devnetControlUrl && cfg.l1RpcUrl) {
+    toDevnet = new DevnetBundles({
+      controlUrl: cfg.devnetControlUrl,
+      l1: createPublicClient({ transport: localHttp(cfg.l1RpcUrl) }),
+      provider: node.address,
+      bundlesFor: (block) => node.bundlesFor(block),
+    });
+    toDevnet.start();
+    log.info("posting the bundles it commits to to the devnet's builder", { control: cfg.devnetControlUrl });
+  }
   return {
     url,
     rpcUrl: node.rpcUrl,
     adminUrl: admin?.url,
     async stop() {
       unwatch();
+      await toDevnet?.stop();
       await admin?.stop();
       await agent?.stop();
       await node.stop();

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { type Subprocess, spawn } from "bun";
+import { type Address, createPublicClient, type Hex, http, keccak256, parseEther, parseGwei } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { devAccount } from "../chain/accounts.ts";
+import { registerProvider } from "../chain/deploy.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
+import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
+import { stopProcesses } from "../testing/stopProcesses.ts";
+import { until } from "../util/deadline.ts";
+
+/**
+ * A `--role provider` node in a process of its own, joined to a devnet through the devnet's target file, gets the
+ * blocks it wins built with what it committed to: it posts its bundles to the devnet's builder, and the raw
+ * transaction of a bid it committed to is in the L1 block it wins.
+ */
+const ROOT = resolve(import.meta.dir, "../..");
+const PROVIDER = devAccount(14);
+const BUYER = devAccount(15);
+
+let dev: LocalDevnet;
+let dir: string;
+const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string }[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "devnet-bundles-"));
+  dev = await startLocalDevnet({ providers: 1 }, join(ROOT, "reports", "devnet-bundles.log"));
+  await registerProvider({
+    rpcUrl: dev.devnet.chains.settlement.rpcUrl,
+    addresses: dev.devnet.contracts,
+    providerKey: PROVIDER.privateKey,
+    stake: parseEther("20"),
+  });
+  const args = ["--role", "provider", "--key", PROVIDER.privateKey, "--contracts", dev.devnet.dir.targetFile];
+  args.push("--bootnodes", dev.devnet.networks!.bootnodeAddrs()[0]!, "--p2p-addr", "127.0.0.1", "--p2p-port", "0");
+  args.push("--http-port", "0", "--rpc-port", "0", "--data-dir", join(dir, "provider"), "--auto-accept");
+  const child = spawn(["bun", "node/main.ts", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  children.push({ proc: child, name: "provider process" });
+  let text = "";
+  const dec = new TextDecoder();
+  void (async () => {
+    for await (const c of child.stdout) text += dec.decode(c);
+  })();
+  void (async () => {
+    for await (const c of child.stderr) text += dec.decode(c);
+  })();
+  await until("the provider process's API", 60_000, () => /API\s+http:\/\//.test(text) || child.exitCode !== null);
+  if (child.exitCode !== null) throw new Error(`the provider process exited:\n${text}`);
+  const lower = (a: Address) => a.toLowerCase();
+  await until("the devnet bidder to see the provider process", 30_000, () =>
+    dev.devnet.networks!.bidder.providers().some((p) => lower(p.address) === lower(PROVIDER.address)),
+  );
+}, 150_000);
+
+afterAll(async () => {
+  try {
+    await stopProcesses(children);
+  } finally {
+    await dev?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 90_000);
+
+test("the block a provider process wins holds the raw transaction it committed to", async () => {
+  const d = dev.devnet;
+  const l1 = createPublicClient({ transport: http(d.chains.l1.rpcUrl) });
+  const buyer = privateKeyToAccount(BUYER.privateKey);
+  const raw: Hex = await buyer.signTransaction({
+    type: "eip1559",
+    chainId: d.chains.l1.chainId,
+    nonce: await l1.getTransactionCount({ address: buyer.address, blockTag: "latest" }),
+    to: buyer.address,
+    value: 1n,
+    gas: 21_000n,
+    maxFeePerGas: parseGwei("20"),
+    maxPriorityFeePerGas: parseGwei("1"),
+  });
+  const block = (await d.driver.blockNumber()) + 2n;
+  const now = Date.now();
+  const stream = await NdjsonStream.open<{ providerAddress: string }>("POST", `${d.bidder!.url}/v1/bidder/bid`, {
+    rawTransactions: [raw.slice(2)],
+    amount: "1000",
+    blockNumber: block.toString(),
+    decayStartTimestamp: String(now),
+    decayEndTimestamp: String(now + 60_000),
+  });
+  const committed = (await stream.all()).flatMap((l) => ("result" in l ? [`0x${l.result.providerAddress}`] : []));
+  expect(committed.map((a) => a.toLowerCase())).toContain(PROVIDER.address.toLowerCase());
+
+  // The provider process, not the devnet's node, holds this commitment: the devnet's builder learns it by a post.
+  await until("the provider process's bundle in the devnet's book", 10_000, () =>
+    d.bundles.bundlesFor(PROVIDER.address, block).some((b) => b.includes(raw) || b.includes(raw.slice(2))),
+  );
+  await d.driver.mine(Number(block - (await d.driver.blockNumber()) - 1n));
+  const [mined] = await d.driver.mine(1, PROVIDER.address);
+  expect(mined!.number).toBe(block);
+  expect(mined!.winner).toBe(PROVIDER.address);
+  const txs = (await l1.getBlock({ blockNumber: block })).transactions;
+  expect(txs).toContain(keccak256(raw));
+}, 120_000);

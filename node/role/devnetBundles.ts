@@ -1,0 +1,83 @@
+/**
+ * A `--role provider` node joined to a devnet hands its bundles to the devnet's block builder. The devnet builds the
+ * blocks of every provider in its winner schedule, but reads the bundles only of the nodes it runs; a provider node
+ * in a process of its own posts what it committed to (`POST /sim/v1/bundles` on the devnet's control API), as a
+ * foreign provider's application does, so the blocks it wins hold its commitments' transactions and they settle.
+ *
+ * It follows the L1 head and posts each new bundle of the next few blocks once. A commitment made in the last moment
+ * before its block is mined (less than one poll) misses the block, as it would a real builder's deadline.
+ */
+import type { Address, PublicClient } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
+import { logger } from "../util/log.ts";
+
+export class DevnetBundleError extends MevCommitError {}
+
+export interface DevnetBundlesOptions {
+  controlUrl: string;
+  l1: Pick<PublicClient, "getBlockNumber">;
+  provider: Address;
+  /** The node's bundles for a block, best bid first (ProviderNode.bundlesFor). */
+  bundlesFor(block: bigint): string[][];
+  /** How often the head and the bundles are read (ms). */
+  intervalMs?: number;
+  /** How many blocks after the head are looked at. */
+  ahead?: number;
+}
+
+export class DevnetBundles {
+  private readonly posted = new Map<bigint, Set<string>>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private running: Promise<unknown> | undefined;
+  private readonly log = logger("devnet-bundles");
+
+  constructor(private readonly o: DevnetBundlesOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.tick()
+        .catch((e) => this.log.warn("posting bundles to the devnet failed; trying again", { error: e }))
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, this.o.intervalMs ?? 100);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** Posts every bundle of the blocks after the head that was not posted yet. */
+  async tick(): Promise<number> {
+    const head = await this.o.l1.getBlockNumber({ cacheTime: 0 });
+    for (const b of this.posted.keys()) if (b <= head) this.posted.delete(b);
+    let sent = 0;
+    for (let block = head + 1n; block <= head + BigInt(this.o.ahead ?? 4); block++) {
+      const done = this.posted.get(block) ?? new Set<string>();
+      for (const bundle of this.o.bundlesFor(block)) {
+        const key = bundle.join(",");
+        if (done.has(key)) continue;
+        await this.post(block, bundle);
+        done.add(key);
+        sent++;
+      }
+      if (done.size) this.posted.set(block, done);
+    }
+    return sent;
+  }
+
+  private async post(block: bigint, rawTransactions: string[]): Promise<void> {
+    const res = await fetch(`${this.o.controlUrl}/sim/v1/bundles`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ provider: this.o.provider, blockNumber: block.toString(), rawTransactions }),
+    });
+    if (!res.ok)
+      throw new DevnetBundleError(`POST /sim/v1/bundles answered HTTP ${res.status}: ${await res.text()}`, {
+        context: { block, controlUrl: this.o.controlUrl },
+      });
+    this.log.debug("bundle posted to the devnet", { block, transactions: rawTransactions.length });
+  }
+}
