@@ -80,7 +80,7 @@ function scenario(n: number, attachments: string[]): Envelope[] {
 
 const info: RunInfo = {
   suite: { name: "mev-commit-conformance", version: "0", commit: "0123456789ab" },
-  target: { name: "t", version: null, capabilities: [], bidTimeoutMs: 5000, decisionTimeoutMs: 3000 },
+  target: { name: "t", version: null, protocol: "v1.1", capabilities: [], bidTimeoutMs: 5000, decisionTimeoutMs: 3000 },
   levels: ["spec", "upstream", "intended"],
   tags: null,
   order: "defined",
