@@ -15,7 +15,7 @@ import { dirname, join, relative, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "..");
 const SOURCE_DIRS = ["node", "scenarios", "features", "scripts", "loadtest"];
-const PROTOCOL_MAY_USE = ["node/util/boundedMap.ts", "lib/errors.ts"];
+const PROTOCOL_MAY_USE = ["node/util/boundedMap.ts", "lib/errors.ts", "lib/protocolVersion.ts"];
 
 /** Static imports and re-exports at the start of a line (`import … from "x"`, `import "x"`, `export … from "x"`), and `import("x")`. */
 const STATIC_IMPORT = /^(?:import|export)(?:[\w$*{},\s]+?\sfrom)?\s*["']([^"']+)["']/gm;

@@ -1,33 +1,21 @@
 /**
- * Which protocol version a target speaks, and which scenarios hold for it. The suite keeps its own copy of the two
- * names it needs (it imports nothing of node/ but the devnet launcher); they follow node/protocol/protocolVersion.ts:
- * `v1.1` is the pinned interface (deposits per window), `v1.2` upstream's v1.2.x release line (deposits per
+ * Which protocol version a target speaks, and which scenarios hold for it. The names come from lib/protocolVersion.ts,
+ * shared with the node (the suite imports nothing of node/ but the devnet launcher): `v1.1` is the pinned interface (deposits per window), `v1.2` upstream's v1.2.x release line (deposits per
  * provider, the deposit manager, bid options). A target file without `"protocol"` speaks v1.1.
  *
  * A scenario holds for every version unless it is tagged with the versions it holds for (`@v1.1`, `@v1.2`, on the
  * scenario or its feature); one that does not hold for the target's version is skipped with the reason.
  */
-import { MevCommitError } from "../../lib/errors.ts";
+import { PROTOCOL_VERSIONS, type ProtocolVersion } from "../../lib/protocolVersion.ts";
 
-export const PROTOCOL_VERSIONS = ["v1.1", "v1.2"] as const;
-export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
-export const DEFAULT_PROTOCOL_VERSION: ProtocolVersion = "v1.1";
-
-export class UnknownProtocolVersionError extends MevCommitError {}
-
-export function isProtocolVersion(text: unknown): text is ProtocolVersion {
-  return typeof text === "string" && (PROTOCOL_VERSIONS as readonly string[]).includes(text);
-}
-
-/** `undefined` (absent) is the default version; anything else must name a known version exactly. */
-export function parseProtocolVersion(text: string | undefined): ProtocolVersion {
-  if (text === undefined) return DEFAULT_PROTOCOL_VERSION;
-  if (isProtocolVersion(text)) return text;
-  throw new UnknownProtocolVersionError(
-    `unknown protocol version ${JSON.stringify(text)}: expected one of ${PROTOCOL_VERSIONS.join(", ")}`,
-    { context: { protocol: text } },
-  );
-}
+export {
+  DEFAULT_PROTOCOL_VERSION,
+  isProtocolVersion,
+  PROTOCOL_VERSIONS,
+  type ProtocolVersion,
+  parseProtocolVersion,
+  UnknownProtocolVersionError,
+} from "../../lib/protocolVersion.ts";
 
 /** The tag that marks a scenario as holding for one version only. */
 export const versionTag = (v: ProtocolVersion): string => `@${v}`;

@@ -7,29 +7,16 @@
  * What differs and needs I/O (contracts and ABIs, the deposit service, the provider's balance check, the API
  * surface) is chosen by `ProtocolVersion` in the folder that does the I/O; this module holds only the pure facts.
  */
-import { MevCommitError } from "../../lib/errors.ts";
+import type { ProtocolVersion } from "../../lib/protocolVersion.ts";
 
-export const PROTOCOL_VERSIONS = ["v1.1", "v1.2"] as const;
-export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
-
-/** The version a devnet, a node, a target file or a command uses when none is given. */
-export const DEFAULT_PROTOCOL_VERSION: ProtocolVersion = "v1.1";
-
-export class UnknownProtocolVersionError extends MevCommitError {}
-
-export function isProtocolVersion(text: unknown): text is ProtocolVersion {
-  return typeof text === "string" && (PROTOCOL_VERSIONS as readonly string[]).includes(text);
-}
-
-/** `undefined` (absent) is the default version; anything else must name a known version exactly. */
-export function parseProtocolVersion(text: string | undefined): ProtocolVersion {
-  if (text === undefined) return DEFAULT_PROTOCOL_VERSION;
-  if (isProtocolVersion(text)) return text;
-  throw new UnknownProtocolVersionError(
-    `unknown protocol version ${JSON.stringify(text)}: expected one of ${PROTOCOL_VERSIONS.join(", ")}`,
-    { context: { protocol: text } },
-  );
-}
+export {
+  DEFAULT_PROTOCOL_VERSION,
+  isProtocolVersion,
+  PROTOCOL_VERSIONS,
+  type ProtocolVersion,
+  parseProtocolVersion,
+  UnknownProtocolVersionError,
+} from "../../lib/protocolVersion.ts";
 
 /** The pure per-version facts. */
 export interface ProtocolProfile {
