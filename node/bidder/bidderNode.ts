@@ -134,10 +134,10 @@ export class BidderNode {
         commitments: () => this.commitments,
         claimSlashedFunds: () => claimSlashedFunds(this.settlement, c.providerRegistry),
         acknowledging: () => this.afterAck.acknowledging(),
-        protocol: options.protocol ?? DEFAULT_PROTOCOL_VERSION,
+        protocol: version,
       }),
       bidderDepositsV12: this.depositsV12,
-      notifications: new NotificationsService(this.notifier, options.protocol ?? DEFAULT_PROTOCOL_VERSION),
+      notifications: new NotificationsService(this.notifier, version),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "bidder"),
     };

@@ -8,7 +8,7 @@ import type { Network, ProviderPeer } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents, v12Notices } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 import type { G1Point } from "../protocol/types.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
 import { DebugService } from "../services/debugService.ts";
@@ -69,7 +69,11 @@ export class ProviderNode {
   private readonly nikeSecret: bigint;
   private readonly life = new KillSwitch();
 
+  /** The protocol version the node speaks (its option, default v1.1). */
+  readonly protocol: ProtocolVersion;
+
   constructor(readonly options: ProviderNodeOptions) {
+    this.protocol = options.protocol ?? DEFAULT_PROTOCOL_VERSION;
     this.settlement = chainClients(options.settlementChain, options.privateKey, this.life);
     this.address = this.settlement.account.address;
     const nike = nikeKeyFromNodeKey(options.privateKey);
@@ -82,9 +86,9 @@ export class ProviderNode {
         dispatcher: this.dispatcher,
         stake: new ProviderStakeService(this.settlement, options.contracts),
         commitments: () => this.commitments,
-        protocol: options.protocol ?? DEFAULT_PROTOCOL_VERSION,
+        protocol: this.protocol,
       }),
-      notifications: new NotificationsService(this.notifier, options.protocol ?? DEFAULT_PROTOCOL_VERSION),
+      notifications: new NotificationsService(this.notifier, this.protocol),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "provider"),
     };
@@ -116,7 +120,7 @@ export class ProviderNode {
     const c = o.contracts;
     this.store = new NodeStore(o.storePath);
     this.commitments = new CommitmentStore(this.store);
-    const version = o.protocol ?? DEFAULT_PROTOCOL_VERSION;
+    const version = this.protocol;
     this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, version);
     const deposits = this.balanceCheck(version, this.events);
     const storer = new CommitmentStorer(this.settlement, c.preconfManager, this.commitments);
@@ -194,7 +198,8 @@ export class ProviderNode {
    */
   private balanceCheck(version: ProtocolVersion, events: EventPoller): BidderBalanceCheck {
     const c = this.options.contracts;
-    if (version !== "v1.2") return new DepositManager(this.settlement.publicClient, c.bidderRegistry, events);
+    if (profileOf(version).deposits === "window")
+      return new DepositManager(this.settlement.publicClient, c.bidderRegistry, events);
     const deposits = new ProviderDeposits(this.settlement.publicClient, c.bidderRegistry, this.address, events);
     events.on("NewL1Block", (e) => {
       if ((e.args.winner as string).toLowerCase() === this.address.toLowerCase()) return;
