@@ -63,7 +63,7 @@ export async function devnetNetworks(o: DevnetNetworkOptions): Promise<DevnetNet
     peerType: "bootnode",
     listen: listen(o.bootnodePort),
     isStaked: o.isStaked,
-    ...(o.protocol ? { protocol: o.protocol } : {}),
+    protocol: o.protocol,
   });
   await bootnode.start();
   const bootnodes = bootnode.multiaddrs();
@@ -75,7 +75,7 @@ export async function devnetNetworks(o: DevnetNetworkOptions): Promise<DevnetNet
       bootnodes,
       isStaked: o.isStaked,
       bootstrapIntervalMs: 1000,
-      ...(o.protocol ? { protocol: o.protocol } : {}),
+      protocol: o.protocol,
     });
   let bidder = node(o.bidderKey, "bidder", o.bidderPort);
   const providers = o.providerKeys.map((k, i) => node(k, "provider", o.providerPorts[i] ?? 0));
