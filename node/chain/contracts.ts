@@ -447,20 +447,20 @@ export function getContracts(addresses: ContractAddresses, clients: Clients): Co
 
 // ------------------------------------------------------------------------------------------- revert decoding
 
-/** The protocol v1.2 contracts (contractsV12.ts), whose reverts are decoded with the same names. */
-const V12_ABIS: readonly Abi[] = [
-  blockTrackerV12Abi,
-  providerRegistryV12Abi,
-  bidderRegistryV12Abi,
-  preconfManagerV12Abi,
-  oracleV12Abi,
-  depositManagerV12Abi,
-];
+/** The protocol v1.2 contracts' ABIs (contractsV12.ts), keyed by contract; their reverts are decoded here too. */
+export const V12_ABIS = {
+  blockTracker: blockTrackerV12Abi,
+  providerRegistry: providerRegistryV12Abi,
+  bidderRegistry: bidderRegistryV12Abi,
+  preconfManager: preconfManagerV12Abi,
+  oracle: oracleV12Abi,
+  depositManager: depositManagerV12Abi,
+} as const;
 
 /** Every custom error any of our contracts (v1.1's and v1.2's) can raise (a revert bubbles up through nested calls). */
 export const ALL_ERRORS_ABI: readonly AbiError[] = (() => {
   const seen = new Map<string, AbiError>();
-  for (const abi of [...(Object.values(ABIS) as Abi[]), ...V12_ABIS]) {
+  for (const abi of [...Object.values(ABIS), ...Object.values(V12_ABIS)] as Abi[]) {
     for (const item of abi) {
       if (item.type !== "error") continue;
       const key = `${item.name}(${item.inputs.map((i) => i.type).join(",")})`;

@@ -28,14 +28,7 @@ import { nonceManager } from "viem/accounts";
 import { MevCommitError } from "../../lib/errors.ts";
 import { ROLES } from "../chain/accounts.ts";
 import type { AnvilChain } from "../chain/anvil.ts";
-import {
-  bidderRegistryV12Abi,
-  blockTrackerV12Abi,
-  depositManagerV12Abi,
-  oracleV12Abi,
-  preconfManagerV12Abi,
-  providerRegistryV12Abi,
-} from "../chain/contractsV12.ts";
+import { ALL_ERRORS_ABI, V12_ABIS } from "../chain/contracts.ts";
 import { builderKeyFor } from "../chain/deploy.ts";
 import { type DeployV12Params, deployV12Contracts, type V12ContractAddresses } from "../chain/deployV12.ts";
 import {
@@ -177,18 +170,7 @@ export async function buildCommitmentV12(opts: {
 
 // ------------------------------------------------------------------------------------------------ chain harness
 
-export const V12_ABIS = {
-  blockTracker: blockTrackerV12Abi,
-  providerRegistry: providerRegistryV12Abi,
-  bidderRegistry: bidderRegistryV12Abi,
-  preconfManager: preconfManagerV12Abi,
-  oracle: oracleV12Abi,
-  depositManager: depositManagerV12Abi,
-} as const;
 type Key = keyof typeof V12_ABIS;
-
-/** Every error of every v1.2 contract, so a revert bubbling up from another contract is still decoded. */
-const ALL_V12_ERRORS = Object.values(V12_ABIS).flatMap((abi) => (abi as Abi).filter((i) => i.type === "error"));
 
 export interface HarnessV12 {
   anvil: AnvilChain;
@@ -287,7 +269,7 @@ export async function setupV12Chain(opts: {
       params: opts.params,
     });
     await registerTestProviders(rpcUrl, chainId, addresses, opts);
-    const abiWithErrors = (contract: Key) => [...(V12_ABIS[contract] as Abi), ...ALL_V12_ERRORS] as Abi;
+    const abiWithErrors = (contract: Key) => [...(V12_ABIS[contract] as Abi), ...ALL_ERRORS_ABI] as Abi;
     const write = (
       i: number,
       contract: Key,
