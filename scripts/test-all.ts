@@ -6,7 +6,7 @@ import Ajv from "ajv";
  * test), then the conformance suite (features/cli/conformance.ts: cucumber, the level summary and the JSON result)
  * against a devnet the suite starts itself (or TARGET=file), then a check of that JSON result against
  * docs/conformance-result.schema.json, the whole suite again over gRPC (--transport grpc, reports under reports/grpc;
- * HTTP-only scenarios are reported skipped), with CONFORMANCE_V12=1 the suite once more on a protocol v1.2 devnet
+ * HTTP-only scenarios are reported skipped), the suite once more on a protocol v1.2 devnet
  * of its own over HTTP (--protocol v1.2, reports under reports/v1.2, its JSON result checked too), the fuzz run, the k6 smoke load run (loadtest/run.ts: bidders and
  * providers in k6) and the mutation smoke (scripts/mutate.ts --smoke: three chosen mutants the suite must kill). Prints one closing line with the counts of all: `tests: N passed, N failed, N skipped`.
  */
@@ -141,19 +141,16 @@ if (!only || only === "features") {
     )),
   });
   // Protocol v1.2 (upstream's v1.2.x line) on a devnet of its own, over HTTP to stay within CI's time: the shared
-  // scenarios and the @v1.2 ones; the @v1.1 ones are reported skipped. Behind a switch until the devnet's
-  // --protocol v1.2 lands (the suite refuses a devnet that describes itself as another version).
-  if (process.env.CONFORMANCE_V12 === "1") {
-    results.push({
-      name: "conformance features, protocol v1.2",
-      ...(await runStep(
-        "conformance features, protocol v1.2",
-        ["bun", "features/cli/conformance.ts", "--protocol", "v1.2", "--reports", "reports/v1.2"],
-        parseConformance,
-      )),
-    });
-    results.push({ name: "conformance result, protocol v1.2", ...checkResult(RESULT_V12) });
-  }
+  // scenarios and the @v1.2 ones; the @v1.1 ones are reported skipped.
+  results.push({
+    name: "conformance features, protocol v1.2",
+    ...(await runStep(
+      "conformance features, protocol v1.2",
+      ["bun", "features/cli/conformance.ts", "--protocol", "v1.2", "--reports", "reports/v1.2"],
+      parseConformance,
+    )),
+  });
+  results.push({ name: "conformance result, protocol v1.2", ...checkResult(RESULT_V12) });
 }
 // OpenAPI fuzzing with a small budget (`npm run fuzz -- --examples 500` is the long run).
 if (!only || only === "fuzz")
