@@ -16,6 +16,8 @@ export interface SimControl {
   /** `every` k > 1: the mode applies to every k-th bundle of that provider, the others are built honestly. */
   setBuilderMode(provider: Address, mode: BuilderMode, every?: number): Promise<void>;
   postBundle(bundle: PostedBundle): Promise<void>;
+  /** A provider's node says it is there: it stays in the winner schedule without a bundle to post. */
+  heartbeat(provider: Address): Promise<ProviderScheduleEntry>;
   injectFault(node: string, fault: "store" | "open" | "none"): void | Promise<void>;
   stopProvider(index: number): Promise<void>;
   startProvider(index: number): Promise<void>;
@@ -48,6 +50,16 @@ export interface KilledNode {
   restartMs: number;
 }
 
+/** Whether a registered provider takes part in the winner schedule, and why. */
+export interface ProviderScheduleEntry {
+  /** false once it asked to unstake, or while nothing answers for it: it wins no blocks in its turn. */
+  inSchedule: boolean;
+  /** Why it is in or out: the devnet's node that runs it, when it was last heard from, unstaked, silent. */
+  schedule: string;
+  /** The L1 head when it last posted a bundle or a heartbeat (or was first seen registered). */
+  lastHeardBlock: string | null;
+}
+
 export interface DevnetStatus {
   /** The protocol version of the devnet's contracts and nodes. */
   protocol: ProtocolVersion;
@@ -66,17 +78,15 @@ export interface DevnetStatus {
   validatorOptInRouter: string | null;
   /**
    * Every provider registered in ProviderRegistry (by anyone), in registration order: its builder key, whether it is in
-   * the winner schedule, its builder's behaviour and the devnet node that serves it (null for another implementation's
-   * node).
+   * the winner schedule and why, its builder's behaviour and the devnet node that serves it (null for another
+   * implementation's node).
    */
-  registeredProviders: {
+  registeredProviders: ({
     address: string;
     builderKey: string;
-    /** false once it asked to unstake: it wins no more blocks. */
-    inSchedule: boolean;
     builder: BuilderMode;
     node: string | null;
-  }[];
+  } & ProviderScheduleEntry)[];
   /** Bundles posted for future blocks and not mined yet. */
   postedBundles: number;
   /** The devnet's built-in accept-all provider applications (`--auto-accept`, `POST /sim/v1/responders`). */
@@ -212,6 +222,24 @@ export function simApi(control: SimControl) {
           description:
             "Stand-in for a provider's own block building, for provider nodes the devnet does not run (their commitments are not in its store). " +
             "Bundles are included in the builder mode set for the provider and dropped once their block is mined.",
+        },
+      },
+    )
+    .post(
+      "/sim/v1/heartbeat",
+      async ({ body }) => {
+        if (!isAddress(body.provider)) throw new InvalidArgumentError(`provider is not an address: ${body.provider}`);
+        return { provider: body.provider, ...(await control.heartbeat(body.provider as Address)) };
+      },
+      {
+        body: t.Object({
+          provider: t.String({ description: "address of a provider registered in ProviderRegistry" }),
+        }),
+        detail: {
+          summary: "A provider node the devnet does not run says it is there: it stays in the winner schedule",
+          description:
+            "A provider the devnet does not run leaves the winner schedule after --provider-liveness-blocks L1 blocks " +
+            "without a bundle or a heartbeat, and comes back with the next one. Answers whether it is in the schedule and why.",
         },
       },
     )

@@ -3,6 +3,7 @@ import { parseEther } from "viem";
 import { argsErrorMessage } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 import { DEFAULT_DEPLOY_V12_PARAMS } from "../chain/deployV12.ts";
+import { DEFAULT_PROVIDER_LIVENESS_BLOCKS } from "../l1/providerLiveness.ts";
 import {
   DEFAULT_PROTOCOL_VERSION,
   PROTOCOL_VERSIONS,
@@ -130,6 +131,11 @@ export interface DevnetConfig {
   /** Provider stake at start, wei. */
   providerStake: bigint;
   /**
+   * L1 blocks a provider the devnet does not run may go without posting a bundle or a heartbeat to the control API
+   * before it leaves the winner schedule (it comes back when it posts again); 0: every staked provider stays in.
+   */
+  providerLivenessBlocks: number;
+  /**
    * How the nodes meet: over libp2p on loopback (upstream's wire, a bootnode of the devnet's own), or in-process
    * calls; `processes`: over libp2p, each bidder and provider node a `--role` process of its own; `netns`: those
    * processes each on a network namespace host of its own (ip netns, veth; needs root).
@@ -192,6 +198,7 @@ export const DEFAULTS: DevnetConfig = {
   bidTimeoutMs: 30_000,
   decisionTimeoutMs: 30_000,
   providerStake: parseEther("20"),
+  providerLivenessBlocks: DEFAULT_PROVIDER_LIVENESS_BLOCKS,
   dispatchWindowMs: 60_000,
   network: "libp2p",
   bootnodePort: 13510,
@@ -314,6 +321,9 @@ Options:
   --bid-timeout MS            how long SendBid waits for providers (default 30000)
   --decision-timeout MS       how long a provider node waits for its application (default 30000)
   --provider-stake WEI        stake each provider registers with (default 20 ETH)
+  --provider-liveness-blocks N  a provider the devnet does not run leaves the winner schedule after N L1 blocks
+                              without a bundle or heartbeat posted to the control API, and comes back when it
+                              posts one (default ${DEFAULT_PROVIDER_LIVENESS_BLOCKS}; 0 = every staked provider stays in)
   --min-block-interval MS     least time between two L1 blocks, however fast the control API asks for them
                               (default 0; ${FOREIGN_MIN_BLOCK_INTERVAL_MS} with --no-nodes: nodes that poll, like upstream's, open
                               their commitments before later blocks make the bidder do it)
@@ -402,6 +412,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "bid-timeout": { type: "string" },
         "decision-timeout": { type: "string" },
         "provider-stake": { type: "string" },
+        "provider-liveness-blocks": { type: "string" },
         "dispatch-window": { type: "string" },
         "min-block-interval": { type: "string" },
         "settle-delay": { type: "string" },
@@ -513,6 +524,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000) ?? base.bidTimeoutMs,
     decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000) ?? base.decisionTimeoutMs,
     providerStake: wei("provider-stake", o["provider-stake"]) ?? base.providerStake,
+    providerLivenessBlocks:
+      int("provider-liveness-blocks", o["provider-liveness-blocks"], 0, 1_000_000) ?? base.providerLivenessBlocks,
     l1GenesisNumber: int("l1-genesis-number", o["l1-genesis-number"], 0, 2 ** 48) ?? base.l1GenesisNumber,
     minBlockIntervalMs: int("min-block-interval", o["min-block-interval"], 0, 60_000) ?? base.minBlockIntervalMs,
     settleDelayMs: int("settle-delay", o["settle-delay"], 0, 60_000) ?? base.settleDelayMs,

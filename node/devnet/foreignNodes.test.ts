@@ -137,9 +137,30 @@ describe("providers registered by anyone", () => {
       address: provider.address,
       builderKey: BLS_KEY,
       inSchedule: true,
+      schedule: "registered: not seen by the block driver yet",
+      lastHeardBlock: null,
       builder: "honest",
       node: null,
     } as never);
+  });
+
+  test("POST /sim/v1/heartbeat keeps a registered provider in the winner schedule and says why; an unknown one is refused", async () => {
+    const head = await local.devnet.driver.blockNumber();
+    const r = await control("/sim/v1/heartbeat", { provider: provider.address });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({
+      provider: provider.address,
+      inSchedule: true,
+      schedule: `last heard from (bundle or heartbeat) or first seen registered at L1 block ${head}`,
+      lastHeardBlock: head.toString(),
+    });
+    const unknown = await control("/sim/v1/heartbeat", { provider: PLAIN_PROVIDER.address });
+    expect(unknown.status).toBe(400);
+    expect((unknown.json as { message: string }).message).toBe(
+      `no provider registered in ProviderRegistry with address ${PLAIN_PROVIDER.address}`,
+    );
+    const bad = await control("/sim/v1/heartbeat", { provider: "0x12" });
+    expect((bad.json as { message: string }).message).toBe("provider is not an address: 0x12");
   });
 
   test("a provider registered with no key gets the devnet's builder key; blocks go round-robin and are recorded with their winners", async () => {

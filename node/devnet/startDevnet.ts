@@ -16,6 +16,7 @@ import {
   type BuiltInApplications,
   type DevnetStatus,
   type KilledNode,
+  type ProviderScheduleEntry,
   type SimControl,
   simApi,
 } from "../control/simApi.ts";
@@ -28,6 +29,7 @@ import { L1BlockDriver } from "../l1/blockDriver.ts";
 import { Builder, type BuilderMode } from "../l1/builder.ts";
 import { BundleBook, type PostedBundle } from "../l1/bundleBook.ts";
 import { ProviderDirectory } from "../l1/providerDirectory.ts";
+import { ProviderLiveness } from "../l1/providerLiveness.ts";
 import { type DevnetNetworks, devnetNetworks, MeshTimeoutError } from "../network/devnetNetworks.ts";
 import { meshSettled } from "../network/meshView.ts";
 import type { Notifier } from "../notify/notifier.ts";
@@ -159,6 +161,8 @@ export class Devnet implements SimControl {
     readonly directory: ProviderDirectory,
     /** Bundles posted by provider applications for future blocks (`POST /sim/v1/bundles`). */
     readonly bundles: BundleBook,
+    /** Which registered providers have something answering for them (the others are skipped in the schedule). */
+    readonly liveness: ProviderLiveness,
   ) {
     this.l1Client = createPublicClient({ transport: localHttp(chains.l1.rpcUrl) });
     this.settlementClient = createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) });
@@ -282,7 +286,27 @@ export class Devnet implements SimControl {
   /** Keeps a provider application's bundle for a future block; the builder includes it if the provider wins it. */
   async postBundle(bundle: PostedBundle): Promise<void> {
     await this.registeredProvider(bundle.provider);
-    this.bundles.post(bundle, await this.driver.blockNumber());
+    const head = await this.driver.blockNumber();
+    this.bundles.post(bundle, head);
+    this.liveness.heard(bundle.provider, head);
+  }
+
+  /** A provider's node says it is there: it stays in the winner schedule (or comes back) without a bundle to post. */
+  async heartbeat(provider: Address): Promise<ProviderScheduleEntry> {
+    await this.registeredProvider(provider);
+    this.liveness.heard(provider, await this.driver.blockNumber());
+    return this.scheduleEntry(provider);
+  }
+
+  /** Whether a registered provider is in the winner schedule, and why (`/sim/v1/status`). */
+  scheduleEntry(provider: Address): ProviderScheduleEntry {
+    const l = this.liveness.describe(provider);
+    const staked = this.directory.inSchedule(provider);
+    return {
+      inSchedule: staked && l.live,
+      schedule: staked ? l.reason : "unstaked: out until it registers again",
+      lastHeardBlock: l.lastHeardBlock?.toString() ?? null,
+    };
   }
 
   /** A provider registered on-chain (by anyone), or InvalidArgument. */
@@ -544,7 +568,7 @@ export class Devnet implements SimControl {
       registeredProviders: this.directory.list().map((address) => ({
         address,
         builderKey: this.directory.builderKeyOf(address)!,
-        inSchedule: this.directory.inSchedule(address),
+        ...this.scheduleEntry(address),
         builder: this.builder.modeOf(address),
         node:
           [...this.providers, ...(this.procs?.providers ?? [])].find(
@@ -958,6 +982,15 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       delayMs: cfg.settleDelayMs ?? (cfg.nodes ? 0 : FOREIGN_SETTLE_DELAY_MS),
     });
     const bundles = new BundleBook();
+    const liveness = new ProviderLiveness({
+      blocks: cfg.providerLivenessBlocks,
+      nodeOf: (address) =>
+        [...providers, ...spawned.filter((p) => p.role === "provider")].find(
+          (p) => p.address.toLowerCase() === address.toLowerCase(),
+        )?.name,
+    });
+    driver.schedule.setEligible((p) => liveness.isLive(p));
+    driver.onAfterMine(async (b) => liveness.onBlock(b.number, directory.schedule()));
     const builder = new Builder(
       createPublicClient({ transport: localHttp(chains.l1.rpcUrl) }),
       chains.l1.rpcUrl,
@@ -986,6 +1019,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       builder,
       directory,
       bundles,
+      liveness,
     );
     devnet.validatorRegistry = registry.address;
     devnet.networks = networks;

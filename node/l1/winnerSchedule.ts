@@ -2,13 +2,20 @@ import type { Address } from "viem";
 
 /**
  * Who wins the next L1 block: round-robin over the providers, unless a winner was named for the next block.
+ * Providers `eligible` turns down are skipped in their turn (nothing answers for them); a named winner always wins.
  * Pure state; the block driver asks it once per block.
  */
 export class WinnerSchedule {
   private next = 0;
   private override: Address | undefined;
+  private eligible: (provider: Address) => boolean = () => true;
 
   constructor(private providers: Address[]) {}
+
+  /** Which providers may win a block in their turn (default all). */
+  setEligible(eligible: (provider: Address) => boolean): void {
+    this.eligible = eligible;
+  }
 
   setProviders(providers: Address[]): void {
     this.providers = providers;
@@ -21,7 +28,7 @@ export class WinnerSchedule {
   }
 
   peek(): Address | undefined {
-    return this.override ?? this.providers[this.next % Math.max(this.providers.length, 1)];
+    return this.override ?? this.nextEligible()?.provider;
   }
 
   take(): Address | undefined {
@@ -30,9 +37,19 @@ export class WinnerSchedule {
       this.override = undefined;
       return w;
     }
-    if (!this.providers.length) return undefined;
-    const w = this.providers[this.next % this.providers.length];
-    this.next = (this.next + 1) % this.providers.length;
-    return w;
+    const found = this.nextEligible();
+    if (!found) return undefined;
+    this.next = (found.index + 1) % this.providers.length;
+    return found.provider;
+  }
+
+  /** The first eligible provider from the one whose turn it is, in round-robin order. */
+  private nextEligible(): { provider: Address; index: number } | undefined {
+    for (let i = 0; i < this.providers.length; i++) {
+      const index = (this.next + i) % this.providers.length;
+      const provider = this.providers[index]!;
+      if (this.eligible(provider)) return { provider, index };
+    }
+    return undefined;
   }
 }

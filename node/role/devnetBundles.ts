@@ -6,6 +6,10 @@
  *
  * It follows the L1 head and posts each new bundle of the next few blocks once. A commitment made in the last moment
  * before its block is mined (less than one poll) misses the block, as it would a real builder's deadline.
+ *
+ * With each new L1 head it also posts a heartbeat (`POST /sim/v1/heartbeat`): the devnet takes a provider it does not
+ * run out of the winner schedule when it hears nothing from it for a while (node/l1/providerLiveness.ts), so that a
+ * provider whose node is gone wins no blocks nobody builds; the heartbeat keeps an idle node in.
  */
 import type { Address, PublicClient } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
@@ -29,6 +33,8 @@ export class DevnetBundles {
   private readonly posted = new Map<bigint, Set<string>>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private running: Promise<unknown> | undefined;
+  private beatAt: bigint | undefined;
+  private beatError: string | undefined;
   private readonly log = logger("devnet-bundles");
 
   constructor(private readonly o: DevnetBundlesOptions) {}
@@ -53,6 +59,10 @@ export class DevnetBundles {
   async tick(): Promise<number> {
     const head = await this.o.l1.getBlockNumber({ cacheTime: 0 });
     for (const b of this.posted.keys()) if (b <= head) this.posted.delete(b);
+    if (head !== this.beatAt) {
+      this.beatAt = head;
+      await this.heartbeat();
+    }
     let sent = 0;
     for (let block = head + 1n; block <= head + BigInt(this.o.ahead ?? 4); block++) {
       const done = this.posted.get(block) ?? new Set<string>();
@@ -66,6 +76,29 @@ export class DevnetBundles {
       if (done.size) this.posted.set(block, done);
     }
     return sent;
+  }
+
+  /** Tells the devnet the node is there; a failure is logged (once per message) and does not stop the bundles. */
+  private async heartbeat(): Promise<void> {
+    try {
+      const res = await fetch(`${this.o.controlUrl}/sim/v1/heartbeat`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ provider: this.o.provider }),
+      });
+      if (!res.ok)
+        throw new DevnetBundleError(`POST /sim/v1/heartbeat answered HTTP ${res.status}: ${await res.text()}`);
+      await res.text();
+      this.beatError = undefined;
+    } catch (e) {
+      const message = (e as Error).message;
+      if (message !== this.beatError)
+        this.log.warn("the devnet did not take the heartbeat; its winner schedule may leave this provider out", {
+          error: message,
+          controlUrl: this.o.controlUrl,
+        });
+      this.beatError = message;
+    }
   }
 
   private async post(block: bigint, rawTransactions: string[]): Promise<void> {
