@@ -107,7 +107,8 @@ Options:
   --target-deposit-amount WEI bidder, v1.2, with --enable-deposit-manager: then set this target deposit toward every
                               valid provider, which tops each deposit up to it (ignored without that flag, as upstream)
   --log-level LEVEL           debug | info | warn | error (default info)
-  --devnet-control URL        provider: post the bundles it commits to to this devnet's builder (default: the
+  --devnet-control URL        provider: post the bundles it commits to, and a heartbeat per L1 block, to this
+                              devnet's control API, so that its builder builds the blocks it wins (default: the
                               target file's controlUrl, unless --admin-port is given; "none" for no devnet)
   --admin-port PORT           serve the admin API a devnet of node processes drives (status, faults, bundles) on
                               this port of --http-addr (0: any free port); not for production: it arms failing
