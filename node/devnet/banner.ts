@@ -39,7 +39,8 @@ export function banner(d: Devnet): string {
     : [
         "    none (--no-nodes): start your own bidder and providers against the chains and contracts below, for example",
         `    with dev accounts ${FOREIGN_NODE_ACCOUNTS.bidder} (bidder) and ${FOREIGN_NODE_ACCOUNTS.providers.join(", ")} (providers) of Anvil's default mnemonic;`,
-        "    providers that register and stake on-chain take part in the winner schedule.",
+        "    providers that register and stake on-chain take part in the winner schedule while they post bundles or",
+        "    heartbeats to the control API (a --role provider node does; --provider-liveness-blocks).",
       ];
   const lines = [
     "",
