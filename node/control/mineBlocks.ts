@@ -2,7 +2,6 @@ import { type Address, isAddress } from "viem";
 import { BODY_LIMITS, readBodyText } from "../api/wire/limits.ts";
 import { DeadlineExceededError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { logger } from "../util/log.ts";
-import type { SimControl } from "./simApi.ts";
 
 const log = logger("control");
 
@@ -13,6 +12,18 @@ const log = logger("control");
 export const MINE_TIMEOUT_MS = 45_000;
 export const MAX_MINE_BLOCKS = 1000;
 const MAX_MINE_TIMEOUT_MS = 600_000;
+
+/** An L1 block the devnet mined. */
+export interface MinedL1Block {
+  number: bigint;
+  hash: string;
+  winner: Address;
+}
+
+/** What mines L1 blocks (the devnet's SimControl). */
+export interface L1Miner {
+  mine(blocks: number, winner?: Address): Promise<MinedL1Block[]>;
+}
 
 export interface MineRequest {
   blocks: number;
@@ -59,12 +70,8 @@ export async function parseMineRequest(request: Request): Promise<MineRequest> {
  * so that it can stop between two of them: at the timeout it answers MineTimeoutError, and when the client has left
  * (`signal`) it starts no more. A block being mined at the timeout is still mined and recorded.
  */
-export async function mineWithin(
-  control: Pick<SimControl, "mine">,
-  req: MineRequest,
-  signal?: AbortSignal,
-): ReturnType<SimControl["mine"]> {
-  const mined: Awaited<ReturnType<SimControl["mine"]>> = [];
+export async function mineWithin(control: L1Miner, req: MineRequest, signal?: AbortSignal): Promise<MinedL1Block[]> {
+  const mined: MinedL1Block[] = [];
   const started = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;

@@ -8,11 +8,10 @@ import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
 import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
-import { MAX_MINE_BLOCKS, MINE_TIMEOUT_MS, mineWithin, parseMineRequest } from "./mineBlocks.ts";
+import { type L1Miner, MAX_MINE_BLOCKS, MINE_TIMEOUT_MS, mineWithin, parseMineRequest } from "./mineBlocks.ts";
 
 /** What the control API can do to a running devnet (implemented by the Devnet). */
-export interface SimControl {
-  mine(blocks: number, winner?: Address): Promise<{ number: bigint; hash: string; winner: Address }[]>;
+export interface SimControl extends L1Miner {
   status(): Promise<DevnetStatus>;
   /** `every` k > 1: the mode applies to every k-th bundle of that provider, the others are built honestly. */
   setBuilderMode(provider: Address, mode: BuilderMode, every?: number): Promise<void>;
