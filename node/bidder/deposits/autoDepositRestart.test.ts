@@ -40,6 +40,14 @@ function bidderRun(path: string) {
   };
 }
 
+/** A first run that starts auto-deposit, 1 ETH per window from the current window. */
+async function runWithAutoDeposit(path: string) {
+  const run = bidderRun(path);
+  const current = await run.registry.currentWindow();
+  await run.auto.start(current, parseEther("1"));
+  return { ...run, current };
+}
+
 function withStore(run: (path: string) => Promise<void>) {
   return async () => {
     const dir = mkdtempSync(join(tmpdir(), "auto-deposit-restart-"));
@@ -54,9 +62,8 @@ function withStore(run: (path: string) => Promise<void>) {
 test(
   "cancelled, then restarted without start flags: auto-deposit stays off and deposits nothing",
   withStore(async (path) => {
-    const first = bidderRun(path);
-    const current = await first.registry.currentWindow();
-    await first.auto.start(current, parseEther("1"));
+    const first = await runWithAutoDeposit(path);
+    const current = first.current;
     expect(first.auto.running).toBe(true);
     expect(await first.auto.stop(false)).toEqual([current, current + 1n]);
     expect(first.auto.running).toBe(false);
@@ -75,9 +82,7 @@ test(
 test(
   "not cancelled, then restarted: the saved setting resumes (upstream's would be off without its boot flags)",
   withStore(async (path) => {
-    const first = bidderRun(path);
-    const current = await first.registry.currentWindow();
-    await first.auto.start(current, parseEther("1"));
+    const first = await runWithAutoDeposit(path);
     first.stop();
 
     const second = bidderRun(path);
