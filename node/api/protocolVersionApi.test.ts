@@ -6,47 +6,30 @@
  * and the OpenAPI document says so.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import Ajv from "ajv";
 import protobuf from "protobufjs";
-import { BidSender } from "../bidder/bids/bidSender.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
 import { Bidder, BidSchema, CommitmentSchema } from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { Notifications } from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
 import { GrpcCallError, GrpcClient } from "../grpc/client.ts";
-import { InProcessNetwork } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { parseBidRequestText } from "../protocol/bidValidation.ts";
-import { publicKeyOf } from "../protocol/bn254.ts";
-import { signCommitment } from "../protocol/commitmentSigning.ts";
-import { protocolDomains } from "../protocol/digest.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
-import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import { type NodeServer, serveNode } from "../server/nodeServer.ts";
-import { BidderService } from "../services/bidderService.ts";
 import { DebugService } from "../services/debugService.ts";
 import { NotificationsService } from "../services/notificationsService.ts";
 import { ValidatorApiService } from "../services/validatorApiService.ts";
-import { NodeStore } from "../store/db.ts";
-import { CommitmentStore } from "../tracker/commitmentStore.ts";
+import { InProcessBidders } from "../testing/inProcessBidders.ts";
 import { setLogSink } from "../util/log.ts";
 
 setLogSink(() => {});
 
-const BIDDER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-const PROVIDER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
-const BIDDER = privateKeyToAddress(BIDDER_KEY);
-const NIKE = 55555n;
-const domains = protocolDomains(31337n, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
 const OPTIONS = { options: [{ positionConstraint: { anchor: "ANCHOR_BOTTOM", basis: "BASIS_ABSOLUTE", value: 2 } }] };
 
-const dirs: string[] = [];
-const stores: NodeStore[] = [];
+const bidders = new InProcessBidders();
 const nodes: NodeServer[] = [];
 const clients: GrpcClient<never>[] = [];
 
@@ -57,56 +40,20 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of clients) c.close();
   for (const n of nodes) await n.stop();
-  for (const s of stores) s.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  bidders.close();
 });
 
 /** A bidder node's services of `protocol`, served, with one in-process provider that commits to every bid. */
 async function bidderNode(protocol: ProtocolVersion) {
-  const dir = mkdtempSync(join(tmpdir(), "protocol-api-"));
-  dirs.push(dir);
-  const store = new NodeStore(join(dir, "bidder.db"));
-  stores.push(store);
-  const network = new InProcessNetwork();
-  const received: (Uint8Array | undefined)[] = [];
-  network.connectProvider({
-    address: privateKeyToAddress(PROVIDER_KEY),
-    nikePublicKey: publicKeyOf(NIKE),
-    handleBid: async (signed) => {
-      received.push(signed.bid.bidOptions);
-      const c = signCommitment({
-        signedBid: signed,
-        providerPrivateKey: PROVIDER_KEY,
-        providerNikeSecret: NIKE,
-        commitmentDomain: domains.commitment,
-        dispatchTimestamp: 42n,
-      });
-      return { digest: c.digest, signature: c.signature, dispatchTimestamp: 42n };
-    },
-  });
-  const commitments = new CommitmentStore(store);
-  const sender = new BidSender({
-    privateKey: BIDDER_KEY,
-    address: BIDDER,
-    domains,
-    network,
-    commitments,
-    timeoutMs: 5_000,
-  });
+  const { address, network, service, received } = bidders.bidder(protocol);
   const served = await serveNode(
     {
       role: "bidder",
-      address: BIDDER,
-      bidder: new BidderService({
-        sender,
-        deposits: undefined as never, // nothing here touches deposits
-        commitments: () => commitments,
-        claimSlashedFunds: async () => 0n,
-        protocol,
-      }),
+      address,
+      bidder: service,
       notifications: new NotificationsService(new Notifier(), protocol),
       validator: new ValidatorApiService({ currentEpoch: async () => 1n, getValidators: async () => new Map() }),
-      debug: new DebugService(network, BIDDER, "bidder"),
+      debug: new DebugService(network, address, "bidder"),
     },
     { host: "127.0.0.1", httpPort: 0, rpcPort: 0 },
     `bidder ${protocol}`,
@@ -200,7 +147,7 @@ describe("the API of a node follows its protocol version", () => {
         Commitment.toObject(Commitment.decode(toBinary(CommitmentSchema, c)), { defaults: false }),
       ),
     ).toEqual([{ bidAmount: "400", bidOptions: V12_OPTIONS }]);
-    expect(Buffer.from(node.received.at(-1)!).toString("hex")).toBe("0a080a06080210021802");
+    expect(Buffer.from(node.received.at(-1)!.bid.bid.bidOptions!).toString("hex")).toBe("0a080a06080210021802");
 
     const info = await (await fetch(`${node.url}/v1/bidder/get_bid_info`)).json();
     const bids = (info as { blockBidInfo: { bids: Record<string, unknown>[] }[] }).blockBidInfo.flatMap((b) => b.bids);

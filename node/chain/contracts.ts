@@ -447,15 +447,17 @@ export function getContracts(addresses: ContractAddresses, clients: Clients): Co
 
 // ------------------------------------------------------------------------------------------- revert decoding
 
-/** The protocol v1.2 contracts' ABIs (contractsV12.ts), keyed by contract; their reverts are decoded here too. */
-export const V12_ABIS = {
+/** The protocol v1.2 contracts' ABIs (contractsV12.ts) keyed like `ContractAddresses`, as ABI_BY_KEY is v1.1's. */
+export const V12_ABI_BY_KEY = {
   blockTracker: blockTrackerV12Abi,
   providerRegistry: providerRegistryV12Abi,
   bidderRegistry: bidderRegistryV12Abi,
   preconfManager: preconfManagerV12Abi,
   oracle: oracleV12Abi,
-  depositManager: depositManagerV12Abi,
 } as const;
+
+/** Every protocol v1.2 contract's ABI, the deposit manager's too; their reverts are decoded here as well. */
+export const V12_ABIS = { ...V12_ABI_BY_KEY, depositManager: depositManagerV12Abi } as const;
 
 /** Every custom error any of our contracts (v1.1's and v1.2's) can raise (a revert bubbles up through nested calls). */
 export const ALL_ERRORS_ABI: readonly AbiError[] = (() => {

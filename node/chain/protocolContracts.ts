@@ -9,21 +9,7 @@
  */
 import type { Abi, Address } from "viem";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
-import {
-  bidderRegistryAbi,
-  blockTrackerAbi,
-  type ContractAddresses,
-  oracleAbi,
-  preconfManagerAbi,
-  providerRegistryAbi,
-} from "./contracts.ts";
-import {
-  bidderRegistryV12Abi,
-  blockTrackerV12Abi,
-  oracleV12Abi,
-  preconfManagerV12Abi,
-  providerRegistryV12Abi,
-} from "./contractsV12.ts";
+import { ABI_BY_KEY, type ContractAddresses, V12_ABI_BY_KEY } from "./contracts.ts";
 import { type DeployParams, deployContracts } from "./deploy.ts";
 import { type DeployV12Params, deployV12Contracts } from "./deployV12.ts";
 
@@ -36,22 +22,7 @@ export interface ProtocolContractAddresses extends ContractAddresses {
 /** The ABIs of one version's five protocol contracts, keyed like `ContractAddresses`. */
 export type ProtocolAbis = Readonly<Record<keyof ContractAddresses, Abi>>;
 
-const ABIS_OF: Readonly<Record<ProtocolVersion, ProtocolAbis>> = {
-  "v1.1": {
-    blockTracker: blockTrackerAbi,
-    bidderRegistry: bidderRegistryAbi,
-    providerRegistry: providerRegistryAbi,
-    preconfManager: preconfManagerAbi,
-    oracle: oracleAbi,
-  },
-  "v1.2": {
-    blockTracker: blockTrackerV12Abi,
-    bidderRegistry: bidderRegistryV12Abi,
-    providerRegistry: providerRegistryV12Abi,
-    preconfManager: preconfManagerV12Abi,
-    oracle: oracleV12Abi,
-  },
-};
+const ABIS_OF: Readonly<Record<ProtocolVersion, ProtocolAbis>> = { "v1.1": ABI_BY_KEY, "v1.2": V12_ABI_BY_KEY };
 
 export function protocolAbis(version: ProtocolVersion): ProtocolAbis {
   return ABIS_OF[version];

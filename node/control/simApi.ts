@@ -8,10 +8,10 @@ import { BUILDER_MODES, type BuilderMode } from "../l1/builder.ts";
 import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { type L1Miner, MAX_MINE_BLOCKS, MINE_TIMEOUT_MS, mineWithin, parseMineRequest } from "./mineBlocks.ts";
 
 /** What the control API can do to a running devnet (implemented by the Devnet). */
-export interface SimControl {
-  mine(blocks: number, winner?: Address): Promise<{ number: bigint; hash: string; winner: Address }[]>;
+export interface SimControl extends L1Miner {
   status(): Promise<DevnetStatus>;
   /** `every` k > 1: the mode applies to every k-th bundle of that provider, the others are built honestly. */
   setBuilderMode(provider: Address, mode: BuilderMode, every?: number): Promise<void>;
@@ -135,21 +135,25 @@ export function simApi(control: SimControl) {
     .get("/sim/v1/status", () => control.status(), { detail: { summary: "Devnet status: chains, contracts, nodes" } })
     .post(
       "/sim/v1/mine",
-      async ({ body }) => {
-        const blocks = body?.blocks ?? 1;
-        if (!Number.isInteger(blocks) || blocks < 1 || blocks > 1000)
-          throw new InvalidArgumentError("blocks must be an integer from 1 to 1000");
-        const winner = body?.winner;
-        if (winner !== undefined && !isAddress(winner))
-          throw new InvalidArgumentError(`winner is not an address: ${winner}`);
-        const mined = await control.mine(blocks, winner as Address | undefined);
+      async ({ request }) => {
+        const mined = await mineWithin(control, await parseMineRequest(request), request.signal);
         return { blocks: mined.map((b) => ({ number: b.number.toString(), hash: b.hash, winner: b.winner })) };
       },
       {
+        parse: "none",
+        // For the OpenAPI document only: parseMineRequest reads and checks the body.
         body: t.Optional(
           t.Object({
-            blocks: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: "blocks to mine (default 1)" })),
+            blocks: t.Optional(
+              t.Integer({ minimum: 1, maximum: MAX_MINE_BLOCKS, description: "blocks to mine (default 1)" }),
+            ),
             winner: t.Optional(t.String({ description: "provider address that wins the first mined block" })),
+            timeoutMs: t.Optional(
+              t.Integer({
+                minimum: 1,
+                description: `how long to mine before answering 504 DEADLINE_EXCEEDED with the count mined; no more blocks are mined then (default ${MINE_TIMEOUT_MS})`,
+              }),
+            ),
           }),
         ),
         detail: { summary: "Mine L1 blocks; the oracle has recorded them (minus its lag) when this answers" },

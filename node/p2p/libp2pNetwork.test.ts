@@ -3,27 +3,19 @@ import type { Address } from "viem";
 import type { PeerEvent } from "../network/network.ts";
 import { signBid } from "../protocol/bidSigning.ts";
 import { publicKeyOf } from "../protocol/bn254.ts";
-import { signCommitment, verifyCommitment } from "../protocol/commitmentSigning.ts";
-import { protocolDomains } from "../protocol/digest.ts";
+import { verifyCommitment } from "../protocol/commitmentSigning.ts";
 import { FailedPreconditionError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
-import type { Bid } from "../protocol/types.ts";
+import { privateKeyToAddress } from "../protocol/secp256k1.ts";
+import { committingProvider } from "../testing/committingProvider.ts";
+import { Libp2pPeers, sampleBid } from "../testing/libp2pPeers.ts";
+import { TEST_DOMAINS, TEST_KEYS, TEST_NIKE_SECRET } from "../testing/testIdentities.ts";
 import { until } from "../util/deadline.ts";
 import { setLogSink } from "../util/log.ts";
-import { Libp2pNetwork } from "./libp2pNetwork.ts";
+import type { Libp2pNetwork } from "./libp2pNetwork.ts";
 import type { WarmStreams } from "./warmStreams.ts";
 import { PRECONFIRMATION, protocolId } from "./wire/protocolIds.ts";
 import { PeerStatusError } from "./wire/streamMsg.ts";
-
-/** Four nodes on loopback: a bootnode, a bidder, a staked provider and one without stake. */
-const KEYS = {
-  bootnode: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9ad8cfee0ab8c",
-  bidder: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
-  provider: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
-  unstaked: "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
-} as const;
-const domains = protocolDomains(17864n, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
-const NIKE = 987654321n;
 
 /** The bidder's pool of streams opened ahead to its one provider (private: the test reaches into it). */
 const warmOf = (n: Libp2pNetwork): WarmStreams => {
@@ -36,29 +28,11 @@ const warmOf = (n: Libp2pNetwork): WarmStreams => {
 const logs: string[] = [];
 setLogSink((line) => logs.push(line));
 
-let staked: Set<string>;
-const nets: Libp2pNetwork[] = [];
-const make = (key: `0x${string}`, peerType: "bootnode" | "bidder" | "provider", bootnodes: string[] = []) => {
-  const n = new Libp2pNetwork({
-    nodeKey: key,
-    peerType,
-    listen: ["/ip4/127.0.0.1/tcp/0"],
-    bootnodes,
-    isStaked: async (a: Address) => staked.has(a.toLowerCase()),
-  });
-  nets.push(n);
-  return n;
-};
-const bid = (): Bid => ({
-  txHashes: ["aa".repeat(32)],
-  rawTransactions: [],
-  amount: 10n ** 15n,
-  blockNumber: 7n,
-  decayStartTimestamp: 1n,
-  decayEndTimestamp: 2n,
-  revertingTxHashes: [],
-  slashAmount: 0n,
-});
+const staked = new Set([privateKeyToAddress(TEST_KEYS.provider).toLowerCase()]);
+/** Four nodes on loopback: a bootnode, a bidder, a staked provider and one without stake. */
+const peers = new Libp2pPeers();
+const make = (key: `0x${string}`, peerType: "bootnode" | "bidder" | "provider", bootnodes: string[] = []) =>
+  peers.node(key, peerType, { bootnodes, isStaked: async (a: Address) => staked.has(a.toLowerCase()) });
 
 let boot: Libp2pNetwork, bidder: Libp2pNetwork, provider: Libp2pNetwork;
 const bidderEvents: [string, PeerEvent][] = [];
@@ -66,40 +40,22 @@ let reject = false;
 
 beforeAll(async () => {
   await initCrypto();
-  boot = make(KEYS.bootnode, "bootnode");
+  boot = make(TEST_KEYS.bootnode, "bootnode");
   await boot.start();
-  staked = new Set([
-    new Libp2pNetwork({
-      nodeKey: KEYS.provider,
-      peerType: "provider",
-      listen: [],
-      isStaked: async () => true,
-    }).address.toLowerCase(),
-  ]);
-  provider = make(KEYS.provider, "provider", boot.multiaddrs());
-  bidder = make(KEYS.bidder, "bidder", boot.multiaddrs());
+  provider = make(TEST_KEYS.provider, "provider", boot.multiaddrs());
+  bidder = make(TEST_KEYS.bidder, "bidder", boot.multiaddrs());
   bidder.onPeer((e, p) => bidderEvents.push([e, p]));
-  await provider.connectProvider({
-    address: provider.address,
-    nikePublicKey: publicKeyOf(NIKE),
-    handleBid: async (signed) => {
-      if (reject) throw new FailedPreconditionError("bid rejected");
-      const c = signCommitment({
-        signedBid: signed,
-        providerPrivateKey: KEYS.provider,
-        providerNikeSecret: NIKE,
-        commitmentDomain: domains.commitment,
-        dispatchTimestamp: 42n,
-      });
-      return { digest: c.digest, signature: c.signature, dispatchTimestamp: 42n };
-    },
-  });
+  await provider.connectProvider(
+    committingProvider({
+      onBid: () => {
+        if (reject) throw new FailedPreconditionError("bid rejected");
+      },
+    }),
+  );
   await bidder.connectBidder(bidder.address);
 }, 30_000);
 
-afterAll(async () => {
-  for (const n of nets) await n.stop();
-});
+afterAll(() => peers.stopAll());
 
 describe("libp2p network of our nodes", () => {
   test("a bidder finds a provider through the bootnode and hands it its key", async () => {
@@ -113,7 +69,7 @@ describe("libp2p network of our nodes", () => {
   }, 30_000);
 
   test("a bid travels encrypted and the commitment comes back verified", async () => {
-    const { signedBid, nikeSecret } = signBid(bid(), KEYS.bidder, domains.bid);
+    const { signedBid, nikeSecret } = signBid(sampleBid(), TEST_KEYS.bidder, TEST_DOMAINS.bid);
     const p = bidder.providers()[0]!;
     const reply = await p.handleBid(signedBid, bidder.address, new AbortController().signal);
     const v = verifyCommitment({
@@ -122,7 +78,7 @@ describe("libp2p network of our nodes", () => {
       providerNikePublicKey: p.nikePublicKey,
       digest: reply.digest,
       signature: reply.signature,
-      commitmentDomain: domains.commitment,
+      commitmentDomain: TEST_DOMAINS.commitment,
     });
     expect(v.providerAddress).toBe(provider.address);
     expect(reply.dispatchTimestamp).toBe(42n);
@@ -134,7 +90,7 @@ describe("libp2p network of our nodes", () => {
       net.streamsWith(peer).filter((s) => s.protocol === preconf && s.direction === direction).length;
     await until("a stream opened ahead", 10_000, () => ready(bidder, provider.address, "outbound") >= 1);
     await until("the provider serving it", 10_000, () => ready(provider, bidder.address, "inbound") >= 1);
-    const { signedBid } = signBid(bid(), KEYS.bidder, domains.bid);
+    const { signedBid } = signBid(sampleBid(), TEST_KEYS.bidder, TEST_DOMAINS.bid);
     await bidder.providers()[0]!.handleBid(signedBid, bidder.address, new AbortController().signal);
     await until("a stream opened ahead again", 10_000, () => ready(bidder, provider.address, "outbound") >= 1);
   }, 30_000);
@@ -147,7 +103,7 @@ describe("libp2p network of our nodes", () => {
       r.stream.writeMsg = async () => {
         throw new Error("stream reset by the provider");
       };
-    const { signedBid } = signBid(bid(), KEYS.bidder, domains.bid);
+    const { signedBid } = signBid(sampleBid(), TEST_KEYS.bidder, TEST_DOMAINS.bid);
     const reply = await bidder.providers()[0]!.handleBid(signedBid, bidder.address, new AbortController().signal);
     expect(reply.dispatchTimestamp).toBe(42n);
   }, 30_000);
@@ -155,7 +111,7 @@ describe("libp2p network of our nodes", () => {
   test("a provider's refusal comes back as its status", async () => {
     reject = true;
     try {
-      const { signedBid } = signBid(bid(), KEYS.bidder, domains.bid);
+      const { signedBid } = signBid(sampleBid(), TEST_KEYS.bidder, TEST_DOMAINS.bid);
       const err = await bidder
         .providers()[0]!
         .handleBid(signedBid, bidder.address, new AbortController().signal)
@@ -169,7 +125,7 @@ describe("libp2p network of our nodes", () => {
   });
 
   test("a provider without stake is refused by the bootnode and the bidder", async () => {
-    const unstaked = make(KEYS.unstaked, "provider", boot.multiaddrs());
+    const unstaked = make(TEST_KEYS.otherProvider, "provider", boot.multiaddrs());
     await unstaked.connectProvider({
       address: unstaked.address,
       nikePublicKey: publicKeyOf(5n),
@@ -201,7 +157,7 @@ describe("libp2p network of our nodes", () => {
     expect(bidderEvents.at(-1)).toEqual(["disconnected", { type: "provider", address: provider.address }]);
     await provider.connectProvider({
       address: provider.address,
-      nikePublicKey: publicKeyOf(NIKE),
+      nikePublicKey: publicKeyOf(TEST_NIKE_SECRET),
       handleBid: async () => {
         throw new FailedPreconditionError("bid rejected");
       },

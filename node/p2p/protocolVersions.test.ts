@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
 import { encodeBidOptions } from "../protocol/bidOptions.ts";
 import { signBid, verifyBid } from "../protocol/bidSigning.ts";
-import { publicKeyOf } from "../protocol/bn254.ts";
-import { signCommitment, verifyCommitment } from "../protocol/commitmentSigning.ts";
-import { protocolDomains } from "../protocol/digest.ts";
+import { verifyCommitment } from "../protocol/commitmentSigning.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
 import type { Bid, SignedBid } from "../protocol/types.ts";
+import { committingProvider } from "../testing/committingProvider.ts";
+import { Libp2pPeers, sampleBid } from "../testing/libp2pPeers.ts";
+import { TEST_DOMAINS, TEST_KEYS } from "../testing/testIdentities.ts";
 import { setLogSink } from "../util/log.ts";
-import { Libp2pNetwork } from "./libp2pNetwork.ts";
+import type { Libp2pNetwork } from "./libp2pNetwork.ts";
 import { PeerStatusError } from "./wire/streamMsg.ts";
 
 /**
@@ -17,26 +18,10 @@ import { PeerStatusError } from "./wire/streamMsg.ts";
  * and is verified by the provider against the digest of its own version; nodes of different versions handshake but
  * refuse each other's bids with a reason logged on both sides.
  */
-const BIDDER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-const PROVIDER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
-const domains = protocolDomains(31337n, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
-const NIKE = 987654321n;
 const OPTIONS = encodeBidOptions({ options: [{ positionConstraint: { anchor: 1, basis: 1, value: 10 } }] });
 
 const logs: string[] = [];
 setLogSink((line) => logs.push(line));
-
-const bid = (extra: Partial<Bid> = {}): Bid => ({
-  txHashes: ["aa".repeat(32)],
-  rawTransactions: [],
-  amount: 10n ** 15n,
-  blockNumber: 7n,
-  decayStartTimestamp: 1n,
-  decayEndTimestamp: 2n,
-  revertingTxHashes: [],
-  slashAmount: 0n,
-  ...extra,
-});
 
 interface Pair {
   bidder: Libp2pNetwork;
@@ -45,38 +30,17 @@ interface Pair {
   received: { bid: SignedBid; bidder: Address }[];
 }
 
-const nets: Libp2pNetwork[] = [];
+const peers = new Libp2pPeers();
 
 async function pair(bidderVersion: ProtocolVersion, providerVersion: ProtocolVersion): Promise<Pair> {
-  const make = (nodeKey: `0x${string}`, peerType: "bidder" | "provider", protocol: ProtocolVersion) => {
-    const n = new Libp2pNetwork({
-      nodeKey,
-      peerType,
-      listen: ["/ip4/127.0.0.1/tcp/0"],
-      isStaked: async () => true,
-      protocol,
-    });
-    nets.push(n);
-    return n;
-  };
   const received: Pair["received"] = [];
-  const provider = make(PROVIDER_KEY, "provider", providerVersion);
-  await provider.connectProvider({
-    address: provider.address,
-    nikePublicKey: publicKeyOf(NIKE),
-    handleBid: async (signed) => {
-      received.push({ bid: signed, bidder: verifyBid(signed, domains.bid) });
-      const c = signCommitment({
-        signedBid: signed,
-        providerPrivateKey: PROVIDER_KEY,
-        providerNikeSecret: NIKE,
-        commitmentDomain: domains.commitment,
-        dispatchTimestamp: 42n,
-      });
-      return { digest: c.digest, signature: c.signature, dispatchTimestamp: 42n };
-    },
-  });
-  const bidder = make(BIDDER_KEY, "bidder", bidderVersion);
+  const provider = peers.node(TEST_KEYS.provider, "provider", { protocol: providerVersion });
+  await provider.connectProvider(
+    committingProvider({
+      onBid: (signed) => received.push({ bid: signed, bidder: verifyBid(signed, TEST_DOMAINS.bid) }),
+    }),
+  );
+  const bidder = peers.node(TEST_KEYS.bidder, "bidder", { protocol: bidderVersion });
   await bidder.connectBidder();
   await bidder.connect(provider.multiaddrs()[0]!);
   await bidder.waitFor(() => bidder.providers().length === 1, 10_000, "the provider");
@@ -92,12 +56,10 @@ beforeAll(async () => {
   await initCrypto();
 });
 
-afterAll(async () => {
-  for (const n of nets) await n.stop();
-});
+afterAll(() => peers.stopAll());
 
 async function sendAndVerify(p: Pair, b: Bid) {
-  const { signedBid, nikeSecret } = signBid(b, BIDDER_KEY, domains.bid);
+  const { signedBid, nikeSecret } = signBid(b, TEST_KEYS.bidder, TEST_DOMAINS.bid);
   const peer = p.bidder.providers()[0]!;
   const reply = await peer.handleBid(signedBid, p.bidder.address, new AbortController().signal);
   const v = verifyCommitment({
@@ -106,7 +68,7 @@ async function sendAndVerify(p: Pair, b: Bid) {
     providerNikePublicKey: peer.nikePublicKey,
     digest: reply.digest,
     signature: reply.signature,
-    commitmentDomain: domains.commitment,
+    commitmentDomain: TEST_DOMAINS.commitment,
   });
   expect(v.providerAddress).toBe(p.provider.address);
   return p.received.at(-1)!;
@@ -116,10 +78,10 @@ describe("bids over libp2p per protocol version", () => {
   test("v1.2 to v1.2: bid options cross the wire and enter the provider's digest", async () => {
     const p = await pair("v1.2", "v1.2");
     try {
-      const got = await sendAndVerify(p, bid({ bidOptions: OPTIONS }));
+      const got = await sendAndVerify(p, sampleBid({ bidOptions: OPTIONS }));
       expect(got.bid.bid.bidOptions).toEqual(OPTIONS);
       expect(got.bidder).toBe(p.bidder.address);
-      const none = await sendAndVerify(p, bid({ bidOptions: new Uint8Array(0) }));
+      const none = await sendAndVerify(p, sampleBid({ bidOptions: new Uint8Array(0) }));
       expect(none.bid.bid.bidOptions).toEqual(new Uint8Array(0));
     } finally {
       await unpair(p);
@@ -129,7 +91,7 @@ describe("bids over libp2p per protocol version", () => {
   test("v1.1 to v1.1: bids carry no options and keep the v1.1 digest", async () => {
     const p = await pair("v1.1", "v1.1");
     try {
-      const got = await sendAndVerify(p, bid());
+      const got = await sendAndVerify(p, sampleBid());
       expect(got.bid.bid.bidOptions).toBeUndefined();
     } finally {
       await unpair(p);
@@ -144,8 +106,8 @@ describe("bids over libp2p per protocol version", () => {
       logs.length = 0;
       const p = await pair(bidderVersion, providerVersion);
       try {
-        const b = bidderVersion === "v1.2" ? bid({ bidOptions: OPTIONS }) : bid();
-        const { signedBid } = signBid(b, BIDDER_KEY, domains.bid);
+        const b = bidderVersion === "v1.2" ? sampleBid({ bidOptions: OPTIONS }) : sampleBid();
+        const { signedBid } = signBid(b, TEST_KEYS.bidder, TEST_DOMAINS.bid);
         const peer = p.bidder.providers()[0]!;
         const err = await peer.handleBid(signedBid, p.bidder.address, new AbortController().signal).catch((e) => e);
         expect(err).toBeInstanceOf(PeerStatusError);

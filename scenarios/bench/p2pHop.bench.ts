@@ -10,11 +10,11 @@ import net from "node:net";
 import os from "node:os";
 import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import type { CommitmentReply } from "../../node/network/network.ts";
-import { Libp2pNetwork } from "../../node/p2p/libp2pNetwork.ts";
 import { signBid } from "../../node/protocol/bidSigning.ts";
 import { publicKeyOf } from "../../node/protocol/bn254.ts";
-import { protocolDomains } from "../../node/protocol/digest.ts";
 import { initCrypto } from "../../node/protocol/initCrypto.ts";
+import { Libp2pPeers, sampleBid } from "../../node/testing/libp2pPeers.ts";
+import { TEST_DOMAINS, TEST_KEYS } from "../../node/testing/testIdentities.ts";
 import { setLogSink } from "../../node/util/log.ts";
 import { pct } from "./common.ts";
 
@@ -52,24 +52,13 @@ net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net
   return write.apply(this, args);
 } as net.Socket["write"];
 
-const KEYS = [
-  "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9ad8cfee0ab8c",
-  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
-  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
-  "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
-] as const;
-const node = (key: `0x${string}`, peerType: "bootnode" | "bidder" | "provider", bootnodes: string[] = []) =>
-  new Libp2pNetwork({
-    nodeKey: key,
-    peerType,
-    listen: ["/ip4/127.0.0.1/tcp/0"],
-    bootnodes,
-    isStaked: async () => true,
-  });
-const boot = node(KEYS[0], "bootnode");
+const peers = new Libp2pPeers();
+const boot = peers.node(TEST_KEYS.bootnode, "bootnode");
 await boot.start();
-const bidder = node(KEYS[1], "bidder", boot.multiaddrs());
-const providers = [node(KEYS[2], "provider", boot.multiaddrs()), node(KEYS[3], "provider", boot.multiaddrs())];
+const bidder = peers.node(TEST_KEYS.bidder, "bidder", { bootnodes: boot.multiaddrs() });
+const providers = [TEST_KEYS.provider, TEST_KEYS.otherProvider].map((key) =>
+  peers.node(key, "provider", { bootnodes: boot.multiaddrs() }),
+);
 const reply: CommitmentReply = {
   digest: new Uint8Array(32).fill(1),
   signature: new Uint8Array(65).fill(2),
@@ -80,20 +69,7 @@ for (const p of providers)
 await bidder.connectBidder();
 await bidder.waitFor(() => bidder.providers().length === providers.length, 30_000, "the providers");
 
-const { signedBid } = signBid(
-  {
-    txHashes: ["aa".repeat(32)],
-    rawTransactions: [],
-    amount: 10n ** 15n,
-    blockNumber: 7n,
-    decayStartTimestamp: 1n,
-    decayEndTimestamp: 2n,
-    revertingTxHashes: [],
-    slashAmount: 0n,
-  },
-  KEYS[1],
-  protocolDomains(17864n, "0x5FbDB2315678afecb367f032d93F642f64180aa3").bid,
-);
+const { signedBid } = signBid(sampleBid(), TEST_KEYS.bidder, TEST_DOMAINS.bid);
 const oneBid = () =>
   Promise.all(bidder.providers().map((p) => p.handleBid(signedBid, bidder.address, AbortSignal.timeout(10_000))));
 
@@ -129,7 +105,5 @@ for (const inFlight of LEVELS) {
       `${(writes / N).toFixed(1)} socket writes and ${(bytes / N).toFixed(0)} bytes per bid; load average ${load()}`,
   );
 }
-await bidder.stop();
-for (const p of providers) await p.stop();
-await boot.stop();
+await peers.stopAll();
 process.exit(0);
