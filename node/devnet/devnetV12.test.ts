@@ -3,16 +3,18 @@
  * banner say; the bidder's per-provider deposits at start; bids that the providers check per (bidder, provider); and
  * a v1.2 commitment (bid options in its digest) that the winning provider opens on the v1.2 PreconfManager and the
  * oracle settles: a reward, and a slash that pays the bidder the slash amount and the whole bid back.
- * The last case runs a v1.2 devnet over libp2p and gets a commitment from each provider.
+ * A bundle that misses a position constraint of its bid options is rewarded there, and slashed on a devnet with
+ * `--bid-options-slash-enabled`. The last case runs a v1.2 devnet over libp2p and gets a commitment from each provider.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Address, createWalletClient, type Hex, keccak256, parseEther } from "viem";
+import { type Address, bytesToHex, createWalletClient, type Hex, keccak256, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccount, providerAccount, ROLES } from "../chain/accounts.ts";
 import { localChain } from "../chain/clients.ts";
 import { bidderRegistryV12Abi, preconfManagerV12Abi } from "../chain/contractsV12.ts";
 import { localHttp } from "../chain/localHttp.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
+import { encodeBidOptions } from "../protocol/bidOptions.ts";
 import { decayedAmount, ONE_HUNDRED_PERCENT, residualAfterDecay } from "../protocol/decay.ts";
 import { nikeKeyFromNodeKey } from "../provider/nikeKey.ts";
 import { bidProviders } from "../testing/bidProviders.ts";
@@ -28,6 +30,8 @@ const DEPOSIT = parseEther("5");
 /** Test bidders that are none of the devnet's own accounts (its bidder 2, providers 3…, roles 17–19, extra bidders 20…). */
 const SLASH_BIDDER = devAccount(13);
 const REWARD_BIDDER = devAccount(14);
+/** Bids with a position constraint its bundle misses. */
+const CONSTRAINT_BIDDER = devAccount(16);
 /** Sends the L1 transaction the rewarded commitment is for. */
 const L1_SENDER = devAccount(15);
 
@@ -122,6 +126,59 @@ async function winAndSettle(d: Devnet, r: CommitmentRecord): Promise<CommitmentR
     if (now.status === "failed") throw new Error(`commitment failed: ${now.details}`);
     return now.status === "settled" || now.status === "slashed" ? now : undefined;
   });
+}
+
+/** A signed L1 transfer of `sender`'s that the winning provider's bundle puts in the block. */
+async function l1Transfer(d: Devnet, sender: { address: Address; privateKey: Hex }): Promise<Hex> {
+  const l1 = createWalletClient({
+    account: privateKeyToAccount(sender.privateKey),
+    chain: localChain(d.chains.l1.chainId, d.chains.l1.rpcUrl, "l1"),
+    transport: localHttp(d.chains.l1.rpcUrl),
+  });
+  return l1.signTransaction({
+    to: sender.address,
+    value: 1n,
+    nonce: await d.l1Client.getTransactionCount({ address: sender.address }),
+    gas: 21_000n,
+    maxFeePerGas: parseEther("0.0000001"),
+    maxPriorityFeePerGas: 1n,
+  });
+}
+
+/** ABSOLUTE BOTTOM 0 asks for a position past the block's last transaction: no bundle meets it. */
+const UNMEETABLE = encodeBidOptions({ options: [{ positionConstraint: { anchor: 2, basis: 2, value: 0 } }] });
+
+/**
+ * Provider 0 commits to `bidder`'s bid for a transfer that lands in the block, with a position constraint it cannot
+ * meet; resolves with the commitment once the oracle has settled or slashed it.
+ */
+async function commitmentBreakingItsConstraint(d: Devnet, bidder: { address: Address; privateKey: Hex }) {
+  await ensureBidderDepositsV12(
+    d.chains.settlement,
+    d.contracts.bidderRegistry,
+    bidder.privateKey,
+    [providerAccount(0).address],
+    parseEther("2"),
+  );
+  const raw = await l1Transfer(d, L1_SENDER);
+  const r = await commitmentOfProvider0(
+    d,
+    bidder,
+    {
+      txnHash: keccak256(raw).slice(2),
+      rawTransactions: [raw.slice(2)],
+      bidAmt: parseEther("1"),
+      slashAmt: parseEther("0.1"),
+      blockNumber: (await d.driver.blockNumber()) + 1n,
+    },
+    bytesToHex(UNMEETABLE),
+  );
+  await storeAtProvider0(d, r);
+  const done = await winAndSettle(d, r);
+  // The bundle itself is in the block: only the constraint can make it a slash.
+  const block = await d.l1Client.getBlock({ blockNumber: r.blockNumber });
+  expect(block.transactions).toContain(keccak256(raw));
+  return done;
 }
 
 describe("--protocol v1.2 devnet, in-process nodes", () => {
@@ -280,6 +337,11 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     expect(after - before).toBe(decayed - fee);
   }, 120_000);
 
+  test("a bundle that misses a position constraint is rewarded: the oracle's switch is off by default", async () => {
+    expect(banner(d)).not.toContain("--bid-options-slash-enabled");
+    expect((await commitmentBreakingItsConstraint(d, CONSTRAINT_BIDDER)).status).toBe("settled");
+  }, 120_000);
+
   test("a slash pays the bidder the slash amount and the whole bid back", async () => {
     const provider = providerAccount(0).address;
     await ensureBidderDepositsV12(
@@ -311,6 +373,22 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     const after = await d.settlementClient.getBalance({ address: SLASH_BIDDER.address });
     expect(after - before).toBe(slashAmt + bidAmt);
   }, 120_000);
+});
+
+describe("--protocol v1.2 devnet with --bid-options-slash-enabled", () => {
+  test("a bundle that misses a position constraint of its bid options is slashed", async () => {
+    const local = await startLocalDevnet(
+      { protocol: "v1.2", network: "in-process", autodepositAmount: DEPOSIT, bidOptionsSlash: true },
+      "reports/devnet-v12-bid-options-slash.log",
+    );
+    try {
+      const d = local.devnet;
+      expect(banner(d)).toContain("the oracle slashes unmet position constraints (--bid-options-slash-enabled)");
+      expect((await commitmentBreakingItsConstraint(d, CONSTRAINT_BIDDER)).status).toBe("slashed");
+    } finally {
+      await local.stop();
+    }
+  }, 240_000);
 });
 
 describe("--protocol v1.2 devnet over libp2p", () => {
