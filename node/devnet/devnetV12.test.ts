@@ -16,6 +16,7 @@ import { localHttp } from "../chain/localHttp.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
 import { encodeBidOptions } from "../protocol/bidOptions.ts";
 import { decayedAmount, ONE_HUNDRED_PERCENT, residualAfterDecay } from "../protocol/decay.ts";
+import type { ProviderDeposits } from "../provider/bids/providerDeposits.ts";
 import { nikeKeyFromNodeKey } from "../provider/nikeKey.ts";
 import { bidProviders } from "../testing/bidProviders.ts";
 import { commitmentDigest, commitmentIndex, g1Base, g1Mul, randomScalar, signDigest } from "../testing/chainHarness.ts";
@@ -30,6 +31,10 @@ const DEPOSIT = parseEther("5");
 /** Test bidders that are none of the devnet's own accounts (its bidder 2, providers 3…, roles 17–19, extra bidders 20…). */
 const SLASH_BIDDER = devAccount(13);
 const REWARD_BIDDER = devAccount(14);
+/** A pending commitment of this bidder is in a block another provider wins, then its store fails. */
+const REFUND_BIDDER = devAccount(12);
+/** A stored commitment of this bidder in the same block shows when provider 0 has handled the block's winner. */
+const SENTINEL_BIDDER = devAccount(11);
 /** Bids with a position constraint its bundle misses. */
 const CONSTRAINT_BIDDER = devAccount(16);
 /** Sends the L1 transaction the rewarded commitment is for. */
@@ -271,6 +276,48 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     });
     expect(after).toEqual([p0!]);
     expect(await bid((await d.driver.blockNumber()) + 5n, 0x34)).toEqual([]);
+  }, 120_000);
+
+  test("a commitment still pending when another provider wins its block is refunded once, when its store fails", async () => {
+    const p = d.providers[0]!;
+    const deposits = p.deposits as ProviderDeposits;
+    const bidAmt = parseEther("1");
+    for (const bidder of [REFUND_BIDDER, SENTINEL_BIDDER])
+      await ensureBidderDepositsV12(
+        d.chains.settlement,
+        d.contracts.bidderRegistry,
+        bidder.privateKey,
+        [providerAccount(0).address],
+        parseEther("2"),
+      );
+    // The deposit events start both cached balances at 2 ETH. The commitments below are recorded at the provider
+    // directly, so nothing is deducted: what the balances gain is what the provider refunds.
+    await until(
+      "both balances cached",
+      30_000,
+      () => [REFUND_BIDDER, SENTINEL_BIDDER].every((b) => deposits.cached(b.address) === parseEther("2")) || undefined,
+    );
+    const block = (await d.driver.blockNumber()) + 1n;
+    const bid = (txnHash: string) => ({ txnHash, rawTransactions: [], bidAmt, slashAmt: 0n, blockNumber: block });
+    const sentinel = await commitmentOfProvider0(d, SENTINEL_BIDDER, bid("5b".repeat(32)), "0x");
+    await storeAtProvider0(d, sentinel);
+    const pending = await commitmentOfProvider0(d, REFUND_BIDDER, bid("5c".repeat(32)), "0x");
+    await p.commitments!.record(pending);
+    await d.mine(Number(block - (await d.driver.blockNumber())), d.providers[1]!.address);
+    await d.mine(1);
+    await until("the stored commitment refunded", 30_000, () =>
+      deposits.cached(SENTINEL_BIDDER.address) === parseEther("3") ? true : undefined,
+    );
+    // A pending commitment is no other_provider_won_block (upstream v1.2.5 announces and refunds stored ones only).
+    expect(deposits.cached(REFUND_BIDDER.address)).toBe(parseEther("2"));
+    p.storer!.failNext = true;
+    p.storer!.restore(pending);
+    await until(
+      "the store to fail",
+      30_000,
+      () => p.commitments!.get(pending.digest)?.status === "failed" || undefined,
+    );
+    expect(deposits.cached(REFUND_BIDDER.address)).toBe(parseEther("3"));
   }, 120_000);
 
   test("a v1.2 commitment with bid options is opened by the winner and rewarded", async () => {
