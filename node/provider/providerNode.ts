@@ -128,10 +128,11 @@ export class ProviderNode {
     const deposits = this.balanceCheck(version, this.events);
     this.deposits = deposits;
     const storer = new CommitmentStorer(this.settlement, c.preconfManager, this.commitments);
-    const storeFailed = commitmentFailure(this.notifier, "commitment_store_failed");
+    const storeFailed = commitmentFailure(this.notifier, "commitment_store_failed", version);
     storer.onStoreFailed = (digest, txnHash, error) => {
-      this.refund(deposits, this.commitments?.get(digest));
-      storeFailed(digest, txnHash, error);
+      const r = this.commitments?.get(digest);
+      this.refund(deposits, r);
+      storeFailed(digest, txnHash, error, r);
     };
     this.storer = storer;
     const intake = new BidIntake({
@@ -155,7 +156,7 @@ export class ProviderNode {
       commitments: this.commitments,
       events: this.events,
       version,
-      onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
+      onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed", version),
       notices,
       onOtherProviderWon: (r) => {
         this.refund(deposits, r);
