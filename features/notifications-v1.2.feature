@@ -9,6 +9,8 @@ Feature: Notifications of protocol v1.2: the losing provider's commitment, settl
     {"transaction_hashes": the bid's transaction hashes joined by ",", "is_slashed": bool, "provider": bare hex};
   - transaction_payment, from any node on a payment or refund of a commitment it stored:
     {"transaction_hashes": as above, "payment": wei or "", "refund": wei or ""}.
+  A provider's commitment_store_failed also carries the commitment's "bidder" (bare hex) and "bidAmount" (wei as a
+  decimal string) in the v1.2 line, beside the interface's commitmentDigest, txnHash and error.
   No interface document covers them: every expectation rests on upstream's v1.2.5 behaviour and is tagged @upstream.
 
   Background:
@@ -42,3 +44,13 @@ Feature: Notifications of protocol v1.2: the losing provider's commitment, settl
     When L1 block B is mined with provider 1 as the winner, then 1 more block
     Then subscriber "B" soon receives transaction_settled for the commitment, slashed false, provider 1
     And subscriber "B" soon receives transaction_payment for the commitment, with a payment
+
+  @upstream @sim-nodes
+  Scenario: a provider whose store transaction fails announces it with the bidder and the amount
+    Given a subscriber "P1" to provider 1 for topics commitment_store_failed
+    And the bidder has 10 ETH deposited for the next L1 blocks, B and B+1
+    And provider 1's application accepts every bid, dispatching at D
+    And provider 1's next store transaction is made to fail on chain through the control API
+    When the bidder bids 0.5 ETH for L1 block B on two transfers, decaying from D ms to D+1000 ms
+    Then the bid gets one commitment, from provider 1
+    And subscriber "P1" soon receives commitment_store_failed for the commitment, with the bid's transaction hashes, an error starting with "transaction failed: ", the bidder and 500000000000000000 wei

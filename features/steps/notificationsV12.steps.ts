@@ -81,3 +81,27 @@ Then(
     expect(String(v[which]), `${which} of ${JSON.stringify(v)}`).toMatch(/^[1-9][0-9]*$/);
   },
 );
+
+Then(
+  /^subscriber "([^"]+)" soon receives commitment_store_failed for the commitment, with the bid's transaction hashes, an error starting with "([^"]*)", the bidder and ([0-9]+) wei$/,
+  async function (this: ConformanceWorld, name: string, prefix: string, wei: string) {
+    const c = settlementOf(this).commitment();
+    const digest = bare(c.digest);
+    const { error, ...rest } = await firstOf(
+      this,
+      name,
+      "commitment_store_failed",
+      (x) => x.commitmentDigest === digest,
+    );
+    expect(rest).toEqual({
+      commitmentDigest: digest,
+      txnHash: c.bid.txs.map((t) => bare(t.hash)).join(","),
+      bidder: bare(this.target.bidderAddress),
+      bidAmount: wei,
+    });
+    if (typeof error !== "string" || !error.startsWith(prefix) || error.length <= prefix.length)
+      throw new NotificationV12CheckError(
+        `commitment_store_failed error ${JSON.stringify(error)}, expected a text starting with "${prefix}" and naming the reason`,
+      );
+  },
+);

@@ -48,7 +48,7 @@ export function banner(d: Devnet): string {
     "",
     `  Protocol ${c.protocol} (upstream ${profileOf(c.protocol).upstream}): ${
       v12
-        ? `deposits per bidder and provider, bidder withdrawal period ${minutes(c.bidderWithdrawalPeriodMs)} of chain time${c.bidderWithdrawalPeriodMs !== 600_000 ? " (upstream deploys 10 min)" : ""}`
+        ? `deposits per bidder and provider, bidder withdrawal period ${minutes(c.bidderWithdrawalPeriodMs)} of chain time${c.bidderWithdrawalPeriodMs !== 600_000 ? " (upstream deploys 10 min)" : ""}${c.bidOptionsSlash ? "; the oracle slashes unmet position constraints (--bid-options-slash-enabled)" : ""}`
         : "deposits per 10-block window"
     }`,
     "",

@@ -32,6 +32,11 @@ export interface DevnetConfig {
    * withdrawal; upstream deploys 10 minutes.
    */
   bidderWithdrawalPeriodMs: number;
+  /**
+   * v1.2 (`--bid-options-slash-enabled`): the oracle also slashes a commitment whose bundle does not meet every
+   * position constraint of its bid options, as upstream's oracle flag of that name does (off by default there too).
+   */
+  bidOptionsSlash: boolean;
   host: string;
   dataDir: string;
   fresh: boolean;
@@ -168,6 +173,7 @@ export const FOREIGN_L1_GENESIS_NUMBER = 1_000_000;
 export const DEFAULTS: DevnetConfig = {
   protocol: DEFAULT_PROTOCOL_VERSION,
   bidderWithdrawalPeriodMs: Number(DEFAULT_DEPLOY_V12_PARAMS.bidderWithdrawalPeriodMs),
+  bidOptionsSlash: false,
   host: "127.0.0.1",
   dataDir: ".devnet",
   fresh: false,
@@ -264,6 +270,8 @@ Options:
   --bidder-withdrawal-period MS
                               v1.2: chain ms between a bidder's withdrawal request and its withdrawal (default
                               ${DEFAULT_DEPLOY_V12_PARAMS.bidderWithdrawalPeriodMs}, upstream's 10 minutes)
+  --bid-options-slash-enabled v1.2: the oracle slashes a commitment whose bundle misses a position constraint of
+                              its bid options (upstream's oracle flag of that name; off by default, as there)
   --data-dir DIR              node stores, chain state and target.json (default .devnet)
   --fresh                     wipe the data dir and start clean
   --host HOST                 address every listener binds (default 127.0.0.1)
@@ -374,6 +382,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         help: { type: "boolean", short: "h" },
         protocol: { type: "string" },
         "bidder-withdrawal-period": { type: "string" },
+        "bid-options-slash-enabled": { type: "boolean" },
         "data-dir": { type: "string" },
         fresh: { type: "boolean" },
         "no-nodes": { type: "boolean" },
@@ -440,6 +449,8 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
   }
   if (o["bidder-withdrawal-period"] !== undefined && protocol !== "v1.2")
     throw new ConfigError("--bidder-withdrawal-period is a v1.2 setting: add --protocol v1.2");
+  if (o["bid-options-slash-enabled"] && protocol !== "v1.2")
+    throw new ConfigError("--bid-options-slash-enabled is a v1.2 setting: add --protocol v1.2");
   const providers = int("providers", o.providers, 1, 7) ?? base.providers;
   const portBase = int("port-base", o["port-base"], 1024, MAX_PORT_BASE);
   if (portBase !== undefined) base = { ...base, ...portsFromBase(portBase, providers) };
@@ -482,6 +493,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     protocol,
     bidderWithdrawalPeriodMs:
       int("bidder-withdrawal-period", o["bidder-withdrawal-period"], 0, 2 ** 48) ?? base.bidderWithdrawalPeriodMs,
+    bidOptionsSlash: o["bid-options-slash-enabled"] ?? base.bidOptionsSlash,
     host: o.host ?? base.host,
     dataDir: o["data-dir"] ?? base.dataDir,
     fresh: o.fresh ?? base.fresh,

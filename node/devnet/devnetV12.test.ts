@@ -3,17 +3,20 @@
  * banner say; the bidder's per-provider deposits at start; bids that the providers check per (bidder, provider); and
  * a v1.2 commitment (bid options in its digest) that the winning provider opens on the v1.2 PreconfManager and the
  * oracle settles: a reward, and a slash that pays the bidder the slash amount and the whole bid back.
- * The last case runs a v1.2 devnet over libp2p and gets a commitment from each provider.
+ * A bundle that misses a position constraint of its bid options is rewarded there, and slashed on a devnet with
+ * `--bid-options-slash-enabled`. The last case runs a v1.2 devnet over libp2p and gets a commitment from each provider.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Address, createWalletClient, type Hex, keccak256, parseEther } from "viem";
+import { type Address, bytesToHex, createWalletClient, type Hex, keccak256, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccount, providerAccount, ROLES } from "../chain/accounts.ts";
 import { localChain } from "../chain/clients.ts";
 import { bidderRegistryV12Abi, preconfManagerV12Abi } from "../chain/contractsV12.ts";
 import { localHttp } from "../chain/localHttp.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
+import { encodeBidOptions } from "../protocol/bidOptions.ts";
 import { decayedAmount, ONE_HUNDRED_PERCENT, residualAfterDecay } from "../protocol/decay.ts";
+import type { ProviderDeposits } from "../provider/bids/providerDeposits.ts";
 import { nikeKeyFromNodeKey } from "../provider/nikeKey.ts";
 import { bidProviders } from "../testing/bidProviders.ts";
 import { commitmentDigest, commitmentIndex, g1Base, g1Mul, randomScalar, signDigest } from "../testing/chainHarness.ts";
@@ -28,6 +31,12 @@ const DEPOSIT = parseEther("5");
 /** Test bidders that are none of the devnet's own accounts (its bidder 2, providers 3…, roles 17–19, extra bidders 20…). */
 const SLASH_BIDDER = devAccount(13);
 const REWARD_BIDDER = devAccount(14);
+/** A pending commitment of this bidder is in a block another provider wins, then its store fails. */
+const REFUND_BIDDER = devAccount(12);
+/** A stored commitment of this bidder in the same block shows when provider 0 has handled the block's winner. */
+const SENTINEL_BIDDER = devAccount(11);
+/** Bids with a position constraint its bundle misses. */
+const CONSTRAINT_BIDDER = devAccount(16);
 /** Sends the L1 transaction the rewarded commitment is for. */
 const L1_SENDER = devAccount(15);
 
@@ -124,6 +133,59 @@ async function winAndSettle(d: Devnet, r: CommitmentRecord): Promise<CommitmentR
   });
 }
 
+/** A signed L1 transfer of `sender`'s that the winning provider's bundle puts in the block. */
+async function l1Transfer(d: Devnet, sender: { address: Address; privateKey: Hex }): Promise<Hex> {
+  const l1 = createWalletClient({
+    account: privateKeyToAccount(sender.privateKey),
+    chain: localChain(d.chains.l1.chainId, d.chains.l1.rpcUrl, "l1"),
+    transport: localHttp(d.chains.l1.rpcUrl),
+  });
+  return l1.signTransaction({
+    to: sender.address,
+    value: 1n,
+    nonce: await d.l1Client.getTransactionCount({ address: sender.address }),
+    gas: 21_000n,
+    maxFeePerGas: parseEther("0.0000001"),
+    maxPriorityFeePerGas: 1n,
+  });
+}
+
+/** ABSOLUTE BOTTOM 0 asks for a position past the block's last transaction: no bundle meets it. */
+const UNMEETABLE = encodeBidOptions({ options: [{ positionConstraint: { anchor: 2, basis: 2, value: 0 } }] });
+
+/**
+ * Provider 0 commits to `bidder`'s bid for a transfer that lands in the block, with a position constraint it cannot
+ * meet; resolves with the commitment once the oracle has settled or slashed it.
+ */
+async function commitmentBreakingItsConstraint(d: Devnet, bidder: { address: Address; privateKey: Hex }) {
+  await ensureBidderDepositsV12(
+    d.chains.settlement,
+    d.contracts.bidderRegistry,
+    bidder.privateKey,
+    [providerAccount(0).address],
+    parseEther("2"),
+  );
+  const raw = await l1Transfer(d, L1_SENDER);
+  const r = await commitmentOfProvider0(
+    d,
+    bidder,
+    {
+      txnHash: keccak256(raw).slice(2),
+      rawTransactions: [raw.slice(2)],
+      bidAmt: parseEther("1"),
+      slashAmt: parseEther("0.1"),
+      blockNumber: (await d.driver.blockNumber()) + 1n,
+    },
+    bytesToHex(UNMEETABLE),
+  );
+  await storeAtProvider0(d, r);
+  const done = await winAndSettle(d, r);
+  // The bundle itself is in the block: only the constraint can make it a slash.
+  const block = await d.l1Client.getBlock({ blockNumber: r.blockNumber });
+  expect(block.transactions).toContain(keccak256(raw));
+  return done;
+}
+
 describe("--protocol v1.2 devnet, in-process nodes", () => {
   let local: LocalDevnet;
   let d: Devnet;
@@ -216,6 +278,48 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     expect(await bid((await d.driver.blockNumber()) + 5n, 0x34)).toEqual([]);
   }, 120_000);
 
+  test("a commitment still pending when another provider wins its block is refunded once, when its store fails", async () => {
+    const p = d.providers[0]!;
+    const deposits = p.deposits as ProviderDeposits;
+    const bidAmt = parseEther("1");
+    for (const bidder of [REFUND_BIDDER, SENTINEL_BIDDER])
+      await ensureBidderDepositsV12(
+        d.chains.settlement,
+        d.contracts.bidderRegistry,
+        bidder.privateKey,
+        [providerAccount(0).address],
+        parseEther("2"),
+      );
+    // The deposit events start both cached balances at 2 ETH. The commitments below are recorded at the provider
+    // directly, so nothing is deducted: what the balances gain is what the provider refunds.
+    await until(
+      "both balances cached",
+      30_000,
+      () => [REFUND_BIDDER, SENTINEL_BIDDER].every((b) => deposits.cached(b.address) === parseEther("2")) || undefined,
+    );
+    const block = (await d.driver.blockNumber()) + 1n;
+    const bid = (txnHash: string) => ({ txnHash, rawTransactions: [], bidAmt, slashAmt: 0n, blockNumber: block });
+    const sentinel = await commitmentOfProvider0(d, SENTINEL_BIDDER, bid("5b".repeat(32)), "0x");
+    await storeAtProvider0(d, sentinel);
+    const pending = await commitmentOfProvider0(d, REFUND_BIDDER, bid("5c".repeat(32)), "0x");
+    await p.commitments!.record(pending);
+    await d.mine(Number(block - (await d.driver.blockNumber())), d.providers[1]!.address);
+    await d.mine(1);
+    await until("the stored commitment refunded", 30_000, () =>
+      deposits.cached(SENTINEL_BIDDER.address) === parseEther("3") ? true : undefined,
+    );
+    // A pending commitment is no other_provider_won_block (upstream v1.2.5 announces and refunds stored ones only).
+    expect(deposits.cached(REFUND_BIDDER.address)).toBe(parseEther("2"));
+    p.storer!.failNext = true;
+    p.storer!.restore(pending);
+    await until(
+      "the store to fail",
+      30_000,
+      () => p.commitments!.get(pending.digest)?.status === "failed" || undefined,
+    );
+    expect(deposits.cached(REFUND_BIDDER.address)).toBe(parseEther("3"));
+  }, 120_000);
+
   test("a v1.2 commitment with bid options is opened by the winner and rewarded", async () => {
     const provider = providerAccount(0).address;
     await ensureBidderDepositsV12(
@@ -280,6 +384,11 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     expect(after - before).toBe(decayed - fee);
   }, 120_000);
 
+  test("a bundle that misses a position constraint is rewarded: the oracle's switch is off by default", async () => {
+    expect(banner(d)).not.toContain("--bid-options-slash-enabled");
+    expect((await commitmentBreakingItsConstraint(d, CONSTRAINT_BIDDER)).status).toBe("settled");
+  }, 120_000);
+
   test("a slash pays the bidder the slash amount and the whole bid back", async () => {
     const provider = providerAccount(0).address;
     await ensureBidderDepositsV12(
@@ -311,6 +420,22 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     const after = await d.settlementClient.getBalance({ address: SLASH_BIDDER.address });
     expect(after - before).toBe(slashAmt + bidAmt);
   }, 120_000);
+});
+
+describe("--protocol v1.2 devnet with --bid-options-slash-enabled", () => {
+  test("a bundle that misses a position constraint of its bid options is slashed", async () => {
+    const local = await startLocalDevnet(
+      { protocol: "v1.2", network: "in-process", autodepositAmount: DEPOSIT, bidOptionsSlash: true },
+      "reports/devnet-v12-bid-options-slash.log",
+    );
+    try {
+      const d = local.devnet;
+      expect(banner(d)).toContain("the oracle slashes unmet position constraints (--bid-options-slash-enabled)");
+      expect((await commitmentBreakingItsConstraint(d, CONSTRAINT_BIDDER)).status).toBe("slashed");
+    } finally {
+      await local.stop();
+    }
+  }, 240_000);
 });
 
 describe("--protocol v1.2 devnet over libp2p", () => {

@@ -39,6 +39,15 @@ describe("the devnet's --protocol", () => {
     expect(parse(["--protocol", "v1.2"]).bidderWithdrawalPeriodMs).toBe(600_000);
   });
 
+  test("--bid-options-slash-enabled is off by default and a v1.2 setting", () => {
+    expect(parse(["--protocol", "v1.2"]).bidOptionsSlash).toBe(false);
+    expect(parse(["--protocol", "v1.2", "--bid-options-slash-enabled"]).bidOptionsSlash).toBe(true);
+    expect(() => parse(["--bid-options-slash-enabled"])).toThrow(
+      "--bid-options-slash-enabled is a v1.2 setting: add --protocol v1.2",
+    );
+    expect(HELP).toContain("--bid-options-slash-enabled");
+  });
+
   test("an unknown version or a v1.2 setting without v1.2 is a ConfigError naming the flag", () => {
     expect(() => parse(["--protocol", "v2"])).toThrow(ConfigError);
     expect(() => parse(["--protocol", "v2"])).toThrow(

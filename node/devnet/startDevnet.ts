@@ -979,6 +979,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       events: oracleEvents,
       store: oracleStore,
       version: cfg.protocol,
+      bidOptionsSlash: cfg.bidOptionsSlash,
       delayMs: cfg.settleDelayMs ?? (cfg.nodes ? 0 : FOREIGN_SETTLE_DELAY_MS),
     });
     const bundles = new BundleBook();

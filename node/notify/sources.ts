@@ -103,10 +103,32 @@ export function publishRegistryEvents(
   };
 }
 
-/** commitment_store_failed / commitment_open_failed: `{commitmentDigest (hex, no 0x), txnHash, error}`. */
-export function commitmentFailure(notifier: Notifier, topic: "commitment_store_failed" | "commitment_open_failed") {
-  return (commitmentDigest: string, txnHash: string, error: string) =>
-    notifier.publish(topic, { commitmentDigest, txnHash, error });
+const bareHex = (a: string) => (a.startsWith("0x") ? a.slice(2) : a).toLowerCase();
+
+/** The commitment's bidder (hex, with or without 0x) and bid amount, as a provider records them. */
+export interface CommitmentParties {
+  bidder: string;
+  bidAmount: bigint;
+}
+
+/**
+ * commitment_store_failed / commitment_open_failed: `{commitmentDigest (hex, no 0x), txnHash, error}`. A provider
+ * node of v1.2 (`providerVersion`) adds the commitment's `bidder` (bare lower-case hex) and `bidAmount` (decimal), as
+ * upstream v1.2.5 does from its provider's records; its bidder's records keep neither, so a bidder passes no version.
+ */
+export function commitmentFailure(
+  notifier: Notifier,
+  topic: "commitment_store_failed" | "commitment_open_failed",
+  providerVersion?: ProtocolVersion,
+) {
+  const withParties = providerVersion !== undefined && profileOf(providerVersion).addedTopics.length > 0;
+  return (commitmentDigest: string, txnHash: string, error: string, parties?: CommitmentParties) =>
+    notifier.publish(topic, {
+      commitmentDigest,
+      txnHash,
+      error,
+      ...(withParties && parties ? { bidder: bareHex(parties.bidder), bidAmount: parties.bidAmount.toString() } : {}),
+    });
 }
 
 /**
@@ -124,8 +146,6 @@ export interface V12Notices {
   transactionSettled(txnHash: string, isSlashed: boolean, provider: Address): void;
   transactionPayment(txnHash: string, payment: bigint | undefined, refund: bigint | undefined): void;
 }
-
-const bareHex = (a: string) => (a.startsWith("0x") ? a.slice(2) : a).toLowerCase();
 
 export function v12Notices(notifier: Notifier, version: ProtocolVersion): V12Notices {
   const on = profileOf(version).addedTopics.length > 0;

@@ -3,7 +3,7 @@
  * to both providers for a block provider 1 wins. Provider 0 announces other_provider_won_block for its commitment;
  * the bidder announces transaction_settled and transaction_payment for provider 1's. A rewarded commitment shows the
  * payment and no refund in the bidder's bid info (the decay's remainder goes to the bidder's account with no event),
- * and a slashed one the whole bid as the refund.
+ * and a slashed one the whole bid as the refund. A provider's failed store names the commitment's bidder and amount.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createWalletClient, type Hex, parseEther } from "viem";
@@ -63,6 +63,7 @@ describe("the v1.2 topics on a v1.2 devnet", () => {
   async function bid(
     txHash: string,
     rawTransactions: string[],
+    stored = true,
   ): Promise<{ block: bigint; digests: Map<string, string> }> {
     const block = (await d.driver.blockNumber()) + 1n;
     const now = Date.now();
@@ -82,6 +83,7 @@ describe("the v1.2 topics on a v1.2 devnet", () => {
     for (const l of await s.all())
       if ("result" in l) digests.set(`0x${l.result.providerAddress}`.toLowerCase(), l.result.commitmentDigest);
     expect(digests.size).toBe(2);
+    if (!stored) return { block, digests };
     await until("both commitments stored", 30_000, () =>
       d.providers.every((p) => p.commitments!.get(digests.get(p.address.toLowerCase())!)?.status === "stored"),
     );
@@ -166,6 +168,20 @@ describe("the v1.2 topics on a v1.2 devnet", () => {
       transaction_hashes: record.txnHash,
       payment: "",
       refund: BID.toString(),
+    });
+  }, 150_000);
+
+  test("a provider's failed store: commitment_store_failed with the commitment's bidder and bid amount", async () => {
+    const p0 = d.providers[0]!;
+    const got = collect(p0.notifier.subscribe(["commitment_store_failed"]));
+    p0.storer!.failNext = true;
+    const { digests } = await bid("5d".repeat(32), [], false);
+    expect(await first(got, "commitment_store_failed", "at provider 0")).toEqual({
+      commitmentDigest: digests.get(p0.address.toLowerCase()),
+      txnHash: "5d".repeat(32),
+      error: expect.stringMatching(/^transaction failed: ./),
+      bidder: d.bidder.address.toLowerCase().slice(2),
+      bidAmount: BID.toString(),
     });
   }, 150_000);
 });

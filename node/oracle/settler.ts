@@ -1,9 +1,11 @@
-import type { Address, Hex, PublicClient } from "viem";
+import { type Address, type Hex, hexToBytes, type PublicClient } from "viem";
+import { MevCommitError } from "../../lib/errors.ts";
 import type { ChainClients } from "../chain/clients.ts";
 import { blockTrackerAbi, oracleAbi } from "../chain/contracts.ts";
 import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { hasWindows, protocolAbis } from "../chain/protocolContracts.ts";
 import { transact } from "../chain/transact.ts";
+import { decodeBidOptions } from "../protocol/bidOptions.ts";
 import { residualAfterDecay } from "../protocol/decay.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
@@ -11,6 +13,7 @@ import type { NodeStore } from "../store/db.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
 import { logger } from "../util/log.ts";
 import { isHonoured, type TxOutcome } from "./inclusion.ts";
+import { type BlockLayout, unmetBidOptions } from "./positionConstraints.ts";
 
 /**
  * Settlements in flight at once. Each waits for its receipt (a settlement block, 200 ms or more under load), so this
@@ -20,6 +23,15 @@ import { isHonoured, type TxOutcome } from "./inclusion.ts";
 const MAX_IN_FLIGHT = 256;
 /** How long a read of BlockTracker's current window is reused (it changes once per 10 L1 blocks). */
 const WINDOW_READ_MS = 500;
+
+/** An opened commitment whose bid options do not decode: it is not settled (upstream's oracle returns the error). */
+export class UndecodableBidOptionsError extends MevCommitError {}
+
+/** What the oracle reads of an L1 block: each transaction's outcome by hash, and the layout the position rules use. */
+interface BlockContents {
+  txs: Map<string, TxOutcome>;
+  layout: BlockLayout;
+}
 
 export interface SettlerOptions {
   settlement: ChainClients;
@@ -41,6 +53,11 @@ export interface SettlerOptions {
    * after the opening.
    */
   delayMs?: number;
+  /**
+   * v1.2: also slash a commitment whose bundle meets not every position constraint of its bid options
+   * (positionConstraints.ts), as upstream's `--bid-options-slash-enabled` does. Off by default, as upstream's flag.
+   */
+  bidOptionsSlash?: boolean;
 }
 
 /**
@@ -50,7 +67,7 @@ export interface SettlerOptions {
  */
 export class Settler {
   private readonly log = logger("oracle-settle");
-  private readonly blocks = new BoundedMap<bigint, Map<string, TxOutcome>>(1024);
+  private readonly blocks = new BoundedMap<bigint, BlockContents>(1024);
   settledCount = 0;
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Each L1 block's recorded winner (lower case), once recorded: it never changes. */
@@ -142,7 +159,9 @@ export class Settler {
     }
     if (winner !== committer) return;
     const contents = await this.blockContents(block);
-    const isSlash = !isHonoured(a.txnHash as string, a.revertingTxHashes as string, contents);
+    const isSlash =
+      !isHonoured(a.txnHash as string, a.revertingTxHashes as string, contents.txs) ||
+      this.breaksPositionConstraints(index, a, contents);
     const residual = residualAfterDecay(
       a.decayStartTimeStamp as bigint,
       a.decayEndTimeStamp as bigint,
@@ -163,6 +182,24 @@ export class Settler {
       .run(index, isSlash ? 1 : 0, residual.toString());
     this.settledCount++;
     this.log.info(isSlash ? "slashed" : "rewarded", { block, commitment: index, residual });
+  }
+
+  /** With the switch on (v1.2), whether the honoured bundle leaves a position constraint of its bid options unmet. */
+  private breaksPositionConstraints(index: Hex, a: ChainEvent["args"], contents: BlockContents): boolean {
+    if (!this.o.bidOptionsSlash || hasWindows(this.version)) return false;
+    let options;
+    try {
+      options = decodeBidOptions(hexToBytes((a.bidOptions as Hex | undefined) ?? "0x")).options;
+    } catch (e) {
+      throw new UndecodableBidOptionsError("the opened commitment's bid options do not decode; not settling", {
+        context: { commitment: index },
+        cause: e,
+      });
+    }
+    const positions = (a.txnHash as string).split(",").map((h) => contents.txs.get(h)?.position ?? -1);
+    const unmet = unmetBidOptions(options, positions, contents.layout);
+    if (unmet.length > 0) this.log.info("position constraints not met", { commitment: index, unmet: unmet.length });
+    return unmet.length > 0;
   }
 
   private async winnerOf(block: bigint): Promise<string> {
@@ -197,16 +234,20 @@ export class Settler {
     return this.currentWindow.read;
   }
 
-  /** L1 block contents: lower-case hash without 0x → position and success (cached; blocks are final here). */
-  private async blockContents(block: bigint): Promise<Map<string, TxOutcome>> {
+  /**
+   * L1 block contents: lower-case hash without 0x → position and success, with each transaction's gas and the
+   * block's gasUsed (cached; blocks are final here).
+   */
+  private async blockContents(block: bigint): Promise<BlockContents> {
     const cached = this.blocks.get(block);
     if (cached) return cached;
     const b = await this.o.l1.getBlock({ blockNumber: block });
     const receipts = await Promise.all(b.transactions.map((hash) => this.o.l1.getTransactionReceipt({ hash })));
-    const out = new Map<string, TxOutcome>();
+    const txs = new Map<string, TxOutcome>();
     receipts.forEach((r, i) => {
-      out.set(r.transactionHash.slice(2).toLowerCase(), { position: i, success: r.status === "success" });
+      txs.set(r.transactionHash.slice(2).toLowerCase(), { position: i, success: r.status === "success" });
     });
+    const out = { txs, layout: { gasByPosition: receipts.map((r) => r.gasUsed), gasUsed: b.gasUsed } };
     this.blocks.set(block, out);
     return out;
   }

@@ -17,6 +17,7 @@ import { ProviderService } from "../services/providerService.ts";
 import { ValidatorApiService, type ValidatorsSource } from "../services/validatorApiService.ts";
 import { NodeStore } from "../store/db.ts";
 import { CommitmentStore } from "../tracker/commitmentStore.ts";
+import type { CommitmentRecord } from "../tracker/record.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
 import { KillAfterAck } from "../util/killAfterAck.ts";
 import { KillSwitch } from "../util/killSwitch.ts";
@@ -63,6 +64,8 @@ export class ProviderNode {
   readonly notifier = new Notifier();
   private off: (() => void)[] = [];
   commitments: CommitmentStore | undefined;
+  /** The balance check of the protocol (v1.2: ProviderDeposits), while started. */
+  deposits: BidderBalanceCheck | undefined;
   /** The API services every transport serves. */
   readonly services: NodeServices;
   private served: NodeServer | undefined;
@@ -123,11 +126,13 @@ export class ProviderNode {
     const version = this.protocol;
     this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, version);
     const deposits = this.balanceCheck(version, this.events);
+    this.deposits = deposits;
     const storer = new CommitmentStorer(this.settlement, c.preconfManager, this.commitments);
-    const storeFailed = commitmentFailure(this.notifier, "commitment_store_failed");
+    const storeFailed = commitmentFailure(this.notifier, "commitment_store_failed", version);
     storer.onStoreFailed = (digest, txnHash, error) => {
-      this.refundUnstored(deposits, digest);
-      storeFailed(digest, txnHash, error);
+      const r = this.commitments?.get(digest);
+      this.refund(deposits, r);
+      storeFailed(digest, txnHash, error, r);
     };
     this.storer = storer;
     const intake = new BidIntake({
@@ -151,9 +156,12 @@ export class ProviderNode {
       commitments: this.commitments,
       events: this.events,
       version,
-      onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
+      onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed", version),
       notices,
-      onOtherProviderWon: (r) => notices.otherProviderWonBlock(r.digest, `0x${r.bidder}`, r.bidAmount),
+      onOtherProviderWon: (r) => {
+        this.refund(deposits, r);
+        notices.otherProviderWonBlock(r.digest, `0x${r.bidder}`, r.bidAmount);
+      },
     });
     this.off = [
       publishPeerEvents(this.notifier, o.network, this.address),
@@ -194,24 +202,22 @@ export class ProviderNode {
 
   /**
    * The balance check of `version`: v1.1's per window, or v1.2's per (bidder, this provider), which gets back what
-   * the commitments of a block another provider won had reserved (their money never leaves the deposit).
+   * some commitments had reserved (`refund`).
    */
   private balanceCheck(version: ProtocolVersion, events: EventPoller): BidderBalanceCheck {
     const c = this.options.contracts;
     if (profileOf(version).deposits === "window")
       return new DepositManager(this.settlement.publicClient, c.bidderRegistry, events);
-    const deposits = new ProviderDeposits(this.settlement.publicClient, c.bidderRegistry, this.address, events);
-    events.on("NewL1Block", (e) => {
-      if ((e.args.winner as string).toLowerCase() === this.address.toLowerCase()) return;
-      for (const r of this.commitments?.forBlock(e.args.blockNumber as bigint) ?? [])
-        if (r.status !== "failed") deposits.refund(`0x${r.bidder}`, r.bidAmount);
-    });
-    return deposits;
+    return new ProviderDeposits(this.settlement.publicClient, c.bidderRegistry, this.address, events);
   }
 
-  /** v1.2: a commitment the chain never stored reserves nothing any more. */
-  private refundUnstored(deposits: BidderBalanceCheck, digest: string): void {
-    const r = this.commitments?.get(digest);
+  /**
+   * v1.2: a commitment whose money never leaves the deposit gives it back, once. As upstream v1.2.5 refunds on its
+   * own notifications, that is a stored commitment of a block another provider won (other_provider_won_block) or one
+   * the chain refused to store (commitment_store_failed): a commitment is one or the other, never both, and one still
+   * pending when its block's winner is recorded is neither then.
+   */
+  private refund(deposits: BidderBalanceCheck, r: CommitmentRecord | undefined): void {
     if (r && deposits instanceof ProviderDeposits) deposits.refund(`0x${r.bidder}`, r.bidAmount);
   }
 

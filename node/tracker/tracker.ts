@@ -31,8 +31,8 @@ export interface TrackerOptions {
   events: EventPoller;
   /** The protocol of the contracts (default v1.1): what the open carries and which refund event the bidder follows. */
   version?: ProtocolVersion;
-  /** Called when an open transaction of this node failed (notifications). */
-  onOpenFailed?: (commitmentDigest: string, txnHash: string, error: string) => void;
+  /** Called when an open transaction of this node failed (notifications), with the commitment's record. */
+  onOpenFailed?: (commitmentDigest: string, txnHash: string, error: string, r: CommitmentRecord) => void;
   /** transaction_settled and transaction_payment for this node's commitments (they do nothing on a v1.1 node). */
   notices?: Pick<V12Notices, "transactionSettled" | "transactionPayment">;
   /**
@@ -205,7 +205,7 @@ export class CommitmentTracker {
         });
       this.o.commitments.setStatus(r.digest, "failed", `failed to open commitment: ${msg}`);
       this.log.warn("open transaction failed", { commitment: r.digest, error: msg });
-      this.o.onOpenFailed?.(r.digest, r.txnHash, msg);
+      this.o.onOpenFailed?.(r.digest, r.txnHash, msg, r);
     }
   }
 
