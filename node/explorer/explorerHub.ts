@@ -49,8 +49,10 @@ export class ExplorerHub {
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(readonly sources: ExplorerSources) {
-    this.unsubscribe.push(sources.chain.subscribe((c) => this.send("chain", toJson(c))));
-    if (sources.bids) this.unsubscribe.push(sources.bids.subscribe((b) => this.send("bids", toJson(b))));
+    // Changes are put in JSON only while a page is open (a devnet under load changes every few milliseconds).
+    this.unsubscribe.push(sources.chain.subscribe((c) => this.clients.size && this.send("chain", toJson(c))));
+    if (sources.bids)
+      this.unsubscribe.push(sources.bids.subscribe((b) => this.clients.size && this.send("bids", toJson(b))));
   }
 
   async snapshot(): Promise<Record<string, unknown>> {

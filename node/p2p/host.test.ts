@@ -139,3 +139,46 @@ test("frames sent in one turn of the event loop, on two streams of a connection,
     await a.stop();
   }
 });
+
+test("frames sent in one turn of the event loop are one Noise message, and a long run of them arrives whole", async () => {
+  const a = await createHost({ nodeKey: KEYS[0], listen, blocklist: new Blocklist() });
+  const b = await createHost({ nodeKey: KEYS[1], listen, blocklist: new Blocklist() });
+  await a.start();
+  await b.start();
+  const write = net.Socket.prototype.write;
+  try {
+    const PROTOCOL = "/mev-commit-test/sink/1.0.0";
+    const received: Uint8Array[] = [];
+    await a.handle(PROTOCOL, async (stream) => {
+      const lp = lpStream(stream);
+      for (;;) received.push((await lp.read()).subarray());
+    });
+    const one = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
+    const two = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
+    await Promise.all([one.write(Uint8Array.of(0)), two.write(Uint8Array.of(0))]);
+    await until("the first messages", 5_000, () => received.length === 2);
+    await Bun.sleep(100); // the streams' opening frames are all out
+    const written: Uint8Array[] = [];
+    net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net.Socket["write"]>) {
+      const chunk = args[0];
+      if (chunk instanceof Uint8Array) written.push(Uint8Array.from(chunk));
+      return write.apply(this, args);
+    } as net.Socket["write"];
+    await Promise.all([one.write(Uint8Array.of(1)), two.write(Uint8Array.of(2)), one.write(Uint8Array.of(3))]);
+    await until("the three messages", 5_000, () => received.length === 5);
+    await Bun.sleep(100);
+    expect(written.length).toBe(1);
+    // A Noise message is its 2-byte big-endian length, then that many bytes: the write holds exactly one.
+    const w = written[0]!;
+    expect(2 + ((w[0]! << 8) | w[1]!)).toBe(w.byteLength);
+    // More than one Noise message's worth (65,519 bytes of plaintext) in one turn, in many frames: all of it, in order.
+    const big = Array.from({ length: 40 }, (_, i) => new Uint8Array(4_000).fill(i));
+    await Promise.all(big.map((m) => one.write(m)));
+    await until("the long run", 5_000, () => received.length === 5 + big.length);
+    expect(received.slice(5)).toEqual(big);
+  } finally {
+    net.Socket.prototype.write = write;
+    await b.stop();
+    await a.stop();
+  }
+});

@@ -13,6 +13,7 @@ import { tcp } from "@libp2p/tcp";
 import { createLibp2p, type Libp2p } from "libp2p";
 import { skipKnownProtocolMerges } from "./peerStoreProtocols.ts";
 import { libp2pLoggerOption } from "./quietLogger.ts";
+import { withEncryptionPerTurn } from "./turnEncryption.ts";
 import { writesPerTurn } from "./turnWrites.ts";
 import "./yamuxWindowUpdates.ts";
 import { libp2pKeyOf } from "./wire/peerIdentity.ts";
@@ -62,7 +63,7 @@ export async function createHost(o: HostOptions): Promise<Host> {
     ...libp2pLoggerOption(),
     addresses: { listen: o.listen, appendAnnounce: o.announce ?? [] },
     transports: [tcpTransport()],
-    connectionEncrypters: [noise({ crypto: bunNoiseCrypto })],
+    connectionEncrypters: [withEncryptionPerTurn(noise({ crypto: bunNoiseCrypto }))],
     streamMuxers: [yamux()],
     services: { identify: identify() },
     connectionGater: {

@@ -9,10 +9,13 @@
  * other bids in flight. Each socket write was a system call and each read a round of js-libp2p's events on the
  * peer (docs/performance.md, "Over libp2p").
  *
+ * Above it, Noise encrypts what yamux hands it in one turn as one message (turnEncryption.ts).
+ *
  * Back-pressure is kept: a send answers "cannot send more" only while the socket itself refused more, so the
  * socket's 'drain' always follows. A close or reset of the connection first writes what is held.
  */
 import type { MultiaddrConnection } from "@libp2p/interface";
+import { atTurnEnd } from "./turnEnd.ts";
 
 /** What @libp2p/tcp's connection is handed to write: a Uint8ArrayList, read by iterating it, or an array. */
 type Sendable = Iterable<Uint8Array>;
@@ -56,7 +59,7 @@ export function writesPerTurn(maConn: MultiaddrConnection): MultiaddrConnection 
     heldBytes += sentBytes;
     if (!scheduled) {
       scheduled = true;
-      setImmediate(flush);
+      atTurnEnd(flush);
     }
     return { sentBytes, canSendMore: !full };
   };

@@ -1,6 +1,7 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { secp256k1 as noble } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
+import secp from "secp256k1";
 import { privateKeyToAccount } from "viem/accounts";
 import { VECTOR } from "../testing/testVectors.ts";
 import { bigIntToBytes, bytesToBigInt, bytesToHex, hexToBytes, utf8 } from "./bytes.ts";
@@ -94,5 +95,23 @@ describe("rejections (OpenZeppelin ECDSA.recover rules)", () => {
   test("bad private keys are named errors", () => {
     expect(() => signDigest(new Uint8Array(32), digest)).toThrow(InvalidPrivateKeyError);
     expect(() => signDigest("abcd", digest)).toThrow(InvalidPrivateKeyError);
+  });
+
+  test("a signature checked again over the same digest is not recovered again; any other byte is", () => {
+    const key = keccak_256(utf8("recover once"));
+    const d = keccak_256(utf8("one digest"));
+    const signed = signDigest(key, d);
+    const recover = spyOn(secp, "ecdsaRecover");
+    try {
+      const signer = privateKeyToAccount(`0x${bytesToHex(key)}`).address;
+      expect(recoverAddress(d, signed)).toBe(signer);
+      expect(recoverAddress(d, signed.slice())).toBe(signer);
+      expect(recover).toHaveBeenCalledTimes(1);
+      const other = keccak_256(utf8("another digest"));
+      expect(recoverAddress(other, signed)).not.toBe(signer);
+      expect(recover).toHaveBeenCalledTimes(2);
+    } finally {
+      recover.mockRestore();
+    }
   });
 });

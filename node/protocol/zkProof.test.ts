@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { bn254 } from "@noble/curves/bn254.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { VECTOR } from "../testing/testVectors.ts";
-import { BN254_CURVE_ORDER, randomKeyPair } from "./bn254.ts";
+import { BN254_CURVE_ORDER, randomKeyPair, sharedPoint } from "./bn254.ts";
 import { bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes } from "./bytes.ts";
 import { initCrypto } from "./initCrypto.ts";
 import { bidderZkProofArray, proveOpening, verifyOpening, zkContextHash, zkProofArray } from "./zkProof.ts";
@@ -61,6 +61,20 @@ describe("opening proof", () => {
     const c = bytesToBigInt(keccak_256(pre)) & ((1n << 253n) - 1n);
     expect(proof.c).toBe(c);
     expect(proof.z).toBe((((k - a * c) % BN254_CURVE_ORDER) + BN254_CURVE_ORDER) % BN254_CURVE_ORDER);
+  });
+
+  test("the shared key the caller passes is the one proven (the stored commitment's), with the same proof", () => {
+    const provider = randomKeyPair();
+    const bidder = randomKeyPair();
+    const k = 0xabcdef987654321n;
+    const common = { providerSecret: provider.secret, bidderPublicKey: bidder.publicKey, chainId: 31337n, nonce: k };
+    const computed = proveOpening(common);
+    const given = proveOpening({ ...common, sharedKey: sharedPoint(bidder.secret, provider.publicKey) });
+    expect(given).toEqual(computed);
+    expect(verifyOpening(zkProofArray(given), 31337n)).toBe(true);
+    const wrong = proveOpening({ ...common, sharedKey: provider.publicKey });
+    expect(wrong.sharedKey).toEqual(provider.publicKey);
+    expect(verifyOpening(zkProofArray(wrong), 31337n)).toBe(false);
   });
 
   test("a bidder-opened proof array carries zeros where the contract expects them", () => {

@@ -74,12 +74,25 @@ export interface ProveOpeningInput {
   readonly chainId: bigint;
   /** Fixed nonce k, for reproducible tests only; omitted → fresh CSPRNG scalar. */
   readonly nonce?: bigint;
+  /**
+   * C = a·B when the caller has it (the shared key of the stored commitment, computed when it was signed): saves a
+   * variable-base multiplication (~0.1 ms) per opening. Computed here when absent.
+   */
+  readonly sharedKey?: G1Point;
+}
+
+/** The last provider key derived: a provider opens its commitments with one NIKE secret. */
+let lastKey: { secret: bigint; publicKey: G1Point } | undefined;
+
+function providerPublicKeyOf(secret: bigint): G1Point {
+  if (lastKey?.secret !== secret) lastKey = { secret, publicKey: publicKeyOf(secret) };
+  return lastKey.publicKey;
 }
 
 export function proveOpening(input: ProveOpeningInput): OpeningProof {
   const a = input.providerSecret;
-  const providerPublicKey = publicKeyOf(a);
-  const sharedKey = sharedPoint(a, input.bidderPublicKey);
+  const providerPublicKey = providerPublicKeyOf(a);
+  const sharedKey = input.sharedKey ?? sharedPoint(a, input.bidderPublicKey);
   const k = input.nonce ?? randomScalar();
   const t1 = g1Mul(G1_GENERATOR, k);
   const t2 = g1Mul(input.bidderPublicKey, k);

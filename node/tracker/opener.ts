@@ -27,7 +27,12 @@ export async function openCommitment(
   const zkProof =
     who.role === "provider"
       ? zkProofArray(
-          proveOpening({ providerSecret: who.nikeSecret, bidderPublicKey: bidderPk, chainId: BigInt(c.chain.id) }),
+          proveOpening({
+            providerSecret: who.nikeSecret,
+            bidderPublicKey: bidderPk,
+            sharedKey: { x: r.sharedX, y: r.sharedY },
+            chainId: BigInt(c.chain.id),
+          }),
         )
       : bidderZkProofArray(bidderPk, { x: r.sharedX, y: r.sharedY });
   const params = {

@@ -69,6 +69,8 @@ const USAGE = `Usage: npm run bench:bids -- [options]
                            first-commitment p50/p99, commitments per bid and bids short of one per provider
   --in-flight LIST         with --target: bids in flight at each level (default 1,8,32)
   --target-bids N          with --target: bids timed at each level (default 200)
+  --pid PID                with --target: the target's process on this machine (a devnet's pid); prints its CPU
+                           per bid at each level, every thread's and its main thread's (from /proc)
   --networks LIST          libp2p,in-process (default both, side by side; libp2p, the devnet's default, first)
   --transports LIST        http,grpc: how the bids reach the bidder (default both, side by side)
   --latency-bids N         bids sent one at a time, traced (default 200)
@@ -104,6 +106,7 @@ const { values: args } = parseCliArgs({
     target: { type: "string" },
     "in-flight": { type: "string", default: "1,8,32" },
     "target-bids": { type: "string", default: "200" },
+    pid: { type: "string" },
     transports: { type: "string", default: "http,grpc" },
     "latency-bids": { type: "string", default: "200" },
     bids: { type: "string", default: "1000" },
@@ -194,6 +197,7 @@ if (args.target !== undefined) {
     levels,
     bids: positive("target-bids", args["target-bids"]!),
     warmup: WARMUP,
+    ...(args.pid !== undefined ? { pid: positive("pid", args.pid) } : {}),
     print: console.log,
   });
   process.exit(rows.some((r) => r.commitmentsPerBid > 0) ? 0 : 1);

@@ -50,6 +50,11 @@ export function mainThreadCpuMs(): number | undefined {
   return cpuMsOfStat(`/proc/self/task/${process.pid}/stat`);
 }
 
+/** CPU time (user + system) of another process's main thread (a devnet's event loop) so far, from /proc, ms. */
+export function mainThreadCpuMsOf(pid: number): number | undefined {
+  return cpuMsOfStat(`/proc/${pid}/task/${pid}/stat`);
+}
+
 function cpuMsOfStat(path: string): number | undefined {
   try {
     const fields = readFileSync(path, "utf8").split(") ")[1]!.split(" ");

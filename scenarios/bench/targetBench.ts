@@ -13,7 +13,7 @@ import { CliFailure } from "../../lib/cli.ts";
 import type { Target } from "../../node/devnet/target.ts";
 import { driveClosed, summarise } from "./bidPhase.ts";
 import { bidBodies, ms } from "./common.ts";
-import { headAndPool } from "./health.ts";
+import { cpuMsOf, headAndPool, mainThreadCpuMsOf } from "./health.ts";
 
 export interface TargetBenchOptions {
   targetFile: string;
@@ -23,6 +23,8 @@ export interface TargetBenchOptions {
   bids: number;
   /** Untimed bids before the first level. */
   warmup: number;
+  /** The target's process on this machine (a devnet's pid): its CPU per bid at each level is printed. */
+  pid?: number;
   print: (line: string) => void;
 }
 
@@ -40,6 +42,9 @@ export interface TargetLevelResult {
   /** Commitments received per second: the throughput to compare when a side answers bids without commitments. */
   commitmentsPerSec: number;
   load: string;
+  /** With a pid: the process's CPU (every thread) and its main thread's, ms per bid. */
+  cpuMsPerBid?: number;
+  loopCpuMsPerBid?: number;
 }
 
 const loadavg = () =>
@@ -79,7 +84,13 @@ export async function targetBench(o: TargetBenchOptions): Promise<TargetLevelRes
   try {
     if (o.warmup > 0) await driveClosed(target.bidderUrl, body, o.warmup, 1);
     for (const inFlight of o.levels) {
+      const cpu0 = o.pid === undefined ? undefined : cpuMsOf(o.pid);
+      const loop0 = o.pid === undefined ? undefined : mainThreadCpuMsOf(o.pid);
       const s = summarise(await driveClosed(target.bidderUrl, body, o.bids, inFlight), providers);
+      const cpu1 = o.pid === undefined ? undefined : cpuMsOf(o.pid);
+      const loop1 = o.pid === undefined ? undefined : mainThreadCpuMsOf(o.pid);
+      const perBid = (a?: number, b?: number) =>
+        a === undefined || b === undefined || !s.bids ? undefined : (b - a) / s.bids;
       rows.push({
         inFlight,
         bids: s.bids,
@@ -91,6 +102,8 @@ export async function targetBench(o: TargetBenchOptions): Promise<TargetLevelRes
         bidsPerSec: s.bidsPerSec,
         commitmentsPerSec: s.commitmentsPerSec,
         load: loadavg(),
+        cpuMsPerBid: perBid(cpu0, cpu1),
+        loopCpuMsPerBid: perBid(loop0, loop1),
       });
       if (s.firstError) o.print(`  ${inFlight} in flight: first error: ${s.firstError}`);
     }
@@ -100,6 +113,8 @@ export async function targetBench(o: TargetBenchOptions): Promise<TargetLevelRes
   for (const line of targetTableLines(rows, providers)) o.print(line);
   return rows;
 }
+
+const msOf = (v: number | undefined) => (v === undefined ? "n/a" : `${v.toFixed(2)} ms`);
 
 export function targetTableLines(rows: TargetLevelResult[], providers: number): string[] {
   const head = [
@@ -114,6 +129,8 @@ export function targetTableLines(rows: TargetLevelResult[], providers: number): 
     "errors",
     "load average",
   ];
+  const withCpu = rows.some((r) => r.cpuMsPerBid !== undefined);
+  if (withCpu) head.splice(head.length - 1, 0, "CPU/bid", "loop CPU/bid");
   const cells = rows.map((r) => [
     String(r.inFlight),
     String(r.bids),
@@ -124,6 +141,7 @@ export function targetTableLines(rows: TargetLevelResult[], providers: number): 
     r.commitmentsPerBid.toFixed(2),
     String(r.short),
     String(r.errors),
+    ...(withCpu ? [msOf(r.cpuMsPerBid), msOf(r.loopCpuMsPerBid)] : []),
     r.load.split(" ")[0]!,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
