@@ -144,12 +144,13 @@ EOF
 
 # Starts the bidder (again) until every provider logged its AES key: upstream's bidder sends its key once per
 # provider connection, and a send that comes before the provider's handler is up is reset (docs/conformance.md §8).
+# Each attempt counts afresh: a key a provider logged from an earlier attempt's bidder is no longer the bidder's.
 start_bidder() {
   local before=() ok=0
-  for i in $(seq 1 "$providers"); do before[i]=$(key_exchanges "$i"); done
   for attempt in 1 2 3 4 5; do
     log "bidder (attempt $attempt): waiting for every provider to log its AES key"
     stop_pid bidder
+    for i in $(seq 1 "$providers"); do before[i]=$(key_exchanges "$i"); done
     sleep 3
     start_node bidder bidder "$BIDDER_ACCOUNT" $((base + 90)) --bootnodes "$bootnodes"
     for _ in $(seq 1 30); do
