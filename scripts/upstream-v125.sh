@@ -4,7 +4,7 @@
 # is built outside this repository and nothing of it is copied here.
 #
 #   scripts/upstream-v125.sh build --src DIR --bin FILE [--repo GIT_DIR_OR_URL]
-#   scripts/upstream-v125.sh start --target FILE --run-dir DIR --port-base N --bin FILE [--providers 1|2] [--apps yes|no]
+#   scripts/upstream-v125.sh start --target FILE --run-dir DIR --port-base N --bin FILE [--providers 1|2|3] [--apps yes|no]
 #   scripts/upstream-v125.sh demo  --run-dir DIR      one deposit per provider, one bid, its commitments opened
 #   scripts/upstream-v125.sh restart --run-dir DIR    starts again whichever node does not answer (the suite's `restart`)
 #   scripts/upstream-v125.sh stop  --run-dir DIR
@@ -12,13 +12,14 @@
 # `start` writes DIR/target.json (the devnet's target plus the nodes and the restart command) for the conformance
 # suite. `--apps no` attaches no provider application, as the suite wants: it attaches its own, and upstream hands
 # each bid to one of the streams that read a provider's bids, so a second reader would take bids from the suite.
+# `--providers 3` adds the provider that the suite's withdrawal-request and unstake scenarios take for their own.
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$REPO_ROOT/node_modules/.bin:$PATH"
 TAG=v1.2.5
 BIDDER_ACCOUNT=2
-PROVIDER_ACCOUNTS=(3 4)
+PROVIDER_ACCOUNTS=(3 4 5)
 BOOTNODE_ACCOUNT=16
 STAKE_WEI=20000000000000000000
 DEPOSIT_WEI=1000000000000000000
@@ -143,12 +144,13 @@ EOF
 
 # Starts the bidder (again) until every provider logged its AES key: upstream's bidder sends its key once per
 # provider connection, and a send that comes before the provider's handler is up is reset (docs/conformance.md §8).
+# Each attempt counts afresh: a key a provider logged from an earlier attempt's bidder is no longer the bidder's.
 start_bidder() {
   local before=() ok=0
-  for i in $(seq 1 "$providers"); do before[i]=$(key_exchanges "$i"); done
   for attempt in 1 2 3 4 5; do
     log "bidder (attempt $attempt): waiting for every provider to log its AES key"
     stop_pid bidder
+    for i in $(seq 1 "$providers"); do before[i]=$(key_exchanges "$i"); done
     sleep 3
     start_node bidder bidder "$BIDDER_ACCOUNT" $((base + 90)) --bootnodes "$bootnodes"
     for _ in $(seq 1 30); do
@@ -168,6 +170,7 @@ start() {
   [ -n "$target" ] && [ -n "$run" ] && [ -n "$base" ] && [ -n "$bin" ] ||
     die "start needs --target FILE --run-dir DIR --port-base N --bin FILE"
   [ -x "$bin" ] || die "no binary at $bin (run build first)"
+  case "$providers" in 1 | 2 | 3) ;; *) die "--providers takes 1, 2 or 3 (dev accounts 3, 4, 5), not $providers" ;; esac
   [ "$(json "$target" .protocol)" = v1.2 ] || die "$target is not a v1.2 devnet's (start it with --protocol v1.2 --no-nodes)"
   mkdir -p "$run"
   target=$(cd "$(dirname "$target")" && pwd)/$(basename "$target")

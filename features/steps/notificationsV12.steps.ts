@@ -6,7 +6,9 @@ import { expect } from "bun:test";
 import { Then } from "@cucumber/cucumber";
 import { MevCommitError } from "../../lib/errors.ts";
 import { notificationsOf } from "../support/notifications.ts";
+import { observationAttachment } from "../support/observations.ts";
 import { settlementOf } from "../support/settlement.ts";
+import { holdsSlashByte, SLASH_BYTE_DIGEST } from "../support/slashByteDigest.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 export class NotificationV12CheckError extends MevCommitError {}
@@ -15,21 +17,22 @@ export class NotificationV12CheckError extends MevCommitError {}
 const WAIT_MS = 50_000;
 const bare = (hex: string) => hex.toLowerCase().replace(/^0x/, "");
 
-/** The first notification of `topic` whose value `matches`, waited for. */
+/** The first notification of `topic` whose value `matches`, waited for (up to `waitMs`). */
 async function firstOf(
   world: ConformanceWorld,
   name: string,
   topic: string,
   matches: (v: Record<string, unknown>) => boolean,
+  waitMs = WAIT_MS,
 ): Promise<Record<string, unknown>> {
   const s = notificationsOf(world).subscriber(name);
-  const deadline = performance.now() + WAIT_MS;
+  const deadline = performance.now() + waitMs;
   for (;;) {
     const n = s.notifications.find((x) => x.topic === topic && matches(x.value as Record<string, unknown>));
     if (n) return n.value as Record<string, unknown>;
     if (performance.now() > deadline || s.ended)
       throw new NotificationV12CheckError(
-        `subscriber "${name}" received no ${topic} about the scenario's commitment within ${WAIT_MS} ms:\n${s.describe()}`,
+        `subscriber "${name}" received no ${topic} about the scenario's commitment within ${waitMs} ms:\n${s.describe()}`,
       );
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -47,6 +50,9 @@ const sameHashes = (world: ConformanceWorld) => (v: Record<string, unknown>) =>
     .map(bare)
     .join(",") === txHashesOf(world).join(",");
 
+/** How long a commitment whose digest holds a 0x2f byte waits for its notification before the try counts as observed. */
+const SLASH_BYTE_WAIT_MS = 15_000;
+
 Then(
   // [0-9]+, not \d+: cucumber turns a group that matches its int type's pattern into a number.
   /^subscriber "([^"]+)" soon receives other_provider_won_block for provider (\d+)'s commitment, with the bidder and ([0-9]+) wei$/,
@@ -56,7 +62,19 @@ Then(
     if (mine.length !== 1)
       throw new NotificationV12CheckError(`expected one commitment from provider ${p}, got ${mine.length}`);
     const digest = bare(mine[0]!.digest);
-    const v = await firstOf(this, name, "other_provider_won_block", (x) => x.commitmentDigest === digest);
+    const about = (x: Record<string, unknown>) => x.commitmentDigest === digest;
+    if (holdsSlashByte(digest)) {
+      // Upstream's v1.2.5 node drops such a commitment from its store when it is the first of the store's commitments
+      // in key order (docs/conformance.md §10): the digest is chance and the store's history the node's, so the try
+      // is reported, not judged.
+      const got = await firstOf(this, name, "other_provider_won_block", about, SLASH_BYTE_WAIT_MS).catch(() => null);
+      const detail = `provider ${p}'s commitment ${digest} holds a 0x2f byte; ${got ? "announced" : `not announced within ${SLASH_BYTE_WAIT_MS} ms`}`;
+      this.attach(observationAttachment({ what: SLASH_BYTE_DIGEST, observed: !got, detail }), "text/plain");
+      if (!got) return;
+      expect(got).toEqual({ commitmentDigest: digest, bidder: bare(this.target.bidderAddress), bidAmount: wei });
+      return;
+    }
+    const v = await firstOf(this, name, "other_provider_won_block", about);
     expect(v).toEqual({ commitmentDigest: digest, bidder: bare(this.target.bidderAddress), bidAmount: wei });
   },
 );
