@@ -28,6 +28,7 @@ import {
 import { argsErrorMessage, describeCliError } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 import { markDown, probeTarget, restartTarget, targetDown } from "../support/health.ts";
+import { leftOnTarget } from "../support/leftOnTarget.ts";
 import {
   preflight,
   preflightJson,
@@ -261,6 +262,7 @@ async function main(argv: string[]): Promise<number> {
     startedAt: started.toISOString(),
     durationMs: Date.now() - started.getTime(),
     preflight: pf ? preflightJson(pf) : null,
+    leftOnTarget: leftOnTarget(),
   });
   const collector = new ResultCollector();
   if (pf?.stop) {

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "@cucumber/messages";
 import Ajv from "ajv";
+import { leftOnTarget, recordLeftOnTarget } from "../support/leftOnTarget.ts";
 import { observationAttachment, parseObservation } from "../support/observations.ts";
 import { ResultCollector, type RunInfo, resultJson, summaryText } from "./results.ts";
 
@@ -119,4 +120,16 @@ test("an attachment that is not an observation is none", () => {
     observed: false,
     detail: "d",
   });
+});
+
+test("what a run left on a target's chains reaches the result, valid against its schema", () => {
+  const c = new ResultCollector();
+  c.startPass();
+  for (const e of scenario(1, [])) c.onMessage(e);
+  recordLeftOnTarget(["left: provider 3 (0x…) asked to unstake"]);
+  const json = resultJson({ ...info, leftOnTarget: leftOnTarget() }, c);
+  expect(json.leftOnTarget).toEqual(["left: provider 3 (0x…) asked to unstake"]);
+  const validate = new Ajv({ allErrors: true }).compile(schema);
+  expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+  expect(resultJson(info, c).leftOnTarget).toEqual([]);
 });

@@ -194,6 +194,8 @@ export interface RunInfo {
   durationMs: number;
   /** What the preflight checked and arranged before the first scenario (features/support/preflight.ts). */
   preflight?: ReturnType<typeof preflightJson> | null;
+  /** What the run left on a target's chains that the suite cannot undo (features/support/onChainLeftovers.ts). */
+  leftOnTarget?: string[];
 }
 
 export function resultJson(info: RunInfo, c: ResultCollector) {
@@ -215,6 +217,7 @@ export function resultJson(info: RunInfo, c: ResultCollector) {
     totals,
     byLevel: Object.fromEntries(LEVELS.map((l) => [l, c.counts((s) => s.level === l)])),
     observations: observationTotals(c.scenarios),
+    leftOnTarget: info.leftOnTarget ?? [],
     scenarios: c.scenarios,
   };
 }

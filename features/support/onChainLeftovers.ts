@@ -14,6 +14,7 @@ import { type Address, formatEther, parseEventLogs } from "viem";
 import { providerRegistryAbi } from "./abi.ts";
 import { chainOf } from "./chain.ts";
 import { targetDown } from "./health.ts";
+import { recordLeftOnTarget } from "./leftOnTarget.ts";
 import { run } from "./run.ts";
 import type { Target } from "./target.ts";
 
@@ -115,6 +116,7 @@ AfterAll({ timeout: 60_000 }, async () => {
   const lines = await onChainLeftovers(p).catch((e: Error) => [
     `left unknown: what this pass left on the target's chains (${e.message.split("\n")[0]})`,
   ]);
+  recordLeftOnTarget(lines);
   if (lines.length)
     console.log(`\nWhat this pass left on the target's chains:\n${lines.map((l) => `  ${l}`).join("\n")}`);
 });
