@@ -12,6 +12,7 @@
 import { expect } from "bun:test";
 import { Before, type DataTable, defineParameterType, Given, Then, When } from "@cucumber/cucumber";
 import { formatEther, parseEther, parseGwei } from "viem";
+import { judgeCurrent, parseCurrentCell } from "../support/autoDepositCurrent.ts";
 import { chainOf, freshClosedWindow, freshWindowsAhead } from "../support/chain.ts";
 import type { Unary, WindowChoice } from "../support/clients/api.ts";
 import { observationAttachment } from "../support/observations.ts";
@@ -694,46 +695,24 @@ Then("the auto-deposit status soon lists windows {windowRefs}", async function (
   );
 });
 
-/** The race a `current` of "yes or stale" reports (its docs/divergences.md entry). */
-const STALE_CURRENT = "AutoDepositStatus isCurrent";
-
-/**
- * `current` is "yes", "no", or "yes or stale": the window must be marked current, but a node whose auto-depositor
- * still holds the window of an earlier auto-deposit of its process (upstream keeps a window event of the last one
- * queued and takes it as the latest when the next one starts) may mark an earlier window instead. That is reported
- * as an observation, not judged; a later window or two windows marked current still fail.
- */
+/** Each row's window, amount and block range, and its `current` as features/support/autoDepositCurrent.ts judges it. */
 function checkStatusLists(world: ConformanceWorld, s: Awaited<ReturnType<typeof fetchStatus>>, table: DataTable): void {
   for (const row of table.hashes()) {
     const w = resolveWindow(world, row.window!);
     const { start, end } = windowRange(w);
-    if (row.current !== "yes" && row.current !== "no" && row.current !== "yes or stale")
-      throw new Error(`current must be "yes", "no" or "yes or stale", not "${row.current}"`);
+    const want = parseCurrentCell(row.current);
     const entry = s.windowBalances.find((b) => b.windowNumber === w.toString());
     expect(entry, `window ${w} in the status ${JSON.stringify(s)}`).toBeDefined();
-    const want = {
+    expect({ ...entry!, isCurrent: undefined }).toEqual({
       depositedAmount: parseAmount(row.deposited!).toString(),
       windowNumber: w.toString(),
+      isCurrent: undefined,
       startBlockNumber: start.toString(),
       endBlockNumber: end.toString(),
-    };
-    if (row.current !== "yes or stale") {
-      expect(entry).toEqual({ ...want, isCurrent: row.current === "yes" });
-      continue;
-    }
-    expect({ ...entry!, isCurrent: undefined }).toEqual({ ...want, isCurrent: undefined });
-    const current = s.windowBalances.filter((b) => b.isCurrent).map((b) => BigInt(b.windowNumber));
-    const stale = !entry!.isCurrent;
-    if (stale)
-      expect(
-        current.filter((c) => c >= w),
-        `window ${w} or an earlier one marked current, none later: ${JSON.stringify(s)}`,
-      ).toEqual([]);
-    expect(current.length, `at most one window marked current: ${JSON.stringify(s)}`).toBeLessThanOrEqual(1);
-    const detail = stale
-      ? `window ${w} not marked current; marked current: ${current.length ? current.join(", ") : "no listed window"}`
-      : `window ${w} marked current`;
-    world.attach(observationAttachment({ what: STALE_CURRENT, observed: stale, detail }), "text/plain");
+    });
+    const { problem, observation } = judgeCurrent(s.windowBalances, w, want);
+    if (problem) throw new Error(`${problem}: ${JSON.stringify(s)}`);
+    if (observation) world.attach(observationAttachment(observation), "text/plain");
   }
 }
 
