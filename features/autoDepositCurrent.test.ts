@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { judgeCurrent, parseCurrentCell, STALE_CURRENT } from "./autoDepositCurrent.ts";
+import { judgeCurrent, parseCurrentCell, STALE_CURRENT } from "./support/autoDepositCurrent.ts";
 
 const status = (current: number[], windows = [9, 10, 11]) =>
   windows.map((w) => ({ windowNumber: String(w), isCurrent: current.includes(w) }));
