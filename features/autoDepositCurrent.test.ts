@@ -36,7 +36,14 @@ test("'yes' and 'no' are judged, with no observation", () => {
   expect(judgeCurrent(status([10]), 12n, "no").problem).toBe("window 12 is not listed");
 });
 
-test("a current cell other than yes, no or 'yes or stale' is refused", () => {
+test("'any' judges only that the window is listed", () => {
+  expect(judgeCurrent(status([10]), 10n, "any")).toEqual({ problem: null, observation: null });
+  expect(judgeCurrent(status([]), 10n, "any")).toEqual({ problem: null, observation: null });
+  expect(judgeCurrent(status([10]), 12n, "any").problem).toBe("window 12 is not listed");
+});
+
+test("a current cell other than yes, no, 'yes or stale' or any is refused", () => {
   expect(parseCurrentCell("yes or stale")).toBe("yes or stale");
-  expect(() => parseCurrentCell("maybe")).toThrow('current must be "yes", "no" or "yes or stale", not "maybe"');
+  expect(parseCurrentCell("any")).toBe("any");
+  expect(() => parseCurrentCell("maybe")).toThrow('current must be "yes", "no", "yes or stale" or "any", not "maybe"');
 });

@@ -244,12 +244,14 @@ Feature: Bidder deposits into windows
 
   @upstream @sim
   Scenario: withdraw of one closed window answers its amount
+    `current` is not judged: upstream marks the window after the last one its auto-depositor saw, which after a
+    cancel stays where that auto-deposit stopped and may be the closed window K.
     Given L1 is past window 8
     And a fresh closed window K
     And the bidder has deposited 1 ETH into window K
     And the auto-deposit status soon lists:
       | window | deposited | current |
-      | K      | 1 ETH     | no      |
+      | K      | 1 ETH     | any     |
     When the bidder withdraws window K alone
     Then the deposit answer is 1 ETH in window K
     And BidderRegistry holds nothing for the bidder in window K
