@@ -244,12 +244,14 @@ Feature: Bidder deposits into windows
 
   @upstream @sim
   Scenario: withdraw of one closed window answers its amount
+    `current` is not judged: upstream marks the window after the last one its auto-depositor saw, which after a
+    cancel stays where that auto-deposit stopped and may be the closed window K.
     Given L1 is past window 8
     And a fresh closed window K
     And the bidder has deposited 1 ETH into window K
     And the auto-deposit status soon lists:
       | window | deposited | current |
-      | K      | 1 ETH     | no      |
+      | K      | 1 ETH     | any     |
     When the bidder withdraws window K alone
     Then the deposit answer is 1 ETH in window K
     And BidderRegistry holds nothing for the bidder in window K
@@ -284,6 +286,9 @@ Feature: Bidder deposits into windows
   @upstream @sim @auto-deposit @clean-bidder
   Scenario: auto-deposit keeps the next two windows funded and withdraws closed ones
     Runs first (@clean-bidder) with the next scenario, before it, and leaves no window on the bidder's record.
+    Right after a start, "yes or stale": upstream's auto-depositor may take a window event queued by an earlier
+    auto-deposit of its process as the latest and mark an earlier window current (docs/divergences.md,
+    "AutoDepositStatus isCurrent"); that is an observation, and a window event of this auto-deposit sets it right.
     Given the bidder holds no deposit in the 3 windows after the current one
     And the current window is noted as C
     When the bidder starts auto-deposit of 1 ETH per window
@@ -291,9 +296,9 @@ Feature: Bidder deposits into windows
     And BidderRegistry soon holds 1 ETH for the bidder in windows C+1 and C+2
     And the auto-deposit status is enabled
     And the auto-deposit status soon lists:
-      | window | deposited | current |
-      | C+1    | 1 ETH     | yes     |
-      | C+2    | 1 ETH     | no      |
+      | window | deposited | current      |
+      | C+1    | 1 ETH     | yes or stale |
+      | C+2    | 1 ETH     | no           |
     When L1 advances to window C+1
     Then BidderRegistry soon holds 1 ETH for the bidder in windows C+1, C+2 and C+3
     When L1 advances to window C+2

@@ -12,8 +12,10 @@
 import { expect } from "bun:test";
 import { Before, type DataTable, defineParameterType, Given, Then, When } from "@cucumber/cucumber";
 import { formatEther, parseEther, parseGwei } from "viem";
+import { judgeCurrent, parseCurrentCell } from "../support/autoDepositCurrent.ts";
 import { chainOf, freshClosedWindow, freshWindowsAhead } from "../support/chain.ts";
 import type { Unary, WindowChoice } from "../support/clients/api.ts";
+import { observationAttachment } from "../support/observations.ts";
 import { stableText } from "../support/protocol.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
@@ -693,21 +695,24 @@ Then("the auto-deposit status soon lists windows {windowRefs}", async function (
   );
 });
 
+/** Each row's window, amount and block range, and its `current` as features/support/autoDepositCurrent.ts judges it. */
 function checkStatusLists(world: ConformanceWorld, s: Awaited<ReturnType<typeof fetchStatus>>, table: DataTable): void {
   for (const row of table.hashes()) {
     const w = resolveWindow(world, row.window!);
     const { start, end } = windowRange(w);
-    if (row.current !== "yes" && row.current !== "no")
-      throw new Error(`current must be "yes" or "no", not "${row.current}"`);
+    const want = parseCurrentCell(row.current);
     const entry = s.windowBalances.find((b) => b.windowNumber === w.toString());
     expect(entry, `window ${w} in the status ${JSON.stringify(s)}`).toBeDefined();
-    expect(entry).toEqual({
+    expect({ ...entry!, isCurrent: undefined }).toEqual({
       depositedAmount: parseAmount(row.deposited!).toString(),
       windowNumber: w.toString(),
-      isCurrent: row.current === "yes",
+      isCurrent: undefined,
       startBlockNumber: start.toString(),
       endBlockNumber: end.toString(),
     });
+    const { problem, observation } = judgeCurrent(s.windowBalances, w, want);
+    if (problem) throw new Error(`${problem}: ${JSON.stringify(s)}`);
+    if (observation) world.attach(observationAttachment(observation), "text/plain");
   }
 }
 
