@@ -6,11 +6,10 @@
  * parses the frames from one chunk: one ChaCha20-Poly1305 call, one length prefix and one 'message' event on each
  * side instead of one per frame.
  *
- * Back-pressure is kept as in turnWrites.ts: a send answers "cannot send more" only while the connection beneath
- * refused more on the last flush, until it drains. A close or reset first sends what is held.
+ * Back-pressure is kept (turnBuffer.ts). A close or reset first sends what is held.
  */
 import type { ConnectionEncrypter, SecuredConnection } from "@libp2p/interface";
-import { atTurnEnd } from "./turnEnd.ts";
+import { TurnBuffer } from "./turnBuffer.ts";
 
 type SendData = (data: Iterable<Uint8Array> & { byteLength: number }) => { sentBytes: number; canSendMore: boolean };
 
@@ -31,60 +30,26 @@ export function encryptionPerTurn(stream: unknown): void {
   const close = s.close?.bind(stream);
   const sendReset = s.sendReset?.bind(stream);
   if (!send || !close || !sendReset || !s.addEventListener) return;
-  let held: Uint8Array[] = [];
-  let heldBytes = 0;
-  let scheduled = false;
-  /** The connection beneath refused more on the last flush and has not drained since. */
-  let full = false;
-  s.addEventListener("drain", () => {
-    full = false;
-  });
-  const flush = () => {
-    scheduled = false;
-    if (held.length === 0) return;
-    const one = held.length === 1 ? held[0]! : join(held, heldBytes);
-    held = [];
-    heldBytes = 0;
+  const buffer = new TurnBuffer((one) => {
     try {
-      full = !send(one as unknown as Parameters<SendData>[0]).canSendMore;
+      return send(one as unknown as Parameters<SendData>[0]).canSendMore;
     } catch (err) {
       // The connection beneath closed within the turn: what was held cannot go out (sent at once, it would have
       // failed the same way in the sender's hands).
       s.abort?.(err as Error);
+      return true;
     }
-  };
-  s.sendData = (data) => {
-    let sentBytes = 0;
-    for (const buf of data) {
-      held.push(buf);
-      sentBytes += buf.byteLength;
-    }
-    heldBytes += sentBytes;
-    if (heldBytes >= MAX_HELD) flush();
-    else if (!scheduled) {
-      scheduled = true;
-      atTurnEnd(flush);
-    }
-    return { sentBytes, canSendMore: !full };
-  };
+  }, MAX_HELD);
+  s.addEventListener("drain", () => buffer.drained());
+  s.sendData = (data) => buffer.add(data);
   s.close = (options) => {
-    flush();
+    buffer.flush();
     return close(options);
   };
   s.sendReset = (err) => {
-    flush();
+    buffer.flush();
     sendReset(err);
   };
-}
-
-function join(bufs: Uint8Array[], bytes: number): Uint8Array {
-  const out = new Uint8Array(bytes);
-  let at = 0;
-  for (const b of bufs) {
-    out.set(b, at);
-    at += b.byteLength;
-  }
-  return out;
 }
 
 /** A connection encrypter whose secured connections gather their plaintext per turn. */

@@ -15,7 +15,7 @@
  * socket's 'drain' always follows. A close or reset of the connection first writes what is held.
  */
 import type { MultiaddrConnection } from "@libp2p/interface";
-import { atTurnEnd } from "./turnEnd.ts";
+import { TurnBuffer } from "./turnBuffer.ts";
 
 /** What @libp2p/tcp's connection is handed to write: a Uint8ArrayList, read by iterating it, or an array. */
 type Sendable = Iterable<Uint8Array>;
@@ -34,52 +34,16 @@ export function writesPerTurn(maConn: MultiaddrConnection): MultiaddrConnection 
   const sendClose = conn.sendClose?.bind(maConn);
   const sendReset = conn.sendReset?.bind(maConn);
   if (!send || !sendClose || !sendReset || !conn.socket) return maConn;
-  let held: Uint8Array[] = [];
-  let heldBytes = 0;
-  let scheduled = false;
-  /** The socket refused more on the last write and has not drained since. */
-  let full = false;
-  conn.socket.on("drain", () => {
-    full = false;
-  });
-  const flush = () => {
-    scheduled = false;
-    if (held.length === 0) return;
-    const one = held.length === 1 ? held[0]! : join(held, heldBytes);
-    held = [];
-    heldBytes = 0;
-    full = !send([one]).canSendMore;
-  };
-  conn.sendData = (data) => {
-    let sentBytes = 0;
-    for (const buf of data) {
-      held.push(buf);
-      sentBytes += buf.byteLength;
-    }
-    heldBytes += sentBytes;
-    if (!scheduled) {
-      scheduled = true;
-      atTurnEnd(flush);
-    }
-    return { sentBytes, canSendMore: !full };
-  };
+  const buffer = new TurnBuffer((one) => send([one]).canSendMore);
+  conn.socket.on("drain", () => buffer.drained());
+  conn.sendData = (data) => buffer.add(data);
   conn.sendClose = (options) => {
-    flush();
+    buffer.flush();
     return sendClose(options);
   };
   conn.sendReset = (err) => {
-    flush();
+    buffer.flush();
     sendReset(err);
   };
   return maConn;
-}
-
-function join(bufs: Uint8Array[], bytes: number): Uint8Array {
-  const out = new Uint8Array(bytes);
-  let at = 0;
-  for (const b of bufs) {
-    out.set(b, at);
-    at += b.byteLength;
-  }
-  return out;
 }
