@@ -3,12 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Subprocess, spawn } from "bun";
-import { type Address, createPublicClient, type Hex, http, keccak256, parseEther, parseGwei } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { type Address, createPublicClient, http, keccak256, parseEther } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
-import { NdjsonStream } from "../clients/ndjson.ts";
 import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
+import { rawTransactionBidCommittedBy } from "../testing/rawTransactionBid.ts";
 import { stopProcesses } from "../testing/stopProcesses.ts";
 import { until } from "../util/deadline.ts";
 
@@ -67,33 +66,7 @@ afterAll(async () => {
 test("the block a provider process wins holds the raw transaction it committed to", async () => {
   const d = dev.devnet;
   const l1 = createPublicClient({ transport: http(d.chains.l1.rpcUrl) });
-  const buyer = privateKeyToAccount(BUYER.privateKey);
-  const raw: Hex = await buyer.signTransaction({
-    type: "eip1559",
-    chainId: d.chains.l1.chainId,
-    nonce: await l1.getTransactionCount({ address: buyer.address, blockTag: "latest" }),
-    to: buyer.address,
-    value: 1n,
-    gas: 21_000n,
-    maxFeePerGas: parseGwei("20"),
-    maxPriorityFeePerGas: parseGwei("1"),
-  });
-  const block = (await d.driver.blockNumber()) + 2n;
-  const now = Date.now();
-  const stream = await NdjsonStream.open<{ providerAddress: string }>("POST", `${d.bidder!.url}/v1/bidder/bid`, {
-    rawTransactions: [raw.slice(2)],
-    amount: "1000",
-    blockNumber: block.toString(),
-    decayStartTimestamp: String(now),
-    decayEndTimestamp: String(now + 60_000),
-  });
-  const committed = (await stream.all()).flatMap((l) => ("result" in l ? [`0x${l.result.providerAddress}`] : []));
-  expect(committed.map((a) => a.toLowerCase())).toContain(PROVIDER.address.toLowerCase());
-
-  // The provider process, not the devnet's node, holds this commitment: the devnet's builder learns it by a post.
-  await until("the provider process's bundle in the devnet's book", 10_000, () =>
-    d.bundles.bundlesFor(PROVIDER.address, block).some((b) => b.includes(raw) || b.includes(raw.slice(2))),
-  );
+  const { raw, block } = await rawTransactionBidCommittedBy(d, BUYER.privateKey, PROVIDER.address);
   await d.driver.mine(Number(block - (await d.driver.blockNumber()) - 1n));
   const [mined] = await d.driver.mine(1, PROVIDER.address);
   expect(mined!.number).toBe(block);
