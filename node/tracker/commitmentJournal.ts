@@ -54,6 +54,8 @@ export class CommitmentJournal {
   private pending: CommitmentRecord[] = [];
   /** Inserted inside someone else's transaction, not yet by one of ours (see `apply`). */
   private provisional: CommitmentRecord[] = [];
+  /** The digests and commitment indexes of `pending` and `provisional`: what a read of one commitment may miss. */
+  private readonly heldKeys = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private dead = false;
 
@@ -87,6 +89,8 @@ export class CommitmentJournal {
   add(r: CommitmentRecord): void {
     this.file.append(recordToLine(r));
     this.pending.push(r);
+    this.heldKeys.add(r.digest);
+    this.heldKeys.add(r.commitmentIndex);
     this.applySoon(JOURNAL_APPLY_MS);
   }
 
@@ -101,6 +105,16 @@ export class CommitmentJournal {
         this.applySoon(1_000);
       }
     }, ms);
+  }
+
+  /**
+   * Whether SQLite may lack the commitment with this digest or commitment index (it is journaled and not yet inserted
+   * by a transaction of ours). A read of one commitment applies the journal only then: the tracker's status updates,
+   * inside an event poll's or a group commit's transaction, would otherwise insert the newest commitments there as
+   * provisional and again in the journal's own transaction.
+   */
+  holds(key: string): boolean {
+    return this.heldKeys.has(key);
   }
 
   /**
@@ -122,6 +136,7 @@ export class CommitmentJournal {
     this.insertAll([...this.provisional, ...this.pending]);
     this.pending = [];
     this.provisional = [];
+    this.heldKeys.clear();
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.file.size > JOURNAL_CLEAR_BYTES) this.file.clear();
@@ -159,6 +174,7 @@ export class CommitmentJournal {
     this.timer = undefined;
     this.pending = [];
     this.provisional = [];
+    this.heldKeys.clear();
     this.file.close();
   }
 }
