@@ -8,8 +8,8 @@ import type { CommitmentRecord } from "./record.ts";
  * every page it touched to the WAL (one row touches the table and each of its five indexes; rows committed together
  * share many of those pages), so one commit per 100 ms instead of per 10 ms, with one bid in flight: the event loop's
  * CPU per bid 6.3–6.5 → 5.7–6.3 ms, first commitment p50 4.7–5.0 → 4.0–4.4 ms (three alternating pairs;
- * docs/performance.md). A read or update of the table applies the journal first, so nothing waits for
- * this.
+ * docs/performance.md). A read of the table, or of a commitment still in the journal, applies the journal first, so
+ * nothing waits for this.
  */
 export const JOURNAL_APPLY_MS = 100;
 /** The journal is emptied once everything in it is in SQLite and it has grown past this. */
@@ -46,8 +46,9 @@ export function recordFromLine(line: string): CommitmentRecord {
  * SQLite commit (~0.1–0.25 ms of the event loop, four per bid with two providers); a line appended to a file is as
  * durable (both are in the operating system's page cache when the call returns: a SIGKILL loses neither) and costs a
  * write(2). The commitments then go into SQLite together, JOURNAL_APPLY_MS later or before anything reads the table
- * (the store calls `apply` first), so every read sees every acknowledged commitment. At start the journal is replayed
- * (an insert of a commitment already there is ignored) and emptied.
+ * (the store calls `apply` first; a read of one commitment, when `holds` says the journal has it), so every read sees
+ * every acknowledged commitment. At start the journal is replayed (an insert of a commitment already there is ignored)
+ * and emptied.
  */
 export class CommitmentJournal {
   private readonly log = logger("commitment-journal");
