@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type Address, createPublicClient, type Hex, http, keccak256, toHex } from "viem";
+import { NodeStore } from "../store/db.ts";
 import { freePort } from "../util/ports.ts";
 import { devAccount } from "./accounts.ts";
 import { type AnvilChain, startAnvil } from "./anvil.ts";
@@ -21,6 +22,8 @@ const initCode = `0x602680600b6000396000f3${runtime}` as Hex;
 let chain: AnvilChain;
 let proxy: ReturnType<typeof Bun.serve>;
 const asked: { from: bigint; to: bigint; refused: boolean; topics: unknown }[] = [];
+/** Every JSON-RPC method the proxy was asked, in order. */
+const methods: string[] = [];
 
 beforeAll(async () => {
   chain = await startAnvil({ name: "events", port: await freePort(), chainId: 31997, mining: "auto" });
@@ -33,6 +36,7 @@ beforeAll(async () => {
         method: string;
         params: { fromBlock: Hex; toBlock: Hex; topics?: unknown }[];
       };
+      methods.push(body.method);
       if (body.method === "eth_getLogs") {
         const from = BigInt(body.params[0]!.fromBlock);
         const to = BigInt(body.params[0]!.toBlock);
@@ -96,4 +100,39 @@ test("a refused eth_getLogs range is split until the server answers; every event
   expect(asked.filter((a) => a.refused).length).toBeLessThanOrEqual(5);
   // Only the followed events' logs are asked for (topic 0 among theirs).
   expect(asked.every((a) => JSON.stringify(a.topics) === JSON.stringify([[keccak256(toHex("Ping()"))]]))).toBe(true);
+}, 60_000);
+
+test("a poll reads the head's number, and the cursor's block hash from its logs: no block is read while each has an event", async () => {
+  const c = chainClients(localChain(chain.chainId, chain.rpcUrl), devAccount(16).privateKey as Hex);
+  const deployed = await c.publicClient.waitForTransactionReceipt({
+    hash: await c.walletClient.sendTransaction({ data: initCode, gas: 200_000n }),
+  });
+  const contract = deployed.contractAddress as Address;
+  const store = new NodeStore(":memory:");
+  const poller = new EventPoller({
+    client: createPublicClient({ transport: http(`http://127.0.0.1:${proxy.port}`, { retryCount: 0 }) }),
+    contracts: [{ address: contract, abi: pingAbi }],
+    store,
+    cursorKey: "pings",
+    intervalMs: 20,
+  });
+  const seen: bigint[] = [];
+  poller.on("Ping", (e) => void seen.push(e.blockNumber));
+  await poller.start(deployed.blockNumber + 1n);
+  methods.length = 0;
+  for (let i = 0; i < 3; i++) {
+    await c.txs.receipt(await c.txs.send({ to: contract, gas: 50_000n }), 20_000);
+    await poller.sync();
+  }
+  await Bun.sleep(200); // ~10 polls with no new block
+  poller.stop();
+
+  expect(seen.length).toBe(3);
+  expect(poller.handledThrough).toBe(seen[2]!);
+  expect(methods.filter((m) => m === "eth_getBlockByNumber")).toEqual([]);
+  expect(methods.filter((m) => m === "eth_blockNumber").length).toBeGreaterThan(5);
+  const block = await c.publicClient.getBlock({ blockNumber: seen[2]! });
+  expect(store.getKv("pings")).toBe(block.number.toString());
+  expect(store.getKv("pings.hash")).toBe(block.hash);
+  store.close();
 }, 60_000);

@@ -175,8 +175,8 @@ export class EventPoller {
     if (this.busy) return;
     this.busy = true;
     try {
-      const latest = await this.o.client.getBlock({ blockTag: "latest" });
-      const head = latest.number!;
+      // The head's number alone (a full block under load is hundreds of transaction hashes, read every poll).
+      const head = await this.o.client.getBlockNumber({ cacheTime: 0 });
       if (head > this.cursor) {
         const from = this.cursor + 1n;
         const to = head - from >= this.span ? from + this.span - 1n : head;
@@ -197,7 +197,8 @@ export class EventPoller {
           this.span = this.span * 2n > MAX_SPAN ? MAX_SPAN : this.span * 2n;
           this.answersInRow = 0;
         }
-        const hash = to === head ? latest.hash : (await this.o.client.getBlock({ blockNumber: to })).hash;
+        // The cursor's block hash, for the divergence check at the next start: from a log of that block if one came.
+        const hash = hashOfBlock(logs, to) ?? (await this.o.client.getBlock({ blockNumber: to })).hash;
         const events = logs.map((l) => this.decode(l)).filter((e) => e !== undefined);
         await this.handle(events, () => {
           this.cursor = to;
@@ -322,4 +323,14 @@ export class EventPoller {
       if (open && db!.inTransaction) db!.exec("ROLLBACK");
     }
   }
+}
+
+/** The hash of block `n` as the logs of a range ending there carry it, if one of them is in that block. */
+function hashOfBlock(logs: Log[], n: bigint): Hex | undefined {
+  for (let i = logs.length - 1; i >= 0; i--) {
+    const l = logs[i]!;
+    if (l.blockNumber === n && l.blockHash) return l.blockHash;
+    if (l.blockNumber !== null && l.blockNumber < n) return undefined;
+  }
+  return undefined;
 }

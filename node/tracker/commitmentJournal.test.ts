@@ -107,6 +107,42 @@ describe("commitment journal", () => {
     store.close();
   });
 
+  test("a status update of another commitment inside a transaction leaves the journaled ones to the journal's own", async () => {
+    const store = new NodeStore(dbPath());
+    const commitments = new CommitmentStore(store);
+    store.db.transaction(() => commitments.insert({ ...record(20), status: "pending" }))();
+    await commitments.record(record(21));
+    store.db.exec("BEGIN");
+    expect(commitments.setStatus(record(20).digest, "stored")).toBe(true);
+    expect(rowsInSqlite(store)).toBe(1);
+    // The journaled one is applied when it is the one read, by digest or by commitment index.
+    expect(commitments.byIndex(record(21).commitmentIndex)?.digest).toBe(record(21).digest);
+    expect(rowsInSqlite(store)).toBe(2);
+    store.db.exec("COMMIT");
+    await Bun.sleep(JOURNAL_APPLY_MS * 2);
+    expect(rowsInSqlite(store)).toBe(2);
+    store.close();
+  });
+
+  test("a status moves only forward, and never for a commitment not recorded", async () => {
+    const store = new NodeStore(dbPath());
+    const commitments = new CommitmentStore(store);
+    await commitments.record(record(22));
+    expect(commitments.setStatus(record(22).digest, "opened")).toBe(true);
+    expect(commitments.setStatus(record(22).digest, "stored")).toBe(false);
+    expect(commitments.setStatus(record(22).digest, "failed")).toBe(false);
+    expect(commitments.setStatus(record(22).digest, "pending")).toBe(false);
+    expect(commitments.setStatus(record(22).digest, "settled", "paid")).toBe(true);
+    expect(commitments.setStatus(record(22).digest, "slashed")).toBe(false);
+    expect(commitments.get(record(22).digest)).toMatchObject({ status: "settled", details: "paid" });
+    expect(commitments.setStatus(record(23).digest, "stored")).toBe(false);
+    await commitments.record(record(24));
+    expect(commitments.setStatus(record(24).digest, "failed", "refused")).toBe(true);
+    expect(commitments.setStatus(record(24).digest, "stored")).toBe(true);
+    expect(commitments.setStatus(record(24).digest, "failed")).toBe(true);
+    store.close();
+  });
+
   test("a node that crashes leaves its journal, and the next one on the store replays it", async () => {
     const path = dbPath();
     await crashAfterRecording(path, record(0), record(1), record(2));

@@ -8,8 +8,8 @@ import type { CommitmentRecord } from "./record.ts";
  * every page it touched to the WAL (one row touches the table and each of its five indexes; rows committed together
  * share many of those pages), so one commit per 100 ms instead of per 10 ms, with one bid in flight: the event loop's
  * CPU per bid 6.3–6.5 → 5.7–6.3 ms, first commitment p50 4.7–5.0 → 4.0–4.4 ms (three alternating pairs;
- * docs/performance.md). A read or update of the table applies the journal first, so nothing waits for
- * this.
+ * docs/performance.md). A read of the table, or of a commitment still in the journal, applies the journal first, so
+ * nothing waits for this.
  */
 export const JOURNAL_APPLY_MS = 100;
 /** The journal is emptied once everything in it is in SQLite and it has grown past this. */
@@ -46,14 +46,17 @@ export function recordFromLine(line: string): CommitmentRecord {
  * SQLite commit (~0.1–0.25 ms of the event loop, four per bid with two providers); a line appended to a file is as
  * durable (both are in the operating system's page cache when the call returns: a SIGKILL loses neither) and costs a
  * write(2). The commitments then go into SQLite together, JOURNAL_APPLY_MS later or before anything reads the table
- * (the store calls `apply` first), so every read sees every acknowledged commitment. At start the journal is replayed
- * (an insert of a commitment already there is ignored) and emptied.
+ * (the store calls `apply` first; a read of one commitment, when `holds` says the journal has it), so every read sees
+ * every acknowledged commitment. At start the journal is replayed (an insert of a commitment already there is ignored)
+ * and emptied.
  */
 export class CommitmentJournal {
   private readonly log = logger("commitment-journal");
   private pending: CommitmentRecord[] = [];
   /** Inserted inside someone else's transaction, not yet by one of ours (see `apply`). */
   private provisional: CommitmentRecord[] = [];
+  /** The digests and commitment indexes of `pending` and `provisional`: what a read of one commitment may miss. */
+  private readonly heldKeys = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private dead = false;
 
@@ -87,6 +90,8 @@ export class CommitmentJournal {
   add(r: CommitmentRecord): void {
     this.file.append(recordToLine(r));
     this.pending.push(r);
+    this.heldKeys.add(r.digest);
+    this.heldKeys.add(r.commitmentIndex);
     this.applySoon(JOURNAL_APPLY_MS);
   }
 
@@ -101,6 +106,16 @@ export class CommitmentJournal {
         this.applySoon(1_000);
       }
     }, ms);
+  }
+
+  /**
+   * Whether SQLite may lack the commitment with this digest or commitment index (it is journaled and not yet inserted
+   * by a transaction of ours). A read of one commitment applies the journal only then: the tracker's status updates,
+   * inside an event poll's or a group commit's transaction, would otherwise insert the newest commitments there as
+   * provisional and again in the journal's own transaction.
+   */
+  holds(key: string): boolean {
+    return this.heldKeys.has(key);
   }
 
   /**
@@ -122,6 +137,7 @@ export class CommitmentJournal {
     this.insertAll([...this.provisional, ...this.pending]);
     this.pending = [];
     this.provisional = [];
+    this.heldKeys.clear();
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.file.size > JOURNAL_CLEAR_BYTES) this.file.clear();
@@ -159,6 +175,7 @@ export class CommitmentJournal {
     this.timer = undefined;
     this.pending = [];
     this.provisional = [];
+    this.heldKeys.clear();
     this.file.close();
   }
 }

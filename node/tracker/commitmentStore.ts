@@ -135,6 +135,12 @@ export class CommitmentStore {
     return this.store.db;
   }
 
+  /** The database, with the journaled commitment of this digest or commitment index in it if there is one. */
+  private dbFor(key: string) {
+    if (this.journal?.holds(key)) this.journal.apply();
+    return this.store.db;
+  }
+
   /** Records a new commitment; a second insert of the same digest is ignored. */
   insert(r: CommitmentRecord): void {
     this.insertQ.run(
@@ -187,12 +193,14 @@ export class CommitmentStore {
   }
 
   get(digest: string): CommitmentRecord | undefined {
-    const row = this.db.query<Row, [string]>("SELECT * FROM commitments WHERE digest = ?").get(digest);
+    const row = this.dbFor(digest).query<Row, [string]>("SELECT * FROM commitments WHERE digest = ?").get(digest);
     return row ? toRecord(row) : undefined;
   }
 
   byIndex(index: string): CommitmentRecord | undefined {
-    const row = this.db.query<Row, [string]>("SELECT * FROM commitments WHERE commitment_index = ?").get(index);
+    const row = this.dbFor(index)
+      .query<Row, [string]>("SELECT * FROM commitments WHERE commitment_index = ?")
+      .get(index);
     return row ? toRecord(row) : undefined;
   }
 
@@ -202,18 +210,22 @@ export class CommitmentStore {
    * overwrite settled with opened; docs/divergences.md). Returns whether the record changed.
    */
   setStatus(digest: string, status: CommitmentStatus, details?: string): boolean {
-    const cur = this.db
-      .query<{ status: string }, [string]>("SELECT status FROM commitments WHERE digest = ?")
-      .get(digest);
-    if (!cur || !isProgress(cur.status as CommitmentStatus, status)) return false;
-    if (details === undefined) this.db.query("UPDATE commitments SET status = ? WHERE digest = ?").run(status, digest);
-    else this.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
-    return true;
+    const db = this.dbFor(digest);
+    const from = PROGRESS_FROM[status];
+    const changed =
+      details === undefined
+        ? db.query(`UPDATE commitments SET status = ? WHERE digest = ? AND status IN (${from})`).run(status, digest)
+        : db
+            .query(`UPDATE commitments SET status = ?, details = ? WHERE digest = ? AND status IN (${from})`)
+            .run(status, details, digest);
+    return changed.changes > 0;
   }
 
   /** Sets a status regardless of progress: only for reconciling with the chain after a restart. */
   forceStatus(digest: string, status: CommitmentStatus, details: string): void {
-    this.db.query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?").run(status, details, digest);
+    this.dbFor(digest)
+      .query("UPDATE commitments SET status = ?, details = ? WHERE digest = ?")
+      .run(status, details, digest);
   }
 
   /** Commitments of one block in a given status, highest bid first. */
@@ -237,7 +249,9 @@ export class CommitmentStore {
   }
 
   setPayment(digest: string, payment: string, refund: string): void {
-    this.db.query("UPDATE commitments SET payment = ?, refund = ? WHERE digest = ?").run(payment, refund, digest);
+    this.dbFor(digest)
+      .query("UPDATE commitments SET payment = ?, refund = ? WHERE digest = ?")
+      .run(payment, refund, digest);
   }
 
   withStatus(status: CommitmentStatus): CommitmentRecord[] {
@@ -282,6 +296,17 @@ function isProgress(from: CommitmentStatus, to: CommitmentStatus): boolean {
   if (to === "failed") return from === "pending" || from === "stored";
   return RANK[to] > RANK[from];
 }
+
+/** Per target status, the statuses it is progress from, as a SQL list: a status update is one conditional UPDATE. */
+const PROGRESS_FROM = Object.fromEntries(
+  (Object.keys(RANK) as CommitmentStatus[]).map((to) => [
+    to,
+    (Object.keys(RANK) as CommitmentStatus[])
+      .filter((from) => isProgress(from, to))
+      .map((from) => `'${from}'`)
+      .join(", ") || "NULL",
+  ]),
+) as Record<CommitmentStatus, string>;
 
 /** A byte string that sorts like the amount (fixed-width big-endian), so SQLite orders bids numerically. */
 function amountSortKey(amount: bigint): Uint8Array {
