@@ -2,12 +2,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Subprocess, spawn } from "bun";
 import { type Address, createPublicClient, http, keccak256, parseEther } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
 import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
 import { rawTransactionBidCommittedBy } from "../testing/rawTransactionBid.ts";
+import { type RoleChild, startRoleProcess } from "../testing/roleProcess.ts";
 import { stopProcesses } from "../testing/stopProcesses.ts";
 import { until } from "../util/deadline.ts";
 
@@ -22,7 +22,7 @@ const BUYER = devAccount(15);
 
 let dev: LocalDevnet;
 let dir: string;
-const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string }[] = [];
+const children: RoleChild[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "devnet-bundles-"));
@@ -33,21 +33,14 @@ beforeAll(async () => {
     providerKey: PROVIDER.privateKey,
     stake: parseEther("20"),
   });
-  const args = ["--role", "provider", "--key", PROVIDER.privateKey, "--contracts", dev.devnet.dir.targetFile];
-  args.push("--bootnodes", dev.devnet.networks!.bootnodeAddrs()[0]!, "--p2p-addr", "127.0.0.1", "--p2p-port", "0");
-  args.push("--http-port", "0", "--rpc-port", "0", "--data-dir", join(dir, "provider"), "--auto-accept");
-  const child = spawn(["bun", "node/main.ts", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  children.push({ proc: child, name: "provider process" });
-  let text = "";
-  const dec = new TextDecoder();
-  void (async () => {
-    for await (const c of child.stdout) text += dec.decode(c);
-  })();
-  void (async () => {
-    for await (const c of child.stderr) text += dec.decode(c);
-  })();
-  await until("the provider process's API", 60_000, () => /API\s+http:\/\//.test(text) || child.exitCode !== null);
-  if (child.exitCode !== null) throw new Error(`the provider process exited:\n${text}`);
+  const dataDir = join(dir, "provider");
+  await startRoleProcess(dev.devnet, {
+    role: "provider",
+    key: PROVIDER.privateKey,
+    dataDir,
+    extra: ["--auto-accept"],
+    children,
+  });
   const lower = (a: Address) => a.toLowerCase();
   await until("the devnet bidder to see the provider process", 30_000, () =>
     dev.devnet.networks!.bidder.providers().some((p) => lower(p.address) === lower(PROVIDER.address)),

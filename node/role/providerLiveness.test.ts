@@ -2,12 +2,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Subprocess, spawn } from "bun";
+import type { Subprocess } from "bun";
 import { type Address, createPublicClient, http, keccak256, parseEther } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
 import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
 import { rawTransactionBidCommittedBy } from "../testing/rawTransactionBid.ts";
+import { type RoleChild, startRoleProcess } from "../testing/roleProcess.ts";
 import { stopProcesses } from "../testing/stopProcesses.ts";
 import { until } from "../util/deadline.ts";
 
@@ -24,7 +25,7 @@ const LIVENESS_BLOCKS = 3;
 
 let dev: LocalDevnet;
 let dir: string;
-const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string }[] = [];
+const children: RoleChild[] = [];
 
 interface ScheduleEntry {
   address: string;
@@ -42,22 +43,10 @@ async function scheduleEntry(): Promise<ScheduleEntry> {
 
 /** Starts the provider process on its data dir (the same one each time) and waits until it serves. */
 async function startProvider(): Promise<Subprocess<"ignore", "pipe", "pipe">> {
-  const args = ["--role", "provider", "--key", PROVIDER.privateKey, "--contracts", dev.devnet.dir.targetFile];
-  args.push("--bootnodes", dev.devnet.networks!.bootnodeAddrs()[0]!, "--p2p-addr", "127.0.0.1", "--p2p-port", "0");
-  args.push("--http-port", "0", "--rpc-port", "0", "--data-dir", join(dir, "provider"), "--auto-accept");
-  const child = spawn(["bun", "node/main.ts", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  children.push({ proc: child, name: "provider process" });
-  let text = "";
-  const dec = new TextDecoder();
-  void (async () => {
-    for await (const c of child.stdout) text += dec.decode(c);
-  })();
-  void (async () => {
-    for await (const c of child.stderr) text += dec.decode(c);
-  })();
-  await until("the provider process's API", 60_000, () => /API\s+http:\/\//.test(text) || child.exitCode !== null);
-  if (child.exitCode !== null) throw new Error(`the provider process exited:\n${text}`);
-  return child;
+  const dataDir = join(dir, "provider");
+  const extra = ["--auto-accept"];
+  return (await startRoleProcess(dev.devnet, { role: "provider", key: PROVIDER.privateKey, dataDir, extra, children }))
+    .proc;
 }
 
 beforeAll(async () => {

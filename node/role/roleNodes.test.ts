@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Subprocess, spawn } from "bun";
 import { type Address, parseEther } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { registerProvider } from "../chain/deploy.ts";
 import { call } from "../clients/http.ts";
 import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
 import { bidProviders as bid } from "../testing/bidProviders.ts";
+import { type RoleChild, type RoleProcess, startRoleProcess } from "../testing/roleProcess.ts";
 import { stopProcesses } from "../testing/stopProcesses.ts";
 import { until } from "../util/deadline.ts";
 
@@ -24,56 +24,11 @@ const UNSTAKED = devAccount(13);
 
 let dev: LocalDevnet;
 let dir: string;
-const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string }[] = [];
+const children: RoleChild[] = [];
 
-async function roleNode(
-  role: "provider" | "bidder",
-  key: `0x${string}`,
-  extra: string[] = [],
-): Promise<{ url: string; out: () => string }> {
-  const boot = dev.devnet.networks!.bootnodeAddrs()[0]!;
-  const child = spawn(
-    [
-      "bun",
-      "node/main.ts",
-      "--role",
-      role,
-      "--key",
-      key,
-      "--contracts",
-      dev.devnet.dir.targetFile,
-      "--bootnodes",
-      boot,
-      "--p2p-addr",
-      "127.0.0.1",
-      "--p2p-port",
-      "0",
-      "--http-port",
-      "0",
-      "--rpc-port",
-      "0",
-      "--data-dir",
-      join(dir, `${role}-${key.slice(2, 8)}`),
-      "--log-level",
-      "debug",
-      ...extra,
-    ],
-    { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
-  );
-  children.push({ proc: child, name: `${role} node ${key.slice(0, 10)}…` });
-  let text = "";
-  const dec = new TextDecoder();
-  void (async () => {
-    for await (const c of child.stdout) text += dec.decode(c);
-  })();
-  void (async () => {
-    for await (const c of child.stderr) text += dec.decode(c);
-  })();
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline && child.exitCode === null; await Bun.sleep(100)) {
-    const m = /API\s+(http:\/\/\S+)/.exec(text);
-    if (m) return { url: m[1]!, out: () => text };
-  }
-  throw new Error(`${role} node did not start (exit code ${child.exitCode}):\n${text}`);
+function roleNode(role: "provider" | "bidder", key: `0x${string}`, extra: string[] = []): Promise<RoleProcess> {
+  const dataDir = join(dir, `${role}-${key.slice(2, 8)}`);
+  return startRoleProcess(dev.devnet, { role, key, dataDir, extra: ["--log-level", "debug", ...extra], children });
 }
 
 beforeAll(async () => {
