@@ -153,18 +153,24 @@ async function l1Transfer(d: Devnet, sender: { address: Address; privateKey: Hex
 /** ABSOLUTE BOTTOM 0 asks for a position past the block's last transaction: no bundle meets it. */
 const UNMEETABLE = encodeBidOptions({ options: [{ positionConstraint: { anchor: 2, basis: 2, value: 0 } }] });
 
+/** 2 ETH of `bidderKey`'s deposited toward provider 0 (the provider every test here bids to). */
+function depositTowardProvider0(d: Devnet, bidderKey: Hex) {
+  const provider0 = providerAccount(0).address;
+  return ensureBidderDepositsV12(
+    d.chains.settlement,
+    d.contracts.bidderRegistry,
+    bidderKey,
+    [provider0],
+    parseEther("2"),
+  );
+}
+
 /**
  * Provider 0 commits to `bidder`'s bid for a transfer that lands in the block, with a position constraint it cannot
  * meet; resolves with the commitment once the oracle has settled or slashed it.
  */
 async function commitmentBreakingItsConstraint(d: Devnet, bidder: { address: Address; privateKey: Hex }) {
-  await ensureBidderDepositsV12(
-    d.chains.settlement,
-    d.contracts.bidderRegistry,
-    bidder.privateKey,
-    [providerAccount(0).address],
-    parseEther("2"),
-  );
+  await depositTowardProvider0(d, bidder.privateKey);
   const raw = await l1Transfer(d, L1_SENDER);
   const r = await commitmentOfProvider0(
     d,
@@ -282,14 +288,7 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     const p = d.providers[0]!;
     const deposits = p.deposits as ProviderDeposits;
     const bidAmt = parseEther("1");
-    for (const bidder of [REFUND_BIDDER, SENTINEL_BIDDER])
-      await ensureBidderDepositsV12(
-        d.chains.settlement,
-        d.contracts.bidderRegistry,
-        bidder.privateKey,
-        [providerAccount(0).address],
-        parseEther("2"),
-      );
+    for (const bidder of [REFUND_BIDDER, SENTINEL_BIDDER]) await depositTowardProvider0(d, bidder.privateKey);
     // The deposit events start both cached balances at 2 ETH. The commitments below are recorded at the provider
     // directly, so nothing is deducted: what the balances gain is what the provider refunds.
     await until(
@@ -322,13 +321,7 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
 
   test("a v1.2 commitment with bid options is opened by the winner and rewarded", async () => {
     const provider = providerAccount(0).address;
-    await ensureBidderDepositsV12(
-      d.chains.settlement,
-      d.contracts.bidderRegistry,
-      REWARD_BIDDER.privateKey,
-      [provider],
-      parseEther("2"),
-    );
+    await depositTowardProvider0(d, REWARD_BIDDER.privateKey);
     const l1 = createWalletClient({
       account: privateKeyToAccount(L1_SENDER.privateKey),
       chain: localChain(d.chains.l1.chainId, d.chains.l1.rpcUrl, "l1"),
@@ -390,14 +383,7 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
   }, 120_000);
 
   test("a slash pays the bidder the slash amount and the whole bid back", async () => {
-    const provider = providerAccount(0).address;
-    await ensureBidderDepositsV12(
-      d.chains.settlement,
-      d.contracts.bidderRegistry,
-      SLASH_BIDDER.privateKey,
-      [provider],
-      parseEther("2"),
-    );
+    await depositTowardProvider0(d, SLASH_BIDDER.privateKey);
     const bidAmt = parseEther("1");
     const slashAmt = parseEther("0.1");
     const before = await d.settlementClient.getBalance({ address: SLASH_BIDDER.address });
