@@ -71,99 +71,96 @@ test("a message of 5,000 bytes crosses a connection (Noise's path for messages o
   }
 });
 
-test("a frame is one socket write, and a small message read asks for no window update", async () => {
+/**
+ * Two started hosts, `a` with a sink protocol that records every length-prefixed message it reads, and a spy on the
+ * socket writes of the process (`spyWrites`: every chunk written from then on). `close` takes the spy off and stops both.
+ */
+async function sinkPair() {
   const a = await createHost({ nodeKey: KEYS[0], listen, blocklist: new Blocklist() });
   const b = await createHost({ nodeKey: KEYS[1], listen, blocklist: new Blocklist() });
   await a.start();
   await b.start();
+  const PROTOCOL = "/mev-commit-test/sink/1.0.0";
+  const received: Uint8Array[] = [];
+  await a.handle(PROTOCOL, async (stream) => {
+    const lp = lpStream(stream);
+    for (;;) received.push((await lp.read()).subarray());
+  });
   const write = net.Socket.prototype.write;
+  return {
+    received,
+    dial: async () => lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL)),
+    spyWrites(): Uint8Array[] {
+      const written: Uint8Array[] = [];
+      net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net.Socket["write"]>) {
+        const chunk = args[0];
+        written.push(chunk instanceof Uint8Array ? Uint8Array.from(chunk) : new Uint8Array());
+        return write.apply(this, args);
+      } as net.Socket["write"];
+      return written;
+    },
+    async close() {
+      net.Socket.prototype.write = write;
+      await b.stop();
+      await a.stop();
+    },
+  };
+}
+
+test("a frame is one socket write, and a small message read asks for no window update", async () => {
+  const pair = await sinkPair();
   try {
-    const PROTOCOL = "/mev-commit-test/sink/1.0.0";
-    const received: Uint8Array[] = [];
-    await a.handle(PROTOCOL, async (stream) => {
-      const lp = lpStream(stream);
-      for (;;) received.push((await lp.read()).subarray());
-    });
-    const lp = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
+    const { received } = pair;
+    const lp = await pair.dial();
     await lp.write(new Uint8Array(100).fill(1));
     await until("the first message", 5_000, () => received.length === 1);
     await Bun.sleep(100); // the stream's opening frames (SYN, ACK, multistream-select) are all out
-    let writes = 0;
-    net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net.Socket["write"]>) {
-      writes++;
-      return write.apply(this, args);
-    } as net.Socket["write"];
+    const written = pair.spyWrites();
     await lp.write(new Uint8Array(100).fill(2));
     await until("the second message", 5_000, () => received.length === 2);
     await Bun.sleep(100);
     // One data frame from b; a sends nothing back (js-yamux alone: a window update; Noise alone: 2 writes a frame).
-    expect(writes).toBe(1);
+    expect(written.length).toBe(1);
   } finally {
-    net.Socket.prototype.write = write;
-    await b.stop();
-    await a.stop();
+    await pair.close();
   }
 });
 
 test("frames sent in one turn of the event loop, on two streams of a connection, are one socket write", async () => {
-  const a = await createHost({ nodeKey: KEYS[0], listen, blocklist: new Blocklist() });
-  const b = await createHost({ nodeKey: KEYS[1], listen, blocklist: new Blocklist() });
-  await a.start();
-  await b.start();
-  const write = net.Socket.prototype.write;
+  const pair = await sinkPair();
   try {
-    const PROTOCOL = "/mev-commit-test/sink/1.0.0";
-    const received: number[] = [];
-    await a.handle(PROTOCOL, async (stream) => {
-      const lp = lpStream(stream);
-      for (;;) received.push((await lp.read()).subarray()[0]!);
-    });
-    const one = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
-    const two = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
+    const { received } = pair;
+    const one = await pair.dial();
+    const two = await pair.dial();
     await Promise.all([one.write(Uint8Array.of(0)), two.write(Uint8Array.of(0))]);
     await until("the first messages", 5_000, () => received.length === 2);
     await Bun.sleep(100); // the streams' opening frames are all out
-    let writes = 0;
-    net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net.Socket["write"]>) {
-      writes++;
-      return write.apply(this, args);
-    } as net.Socket["write"];
+    const written = pair.spyWrites();
     await Promise.all([one.write(Uint8Array.of(1)), two.write(Uint8Array.of(2)), one.write(Uint8Array.of(3))]);
     await until("the three messages", 5_000, () => received.length === 5);
     await Bun.sleep(100);
-    expect(writes).toBe(1);
-    expect(received.slice(2).sort()).toEqual([1, 2, 3]);
+    expect(written.length).toBe(1);
+    expect(
+      received
+        .slice(2)
+        .map((m) => m[0])
+        .sort(),
+    ).toEqual([1, 2, 3]);
   } finally {
-    net.Socket.prototype.write = write;
-    await b.stop();
-    await a.stop();
+    await pair.close();
   }
 });
 
 test("frames sent in one turn of the event loop are one Noise message, and a long run of them arrives whole", async () => {
-  const a = await createHost({ nodeKey: KEYS[0], listen, blocklist: new Blocklist() });
-  const b = await createHost({ nodeKey: KEYS[1], listen, blocklist: new Blocklist() });
-  await a.start();
-  await b.start();
-  const write = net.Socket.prototype.write;
+  const pair = await sinkPair();
   try {
-    const PROTOCOL = "/mev-commit-test/sink/1.0.0";
-    const received: Uint8Array[] = [];
-    await a.handle(PROTOCOL, async (stream) => {
-      const lp = lpStream(stream);
-      for (;;) received.push((await lp.read()).subarray());
-    });
-    const one = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
-    const two = lpStream(await b.dialProtocol(a.getMultiaddrs(), PROTOCOL));
+    const { received } = pair;
+    const one = await pair.dial();
+    const two = await pair.dial();
     await Promise.all([one.write(Uint8Array.of(0)), two.write(Uint8Array.of(0))]);
     await until("the first messages", 5_000, () => received.length === 2);
     await Bun.sleep(100); // the streams' opening frames are all out
-    const written: Uint8Array[] = [];
-    net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net.Socket["write"]>) {
-      const chunk = args[0];
-      if (chunk instanceof Uint8Array) written.push(Uint8Array.from(chunk));
-      return write.apply(this, args);
-    } as net.Socket["write"];
+    const written = pair.spyWrites();
     await Promise.all([one.write(Uint8Array.of(1)), two.write(Uint8Array.of(2)), one.write(Uint8Array.of(3))]);
     await until("the three messages", 5_000, () => received.length === 5);
     await Bun.sleep(100);
@@ -177,8 +174,6 @@ test("frames sent in one turn of the event loop are one Noise message, and a lon
     await until("the long run", 5_000, () => received.length === 5 + big.length);
     expect(received.slice(5)).toEqual(big);
   } finally {
-    net.Socket.prototype.write = write;
-    await b.stop();
-    await a.stop();
+    await pair.close();
   }
 });
