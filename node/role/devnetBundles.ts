@@ -81,14 +81,7 @@ export class DevnetBundles {
   /** Tells the devnet the node is there; a failure is logged (once per message) and does not stop the bundles. */
   private async heartbeat(): Promise<void> {
     try {
-      const res = await fetch(`${this.o.controlUrl}/sim/v1/heartbeat`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ provider: this.o.provider }),
-      });
-      if (!res.ok)
-        throw new DevnetBundleError(`POST /sim/v1/heartbeat answered HTTP ${res.status}: ${await res.text()}`);
-      await res.text();
+      await this.postToDevnet("/sim/v1/heartbeat", { provider: this.o.provider });
       this.beatError = undefined;
     } catch (e) {
       const message = (e as Error).message;
@@ -102,15 +95,22 @@ export class DevnetBundles {
   }
 
   private async post(block: bigint, rawTransactions: string[]): Promise<void> {
-    const res = await fetch(`${this.o.controlUrl}/sim/v1/bundles`, {
+    const body = { provider: this.o.provider, blockNumber: block.toString(), rawTransactions };
+    await this.postToDevnet("/sim/v1/bundles", body, { block });
+    this.log.debug("bundle posted to the devnet", { block, transactions: rawTransactions.length });
+  }
+
+  /** POSTs JSON to the devnet's control API; an answer other than 2xx is a DevnetBundleError with its text. */
+  private async postToDevnet(path: string, body: unknown, context: Record<string, unknown> = {}): Promise<void> {
+    const res = await fetch(`${this.o.controlUrl}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ provider: this.o.provider, blockNumber: block.toString(), rawTransactions }),
+      body: JSON.stringify(body),
     });
+    const text = await res.text();
     if (!res.ok)
-      throw new DevnetBundleError(`POST /sim/v1/bundles answered HTTP ${res.status}: ${await res.text()}`, {
-        context: { block, controlUrl: this.o.controlUrl },
+      throw new DevnetBundleError(`POST ${path} answered HTTP ${res.status}: ${text}`, {
+        context: { ...context, controlUrl: this.o.controlUrl },
       });
-    this.log.debug("bundle posted to the devnet", { block, transactions: rawTransactions.length });
   }
 }
