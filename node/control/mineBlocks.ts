@@ -1,6 +1,7 @@
 import { type Address, isAddress } from "viem";
 import { BODY_LIMITS, readBodyText } from "../api/wire/limits.ts";
 import { DeadlineExceededError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
+import { DeadlineError, within } from "../util/deadline.ts";
 import { logger } from "../util/log.ts";
 
 const log = logger("control");
@@ -73,32 +74,23 @@ export async function parseMineRequest(request: Request): Promise<MineRequest> {
 export async function mineWithin(control: L1Miner, req: MineRequest, signal?: AbortSignal): Promise<MinedL1Block[]> {
   const mined: MinedL1Block[] = [];
   const started = performance.now();
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
   const mining = (async () => {
     for (let i = 0; i < req.blocks && !timedOut && !signal?.aborted; i++)
       mined.push(...(await control.mine(1, i === 0 ? req.winner : undefined)));
     return mined;
   })();
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      timedOut = true;
-      reject(
-        new MineTimeoutError(
-          `mined ${mined.length} of ${req.blocks} L1 blocks in timeoutMs ${req.timeoutMs} (each block waits until the ` +
-            "oracle has recorded it on the settlement chain); no more are mined for this request: ask for fewer " +
-            "blocks or a larger timeoutMs, or check that the settlement chain mines",
-          { context: { blocks: req.blocks, mined: mined.length, elapsedMs: Math.round(performance.now() - started) } },
-        ),
-      );
-    }, req.timeoutMs);
-  });
   try {
-    return await Promise.race([mining, deadline]);
-  } finally {
-    clearTimeout(timer);
-    mining.catch((e) => {
-      if (timedOut) log.error("mining after the request's timeout failed", { error: e });
-    });
+    return await within("the L1 blocks of the request", req.timeoutMs, mining);
+  } catch (e) {
+    if (!(e instanceof DeadlineError)) throw e;
+    timedOut = true;
+    mining.catch((err) => log.error("mining after the request's timeout failed", { error: err }));
+    throw new MineTimeoutError(
+      `mined ${mined.length} of ${req.blocks} L1 blocks in timeoutMs ${req.timeoutMs} (each block waits until the ` +
+        "oracle has recorded it on the settlement chain); no more are mined for this request: ask for fewer " +
+        "blocks or a larger timeoutMs, or check that the settlement chain mines",
+      { context: { blocks: req.blocks, mined: mined.length, elapsedMs: Math.round(performance.now() - started) } },
+    );
   }
 }
