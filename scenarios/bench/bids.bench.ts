@@ -69,8 +69,9 @@ const USAGE = `Usage: npm run bench:bids -- [options]
                            first-commitment p50/p99, commitments per bid and bids short of one per provider
   --in-flight LIST         with --target: bids in flight at each level (default 1,8,32)
   --target-bids N          with --target: bids timed at each level (default 200)
-  --pid PID                with --target: the target's process on this machine (a devnet's pid); prints its CPU
-                           per bid at each level, every thread's and its main thread's (from /proc)
+  --pid PID[,PID…]         with --target: the target's processes on this machine (a devnet's pid, or each process
+                           of another implementation's nodes); prints their CPU per bid at each level, every
+                           thread's summed, and a single process's main thread's (from /proc)
   --networks LIST          libp2p,in-process (default both, side by side; libp2p, the devnet's default, first)
   --transports LIST        http,grpc: how the bids reach the bidder (default both, side by side)
   --latency-bids N         bids sent one at a time, traced (default 200)
@@ -197,7 +198,7 @@ if (args.target !== undefined) {
     levels,
     bids: positive("target-bids", args["target-bids"]!),
     warmup: WARMUP,
-    ...(args.pid !== undefined ? { pid: positive("pid", args.pid) } : {}),
+    ...(args.pid !== undefined ? { pids: args.pid.split(",").map((v) => positive("pid", v.trim())) } : {}),
     print: console.log,
   });
   process.exit(rows.some((r) => r.commitmentsPerBid > 0) ? 0 : 1);

@@ -90,6 +90,27 @@ test("--target: a row per level, every bid with one commitment per provider, not
   }
 }, 120_000);
 
+test("--pid: one process gives its CPU and its main thread's per bid; several give their CPU summed", async () => {
+  const targetFile = join(dataDir, "target.json");
+  const run = async (pids: string) => {
+    const args = ["--target", targetFile, "--in-flight", "2", "--target-bids", "4", "--warmup", "0", "--pid", pids];
+    const { code, out, err } = await bench(args);
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    const lines = out.trim().split("\n");
+    const header = lines.findIndex((l) => l.trimStart().startsWith("in flight"));
+    expect(lines[header]).toMatch(/errors\s+CPU\/bid\s+loop CPU\/bid\s+load average/);
+    return lines[header + 1]!.trim().split(/\s{2,}/);
+  };
+  // The devnet runs in this test's process.
+  const one = await run(String(process.pid));
+  expect(one[9]).toMatch(/^\d+\.\d\d ms$/);
+  expect(one[10]).toMatch(/^\d+\.\d\d ms$/);
+  const two = await run(`${process.pid},${process.ppid}`);
+  expect(two[9]).toMatch(/^\d+\.\d\d ms$/);
+  expect(two[10]).toBe("n/a");
+}, 120_000);
+
 test("--target: a target file that cannot be read is a one-line error, exit 2", async () => {
   const bad = join(dataDir, "not-a-target.json");
   writeFileSync(bad, "{}");

@@ -23,8 +23,11 @@ export interface TargetBenchOptions {
   bids: number;
   /** Untimed bids before the first level. */
   warmup: number;
-  /** The target's process on this machine (a devnet's pid): its CPU per bid at each level is printed. */
-  pid?: number;
+  /**
+   * The target's processes on this machine (a devnet's pid, or every process of another implementation's node set):
+   * their CPU per bid at each level is printed, summed; the main thread's only for a single process.
+   */
+  pids?: number[];
   print: (line: string) => void;
 }
 
@@ -42,7 +45,7 @@ export interface TargetLevelResult {
   /** Commitments received per second: the throughput to compare when a side answers bids without commitments. */
   commitmentsPerSec: number;
   load: string;
-  /** With a pid: the process's CPU (every thread) and its main thread's, ms per bid. */
+  /** With pids: the processes' CPU (every thread, summed) and, for a single process, its main thread's, ms per bid. */
   cpuMsPerBid?: number;
   loopCpuMsPerBid?: number;
 }
@@ -65,6 +68,20 @@ export function readTarget(file: string): Target {
   return t;
 }
 
+/** Every thread's CPU of the processes, summed (ms). */
+function cpuOf(pids?: number[]): number | undefined {
+  if (!pids?.length) return undefined;
+  let sum = 0;
+  for (const pid of pids) {
+    const ms = cpuMsOf(pid);
+    if (ms === undefined) return undefined;
+    sum += ms;
+  }
+  return sum;
+}
+/** The main thread's CPU of a single process (ms): one event loop's figure, meaningless summed over processes. */
+const loopCpuOf = (pids?: number[]) => (pids?.length === 1 ? mainThreadCpuMsOf(pids[0]!) : undefined);
+
 export async function targetBench(o: TargetBenchOptions): Promise<TargetLevelResult[]> {
   const target = readTarget(o.targetFile);
   const providers = target.providerAddresses.length;
@@ -84,11 +101,11 @@ export async function targetBench(o: TargetBenchOptions): Promise<TargetLevelRes
   try {
     if (o.warmup > 0) await driveClosed(target.bidderUrl, body, o.warmup, 1);
     for (const inFlight of o.levels) {
-      const cpu0 = o.pid === undefined ? undefined : cpuMsOf(o.pid);
-      const loop0 = o.pid === undefined ? undefined : mainThreadCpuMsOf(o.pid);
+      const cpu0 = cpuOf(o.pids);
+      const loop0 = loopCpuOf(o.pids);
       const s = summarise(await driveClosed(target.bidderUrl, body, o.bids, inFlight), providers);
-      const cpu1 = o.pid === undefined ? undefined : cpuMsOf(o.pid);
-      const loop1 = o.pid === undefined ? undefined : mainThreadCpuMsOf(o.pid);
+      const cpu1 = cpuOf(o.pids);
+      const loop1 = loopCpuOf(o.pids);
       const perBid = (a?: number, b?: number) =>
         a === undefined || b === undefined || !s.bids ? undefined : (b - a) / s.bids;
       rows.push({

@@ -11,7 +11,7 @@
 # Environment: MEV_COMMIT and PROVIDER_EMULATOR (upstream's binaries, built as docs/conformance.md §8 says: the
 # emulator with `go build -o ~/bin/provideremulator ./examples/provideremulator` in upstream's p2p folder),
 # PORT_BASE (default 36000: the devnet takes PORT_BASE.., upstream's nodes PORT_BASE+410..+444), DIR (default
-# .upstream-bench: logs, keys, stores, target.json).
+# .upstream-bench: logs, keys, stores, target.json, and `pids`: upstream's processes for bench:bids's --pid).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DIR=${DIR:-.upstream-bench}
@@ -129,4 +129,6 @@ t.providerUrls = ['http://127.0.0.1:$(http p1)', 'http://127.0.0.1:$(http p2)'];
 t.bidderAddress = '$(cat "$DIR/bidder.address")';
 t.providerAddresses = ['$(cat "$DIR/p1.address")', '$(cat "$DIR/p2.address")'];
 await Bun.write('$DIR/target.json', JSON.stringify(t, null, 2));"
-echo "target: $DIR/target.json (stop with: $0 stop)"
+# Upstream's processes, for bench:bids's --pid (its CPU per bid); the devnet's chains and oracle are not among them.
+for n in bootnode p1 p2 bidder emulator-p1 emulator-p2; do cat "$DIR/$n.pid"; done | paste -sd, >"$DIR/pids"
+echo "target: $DIR/target.json, processes: $(cat "$DIR/pids") (stop with: $0 stop)"
