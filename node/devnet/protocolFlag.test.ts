@@ -113,4 +113,16 @@ describe("--role nodes' --protocol", () => {
       /--autodeposit-amount deposits per window, which protocol v1.2 does not have/,
     );
   });
+
+  test("--autodeposit-current-window goes with --autodeposit-amount", () => {
+    const v11 = file("v11c.json", {});
+    expect(role(["--contracts", v11, "--autodeposit-amount", "1000"]).autodepositCurrentWindow).toBe(false);
+    expect(
+      role(["--contracts", v11, "--autodeposit-amount", "1000", "--autodeposit-current-window"])
+        .autodepositCurrentWindow,
+    ).toBe(true);
+    expect(() => role(["--contracts", v11, "--autodeposit-current-window"])).toThrow(
+      new RoleConfigError("--autodeposit-current-window says where --autodeposit-amount starts; give both"),
+    );
+  });
 });

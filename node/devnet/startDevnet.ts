@@ -1180,11 +1180,12 @@ async function startNodeProcesses(
     [
       "--bid-timeout",
       String(cfg.bidTimeoutMs),
-      // v1.2 has no window auto-deposit: the devnet deposited with each provider before the node started.
+      // v1.2 has no window auto-deposit: the devnet deposited with each provider before the node started. From the
+      // current window, as the in-process bidder does, so the first bids find a deposit.
       ...(cfg.protocol !== "v1.1"
         ? []
         : cfg.autodepositAmount !== undefined
-          ? ["--autodeposit-amount", cfg.autodepositAmount.toString()]
+          ? ["--autodeposit-amount", cfg.autodepositAmount.toString(), "--autodeposit-current-window"]
           : cfg.autodepositFromFlag
             ? ["--no-autodeposit"]
             : []),

@@ -45,6 +45,8 @@ export interface RoleConfig {
   autodepositAmount?: bigint;
   /** Bidder: --autodeposit-amount or --no-autodeposit was given; it replaces the setting the store saved. */
   autodepositFromFlag?: boolean;
+  /** Bidder: auto-deposit starts at the current window (--autodeposit-current-window), not the one after it. */
+  autodepositCurrentWindow?: boolean;
   /** Bidder, v1.2: enable the deposit manager once started (--enable-deposit-manager). */
   enableDepositManager?: boolean;
   /** Bidder, v1.2, with enableDepositManager: the target deposit toward every valid provider (--target-deposit-amount). */
@@ -102,6 +104,10 @@ Options:
   --auto-accept               provider: attach a built-in accept-all provider application
   --autodeposit-amount WEI    bidder, v1.1: auto-deposit this much per window from the start (replaces a saved
                               setting; without either flag the bidder resumes the one its store saved)
+  --autodeposit-current-window
+                              bidder, with --autodeposit-amount: start at the current window (BlockTracker's), so
+                              bids for the next blocks find a deposit at once (default: the window after the
+                              current, as upstream's AutoDeposit without a window)
   --no-autodeposit            bidder: no auto-deposit, even when the store saved it on
   --enable-deposit-manager    bidder, v1.2: once started, enable the deposit manager (already enabled is fine)
   --target-deposit-amount WEI bidder, v1.2, with --enable-deposit-manager: then set this target deposit toward every
@@ -222,6 +228,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "auto-accept": { type: "boolean" },
         "autodeposit-amount": { type: "string" },
         "no-autodeposit": { type: "boolean" },
+        "autodeposit-current-window": { type: "boolean" },
         "enable-deposit-manager": { type: "boolean" },
         "target-deposit-amount": { type: "string" },
         "log-level": { type: "string" },
@@ -275,6 +282,9 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     throw new RoleConfigError(`--autodeposit-amount must be wei (digits), got "${amount}"`);
   if (amount !== undefined && o["no-autodeposit"])
     throw new RoleConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
+  const fromCurrentWindow = o["autodeposit-current-window"] === true;
+  if (fromCurrentWindow && amount === undefined)
+    throw new RoleConfigError("--autodeposit-current-window says where --autodeposit-amount starts; give both");
   const enableDepositManager = o["enable-deposit-manager"] === true;
   if (enableDepositManager && protocol !== "v1.2")
     throw new RoleConfigError(`--enable-deposit-manager: protocol ${protocol} has no deposit manager (v1.2 has)`);
@@ -306,6 +316,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     autoAccept: o["auto-accept"] ?? false,
     autodepositAmount: amount === undefined ? undefined : BigInt(amount),
     autodepositFromFlag: amount !== undefined || o["no-autodeposit"] === true,
+    autodepositCurrentWindow: fromCurrentWindow,
     enableDepositManager,
     targetDepositAmount: target === undefined ? undefined : BigInt(target),
     logLevel: level as RoleConfig["logLevel"],

@@ -134,7 +134,10 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
     if (windows && cfg.autodepositFromFlag) node.deposits.auto.replaceSaved(cfg.autodepositAmount);
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
     if (windows && cfg.autodepositAmount !== undefined && !node.deposits.auto.running)
-      await node.deposits.startAutoDeposit(cfg.autodepositAmount, {});
+      await node.deposits.startAutoDeposit(
+        cfg.autodepositAmount,
+        cfg.autodepositCurrentWindow ? { windowNumber: await node.deposits.registry.currentWindow() } : {},
+      );
     if (cfg.enableDepositManager && node.depositsV12)
       await enableDepositManagerAtStart(node.depositsV12, cfg.targetDepositAmount, log);
     const admin = adminOf({ role: "bidder", node });
