@@ -70,6 +70,8 @@ export interface DevnetStatus {
   currentWindow: string | null;
   /** v1.2: BidderRegistry's bidder withdrawal period (chain ms); null in v1.1. */
   bidderWithdrawalPeriodMs: string | null;
+  /** v1.2: whether the oracle slashes a bundle that misses a position constraint (--bid-options-slash-enabled); null in v1.1. */
+  bidOptionsSlash: boolean | null;
   lastRecordedBlock: string;
   nextWinner: string | null;
   settledCommitments: number;

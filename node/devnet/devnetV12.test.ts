@@ -213,6 +213,7 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     expect(status.protocol).toBe("v1.2");
     expect(status.currentWindow).toBeNull();
     expect(status.bidderWithdrawalPeriodMs).toBe("60000");
+    expect(status.bidOptionsSlash).toBe(false);
     const target = d.targetFile();
     expect(target.protocol).toBe("v1.2");
     expect(target.contracts.depositManager).toMatch(/^0x[0-9a-fA-F]{40}$/);
@@ -417,6 +418,7 @@ describe("--protocol v1.2 devnet with --bid-options-slash-enabled", () => {
     try {
       const d = local.devnet;
       expect(banner(d)).toContain("the oracle slashes unmet position constraints (--bid-options-slash-enabled)");
+      expect((await d.status()).bidOptionsSlash).toBe(true);
       expect((await commitmentBreakingItsConstraint(d, CONSTRAINT_BIDDER)).status).toBe("slashed");
     } finally {
       await local.stop();

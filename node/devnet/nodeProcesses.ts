@@ -39,6 +39,11 @@ export interface NodeProcessSpec {
   dataDir: string;
   /** Extra `--role` options (timeouts, --auto-accept, …). */
   args: string[];
+  /**
+   * Options of the first start only: the devnet's start flags (auto-deposit) that a restart after a kill leaves to
+   * what the node's store saved, as a node of the devnet's own process comes back.
+   */
+  firstStartArgs?: string[];
   /** Runs the node on this namespace host. */
   netns?: { hosts: NetnsHosts<string>; host: string };
   logFile: string;
@@ -53,6 +58,7 @@ export class NodeProcess {
   url: string | null = null;
   rpcUrl: string | null = null;
   private adminUrl: string | null = null;
+  private starts = 0;
   private readonly log: WriteStream;
 
   constructor(readonly spec: NodeProcessSpec) {
@@ -110,6 +116,7 @@ export class NodeProcess {
       "--parent-pid",
       String(process.pid),
       ...s.args,
+      ...(this.starts++ === 0 ? (s.firstStartArgs ?? []) : []),
     ];
     const proc = spawn(s.netns ? s.netns.hosts.exec(s.netns.host, argv) : argv, {
       cwd: ROOT,

@@ -560,6 +560,7 @@ export class Devnet implements SimControl {
       },
       currentWindow: currentWindow?.toString() ?? null,
       bidderWithdrawalPeriodMs: withdrawalPeriod?.toString() ?? null,
+      bidOptionsSlash: v12 ? this.config.bidOptionsSlash : null,
       lastRecordedBlock: this.oracle.lastRecorded().toString(),
       nextWinner: this.driver.schedule.peek() ?? null,
       settledCommitments: this.settler.settledCount,
@@ -1158,6 +1159,7 @@ async function startNodeProcesses(
     key: `0x${string}`,
     ports: { http: number; rpc: number; p2p: number },
     args: string[],
+    firstStartArgs: string[] = [],
   ) =>
     new NodeProcess({
       name,
@@ -1169,6 +1171,7 @@ async function startNodeProcesses(
       bootnodes: bootnode.multiaddrs(),
       dataDir: join(root, name),
       args: [...common, ...args],
+      firstStartArgs,
       netns: hosts && { hosts, host: name },
       logFile: join(root, `${name}.log`),
     });
@@ -1177,11 +1180,11 @@ async function startNodeProcesses(
     "bidder",
     devAccount(ROLES.bidder).privateKey,
     { http: cfg.bidderPort, rpc: cfg.bidderRpcPort, p2p: cfg.bidderP2pPort },
+    ["--bid-timeout", String(cfg.bidTimeoutMs)],
     [
-      "--bid-timeout",
-      String(cfg.bidTimeoutMs),
       // v1.2 has no window auto-deposit: the devnet deposited with each provider before the node started. From the
-      // current window, as the in-process bidder does, so the first bids find a deposit.
+      // current window, as the in-process bidder does, so the first bids find a deposit. Only at the first start: a
+      // bidder killed through the control API comes back with what its store saved (a cancel stays cancelled).
       ...(cfg.protocol !== "v1.1"
         ? []
         : cfg.autodepositAmount !== undefined
