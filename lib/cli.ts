@@ -34,6 +34,13 @@ export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<t
   }
 }
 
+/** A flag's value as an integer of at least `min` (a count, a port, seconds); anything else is a CliUsageError. */
+export function integerFlag(name: string, value: string, min = 1): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new CliUsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`);
+  return n;
+}
+
 /** parseArgs' error in a few words ("unknown option --bogus"), for commands that word their own usage errors. */
 export function argsErrorMessage(e: Error): string {
   const first = firstLine(e.message);

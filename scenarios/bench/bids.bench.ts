@@ -28,7 +28,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "n
 import os from "node:os";
 import { join } from "node:path";
 import { parseEther } from "viem";
-import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
+import { CliUsageError, exitOnCliErrors, integerFlag, parseCliArgs } from "../../lib/cli.ts";
 import { stopAllAnvils } from "../../node/chain/anvil.ts";
 import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
 import { type Devnet, startDevnet } from "../../node/devnet/startDevnet.ts";
@@ -136,11 +136,6 @@ if (args.help) {
   console.log(USAGE);
   process.exit(0);
 }
-function positive(name: string, v: string, min = 1): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new CliUsageError(`--${name} must be an integer ≥ ${min}, got "${v}"`);
-  return n;
-}
 const networks = args.networks!.split(",").map((s) => s.trim());
 for (const n of networks)
   if (n !== "in-process" && n !== "libp2p")
@@ -148,12 +143,12 @@ for (const n of networks)
 const transports = args.transports!.split(",").map((s) => s.trim());
 for (const t of transports)
   if (t !== "http" && t !== "grpc") throw new CliUsageError(`--transports takes http and/or grpc, got "${t}"`);
-const LATENCY_BIDS = positive("latency-bids", args["latency-bids"]!, 0);
-const N = positive("bids", args.bids!, 0);
-const PACED = positive("paced", args.paced!, 0);
-const PACED_SECONDS = positive("paced-seconds", args["paced-seconds"]!);
-const C = positive("concurrency", args.concurrency!);
-const P = positive("providers", args.providers!);
+const LATENCY_BIDS = integerFlag("latency-bids", args["latency-bids"]!, 0);
+const N = integerFlag("bids", args.bids!, 0);
+const PACED = integerFlag("paced", args.paced!, 0);
+const PACED_SECONDS = integerFlag("paced-seconds", args["paced-seconds"]!);
+const C = integerFlag("concurrency", args.concurrency!);
+const P = integerFlag("providers", args.providers!);
 function protocolOption(v: string | undefined): ProtocolVersion {
   try {
     return parseProtocolVersion(v);
@@ -163,21 +158,21 @@ function protocolOption(v: string | undefined): ProtocolVersion {
   }
 }
 const PROTOCOL = protocolOption(args.protocol);
-const WARMUP = positive("warmup", args.warmup!, 0);
-const SETTLE_BLOCKS = positive("settle-blocks", args["settle-blocks"]!);
-const SETTLE_BIDS = positive("settle-bids", args["settle-bids"]!);
-const INFO_RECORDS = positive("info-records", args["info-records"]!);
+const WARMUP = integerFlag("warmup", args.warmup!, 0);
+const SETTLE_BLOCKS = integerFlag("settle-blocks", args["settle-blocks"]!);
+const SETTLE_BIDS = integerFlag("settle-bids", args["settle-bids"]!);
+const INFO_RECORDS = integerFlag("info-records", args["info-records"]!);
 const SETTLEMENT_BLOCK_TIME =
   args["settlement-block-time"] === undefined
     ? undefined
-    : positive("settlement-block-time", args["settlement-block-time"], 0);
+    : integerFlag("settlement-block-time", args["settlement-block-time"], 0);
 const CRYPTO_WORKERS =
-  args["crypto-workers"] === undefined ? undefined : positive("crypto-workers", args["crypto-workers"], 0);
+  args["crypto-workers"] === undefined ? undefined : integerFlag("crypto-workers", args["crypto-workers"], 0);
 /** The sustained run's settlement state dump interval, seconds (0: only at the end). */
 const SUSTAIN_STATE_INTERVAL_S = 0;
-const SUSTAIN = args.sustain === undefined ? undefined : positive("sustain", args.sustain);
-const RATE = positive("rate", args.rate!);
-const L1_BLOCK_TIME = positive("l1-block-time", args["l1-block-time"]!);
+const SUSTAIN = args.sustain === undefined ? undefined : integerFlag("sustain", args.sustain);
+const RATE = integerFlag("rate", args.rate!);
+const L1_BLOCK_TIME = integerFlag("l1-block-time", args["l1-block-time"]!);
 if (args.client !== "thread" && args.client !== "in-process")
   throw new CliUsageError(`--client takes thread or in-process, got "${args.client}"`);
 const CLIENT_THREAD = args.client === "thread";
@@ -192,13 +187,13 @@ if (args.decisions !== "stream" && args.decisions !== "request")
 const DECISIONS = args.decisions;
 
 if (args.target !== undefined) {
-  const levels = args["in-flight"]!.split(",").map((v) => positive("in-flight", v.trim()));
+  const levels = args["in-flight"]!.split(",").map((v) => integerFlag("in-flight", v.trim()));
   const rows = await targetBench({
     targetFile: args.target,
     levels,
-    bids: positive("target-bids", args["target-bids"]!),
+    bids: integerFlag("target-bids", args["target-bids"]!),
     warmup: WARMUP,
-    ...(args.pid !== undefined ? { pids: args.pid.split(",").map((v) => positive("pid", v.trim())) } : {}),
+    ...(args.pid !== undefined ? { pids: args.pid.split(",").map((v) => integerFlag("pid", v.trim())) } : {}),
     print: console.log,
   });
   process.exit(rows.some((r) => r.commitmentsPerBid > 0) ? 0 : 1);

@@ -8,7 +8,7 @@
  */
 import net from "node:net";
 import os from "node:os";
-import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
+import { exitOnCliErrors, integerFlag, parseCliArgs } from "../../lib/cli.ts";
 import type { CommitmentReply } from "../../node/network/network.ts";
 import { signBid } from "../../node/protocol/bidSigning.ts";
 import { publicKeyOf } from "../../node/protocol/bn254.ts";
@@ -31,14 +31,9 @@ if (values.help) {
   console.log("Usage: bun scenarios/bench/p2pHop.bench.ts [--bids N] [--in-flight 1,8] [--warmup W]");
   process.exit(0);
 }
-const count = (name: string, v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new CliUsageError(`--${name} must be an integer ≥ 1, got "${v}"`);
-  return n;
-};
-const N = count("bids", values.bids!);
-const LEVELS = values["in-flight"]!.split(",").map((v) => count("in-flight", v.trim()));
-const WARMUP = count("warmup", values.warmup!);
+const N = integerFlag("bids", values.bids!);
+const LEVELS = values["in-flight"]!.split(",").map((v) => integerFlag("in-flight", v.trim()));
+const WARMUP = integerFlag("warmup", values.warmup!);
 
 setLogSink(() => {});
 await initCrypto();

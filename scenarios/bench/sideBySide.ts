@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Subprocess, spawn } from "bun";
-import { CliFailure, CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
+import { CliFailure, CliUsageError, exitOnCliErrors, integerFlag, parseCliArgs } from "../../lib/cli.ts";
 import { type SideRuns, sideBySideLines } from "./sideBySideTable.ts";
 import { type TargetLevelResult, targetBench } from "./targetBench.ts";
 
@@ -57,11 +57,6 @@ if (args.help) {
   process.exit(0);
 }
 
-function positive(name: string, v: string, min = 1): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new CliUsageError(`--${name} must be an integer ≥ ${min}, got "${v}"`);
-  return n;
-}
 const sides = args.sides!.split(",").map((s) => s.trim());
 for (const s of sides)
   if (!(s in SIDES)) throw new CliUsageError(`--sides: unknown side "${s}" (${Object.keys(SIDES).join(", ")})`);
@@ -70,12 +65,12 @@ if (sides.includes("upstream") && (!process.env.MEV_COMMIT || !process.env.PROVI
     "the upstream side needs MEV_COMMIT and PROVIDER_EMULATOR (upstream's binaries, docs/conformance.md §8), or leave it out: --sides ours,ours-like-for-like",
     2,
   );
-const rounds = positive("rounds", args.rounds!);
-const levels = args["in-flight"]!.split(",").map((v) => positive("in-flight", v.trim()));
-const bids = positive("bids", args.bids!);
-const warmup = positive("warmup", args.warmup!, 0);
-const settleMs = positive("settle", args.settle!, 0) * 1000;
-const portBase = positive("port-base", args["port-base"]!, 1024);
+const rounds = integerFlag("rounds", args.rounds!);
+const levels = args["in-flight"]!.split(",").map((v) => integerFlag("in-flight", v.trim()));
+const bids = integerFlag("bids", args.bids!);
+const warmup = integerFlag("warmup", args.warmup!, 0);
+const settleMs = integerFlag("settle", args.settle!, 0) * 1000;
+const portBase = integerFlag("port-base", args["port-base"]!, 1024);
 const dir = resolve(args.dir!);
 mkdirSync(dir, { recursive: true });
 
