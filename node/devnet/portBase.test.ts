@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Subprocess, spawn, spawnSync } from "bun";
+import { freePortBase } from "../testing/freePortBase.ts";
 import { ConfigError, DEFAULTS, type DevnetConfig, MAX_PORT_BASE, parseDevnetArgs, portsFromBase } from "./config.ts";
-import { freePortBase } from "./freePortBase.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 

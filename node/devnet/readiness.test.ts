@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Subprocess, spawn } from "bun";
+import { freePortBase } from "../testing/freePortBase.ts";
 import { portsFromBase } from "./config.ts";
-import { freePortBase } from "./freePortBase.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 let proc: Subprocess | undefined;

@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join, resolve } from "node:path";
-import { freePortBase } from "../../node/devnet/freePortBase.ts";
+import { freePortBase } from "../../node/testing/freePortBase.ts";
 import { median, medianCell, sideBySideLines } from "./sideBySideTable.ts";
 import type { TargetLevelResult } from "./targetBench.ts";
 

@@ -1,6 +1,6 @@
 /** A --port-base for a devnet started by a test or a tool: one whose every derived port is free now. */
 import { createServer } from "node:net";
-import { portsFromBase } from "./config.ts";
+import { portsFromBase } from "../devnet/config.ts";
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((done) => {
