@@ -25,7 +25,8 @@ const USAGE = `Usage: npm run bench:side-by-side -- [options]
   --bids N           timed bids per level (default 500)
   --warmup W         untimed bids before the first level of each run (default 100)
   --settle S         seconds each side idles once started, before the warm-up (default 5)
-  --port-base P      upstream's side at P.. (its devnet and nodes), ours at P+600.. (default 36000)
+  --port-base P      upstream's side at P.. (its devnet and nodes), ours at P+600.. (default 26000: below the
+                     ephemeral port range, where the machine's own outgoing connections could hold a port)
   --dir DIR          data dirs and logs (default .side-by-side)
 Prints each run's row as it goes, then each figure's median over the rounds (the range in brackets) per side.`;
 
@@ -47,7 +48,7 @@ const { values: args } = parseCliArgs({
     bids: { type: "string", default: "500" },
     warmup: { type: "string", default: "100" },
     settle: { type: "string", default: "5" },
-    "port-base": { type: "string", default: "36000" },
+    "port-base": { type: "string", default: "26000" },
     dir: { type: "string", default: ".side-by-side" },
     help: { type: "boolean", default: false },
   },

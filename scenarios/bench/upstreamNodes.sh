@@ -10,12 +10,13 @@
 #
 # Environment: MEV_COMMIT and PROVIDER_EMULATOR (upstream's binaries, built as docs/conformance.md §8 says: the
 # emulator with `go build -o ~/bin/provideremulator ./examples/provideremulator` in upstream's p2p folder),
-# PORT_BASE (default 36000: the devnet takes PORT_BASE.., upstream's nodes PORT_BASE+410..+444), DIR (default
+# PORT_BASE (default 26000, below the ephemeral port range, where the machine's own outgoing connections could
+# hold a port: the devnet takes PORT_BASE.., upstream's nodes PORT_BASE+410..+444), DIR (default
 # .upstream-bench: logs, keys, stores, target.json, and `pids`: upstream's processes for bench:bids's --pid).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DIR=${DIR:-.upstream-bench}
-PB=${PORT_BASE:-36000}
+PB=${PORT_BASE:-26000}
 CONTROL=http://127.0.0.1:$PB
 
 stop_all() {
