@@ -2,7 +2,7 @@
  * What the benchmark prints about the devnet's health at the start and end of a phase: rss of this process (every
  * node, the oracle and the driver) and of each Anvil, each chain's head and pending transactions (txpool_status).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { anvilPidFile } from "../../node/chain/anvil.ts";
 import { jsonRpc } from "../../node/chain/jsonRpc.ts";
 import type { Devnet } from "../../node/devnet/startDevnet.ts";
@@ -55,14 +55,40 @@ export function mainThreadCpuMsOf(pid: number): number | undefined {
   return cpuMsOfStat(`/proc/${pid}/task/${pid}/stat`);
 }
 
-function cpuMsOfStat(path: string): number | undefined {
+/** A /proc stat file: the command name, and the fields after it (state [0], ppid [1], utime [11], stime [12]). */
+function readStat(path: string): { comm: string; fields: string[] } | undefined {
   try {
-    const fields = readFileSync(path, "utf8").split(") ")[1]!.split(" ");
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    const stat = readFileSync(path, "utf8");
+    const close = stat.lastIndexOf(")");
+    return { comm: stat.slice(stat.indexOf("(") + 1, close), fields: stat.slice(close + 2).split(" ") };
   } catch {
     return undefined;
   }
+}
+
+function cpuMsOfStat(path: string): number | undefined {
+  const fields = readStat(path)?.fields;
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return fields ? (Number(fields[11]) + Number(fields[12])) * 10 : undefined;
+}
+
+/** A process and its descendants, from /proc (Linux), leaving out those whose command is in `except`. */
+export function processTree(root: number, except: string[] = []): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    const stat = Number.isInteger(pid) ? readStat(`/proc/${pid}/stat`) : undefined;
+    if (!stat || except.includes(stat.comm)) continue;
+    const ppid = Number(stat.fields[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const c of children.get(pid) ?? []) walk(c);
+  };
+  walk(root);
+  return out;
 }
 
 function anvilPid(devnet: Devnet, name: "l1" | "settlement"): number | undefined {

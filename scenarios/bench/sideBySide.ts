@@ -5,10 +5,11 @@
  * start is its best case), then each of our devnets afresh for all levels. Every run is `bench:bids --target`'s
  * (targetBench.ts) with the side's processes for the CPU per bid. docs/performance.md "Side by side" quotes it.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Subprocess, spawn } from "bun";
 import { CliFailure, CliUsageError, exitOnCliErrors, integerFlag, parseCliArgs } from "../../lib/cli.ts";
+import { processTree } from "./health.ts";
 import { type SideRuns, sideBySideLines } from "./sideBySideTable.ts";
 import { type TargetLevelResult, targetBench } from "./targetBench.ts";
 
@@ -155,7 +156,9 @@ async function oursRun(side: string, flags: string[]): Promise<TargetLevelResult
       await Bun.sleep(250);
     }
     await Bun.sleep(settleMs);
-    return await targetBench({ targetFile, levels, bids, warmup, pids: processTree(devnet.pid), print });
+    // The devnet's process and its node processes; the chains are not the node's CPU.
+    const pids = processTree(devnet.pid, ["anvil"]);
+    return await targetBench({ targetFile, levels, bids, warmup, pids, print });
   } finally {
     await stop(devnet);
   }
@@ -167,32 +170,4 @@ async function stop(p: Subprocess): Promise<void> {
   const killer = setTimeout(() => p.kill("SIGKILL"), 30_000);
   await p.exited;
   clearTimeout(killer);
-}
-
-/** The process and its descendants, without the Anvils (the chains are not the node's CPU). */
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const [comm, rest] = [
-        stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
-        stat.slice(stat.lastIndexOf(")") + 2),
-      ];
-      if (comm === "anvil") continue;
-      const ppid = Number(rest.split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => {
-    out.push(pid);
-    for (const c of children.get(pid) ?? []) walk(c);
-  };
-  walk(root);
-  return out;
 }
