@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Subprocess, spawn } from "bun";
 import { parseEther } from "viem";
 import { devAccount } from "../chain/accounts.ts";
 import { bidderRegistryV12Abi } from "../chain/contractsV12.ts";
 import { call } from "../clients/http.ts";
 import { type LocalDevnet, startLocalDevnet } from "../devnet/localDevnet.ts";
+import { type RoleChild, type RoleProcess, startRoleProcess } from "../testing/roleProcess.ts";
 import { stopProcesses } from "../testing/stopProcesses.ts";
 import { parseRoleArgs, RoleConfigError } from "./roleConfig.ts";
 
@@ -66,7 +66,7 @@ describe("parsing", () => {
 
 describe("a bidder process with --enable-deposit-manager on a v1.2 devnet", () => {
   let dev: LocalDevnet;
-  const children: { proc: Subprocess<"ignore", "pipe", "pipe">; name: string }[] = [];
+  const children: RoleChild[] = [];
 
   beforeAll(async () => {
     dev = await startLocalDevnet(
@@ -84,52 +84,16 @@ describe("a bidder process with --enable-deposit-manager on a v1.2 devnet", () =
   }, 90_000);
 
   /** Starts the bidder process and waits until it served and handled the flag (a log line either way). */
-  async function bidder(): Promise<{ url: string; out: () => string; proc: Subprocess<"ignore", "pipe", "pipe"> }> {
-    const d = dev.devnet;
-    const proc = spawn(
-      [
-        "bun",
-        "node/main.ts",
-        "--role",
-        "bidder",
-        "--key",
-        BIDDER.privateKey,
-        "--contracts",
-        d.dir.targetFile,
-        "--bootnodes",
-        d.networks!.bootnodeAddrs()[0]!,
-        "--p2p-addr",
-        "127.0.0.1",
-        "--p2p-port",
-        "0",
-        "--http-port",
-        "0",
-        "--rpc-port",
-        "0",
-        "--data-dir",
-        join(dir, "bidder"),
-        "--enable-deposit-manager",
-        "--target-deposit-amount",
-        TARGET.toString(),
-      ],
-      { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
-    );
-    children.push({ proc, name: "bidder process" });
-    let text = "";
-    const dec = new TextDecoder();
-    void (async () => {
-      for await (const c of proc.stdout) text += dec.decode(c);
-    })();
-    void (async () => {
-      for await (const c of proc.stderr) text += dec.decode(c);
-    })();
-    for (const deadline = Date.now() + 90_000; Date.now() < deadline && proc.exitCode === null; await Bun.sleep(100)) {
-      const m = /API\s+(http:\/\/\S+)/.exec(text);
-      if (m && /target deposit amount set|failed to handle the --enable-deposit-manager/.test(text))
-        return { url: m[1]!, out: () => text, proc };
-    }
-    throw new Error(`the bidder process did not start (exit code ${proc.exitCode}):\n${text}`);
-  }
+  const bidder = (): Promise<RoleProcess> =>
+    startRoleProcess(dev.devnet, {
+      role: "bidder",
+      key: BIDDER.privateKey,
+      dataDir: join(dir, "bidder"),
+      extra: ["--enable-deposit-manager", "--target-deposit-amount", TARGET.toString()],
+      children,
+      ready: /target deposit amount set|failed to handle the --enable-deposit-manager/,
+      timeoutMs: 90_000,
+    });
 
   test("enables the manager and tops every valid provider up to the target; a restart finds it enabled", async () => {
     const d = dev.devnet;

@@ -22,7 +22,16 @@ export interface RoleProcess {
  */
 export async function startRoleProcess(
   d: LocalDevnet["devnet"],
-  o: { role: "provider" | "bidder"; key: Hex; dataDir: string; extra?: string[]; children: RoleChild[] },
+  o: {
+    role: "provider" | "bidder";
+    key: Hex;
+    dataDir: string;
+    extra?: string[];
+    children: RoleChild[];
+    /** Also wait for this in its output (a flag handled at start), not only for its API. */
+    ready?: RegExp;
+    timeoutMs?: number;
+  },
 ): Promise<RoleProcess> {
   const args = ["--role", o.role, "--key", o.key, "--contracts", d.dir.targetFile];
   args.push("--bootnodes", d.networks!.bootnodeAddrs()[0]!, "--p2p-addr", "127.0.0.1", "--p2p-port", "0");
@@ -37,9 +46,10 @@ export async function startRoleProcess(
   void (async () => {
     for await (const c of proc.stderr) text += dec.decode(c);
   })();
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline && proc.exitCode === null; await Bun.sleep(100)) {
+  const until = Date.now() + (o.timeoutMs ?? 60_000);
+  for (; Date.now() < until && proc.exitCode === null; await Bun.sleep(100)) {
     const m = /API\s+(http:\/\/\S+)/.exec(text);
-    if (m) return { proc, url: m[1]!, out: () => text };
+    if (m && (!o.ready || o.ready.test(text))) return { proc, url: m[1]!, out: () => text };
   }
   throw new Error(`${o.role} node did not start (exit code ${proc.exitCode}):\n${text}`);
 }
