@@ -320,6 +320,27 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     expect(deposits.cached(REFUND_BIDDER.address)).toBe(parseEther("3"));
   }, 120_000);
 
+  test("a store sent again for a commitment the chain holds (a restart's race with its own transaction) leaves it stored", async () => {
+    const p = d.providers[0]!;
+    const deposits = p.deposits as ProviderDeposits;
+    const far = (await d.driver.blockNumber()) + 1_000n;
+    const bid = {
+      txnHash: "5d".repeat(32),
+      rawTransactions: [],
+      bidAmt: parseEther("1"),
+      slashAmt: 0n,
+      blockNumber: far,
+    };
+    const r = await commitmentOfProvider0(d, SENTINEL_BIDDER, bid, "0x");
+    await storeAtProvider0(d, r);
+    const before = deposits.cached(SENTINEL_BIDDER.address);
+    p.storer!.restore(r);
+    await p.storer!.drain(); // the outcome is recorded before the send ends
+    expect(p.commitments!.get(r.digest)).toMatchObject({ status: "stored", details: "" });
+    // Not a commitment_store_failed: nothing is given back to the bidder's balance.
+    expect(deposits.cached(SENTINEL_BIDDER.address)).toBe(before);
+  }, 60_000);
+
   test("a v1.2 commitment with bid options is opened by the winner and rewarded", async () => {
     const provider = providerAccount(0).address;
     await depositTowardProvider0(d, REWARD_BIDDER.privateKey);

@@ -110,6 +110,12 @@ export class CommitmentStorer {
             return void (await this.commitments.setStatusSoon(digest, "stored", ""));
           continue;
         }
+        // The chain holds this very commitment already (its index is its digest's): a transaction of this node's
+        // that a restart's reconciliation did not see mined yet. Stored, not failed.
+        if (/UnopenedCommitmentAlreadyExists/.test(msg)) {
+          this.log.info("the chain already holds the commitment", { commitment: digest });
+          return void (await this.commitments.setStatusSoon(digest, "stored", ""));
+        }
         await this.commitments.setStatusSoon(digest, "failed", `failed to store commitment: ${msg}`);
         this.log.warn("store transaction failed", { commitment: digest, error: msg });
         this.onStoreFailed?.(digest, txnHash, msg);
