@@ -258,11 +258,11 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
   });
 
   test("a provider gets back what a block another provider won had reserved, and only that", async () => {
-    const bid = async (block: bigint, n: number) => {
+    const bid = async (block: bigint, n: number, amount = parseEther("3")) => {
       const now = Date.now();
       const s = await NdjsonStream.open<{ providerAddress: string }>("POST", `${d.bidder.url}/v1/bidder/bid`, {
         txHashes: [n.toString(16).padStart(64, "0")],
-        amount: parseEther("3").toString(),
+        amount: amount.toString(),
         blockNumber: block.toString(),
         decayStartTimestamp: String(now),
         decayEndTimestamp: String(now + 60_000),
@@ -283,6 +283,19 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
     });
     expect(after).toEqual([p0!]);
     expect(await bid((await d.driver.blockNumber()) + 5n, 0x34)).toEqual([]);
+
+    // Killed and started again on its store, provider 0 still counts its stored 3 ETH (not opened on chain, whose
+    // balance still says 5) and not the 3 ETH it gave back: 2 ETH left with it (less the far bid's 1 wei), as with
+    // provider 1.
+    await d.killNode("provider-0");
+    await until(
+      "provider 0's application to attach again",
+      30_000,
+      () => d.providers[0]!.dispatcher.activeReceivers > 0,
+    );
+    const last = (await d.driver.blockNumber()) + 5n;
+    expect((await bid(last, 0x35, parseEther("1.5"))).sort()).toEqual([p0!, p1!].sort());
+    expect(await bid(last, 0x36, parseEther("1"))).toEqual([]);
   }, 120_000);
 
   test("a commitment still pending when another provider wins its block is refunded once, when its store fails", async () => {

@@ -97,6 +97,24 @@ describe("sim-kill", () => {
     expect(await bid(block, "7002")).toEqual(before);
   }, 120_000);
 
+  test("a killed provider still counts the allowance it committed: a block's allowance is not committed twice", async () => {
+    const d = local.devnet;
+    // A window of its own (the test above deposited for an earlier one): 0.5 ETH per block.
+    const block = (await d.driver.blockNumber()) + 15n;
+    const dep = await call(
+      "POST",
+      `${d.bidder.url}/v1/bidder/deposit/${parseEther("5")}?window_number=${windowOfBlock(block)}`,
+    );
+    expect(dep.status).toBe(200);
+    const both = await bid(block, parseEther("0.3").toString());
+    expect(both).toHaveLength(2);
+    expect((await control("/sim/v1/nodes/provider-0/kill")).status).toBe(200);
+    await receiversBack();
+    // The new provider-0 commits the rest of the block's allowance and no more, as provider-1 does.
+    expect(await bid(block, parseEther("0.2").toString())).toEqual(both);
+    expect(await bid(block, "1")).toEqual([]);
+  }, 120_000);
+
   // Last: provider-1 stays out of the registry for good.
   test("a provider whose unstake was requested is refused by its peers, and nothing waits for it to be seen", async () => {
     const d = local.devnet;

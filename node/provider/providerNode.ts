@@ -21,7 +21,8 @@ import type { CommitmentRecord } from "../tracker/record.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
 import { KillAfterAck } from "../util/killAfterAck.ts";
 import { KillSwitch } from "../util/killSwitch.ts";
-import type { BidderBalanceCheck } from "./bids/balanceCheck.ts";
+import { logger } from "../util/log.ts";
+import type { BidderBalanceCheck, CommittedAmounts } from "./bids/balanceCheck.ts";
 import { BidDispatcher } from "./bids/bidDispatcher.ts";
 import { BidIntake } from "./bids/bidIntake.ts";
 import { CommitmentStorer } from "./bids/commitmentStorer.ts";
@@ -29,6 +30,8 @@ import { DepositManager } from "./bids/depositManager.ts";
 import { ProviderDeposits } from "./bids/providerDeposits.ts";
 import { nikeKeyFromNodeKey } from "./nikeKey.ts";
 import { ProviderStakeService } from "./stake/stakeService.ts";
+
+const log = logger("provider");
 
 export interface ProviderNodeOptions {
   /** Position among the devnet's providers (0-based), used in names and ports. */
@@ -125,7 +128,7 @@ export class ProviderNode {
     this.commitments = new CommitmentStore(this.store);
     const version = this.protocol;
     this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, version);
-    const deposits = this.balanceCheck(version, this.events);
+    const deposits = this.balanceCheck(version, this.events, this.commitments);
     this.deposits = deposits;
     const storer = new CommitmentStorer(this.settlement, c.preconfManager, this.commitments);
     const storeFailed = commitmentFailure(this.notifier, "commitment_store_failed", version);
@@ -204,11 +207,11 @@ export class ProviderNode {
    * The balance check of `version`: v1.1's per window, or v1.2's per (bidder, this provider), which gets back what
    * some commitments had reserved (`refund`).
    */
-  private balanceCheck(version: ProtocolVersion, events: EventPoller): BidderBalanceCheck {
+  private balanceCheck(version: ProtocolVersion, events: EventPoller, committed: CommittedAmounts): BidderBalanceCheck {
     const c = this.options.contracts;
     if (profileOf(version).deposits === "window")
-      return new DepositManager(this.settlement.publicClient, c.bidderRegistry, events);
-    return new ProviderDeposits(this.settlement.publicClient, c.bidderRegistry, this.address, events);
+      return new DepositManager(this.settlement.publicClient, c.bidderRegistry, events, committed);
+    return new ProviderDeposits(this.settlement.publicClient, c.bidderRegistry, this.address, events, committed);
   }
 
   /**
@@ -218,7 +221,12 @@ export class ProviderNode {
    * pending when its block's winner is recorded is neither then.
    */
   private refund(deposits: BidderBalanceCheck, r: CommitmentRecord | undefined): void {
-    if (r && deposits instanceof ProviderDeposits) deposits.refund(`0x${r.bidder}`, r.bidAmount);
+    if (!r || !(deposits instanceof ProviderDeposits)) return;
+    deposits.refund(`0x${r.bidder}`, r.bidAmount);
+    // A balance rebuilt from the store after a restart leaves it out (CommittedAmounts).
+    this.commitments
+      ?.markRefunded(r.digest)
+      .catch((e) => log.warn("could not note a refund in the store", { commitment: r.digest, error: e }));
   }
 
   /** The raw-transaction bundles this provider committed to for an L1 block, best bid first (its builder's input). */

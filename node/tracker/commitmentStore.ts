@@ -115,6 +115,8 @@ export class CommitmentStore {
       "commitments-3-bid-options",
       "ALTER TABLE commitments ADD COLUMN bid_options TEXT NOT NULL DEFAULT ''",
     );
+    // 1 once a v1.2 provider has given the commitment's amount back to the bidder's balance (providerNode.ts `refund`).
+    store.migrate("commitments-4-refunded", "ALTER TABLE commitments ADD COLUMN refunded INTEGER NOT NULL DEFAULT 0");
     this.insertQ = store.db.query(
       `INSERT OR IGNORE INTO commitments (digest, commitment_index, commitment_signature, bid_digest, bid_signature, bidder,
          provider, txn_hash, reverting_tx_hashes, raw_transactions, bid_amount, bid_amount_sort, block_number, decay_start,
@@ -248,6 +250,42 @@ export class CommitmentStore {
       .map(toRecord);
   }
 
+  /**
+   * v1.1, the provider's store: what it committed to `bidder`'s bids for `block`, every status (the allowance a
+   * committed bid reserved is never released).
+   */
+  committedForBlock(bidder: string, block: bigint): bigint {
+    return sumAmounts(
+      this.db
+        .query<{ bid_amount: string }, [number, string]>(
+          "SELECT bid_amount FROM commitments WHERE block_number = ? AND bidder = ?",
+        )
+        .all(Number(block), bare(bidder)),
+    );
+  }
+
+  /**
+   * v1.2, the provider's store: what it committed to `bidder`'s bids whose amount has neither left the deposit on chain
+   * (opened or settled) nor come back to the bidder's balance (refunded).
+   */
+  committedUnsettled(bidder: string): bigint {
+    return sumAmounts(
+      this.db
+        .query<{ bid_amount: string }, [string]>(
+          `SELECT bid_amount FROM commitments
+           WHERE status IN ('pending', 'stored', 'failed') AND refunded = 0 AND bidder = ?`,
+        )
+        .all(bare(bidder)),
+    );
+  }
+
+  /** Notes that the commitment's amount went back to the bidder's balance, in the next group commit. */
+  markRefunded(digest: string): Promise<void> {
+    return this.store.write(() => {
+      this.dbFor(digest).query("UPDATE commitments SET refunded = 1 WHERE digest = ?").run(digest);
+    });
+  }
+
   setPayment(digest: string, payment: string, refund: string): void {
     this.dbFor(digest)
       .query("UPDATE commitments SET payment = ?, refund = ? WHERE digest = ?")
@@ -307,6 +345,17 @@ const PROGRESS_FROM = Object.fromEntries(
       .join(", ") || "NULL",
   ]),
 ) as Record<CommitmentStatus, string>;
+
+/** An address as the table keeps it: lower-case hex without 0x. */
+function bare(address: string): string {
+  return address.toLowerCase().replace(/^0x/, "");
+}
+
+function sumAmounts(rows: { bid_amount: string }[]): bigint {
+  let sum = 0n;
+  for (const r of rows) sum += BigInt(r.bid_amount);
+  return sum;
+}
 
 /** A byte string that sorts like the amount (fixed-width big-endian), so SQLite orders bids numerically. */
 function amountSortKey(amount: bigint): Uint8Array {

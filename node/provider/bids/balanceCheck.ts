@@ -9,3 +9,15 @@ import type { Address } from "viem";
 export interface BidderBalanceCheck {
   checkAndReserve(bidder: Address, amount: bigint, block: bigint): Promise<() => void>;
 }
+
+/**
+ * What the provider's own store says it committed (tracker/commitmentStore.ts). A balance check keeps its reservations
+ * in memory and starts each bidder's from here, so a provider that restarts does not commit the same allowance twice:
+ * every commitment is in the store before the provider answers the bidder.
+ */
+export interface CommittedAmounts {
+  /** v1.1: the provider's commitments to `bidder`'s bids for `block`. */
+  committedForBlock(bidder: Address, block: bigint): bigint;
+  /** v1.2: the provider's commitments to `bidder` whose amount has neither left the deposit on chain nor come back. */
+  committedUnsettled(bidder: Address): bigint;
+}

@@ -3,7 +3,7 @@ import { bidderRegistryAbi } from "../../chain/contracts.ts";
 import type { EventPoller } from "../../chain/eventPoller.ts";
 import { FailedPreconditionError, InternalError } from "../../protocol/grpcCodes.ts";
 import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../protocol/windows.ts";
-import type { BidderBalanceCheck } from "./balanceCheck.ts";
+import type { BidderBalanceCheck, CommittedAmounts } from "./balanceCheck.ts";
 
 /**
  * Protocol v1.1's balance check. The provider's off-chain mirror of a bidder's per-block allowance (BidderRegistry's maxBidPerBlock): for each
@@ -11,7 +11,8 @@ import type { BidderBalanceCheck } from "./balanceCheck.ts";
  * and reserved before the provider application sees it, and released when it is not committed.
  * The window deposit is read from the chain on first use and refreshed from BidderRegistered events; NewWindow
  * drops closed windows. (Upstream's first check of a block uses the whole deposit; we always use deposit / 10:
- * docs/divergences.md.)
+ * docs/divergences.md.) What a (bidder, block) has used starts from the provider's commitments in its store, so a
+ * restarted provider still counts the bids it committed before.
  */
 export class DepositManager implements BidderBalanceCheck {
   private readonly perWindow = new Map<string, bigint>();
@@ -21,6 +22,7 @@ export class DepositManager implements BidderBalanceCheck {
     private readonly client: PublicClient,
     private readonly bidderRegistry: Address,
     events: EventPoller,
+    private readonly committed: Pick<CommittedAmounts, "committedForBlock">,
   ) {
     events.on("BidderRegistered", (e) => {
       const key = `${(e.args.bidder as string).toLowerCase()}/${e.args.windowNumber as bigint}`;
@@ -58,7 +60,7 @@ export class DepositManager implements BidderBalanceCheck {
     const window = windowOfBlock(block);
     let allowance = await this.allowanceOf(bidder, window);
     const key = `${bidder.toLowerCase()}/${block}`;
-    const used = this.used.get(key) ?? 0n;
+    const used = this.used.get(key) ?? this.committed.committedForBlock(bidder, block);
     // A deposit made a moment ago may not have reached us as an event yet: ask the chain before refusing.
     if (used + amount > allowance) allowance = await this.allowanceOf(bidder, window, true);
     if (used + amount > allowance) throw new FailedPreconditionError("insufficient balance");

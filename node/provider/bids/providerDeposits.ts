@@ -2,7 +2,7 @@ import type { Address, PublicClient } from "viem";
 import { bidderRegistryV12Abi } from "../../chain/contractsV12.ts";
 import type { EventPoller } from "../../chain/eventPoller.ts";
 import { FailedPreconditionError, InternalError } from "../../protocol/grpcCodes.ts";
-import type { BidderBalanceCheck } from "./balanceCheck.ts";
+import type { BidderBalanceCheck, CommittedAmounts } from "./balanceCheck.ts";
 
 /**
  * Protocol v1.2's balance check (upstream-head-delta §3.2): one cached balance per bidder for this provider only, no
@@ -12,6 +12,9 @@ import type { BidderBalanceCheck } from "./balanceCheck.ts";
  * provider adds to a cached balance (or starts one at the new available amount); WithdrawalRequested and
  * BidderWithdrawal drop it. A bid whose money does not leave the deposit (another provider won its block, or the
  * commitment was never stored) is given back with `refund`, as upstream does, only while the balance is cached.
+ * A balance read from the chain or started by a deposit event counts the provider's commitments whose amount the chain
+ * has not taken yet (not opened) and that were not given back: so a restarted provider does not commit the same
+ * balance twice (upstream keeps its cached balances in its store; docs/divergences.md).
  */
 export class ProviderDeposits implements BidderBalanceCheck {
   private readonly balances = new Map<string, bigint>();
@@ -21,15 +24,19 @@ export class ProviderDeposits implements BidderBalanceCheck {
     private readonly bidderRegistry: Address,
     private readonly self: Address,
     events: EventPoller,
+    private readonly committed: Pick<CommittedAmounts, "committedUnsettled">,
   ) {
     const forUs = (provider: unknown) => (provider as string).toLowerCase() === self.toLowerCase();
     events.on("BidderDeposited", (e) => {
       if (!forUs(e.args.provider)) return;
-      const key = (e.args.bidder as string).toLowerCase();
+      const bidder = e.args.bidder as Address;
+      const key = bidder.toLowerCase();
       const known = this.balances.get(key);
       this.balances.set(
         key,
-        known === undefined ? (e.args.newAvailableAmount as bigint) : known + (e.args.depositedAmount as bigint),
+        known === undefined
+          ? (e.args.newAvailableAmount as bigint) - this.committed.committedUnsettled(bidder)
+          : known + (e.args.depositedAmount as bigint),
       );
     });
     for (const name of ["WithdrawalRequested", "BidderWithdrawal"])
@@ -45,6 +52,7 @@ export class ProviderDeposits implements BidderBalanceCheck {
       balance = await this.readDeposit(bidder);
       if (balance === 0n)
         throw new FailedPreconditionError(`balance not found for bidder ${bidder} and provider ${this.self}`);
+      balance -= this.committed.committedUnsettled(bidder);
     }
     if (balance < amount) throw new FailedPreconditionError("insufficient balance");
     this.balances.set(key, balance - amount);
