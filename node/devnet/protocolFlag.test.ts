@@ -125,4 +125,14 @@ describe("--role nodes' --protocol", () => {
       new RoleConfigError("--autodeposit-current-window says where --autodeposit-amount starts; give both"),
     );
   });
+
+  test("--autodeposit-keep-saved lets a saved auto-deposit setting win over --autodeposit-amount", () => {
+    const v11 = file("v11k.json", {});
+    expect(role(["--contracts", v11, "--autodeposit-amount", "1000"]).autodepositFromFlag).toBe(true);
+    const kept = role(["--contracts", v11, "--autodeposit-amount", "1000", "--autodeposit-keep-saved"]);
+    expect([kept.autodepositAmount, kept.autodepositFromFlag]).toEqual([1000n, false]);
+    expect(() => role(["--contracts", v11, "--autodeposit-keep-saved"])).toThrow(
+      new RoleConfigError("--autodeposit-keep-saved says what --autodeposit-amount does to a saved setting; give both"),
+    );
+  });
 });

@@ -1184,11 +1184,17 @@ async function startNodeProcesses(
     [
       // v1.2 has no window auto-deposit: the devnet deposited with each provider before the node started. From the
       // current window, as the in-process bidder does, so the first bids find a deposit. Only at the first start: a
-      // bidder killed through the control API comes back with what its store saved (a cancel stays cancelled).
+      // bidder killed through the control API comes back with what its store saved (a cancel stays cancelled). As
+      // for the in-process bidder, the amount replaces a saved setting only when a flag gave it.
       ...(cfg.protocol !== "v1.1"
         ? []
         : cfg.autodepositAmount !== undefined
-          ? ["--autodeposit-amount", cfg.autodepositAmount.toString(), "--autodeposit-current-window"]
+          ? [
+              "--autodeposit-amount",
+              cfg.autodepositAmount.toString(),
+              "--autodeposit-current-window",
+              ...(cfg.autodepositFromFlag ? [] : ["--autodeposit-keep-saved"]),
+            ]
           : cfg.autodepositFromFlag
             ? ["--no-autodeposit"]
             : []),

@@ -108,6 +108,8 @@ Options:
                               bidder, with --autodeposit-amount: start at the current window (BlockTracker's), so
                               bids for the next blocks find a deposit at once (default: the window after the
                               current, as upstream's AutoDeposit without a window)
+  --autodeposit-keep-saved    bidder, with --autodeposit-amount: a setting the store saved wins and resumes; the
+                              amount starts only a bidder that saved none (as a devnet restarted with no flag)
   --no-autodeposit            bidder: no auto-deposit, even when the store saved it on
   --enable-deposit-manager    bidder, v1.2: once started, enable the deposit manager (already enabled is fine)
   --target-deposit-amount WEI bidder, v1.2, with --enable-deposit-manager: then set this target deposit toward every
@@ -229,6 +231,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "autodeposit-amount": { type: "string" },
         "no-autodeposit": { type: "boolean" },
         "autodeposit-current-window": { type: "boolean" },
+        "autodeposit-keep-saved": { type: "boolean" },
         "enable-deposit-manager": { type: "boolean" },
         "target-deposit-amount": { type: "string" },
         "log-level": { type: "string" },
@@ -285,6 +288,11 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
   const fromCurrentWindow = o["autodeposit-current-window"] === true;
   if (fromCurrentWindow && amount === undefined)
     throw new RoleConfigError("--autodeposit-current-window says where --autodeposit-amount starts; give both");
+  const keepSaved = o["autodeposit-keep-saved"] === true;
+  if (keepSaved && amount === undefined)
+    throw new RoleConfigError(
+      "--autodeposit-keep-saved says what --autodeposit-amount does to a saved setting; give both",
+    );
   const enableDepositManager = o["enable-deposit-manager"] === true;
   if (enableDepositManager && protocol !== "v1.2")
     throw new RoleConfigError(`--enable-deposit-manager: protocol ${protocol} has no deposit manager (v1.2 has)`);
@@ -315,7 +323,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     decisionTimeoutMs: int("decision-timeout", o["decision-timeout"], 1, 3_600_000, 30_000),
     autoAccept: o["auto-accept"] ?? false,
     autodepositAmount: amount === undefined ? undefined : BigInt(amount),
-    autodepositFromFlag: amount !== undefined || o["no-autodeposit"] === true,
+    autodepositFromFlag: (amount !== undefined && !keepSaved) || o["no-autodeposit"] === true,
     autodepositCurrentWindow: fromCurrentWindow,
     enableDepositManager,
     targetDepositAmount: target === undefined ? undefined : BigInt(target),
