@@ -45,6 +45,16 @@ async function bid(block: bigint, amount: string): Promise<string[]> {
   return lines.flatMap((l) => ("result" in l ? [l.result.providerAddress] : [])).sort();
 }
 
+/** 5 ETH into the window of `block` (0.5 ETH per block). */
+async function depositFor(block: bigint): Promise<void> {
+  const window = windowOfBlock(block);
+  const r = await call(
+    "POST",
+    `${local.devnet.bidder.url}/v1/bidder/deposit/${parseEther("5")}?window_number=${window}`,
+  );
+  expect(r.status).toBe(200);
+}
+
 /** Waits (generously: a loaded machine) until every provider node has an application attached again. */
 async function receiversBack(timeoutMs = 30_000): Promise<void> {
   const until = performance.now() + timeoutMs;
@@ -62,11 +72,7 @@ describe("sim-kill", () => {
   test("killed provider and bidder nodes come back on their stores; the mesh and the applications find them again", async () => {
     const d = local.devnet;
     const block = (await d.driver.blockNumber()) + 3n;
-    const dep = await call(
-      "POST",
-      `${d.bidder.url}/v1/bidder/deposit/${parseEther("5")}?window_number=${windowOfBlock(block)}`,
-    );
-    expect(dep.status).toBe(200);
+    await depositFor(block);
     const before = await bid(block, "7001");
     expect(before).toHaveLength(2);
     const bidderUrl = d.bidder.url;
@@ -99,13 +105,9 @@ describe("sim-kill", () => {
 
   test("a killed provider still counts the allowance it committed: a block's allowance is not committed twice", async () => {
     const d = local.devnet;
-    // A window of its own (the test above deposited for an earlier one): 0.5 ETH per block.
+    // A window of its own (the test above deposited for an earlier one).
     const block = (await d.driver.blockNumber()) + 15n;
-    const dep = await call(
-      "POST",
-      `${d.bidder.url}/v1/bidder/deposit/${parseEther("5")}?window_number=${windowOfBlock(block)}`,
-    );
-    expect(dep.status).toBe(200);
+    await depositFor(block);
     const both = await bid(block, parseEther("0.3").toString());
     expect(both).toHaveLength(2);
     expect((await control("/sim/v1/nodes/provider-0/kill")).status).toBe(200);
