@@ -44,3 +44,25 @@ Feature: Nothing a node acknowledged is lost when it is killed
     Then the bidder's client received a commitment before the stream broke
     When provider 1's node is soon restarted on its data
     Then provider 1 lists every commitment it gave in this scenario
+
+  @upstream @sim-kill @v1.1
+  Scenario: a provider killed with SIGKILL still counts the allowance it committed for a block
+    A provider node keeps what is left of each block's allowance in its store (api-behaviour §4.6: the remaining
+    allowance of a bidder's block, bbs/<window>/<bidder>/<block>): started again on its data, it does not commit the
+    same allowance twice.
+    Given provider 1 runs a provider application that accepts every bid
+    When the bidder sends the bid:
+      """
+      {"txHashes": ["fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7"], "amount": "$ALLOWANCE",
+       "blockNumber": "$BLOCK+2", "decayStartTimestamp": "$DECAY_START", "decayEndTimestamp": "$DECAY_END"}
+      """
+    Then the bid stream ends with HTTP 200 and 1 commitment
+    When provider 1's node is killed with SIGKILL and restarted through the control API
+    And provider 1 runs a provider application that accepts every bid
+    And the bidder sends bids of 1 wei for block $BLOCK+3, a new one every 500 ms, until provider 1 commits to one (at most 30 s)
+    And the bidder sends the bid:
+      """
+      {"txHashes": ["71c1348f2d7ff7e814f9c3617983703435ea7446de420aeac488bf1de35737e8"], "amount": "1",
+       "blockNumber": "$BLOCK+2", "decayStartTimestamp": "$DECAY_START", "decayEndTimestamp": "$DECAY_END"}
+      """
+    Then the bid stream ends with HTTP 200 and no commitments

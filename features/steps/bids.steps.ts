@@ -252,6 +252,33 @@ When(/^the bidder sends a bid of (\d+) wei$/, async function (this: ConformanceW
   await s.current.outcome;
 });
 
+// After a provider node restarted, until it is back in the bidder's network: each try is a bid of its own (its own
+// transaction hash), so none of them is a repeat the target could treat apart.
+When(
+  /^the bidder sends bids of (\d+) wei for block \$BLOCK\+(\d+), a new one every 500 ms, until provider (\d+) commits to one \(at most (\d+) s\)$/,
+  async function (this: ConformanceWorld, amount: string, plus: string, provider: string, seconds: string) {
+    const s = bidsOf(this);
+    const deadline = performance.now() + Number(seconds) * 1000;
+    for (let attempt = 1; ; attempt++) {
+      const body = JSON.parse(defaultBid(String(amount), `$BLOCK+${plus}`)) as Record<string, unknown>;
+      body.txHashes = [keccak256(new TextEncoder().encode(`until provider ${provider} commits: ${attempt}`)).slice(2)];
+      const bid = s.send(await s.substitute(JSON.stringify(body)));
+      s.current = bid;
+      const o = await bid.outcome;
+      const from = o.lines.flatMap((l) => {
+        const c = (l as { result?: WireCommitment }).result;
+        return c ? [providerIndexOf(this, c.providerAddress)] : [];
+      });
+      if (from.includes(Number(provider))) return;
+      if (performance.now() > deadline)
+        throw new BidSuiteError(
+          `provider ${provider} committed to none of ${attempt} bids in ${seconds} s; the last: ${show(o)}`,
+        );
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  },
+);
+
 When(
   /^the bidder sends (\d+) bids of (\d+) to (\d+) wei, one after another$/,
   async function (this: ConformanceWorld, n: string, from: string, to: string) {
