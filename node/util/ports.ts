@@ -72,6 +72,14 @@ export async function freePorts(
   }
 }
 
+/** Whether `port` can be listened on right now on `host`. */
+export async function portFree(port: number, host = "127.0.0.1"): Promise<boolean> {
+  const srv = await listen(port, host);
+  if (!srv) return false;
+  await new Promise((r) => srv.close(r));
+  return true;
+}
+
 /** A TCP port that is free right now on the host, outside the ephemeral range. */
 export async function freePort(host = "127.0.0.1", avoid?: ReadonlySet<number>): Promise<number> {
   const [port] = await freePorts(1, host, avoid);
