@@ -38,6 +38,9 @@ const row = (o: Partial<TargetLevelResult>): TargetLevelResult => ({
   ...o,
 });
 
+/** The cells of the table's line for `figure` (cells are two or more spaces apart). */
+const figureRow = (lines: string[], figure: string): string[] => lines.find((l) => l.includes(figure))!.split(/\s{2,}/);
+
 test("median: the middle value, or the mean of the middle two", () => {
   expect(median([3, 1, 2])).toBe(2);
   expect(median([4, 1, 3, 2])).toBe(2.5);
@@ -70,18 +73,8 @@ test("the table: a row per level and figure, a column per side with its run coun
     "ours-processes (0 runs)",
   ]);
   expect(cells(lines[1]!)).toEqual(["8", "first commitment p50", "17.0 (15.0–19.0) ms", "17.0 ms", "n/a"]);
-  expect(
-    lines
-      .find((l) => l.includes("bids short"))!
-      .split(/\s{2,}/)
-      .slice(1),
-  ).toEqual(["bids short", "2 (0–3)", "0", "n/a"]);
-  expect(
-    lines
-      .find((l) => l.includes("CPU per bid"))!
-      .split(/\s{2,}/)
-      .slice(1),
-  ).toEqual(["CPU per bid", "n/a", "3.50 ms", "n/a"]);
+  expect(figureRow(lines, "bids short").slice(1)).toEqual(["bids short", "2 (0–3)", "0", "n/a"]);
+  expect(figureRow(lines, "CPU per bid").slice(1)).toEqual(["CPU per bid", "n/a", "3.50 ms", "n/a"]);
 });
 
 test("one of our sides, started and stopped by the command: its rows, then the medians with the devnet's CPU", async () => {
@@ -109,11 +102,7 @@ test("one of our sides, started and stopped by the command: its rows, then the m
   expect(out).toContain("round 1/1: ours-like-for-like, 2 in flight");
   const table = out.slice(out.indexOf("=== medians over 1 round(s)")).trim().split("\n");
   expect(table[1]!.split(/\s{2,}/)).toEqual(["in flight", "figure", "ours-like-for-like (1 runs)"]);
-  const cell = (figure: string) =>
-    table
-      .find((l) => l.includes(figure))!
-      .split(/\s{2,}/)
-      .at(-1);
+  const cell = (figure: string) => figureRow(table, figure).at(-1);
   expect(cell("first commitment p50")).toMatch(/^\d+\.\d ms$/);
   expect(cell("commitments per bid")).toBe("2.00");
   expect(cell("bids short")).toBe("0");
