@@ -72,6 +72,8 @@ const USAGE = `Usage: npm run bench:bids -- [options]
   --pid PID[,PID…]         with --target: the target's processes on this machine (a devnet's pid, or each process
                            of another implementation's nodes); prints their CPU per bid at each level, every
                            thread's summed, and a single process's main thread's (from /proc)
+  --cpu-tree PID           with --target: every process under PID (a devnet with its node processes and Anvils)
+                           on its own at each level: CPU per bid, cores busy and its busiest thread's share
   --networks LIST          libp2p,in-process (default both, side by side; libp2p, the devnet's default, first)
   --transports LIST        http,grpc: how the bids reach the bidder (default both, side by side)
   --latency-bids N         bids sent one at a time, traced (default 200)
@@ -108,6 +110,7 @@ const { values: args } = parseCliArgs({
     "in-flight": { type: "string", default: "1,8,32" },
     "target-bids": { type: "string", default: "200" },
     pid: { type: "string" },
+    "cpu-tree": { type: "string" },
     transports: { type: "string", default: "http,grpc" },
     "latency-bids": { type: "string", default: "200" },
     bids: { type: "string", default: "1000" },
@@ -194,6 +197,7 @@ if (args.target !== undefined) {
     bids: integerFlag("target-bids", args["target-bids"]!),
     warmup: WARMUP,
     ...(args.pid !== undefined ? { pids: args.pid.split(",").map((v) => integerFlag("pid", v.trim())) } : {}),
+    ...(args["cpu-tree"] !== undefined ? { cpuTree: integerFlag("cpu-tree", args["cpu-tree"]) } : {}),
     print: console.log,
   });
   process.exit(rows.some((r) => r.commitmentsPerBid > 0) ? 0 : 1);

@@ -55,6 +55,11 @@ export function mainThreadCpuMsOf(pid: number): number | undefined {
   return cpuMsOfStat(`/proc/${pid}/task/${pid}/stat`);
 }
 
+/** CPU time (user + system) of one thread of a process so far, from /proc, ms. */
+export function threadCpuMsOf(pid: number, tid: number): number | undefined {
+  return cpuMsOfStat(`/proc/${pid}/task/${tid}/stat`);
+}
+
 /** A /proc stat file: the command name, and the fields after it (state [0], ppid [1], utime [11], stime [12]). */
 function readStat(path: string): { comm: string; fields: string[] } | undefined {
   try {

@@ -14,6 +14,7 @@ import type { Target } from "../../node/devnet/target.ts";
 import { driveClosed, summarise } from "./bidPhase.ts";
 import { bidBodies, ms } from "./common.ts";
 import { cpuMsOf, headAndPool, mainThreadCpuMsOf } from "./health.ts";
+import { processCpuLines, processCpuRows, snapshotProcessCpu } from "./processCpu.ts";
 
 export interface TargetBenchOptions {
   targetFile: string;
@@ -28,6 +29,8 @@ export interface TargetBenchOptions {
    * their CPU per bid at each level is printed, summed; the main thread's only for a single process.
    */
   pids?: number[];
+  /** A process whose whole tree (a devnet and its node processes and Anvils) is measured process by process. */
+  cpuTree?: number;
   print: (line: string) => void;
 }
 
@@ -94,16 +97,22 @@ export async function targetBench(o: TargetBenchOptions): Promise<TargetLevelRes
     );
   }, 1000);
   const body = bidBodies({ seed: BigInt(Date.now()) << 20n, block: () => head + 2n });
+  const cpus = os.cpus();
+  o.print(`machine: ${cpus.length} cores, ${cpus[0]?.model ?? "unknown CPU"}; Bun ${Bun.version}`);
   o.print(
     `target: ${target.name ?? "?"} (${target.bidderUrl}), ${providers} providers; ${o.bids} bids per level; load average ${loadavg()} at start`,
   );
   const rows: TargetLevelResult[] = [];
+  const perProcess: string[] = [];
   try {
     if (o.warmup > 0) await driveClosed(target.bidderUrl, body, o.warmup, 1);
     for (const inFlight of o.levels) {
       const cpu0 = cpuOf(o.pids);
       const loop0 = loopCpuOf(o.pids);
+      const tree0 = o.cpuTree === undefined ? undefined : snapshotProcessCpu(o.cpuTree);
       const s = summarise(await driveClosed(target.bidderUrl, body, o.bids, inFlight), providers);
+      if (tree0)
+        perProcess.push(...processCpuLines(inFlight, processCpuRows(tree0, snapshotProcessCpu(o.cpuTree!), s.bids)));
       const cpu1 = cpuOf(o.pids);
       const loop1 = loopCpuOf(o.pids);
       const perBid = (a?: number, b?: number) =>
@@ -128,6 +137,7 @@ export async function targetBench(o: TargetBenchOptions): Promise<TargetLevelRes
     clearInterval(follow);
   }
   for (const line of targetTableLines(rows, providers)) o.print(line);
+  for (const line of perProcess) o.print(line);
   return rows;
 }
 
