@@ -3,7 +3,7 @@ import { describeCliError } from "../lib/cli.ts";
 import { stopAllAnvils } from "./chain/anvil.ts";
 import { banner } from "./devnet/banner.ts";
 /** `bun run node`: starts a whole devnet and serves it until Ctrl-C; with `--role`, one node of a network. */
-import { ConfigError, HELP, parseDevnetArgs } from "./devnet/config.ts";
+import { ConfigError, HELP, parseDevnetArgs, StartRefusedError } from "./devnet/config.ts";
 import { type Devnet, startDevnet } from "./devnet/startDevnet.ts";
 import { parseRoleArgs, ROLE_HELP, RoleConfigError } from "./role/roleConfig.ts";
 import { type RoleNode, startRoleNode } from "./role/startRoleNode.ts";
@@ -34,6 +34,18 @@ function handleShutdown(stop: () => Promise<void>): (why: string, code: number) 
   return shutdown;
 }
 
+/** `--parent-pid`: shuts down once that process is gone (a test or devnet that started this one died). */
+function watchParent(parent: number | undefined, shutdown: (why: string, code: number) => Promise<void>): void {
+  if (parent === undefined) return;
+  setInterval(() => {
+    try {
+      process.kill(parent, 0);
+    } catch {
+      void shutdown(`parent process ${parent} is gone`, 0);
+    }
+  }, 1_000).unref();
+}
+
 async function main(): Promise<void> {
   let cfg;
   try {
@@ -52,9 +64,15 @@ async function main(): Promise<void> {
   setLogLevel(cfg.logLevel);
   let devnet: Devnet | undefined;
   const shutdown = handleShutdown(() => (devnet ? devnet.stop() : stopAllAnvils()));
+  watchParent(cfg.parentPid, shutdown);
   try {
     devnet = await startDevnet(cfg);
   } catch (e) {
+    // Refused before anything started (the data dir's devnet runs, a port is busy): one line, nothing to stop.
+    if (e instanceof StartRefusedError) {
+      console.error(`error: ${e.message}`);
+      process.exit(2);
+    }
     if (e instanceof ConfigError) console.error(`error: ${e.message}`);
     else
       console.error(
@@ -87,15 +105,7 @@ async function mainRole(argv: string[]): Promise<void> {
   setLogLevel(cfg.logLevel);
   let node: RoleNode | undefined;
   const shutdown = handleShutdown(async () => node?.stop());
-  const parent = cfg.parentPid;
-  if (parent !== undefined)
-    setInterval(() => {
-      try {
-        process.kill(parent, 0);
-      } catch {
-        void shutdown(`parent process ${parent} is gone`, 0);
-      }
-    }, 1_000).unref();
+  watchParent(cfg.parentPid, shutdown);
   try {
     node = await startRoleNode(cfg);
   } catch (e) {

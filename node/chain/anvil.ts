@@ -141,7 +141,7 @@ function pidFile(opts: AnvilOptions): string | undefined {
 }
 
 /** Kills an Anvil left behind by an earlier run that died by SIGKILL (its pid file still names it). */
-function killOrphan(file: string | undefined): void {
+export function killOrphan(file: string | undefined): void {
   if (!file || !existsSync(file)) return;
   const pid = Number(readFileSync(file, "utf8").trim());
   rmSync(file, { force: true });

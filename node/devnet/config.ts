@@ -158,6 +158,8 @@ export interface DevnetConfig {
    */
   responderIdleTimeoutMs?: number;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** `--parent-pid`: the devnet stops when that process is gone (a test or tool that started it died). */
+  parentPid?: number;
 }
 
 /** With --no-nodes: foreign nodes poll for events (upstream every 500 ms); see DevnetConfig.minBlockIntervalMs. */
@@ -352,10 +354,14 @@ Options:
   --responder-idle-timeout MS idle timeout of the built-in provider applications' streams (default 300000, Bun's);
                               they reattach whenever a stream ends
   --log-level LEVEL           debug | info | warn | error (default info)
+  --parent-pid PID            stop when process PID is gone (a test or tool that starts the devnet passes its own)
   -h, --help                  this text
 `;
 
 export class ConfigError extends MevCommitError {}
+
+/** The devnet refused to start before it started or changed anything (its data dir is taken, a port is busy). */
+export class StartRefusedError extends ConfigError {}
 
 function int(name: string, v: string | undefined, min: number, max: number): number | undefined {
   if (v === undefined) return undefined;
@@ -428,6 +434,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "stream-keepalive": { type: "string" },
         "responder-idle-timeout": { type: "string" },
         "log-level": { type: "string" },
+        "parent-pid": { type: "string" },
         network: { type: "string" },
         netns: { type: "boolean" },
         "bootnode-port": { type: "string" },
@@ -550,6 +557,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     responderIdleTimeoutMs:
       int("responder-idle-timeout", o["responder-idle-timeout"], 1, 3_600_000) ?? base.responderIdleTimeoutMs,
     logLevel: level as DevnetConfig["logLevel"],
+    parentPid: int("parent-pid", o["parent-pid"], 1, 2 ** 22),
   };
 }
 

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 
 /** Where a devnet keeps its state. Everything a restart needs lives here; `--fresh` deletes it. */
 export class DataDir {
@@ -9,12 +9,20 @@ export class DataDir {
     this.root = resolve(dir);
   }
 
+  /** Deletes everything in it but the lock of the devnet that wipes it. */
   wipe(): void {
-    rmSync(this.root, { recursive: true, force: true });
+    if (!existsSync(this.root)) return;
+    for (const entry of readdirSync(this.root))
+      if (entry !== basename(this.lockFile)) rmSync(join(this.root, entry), { recursive: true, force: true });
   }
 
   ensure(): void {
     mkdirSync(this.root, { recursive: true });
+  }
+
+  /** Held by the devnet running on this data dir (its pid and ports): node/devnet/dataDirLock.ts. */
+  get lockFile(): string {
+    return join(this.root, "devnet.lock");
   }
 
   get pidDir(): string {

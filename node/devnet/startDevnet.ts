@@ -48,6 +48,7 @@ import type { NodeListen } from "../server/nodeServer.ts";
 import { NodeStore } from "../store/db.ts";
 import { shutdownStep } from "../util/deadline.ts";
 import { logger } from "../util/log.ts";
+import type { HeldLock } from "../util/pidLock.ts";
 import { SerialQueue } from "../util/serial.ts";
 import { type BeaconSource, beaconApi } from "../validators/beaconApi.ts";
 import { L1ValidatorChain, optInValidators } from "../validators/optInRegistry.ts";
@@ -68,6 +69,7 @@ import {
   installBlsVerifierStandIn,
 } from "./contractsSetup.ts";
 import { DataDir } from "./dataDir.ts";
+import { claimDataDir, type DevnetLockInfo } from "./dataDirLock.ts";
 import {
   armBidderFault,
   armProviderFault,
@@ -167,6 +169,9 @@ export class Devnet implements SimControl {
     this.l1Client = createPublicClient({ transport: localHttp(chains.l1.rpcUrl) });
     this.settlementClient = createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) });
   }
+
+  /** This devnet's hold on its data dir (dataDirLock.ts), released once it has stopped. */
+  lock: HeldLock<DevnetLockInfo> | undefined;
 
   /** The node processes (`--network processes|netns`); undefined when the nodes live in this process. */
   procs: NodeProcesses | undefined;
@@ -758,6 +763,7 @@ export class Devnet implements SimControl {
       await stopAllAnvils();
       for (const p of [this.procs?.bidder, ...(this.procs?.providers ?? [])]) p?.close();
       this.procs?.hosts?.tearDown();
+      this.lock?.release();
     })();
     return this.stopping;
   }
@@ -766,20 +772,23 @@ export class Devnet implements SimControl {
 /** Starts a whole devnet from a config; on failure everything started so far is stopped again. */
 export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
   const dir = new DataDir(cfg.dataDir);
-  if (cfg.fresh) dir.wipe();
-  dir.ensure();
-  // The last run's target file names nodes that are not up yet: it comes back once this run is ready.
-  rmSync(dir.targetFile, { force: true });
+  const why = cfg.network === "netns" ? cannotMakeHosts() : undefined;
+  if (why) throw new NetnsUnavailableError(why);
+  // Before anything changes: a devnet running on this data dir, or a busy port, stops this start here.
+  const lock = await claimDataDir(cfg, dir, cfg.network !== "netns");
   const t0 = performance.now();
   const asProcesses = cfg.network === "processes" || cfg.network === "netns";
   let hosts: NetnsHosts<string> | undefined;
   let bootnode: Libp2pNetwork | undefined;
   const spawned: NodeProcess[] = [];
   if (cfg.network === "netns") {
-    const why = cannotMakeHosts();
-    if (why) throw new NetnsUnavailableError(why);
     hosts = new NetnsHosts(["bidder", ...Array.from({ length: cfg.providers }, (_, i) => `provider-${i}`)]);
-    hosts.setUp();
+    try {
+      hosts.setUp();
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
     // The chains, the control and beacon APIs and the bootnode listen on this namespace's side of the bridge.
     cfg = { ...cfg, host: hosts.rootIp };
     log.info("network namespaces made", {
@@ -788,6 +797,10 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     });
   }
   try {
+    if (cfg.fresh) dir.wipe();
+    dir.ensure();
+    // The last run's target file names nodes that are not up yet: it comes back once this run is ready.
+    rmSync(dir.targetFile, { force: true });
     const chains = await startChains(cfg, dir);
     log.info("chains up", {
       l1: chains.l1.rpcUrl,
@@ -1099,6 +1112,12 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     await validators.start();
     dir.writeJson(dir.targetFile, devnet.targetFile());
     devnet.ready = true;
+    devnet.lock = lock;
+    lock.update({
+      dataDir: cfg.dataDir,
+      bidderUrl: devnet.hasNodes ? devnet.nodeEndpoints().bidder.url : undefined,
+      controlUrl: devnet.controlUrl,
+    });
     driver.startInterval(cfg.l1BlockTime);
     log.info("devnet ready", { ms: Math.round(performance.now() - t0) });
     return devnet;
@@ -1107,6 +1126,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     await bootnode?.stop().catch(() => {});
     await stopAllAnvils();
     hosts?.tearDown();
+    lock.release();
     throw e;
   }
 }
