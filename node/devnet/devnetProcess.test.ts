@@ -95,6 +95,9 @@ async function startDevnet(p: Ports, fresh: boolean): Promise<Subprocess> {
     "32",
     "--log-level",
     "debug",
+    // Stops by itself if this test process dies without stopping it.
+    "--parent-pid",
+    String(process.pid),
     ...(fresh ? ["--fresh"] : []),
   ];
   // Output goes to a file (a pipe nobody drains would block the devnet once full); its banner says it is up.

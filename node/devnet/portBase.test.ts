@@ -136,6 +136,8 @@ describe("a devnet started with --port-base", () => {
           "0",
           "--log-level",
           "warn",
+          "--parent-pid",
+          String(process.pid),
         ],
         {
           cwd: ROOT,

@@ -43,6 +43,8 @@ async function targetFileAtFirstHealth(args: string[]): Promise<boolean> {
       "0",
       "--log-level",
       "warn",
+      "--parent-pid",
+      String(process.pid),
       ...args,
     ],
     {

@@ -36,6 +36,8 @@ export async function startRoleProcess(
   const args = ["--role", o.role, "--key", o.key, "--contracts", d.dir.targetFile];
   args.push("--bootnodes", d.networks!.bootnodeAddrs()[0]!, "--p2p-addr", "127.0.0.1", "--p2p-port", "0");
   args.push("--http-port", "0", "--rpc-port", "0", "--data-dir", o.dataDir, ...(o.extra ?? []));
+  // It stops by itself if this test process dies before its stopProcesses runs.
+  args.push("--parent-pid", String(process.pid));
   const proc = spawn(["bun", "node/main.ts", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   o.children.push({ proc, name: `${o.role} node ${o.key.slice(0, 10)}…` });
   let text = "";
