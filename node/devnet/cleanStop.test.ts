@@ -91,7 +91,7 @@ async function mineUntilSettled(base: number, block: bigint): Promise<string[]> 
   return listed.map((c) => c.status).sort();
 }
 
-/** `npm run bid` against the devnet of the test's data dir; answers the block it bid for once it printed both commitments. */
+/** `npm run bid` against the test's devnet: the block it bid for, once it printed both commitments. */
 async function npmRunBid(): Promise<bigint> {
   const bid = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", join(dataDir, "target.json")], {
     cwd: ROOT,

@@ -1,11 +1,12 @@
 /**
- * A second `npm run node` while a devnet runs: on the same data dir it says the devnet is running and exits 2; on
- * another data dir with the same ports it names the busy port and --port-base and exits 2. Either way before it
- * touches anything: the running devnet keeps its chains, its target file and its control API, and still gets
- * commitments for a bid. A devnet killed with SIGKILL leaves a stale lock that does not stop the next start.
+ * A second `npm run node` while a devnet runs: on the same data dir (with --fresh too) it says the devnet is running
+ * and exits 2; on another data dir with the same ports it names the busy port and --port-base and exits 2. Either
+ * way before it touches anything: the running devnet keeps its chains, its target file and its control API, and
+ * still gets commitments for a bid. A devnet killed with SIGKILL leaves a stale lock that does not stop the next
+ * start.
  */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn } from "bun";
@@ -59,6 +60,12 @@ test("a second start on the same data dir, then one on another data dir with the
     stdout: "",
     stderr: `error: a devnet is already running on ${dataDir} (pid ${first.proc.pid}, bidder on :${ports.bidderPort})\n`,
   });
+
+  // --fresh would wipe the data dir: refused the same way, before it deletes a file.
+  const files = readdirSync(dataDir).sort();
+  const fresh = await runDevnetOnce(["--data-dir", dataDir, ...args, "--fresh"]);
+  expect([fresh.code, fresh.stderr]).toEqual([2, again.stderr]);
+  expect(readdirSync(dataDir).sort()).toEqual(files);
 
   const elsewhere = await runDevnetOnce(["--data-dir", otherDir, ...args]);
   expect(elsewhere.code).toBe(2);

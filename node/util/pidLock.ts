@@ -85,7 +85,7 @@ process.on("exit", () => {
 export function acquireLock<T>(file: string, info: T): HeldLock<T> {
   const me: LockHolder<T> = { pid: process.pid, started: startTime(process.pid), info };
   const text = `${JSON.stringify(me, null, 2)}\n`;
-  // Written whole to a file of our own, then linked to the lock's name: the name appears with its content or not at all.
+  // Written whole to a file of our own, then linked to the lock's name: it appears with its content or not at all.
   const mine = `${file}.${process.pid}`;
   writeFileSync(mine, text);
   try {
