@@ -5,18 +5,14 @@
  */
 import { readFileSync } from "node:fs";
 import { createPublicClient, http } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { CliFailure, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
-import { devAccount } from "../../node/chain/accounts.ts";
 import { NdjsonStream } from "../../node/clients/ndjson.ts";
 import type { Target } from "../../node/devnet/target.ts";
 import { chooseProtocol } from "../util/protocolChoice.ts";
+import { DEMO_ACCOUNT, type DemoTransaction, demoTransaction } from "./demoTransaction.ts";
 import { missingCommitmentsLine, whyNotCommitted } from "./missingCommitments.ts";
 
 exitOnCliErrors({ unreachable: "is the devnet running (npm run node)? --target names another target file" });
-
-/** Dev account that signs the demo's L1 transaction (not used by the devnet or the features). */
-const DEMO_ACCOUNT = 9;
 
 const { values } = parseCliArgs({
   options: {
@@ -33,10 +29,11 @@ if (values.help) {
 Sends one bid to the target's bidder node and prints each commitment; exits 1 with the reason (no deposit for the
 window, no provider application attached, …) when fewer providers commit than the target has. Default: 0.001 ETH for the L1 block after the next one
 (so the winner's builder has the commitment before that block is mined, even with 2 s blocks),
-decay over the next 12 s, for a fresh signed L1 transaction (1 wei from dev account 9 to itself) that the
+decay over the next 12 s, for a fresh signed L1 transaction (1 wei from dev account ${DEMO_ACCOUNT} to itself) that the
 block's winning provider includes, so the commitment settles; --tx-hash bids for a transaction by hash instead.
-The transaction takes the account's next nonce as the L1 sees it: a second bid before that block is mined signs the
-same nonce, so only one of the two can be included (the other commitment is slashed, which is also instructive).
+Each run signs a transaction no earlier run signed, and says why: the account's next nonce on the L1, or the one
+after those of earlier bids still waiting for their blocks (recorded in bid-transactions.json beside the target
+file), and a random salt in its data, so bids in a row each get a transaction their winner can include.
 The target file's "protocol" (absent: v1.1) says which protocol the target speaks; --protocol, when given, must
 agree with it.`);
   process.exit(0);
@@ -68,20 +65,12 @@ const timing = {
   decayEndTimestamp: String(now + 12_000),
 };
 let bid: Record<string, unknown>;
+let tx: DemoTransaction | undefined;
 if (values["tx-hash"]) bid = { txHashes: [values["tx-hash"]], ...timing };
 else {
-  // A real L1 transaction (1 wei to itself from a funded dev account) that the winning provider includes.
-  const account = privateKeyToAccount(devAccount(DEMO_ACCOUNT).privateKey);
-  const raw = await account.signTransaction({
-    chainId: target.l1ChainId,
-    nonce: await l1.getTransactionCount({ address: account.address, blockTag: "pending" }),
-    to: account.address,
-    value: 1n,
-    gas: 21_000n,
-    maxFeePerGas: 100_000_000_000n,
-    maxPriorityFeePerGas: 1n,
-  });
-  bid = { rawTransactions: [raw.slice(2)], ...timing };
+  tx = await demoTransaction(l1, target.l1ChainId, BigInt(block), values.target!);
+  bid = { rawTransactions: [tx.raw.slice(2)], ...timing };
+  console.log(`transaction ${tx.hash}: 1 wei from dev account ${DEMO_ACCOUNT} to itself, ${tx.why}\n`);
 }
 console.log(`protocol ${protocol}: POST ${target.bidderUrl}/v1/bidder/bid\n${JSON.stringify(bid, null, 2)}\n`);
 const stream = await NdjsonStream.open<Record<string, unknown>>("POST", `${target.bidderUrl}/v1/bidder/bid`, bid);
@@ -95,6 +84,8 @@ for (let line = await stream.next(); line; line = await stream.next()) {
     `commitment from provider 0x${line.result.providerAddress} (dispatched at ${line.result.dispatchTimestamp}):\n${JSON.stringify(line.result, null, 2)}\n`,
   );
 }
+// Recorded once committed to: a transaction nobody committed to is never included, so its nonce is free again.
+if (tx && committed.size) tx.record();
 console.log(
   `${committed.size} commitment(s) for block ${block}. Watch them settle: GET ${target.bidderUrl}/v1/bidder/get_bid_info?block_number=${block}`,
 );
