@@ -955,6 +955,8 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     const driver = new L1BlockDriver(chains.l1.rpcUrl, []);
     driver.minIntervalMs = cfg.minBlockIntervalMs ?? (cfg.nodes ? 0 : FOREIGN_MIN_BLOCK_INTERVAL_MS);
     const oracleStore = new NodeStore(dir.store("oracle"));
+    // The explorer's bid list lives with the oracle's records, so a restart shows the bids sent before it.
+    bidOutcomes?.keepIn(oracleStore);
     const oracleEvents = protocolEventPoller(
       createPublicClient({ transport: localHttp(chains.settlement.rpcUrl) }),
       addresses,

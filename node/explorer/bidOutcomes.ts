@@ -3,7 +3,9 @@ import type { BidOutcomeSink } from "../bidder/bids/outcomeSink.ts";
 import { REFUSAL_TEXT, type RefusalReason } from "../bidder/bids/refusalReason.ts";
 import { bytesToHex } from "../protocol/bytes.ts";
 import type { Commitment, SignedBid } from "../protocol/types.ts";
+import type { NodeStore } from "../store/db.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
+import { logger } from "../util/log.ts";
 
 /** Bids kept (the oldest is forgotten first): bounded memory however long the devnet runs. */
 export const MAX_BIDS = 10_000;
@@ -61,6 +63,7 @@ export interface BidFilter {
   limit?: number;
 }
 
+const log = logger("explorer");
 const hex = (b: Uint8Array) => `0x${bytesToHex(b)}`;
 const lower = (s: string) => s.toLowerCase();
 const with0x = (s: string) => (s.startsWith("0x") ? s : `0x${s}`).toLowerCase();
@@ -69,7 +72,8 @@ const with0x = (s: string) => (s.startsWith("0x") ? s : `0x${s}`).toLowerCase();
  * The devnet's record of every bid its bidder sent: each provider's outcome (committed, refused by the node with a
  * named reason, rejected by the application) and then each commitment's life on chain (stored, opened, settled or
  * slashed). The bid path only stores into maps here; listeners (the explorer's live stream) learn which bids
- * changed in batches, off the path.
+ * changed in batches, off the path. With a store (`keepIn`, the devnet's data dir) the records changed are written
+ * in the same batches, and the newest `max` are read back at the next start: the bid list survives a restart.
  */
 export class BidOutcomes implements BidOutcomeSink {
   private readonly bids: BoundedMap<string, BidRecord>;
@@ -79,6 +83,13 @@ export class BidOutcomes implements BidOutcomeSink {
   private readonly listeners = new Set<(changed: BidRecord[]) => void>();
   private readonly changed = new Set<string>();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private store: NodeStore | undefined;
+  /** Bids changed since the last write to the store. */
+  private readonly unsaved = new Set<string>();
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Each kept bid's place in the store's order (the order bids were sent in). */
+  private readonly seqOf: BoundedMap<string, number>;
+  private nextSeq = 0;
 
   constructor(
     readonly max = MAX_BIDS,
@@ -87,6 +98,33 @@ export class BidOutcomes implements BidOutcomeSink {
   ) {
     this.bids = new BoundedMap(max);
     this.byCommitment = new BoundedMap(max * 4);
+    this.seqOf = new BoundedMap(max);
+  }
+
+  /**
+   * Reads the bids `store` kept (the newest `max`, oldest first, as they were sent) and keeps every change there
+   * from now on, written in batches off the bid path; the store's close writes the last batch.
+   */
+  keepIn(store: NodeStore): void {
+    store.migrate(
+      "explorer.bids.v1",
+      "CREATE TABLE explorer_bids (digest TEXT PRIMARY KEY, seq INTEGER NOT NULL, record TEXT NOT NULL); CREATE INDEX explorer_bids_seq ON explorer_bids (seq);",
+    );
+    const rows = store.db
+      .query<{ digest: string; seq: number; record: string }, [number]>(
+        "SELECT digest, seq, record FROM (SELECT * FROM explorer_bids ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+      )
+      .all(this.max);
+    for (const row of rows) {
+      const b = JSON.parse(row.record) as BidRecord;
+      this.bids.set(row.digest, b);
+      this.seqOf.set(row.digest, row.seq);
+      for (const o of b.providers)
+        if (o.commitment) this.byCommitment.set(o.commitment.digest, { bid: row.digest, provider: o.provider });
+    }
+    this.nextSeq = rows.length ? rows[rows.length - 1]!.seq + 1 : 0;
+    this.store = store;
+    store.onClose(() => this.save());
   }
 
   bidSent(bid: SignedBid, bidder: Address, providers: readonly Address[]): void {
@@ -105,6 +143,7 @@ export class BidOutcomes implements BidOutcomeSink {
       sentAt: Date.now(),
       providers: providers.map((p) => ({ provider: lower(p), outcome: "pending", lifecycle: {} })),
     });
+    this.seqOf.set(digest, this.nextSeq++);
     this.touch(digest);
   }
 
@@ -190,9 +229,40 @@ export class BidOutcomes implements BidOutcomeSink {
   }
 
   private touch(digest: string): void {
+    if (this.store) {
+      this.unsaved.add(digest);
+      this.saveTimer ??= setTimeout(() => this.save(), this.batchMs);
+    }
     if (!this.listeners.size) return;
     this.changed.add(digest);
     this.flushTimer ??= setTimeout(() => this.flush(), this.batchMs);
+  }
+
+  /** Writes the bids changed since the last save, in one transaction, and drops rows older than the newest `max`. */
+  private save(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    const store = this.store;
+    if (!store || store.isClosed || !this.unsaved.size) return;
+    const rows = [...this.unsaved].flatMap((d) => {
+      const b = this.bids.get(d);
+      const seq = this.seqOf.get(d);
+      return b && seq !== undefined ? [{ d, seq, json: JSON.stringify(b) }] : [];
+    });
+    this.unsaved.clear();
+    const upsert = store.db.query(
+      "INSERT INTO explorer_bids (digest, seq, record) VALUES (?, ?, ?) ON CONFLICT(digest) DO UPDATE SET record = excluded.record",
+    );
+    const oldest = this.nextSeq - this.max;
+    // At once, not through the store's group commit: the store's close runs this last, just before it closes.
+    try {
+      store.db.transaction(() => {
+        for (const r of rows) upsert.run(r.d, r.seq, r.json);
+        if (oldest > 0) store.db.query("DELETE FROM explorer_bids WHERE seq < ?").run(oldest);
+      })();
+    } catch (e) {
+      log.warn("cannot keep the explorer's bid records in the store; they stay in memory", { error: e });
+    }
   }
 
   private flush(): void {
