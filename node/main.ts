@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 import { describeCliError } from "../lib/cli.ts";
 import { stopAllAnvils } from "./chain/anvil.ts";
-import { banner } from "./devnet/banner.ts";
+import { banner, providerStakes } from "./devnet/banner.ts";
 /** `bun run node`: starts a whole devnet and serves it until Ctrl-C; with `--role`, one node of a network. */
 import { ConfigError, HELP, parseDevnetArgs, StartRefusedError } from "./devnet/config.ts";
 import { type Devnet, startDevnet } from "./devnet/startDevnet.ts";
@@ -83,7 +83,9 @@ async function main(): Promise<void> {
     await shutdown("start failed", e instanceof ConfigError ? 2 : 1);
     return;
   }
-  process.stdout.write(`${banner(devnet)}\n`);
+  process.stdout.write(
+    `${banner(devnet, devnet.hasNodes ? await providerStakes(devnet).catch(() => undefined) : undefined)}\n`,
+  );
 }
 
 /** `--role bidder|provider|bootnode`: one node in this process, until Ctrl-C. */

@@ -1,5 +1,6 @@
-import { formatEther } from "viem";
+import { type Address, formatEther } from "viem";
 import { devAccount, ROLES } from "../chain/accounts.ts";
+import { providerRegistryAbi } from "../chain/contracts.ts";
 import { profileOf } from "../protocol/protocolVersion.ts";
 import type { Devnet } from "./startDevnet.ts";
 
@@ -16,8 +17,29 @@ function rpc(url: string | undefined): string {
   return `${u.host}   (${u.protocol === "https:" ? "TLS, self-signed: grpcurl -insecure" : "plaintext: grpcurl -plaintext"} ${u.host} list)`;
 }
 
-/** What a user needs to start working, printed once the devnet is up. Never prints private keys. */
-export function banner(d: Devnet): string {
+/**
+ * Each of the devnet's providers' stake as ProviderRegistry holds it now (what `get_stake` answers): after slashes,
+ * withdrawals or added stake it is no longer the --provider-stake they registered with.
+ */
+export async function providerStakes(d: Devnet): Promise<bigint[]> {
+  const t = d.targetFile();
+  return Promise.all(
+    (t.providerAddresses ?? []).map((provider) =>
+      d.settlementClient.readContract({
+        address: d.contracts.providerRegistry,
+        abi: providerRegistryAbi,
+        functionName: "getProviderStake",
+        args: [provider as Address],
+      }),
+    ),
+  );
+}
+
+/**
+ * What a user needs to start working, printed once the devnet is up. Never prints private keys. `stakes`: the
+ * providers' stakes on the chain (providerStakes); without them the banner says what each registers with.
+ */
+export function banner(d: Devnet, stakes?: readonly bigint[]): string {
   const t = d.targetFile();
   const c = d.config;
   // What the bidder runs (a setting its data dir saved may have been resumed); node processes: what they were told.
@@ -81,7 +103,8 @@ export function banner(d: Devnet): string {
       ? [
           `    bidder       ${devAccount(ROLES.bidder).address}`,
           ...t.providerAddresses!.map(
-            (a, i) => `    provider-${i}   ${a}   staked ${formatEther(c.providerStake)} ETH`,
+            (a, i) =>
+              `    provider-${i}   ${a}   ${stakes?.[i] !== undefined ? `stake ${formatEther(stakes[i])} ETH (on chain now)` : `registers with a stake of ${formatEther(c.providerStake)} ETH`}`,
           ),
         ]
       : [
