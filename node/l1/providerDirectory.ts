@@ -46,6 +46,13 @@ export class ProviderDirectory {
   private readonly queue = new SerialQueue();
   private off: (() => void) | undefined;
   private readonly log = logger("providers");
+  /**
+   * Set while start() replays what the store and the chain's logs hold: each provider's state is logged once at the
+   * end, not every step of its history ("takes part", "back in", "out of" for one provider that simply unstaked).
+   */
+  private replaying = false;
+  /** Per provider (lower-case), where on the settlement chain its last registration or unstake was: older ones are replays. */
+  private readonly lastEvent = new Map<string, bigint>();
   private static readonly KEPT = "providers.directory";
   private static readonly UNSTAKED = "providers.unstaked";
 
@@ -82,13 +89,31 @@ export class ProviderDirectory {
    */
   async start(): Promise<void> {
     const offs = [
-      this.o.events.on("ProviderRegistered", (e) => this.add(e.args.provider as Address)),
+      this.o.events.on("ProviderRegistered", (e) => this.add(e.args.provider as Address, positionOf(e))),
       this.o.events.on("BLSKeyAdded", (e) => this.keyAdded(e.args.provider as Address, e.args.blsPublicKey as Hex)),
-      this.o.events.on("Unstake", (e) => this.leave(e.args.provider as Address)),
+      this.o.events.on("Unstake", (e) => this.leave(e.args.provider as Address, positionOf(e))),
     ];
     this.off = () => {
       for (const f of offs) f();
     };
+    this.replaying = true;
+    try {
+      await this.replay();
+    } finally {
+      this.replaying = false;
+    }
+    for (const provider of this.order)
+      if (this.unstaked.has(provider.toLowerCase()))
+        this.log.info("provider unstaked: out of the winner schedule until it registers again", { provider });
+      else
+        this.log.info("provider takes part in the winner schedule", {
+          provider,
+          builderKey: this.keys.get(provider.toLowerCase()),
+        });
+  }
+
+  /** The providers known at the last stop, then every registration and unstake the chain still holds, in order. */
+  private async replay(): Promise<void> {
     const gone = this.o.store?.getKv(ProviderDirectory.UNSTAKED);
     for (const provider of gone ? (JSON.parse(gone) as string[]) : []) this.unstaked.add(provider);
     const kept = this.o.store?.getKv(ProviderDirectory.KEPT);
@@ -110,7 +135,10 @@ export class ProviderDirectory {
     const events = [...logs.map((l) => ({ l, join: true })), ...unstakes.map((l) => ({ l, join: false }))].sort(
       (a, b) => Number(a.l.blockNumber! - b.l.blockNumber!) || a.l.logIndex! - b.l.logIndex!,
     );
-    for (const { l, join } of events) await (join ? this.add(l.args.provider!) : this.leave(l.args.provider!));
+    for (const { l, join } of events) {
+      const at = positionOf({ blockNumber: l.blockNumber!, logIndex: l.logIndex! });
+      await (join ? this.add(l.args.provider!, at) : this.leave(l.args.provider!, at));
+    }
   }
 
   stop(): void {
@@ -123,9 +151,23 @@ export class ProviderDirectory {
     await this.queue.run(async () => {});
   }
 
+  /**
+   * Whether an event at `at` is newer than the provider's last one (and then records it): the follower hands
+   * events again after a restart (from its cursor, or further back when the chain's history changed).
+   */
+  private isNew(provider: Address, at: bigint | undefined): boolean {
+    if (at === undefined) return true;
+    const key = provider.toLowerCase();
+    const last = this.lastEvent.get(key);
+    if (last !== undefined && at <= last) return false;
+    this.lastEvent.set(key, at);
+    return true;
+  }
+
   /** A registration: a new provider joins the schedule; one that unstaked and registered again rejoins it. */
-  private add(provider: Address): Promise<void> {
+  private add(provider: Address, at?: bigint): Promise<void> {
     return this.queue.run(async () => {
+      if (!this.isNew(provider, at)) return;
       if (this.has(provider)) return this.setUnstaked(provider, false);
       const key = await this.ensureBuilderKey(provider).catch((e) => {
         // It still takes part; its blocks are recorded with a key that may map to nobody (no winner on-chain).
@@ -135,14 +177,14 @@ export class ProviderDirectory {
       this.keys.set(provider.toLowerCase(), key);
       this.order.push(provider);
       this.o.store?.setKv(ProviderDirectory.KEPT, JSON.stringify(this.order));
-      this.log.info("provider takes part in the winner schedule", { provider, builderKey: key });
+      if (!this.replaying) this.log.info("provider takes part in the winner schedule", { provider, builderKey: key });
       this.o.onChange?.(this.schedule());
     });
   }
 
-  private leave(provider: Address): Promise<void> {
+  private leave(provider: Address, at?: bigint): Promise<void> {
     return this.queue.run(async () => {
-      if (!this.has(provider) || this.unstaked.has(provider.toLowerCase())) return;
+      if (!this.isNew(provider, at) || !this.has(provider) || this.unstaked.has(provider.toLowerCase())) return;
       this.setUnstaked(provider, true);
     });
   }
@@ -153,12 +195,13 @@ export class ProviderDirectory {
     if (unstaked) this.unstaked.add(key);
     else this.unstaked.delete(key);
     this.o.store?.setKv(ProviderDirectory.UNSTAKED, JSON.stringify([...this.unstaked]));
-    this.log.info(
-      unstaked
-        ? "provider unstaked: out of the winner schedule"
-        : "provider registered again: back in the winner schedule",
-      { provider },
-    );
+    if (!this.replaying)
+      this.log.info(
+        unstaked
+          ? "provider unstaked: out of the winner schedule until it registers again"
+          : "provider registered again: back in the winner schedule",
+        { provider },
+      );
     this.o.onChange?.(this.schedule());
   }
 
@@ -198,4 +241,9 @@ export class ProviderDirectory {
     );
     return key;
   }
+}
+
+/** An event's place on the settlement chain, as one number that orders events. */
+function positionOf(e: { blockNumber: bigint; logIndex: number }): bigint {
+  return (e.blockNumber << 32n) + BigInt(e.logIndex);
 }
