@@ -88,7 +88,12 @@ faults: [{ block: 3, provider: p1, action: start }]
     expect(summary.blocks.run).toBe(2);
     expect(summary.totals.settled).toBe(2);
     expect(summary.checksPassed).toBe(true);
-    expect(readFileSync(join(dir, "index.html"), "utf8")).toContain("The run stopped early: block 3 (L1 4)");
+    const html = readFileSync(join(dir, "index.html"), "utf8");
+    expect(html).toContain("The run stopped early: block 3 (L1 4)");
+    // The checks against the chain in ETH, like the rest of the page: no raw wei.
+    const checks = html.slice(html.indexOf("<h2>Checks against the chain</h2>"), html.indexOf("<h2>Providers</h2>"));
+    expect(checks).toContain(" ETH</td>");
+    expect(checks).not.toMatch(/<td>\d{10,}/);
   }, 120_000);
 
   test("Ctrl-C stops after the current block, settles what ran and still writes the report", async () => {

@@ -28,6 +28,17 @@ const eth = (wei: string | bigint) => {
   return v === 0 ? "0" : `${v.toFixed(6).replace(/\.?0+$/, "")} ETH`;
 };
 
+/**
+ * A check's figure as the rest of the page shows amounts: in ETH. A check holds wei, alone or as the auto-deposit
+ * check writes it (`<wei> × <windows>`, `<wei> in window <n>, …`).
+ */
+export function checkFigure(text: string): string {
+  if (/^\d+$/.test(text)) return eth(text);
+  return text
+    .replace(/^(\d+) × /, (_, wei: string) => `${eth(wei)} × `)
+    .replace(/(^|, )(\d+) in window /g, (_, sep: string, wei: string) => `${sep}${eth(wei)} in window `);
+}
+
 function table(head: string[], rows: (string | number)[][], cls = ""): string {
   return `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map((c) => `<td>${esc(String(c))}</td>`).join("")}</tr>`)
@@ -87,7 +98,7 @@ ${plot("windows", "Window deposits and refunds", "Per deposit window, from the b
 <h2>Checks against the chain</h2>
 ${table(
   ["check", "subject", "report (nodes' APIs)", "chain", ""],
-  s.checks.map((c) => [c.name, c.subject, c.report, c.chain, c.ok ? "✓" : "✗ differs"]),
+  s.checks.map((c) => [c.name, c.subject, checkFigure(c.report), checkFigure(c.chain), c.ok ? "✓" : "✗ differs"]),
   "checks",
 )}
 <h2>Providers</h2>
