@@ -166,6 +166,9 @@ describe("the explorer page in Chromium", () => {
       page.on("request", (r) => !r.url().startsWith(d.controlUrl) && foreign.push(r.url()));
       await page.goto(d.explorerUrl);
       await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
+      // Live: the page's loading line is gone.
+      expect(await page.textContent("header")).toContain("live");
+      expect(await page.evaluate(`document.body.innerText.includes("Connecting")`)).toBe(false);
       // A bid sent now shows up live, without a reload: both providers' commitments.
       const block = (await d.driver.blockNumber()) + 3n;
       const t0 = performance.now();
@@ -195,11 +198,36 @@ describe("the explorer page in Chromium", () => {
       await page.waitForSelector(`${row} .step.settled`, { timeout: 30_000 });
       expect(await page.textContent(`${row} .step.settled`)).toContain("paid");
 
-      // Search by the bid digest finds it.
+      // Search by the bid digest finds it; the heading shows the digest as typed (lower case), not upper-cased.
       await page.fill("#search input", sent.bidDigest!);
       await page.click("#search button");
       await page.waitForSelector(`#results tr[data-bid="${sent.bidDigest}"]`, { timeout: 10_000 });
+      // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered (after CSS text-transform) is checked
+      expect(await page.innerText("#results h2 .mono")).toBe(sent.bidDigest!);
       await page.click("#results button");
+
+      // A slash (the winner's builder omits the committed transaction) shows in the providers table, which stays
+      // whole at this width: nothing of it is cut off behind a scroll bar.
+      const slashBlock = (await d.driver.blockNumber()) + 2n;
+      const omitted = await sendBid(d.bidder.url, {
+        rawTransactions: [await rawTransaction()],
+        ...timing(slashBlock, 3000n),
+      });
+      expect(omitted.commitments).toBe(2);
+      const cheat = d.providers[0]!.address;
+      await d.setBuilderMode(cheat, "omit");
+      try {
+        await d.mine(1);
+        await d.mine(1, cheat);
+        await d.mine(2);
+        await page.waitForSelector(`tr[data-bid="${omitted.bidDigest}"] .step.slashed`, { timeout: 30_000 });
+      } finally {
+        await d.setBuilderMode(cheat, "honest");
+      }
+      const providers = (await page.evaluate(
+        `(() => { const s = document.getElementById("providers"); return { scroll: s.scrollWidth, client: s.clientWidth }; })()`,
+      )) as { scroll: number; client: number };
+      expect(providers.scroll).toBeLessThanOrEqual(providers.client);
 
       const painted = (await page.evaluate(
         `(() => { const c = document.getElementById("per-block"); const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data; let n = 0; for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++; return n; })()`,

@@ -215,7 +215,8 @@ function Deposits({ deposits, names }) {
 }
 
 function Providers({ providers, names }) {
-  return html`<section id="providers">
+  // The whole width: a slash's amounts must not push the table behind a scroll bar.
+  return html`<section class="wide" id="providers">
     <h2>Providers: stake, rewards, slashes</h2>
     <table>
       <thead><tr><th>provider</th><th class="num">stake</th><th class="num">rewards</th><th class="num">paid</th><th class="num">slashed</th><th class="num">slashes</th></tr></thead>
@@ -367,17 +368,21 @@ function App() {
       <${Search} onResults=${setResults} />
     </header>
     <main>
+      ${s.ready ? "" : html`<p class="muted" id="connecting">${s.connected ? "Loading…" : "Connecting…"}</p>`}
       ${s.devnetOnly.length ? html`<div class="note" id="devnet-only">Against another implementation: the chains and the public API tell everything but these, which need the reference devnet: <b>${s.devnetOnly.join("; ")}</b>.</div>` : ""}
       <${Results} r=${results} names=${names} close=${() => setResults(undefined)} />
       <${Chart_} perBlock=${perBlock} devnetOnly=${s.devnetOnly} />
       <${Blocks} blocks=${s.blocks} perBlock=${perBlock} names=${names} />
       <${Bids} bids=${s.bids} names=${names} devnetOnly=${s.devnetOnly} />
       ${s.mode === "target" ? html`<${Commitments} commitments=${s.commitments} names=${names} />` : ""}
-      <${Deposits} deposits=${s.deposits} names=${names} />
       <${Providers} providers=${s.providers} names=${names} />
+      <${Deposits} deposits=${s.deposits} names=${names} />
       <${Notes} notes=${s.notes} mode=${s.mode} />
       ${s.mode === "devnet" ? html`<${Commitments} commitments=${s.commitments} names=${names} />` : ""}
     </main>`;
 }
 
-render(html`<${App} />`, document.getElementById("app"));
+// The page's own "Connecting…" line goes: the app says where it stands from its first render on.
+const root = document.getElementById("app");
+root.replaceChildren();
+render(html`<${App} />`, root);
