@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type Address, createPublicClient, type Hex, http, keccak256, toHex } from "viem";
 import { NodeStore } from "../store/db.ts";
+import { setLogSink } from "../util/log.ts";
 import { freePort } from "../util/ports.ts";
 import { devAccount } from "./accounts.ts";
 import { type AnvilChain, startAnvil } from "./anvil.ts";
@@ -135,4 +136,53 @@ test("a poll reads the head's number, and the cursor's block hash from its logs:
   expect(store.getKv("pings")).toBe(block.number.toString());
   expect(store.getKv("pings.hash")).toBe(block.hash);
   store.close();
+}, 60_000);
+
+test("after a restart, a rewind asked for before start is no divergence; a block that changed under the cursor is", async () => {
+  const c = chainClients(localChain(chain.chainId, chain.rpcUrl), devAccount(17).privateKey as Hex);
+  const deployed = await c.publicClient.waitForTransactionReceipt({
+    hash: await c.walletClient.sendTransaction({ data: initCode, gas: 200_000n }),
+  });
+  const contract = deployed.contractAddress as Address;
+  const store = new NodeStore(":memory:");
+  const follower = () =>
+    new EventPoller({
+      client: createPublicClient({ transport: http(chain.rpcUrl) }),
+      contracts: [{ address: contract, abi: pingAbi }],
+      store,
+      cursorKey: "restart",
+      intervalMs: 20,
+    });
+  const first = follower();
+  first.on("Ping", () => {});
+  await first.start(deployed.blockNumber + 1n);
+  for (let i = 0; i < 3; i++) await c.txs.receipt(await c.txs.send({ to: contract, gas: 50_000n }), 20_000);
+  await first.sync();
+  first.stop();
+  const last = first.handledThrough;
+
+  const lines: string[] = [];
+  setLogSink((line) => lines.push(line));
+  try {
+    // The same chain, and the settler's look at the last blocks again (rewindTo before start): nothing was lost.
+    const again = follower();
+    again.rewindTo(last - 1n);
+    await again.start();
+    expect(again.handledThrough).toBe(last - 2n);
+    again.stop();
+    expect(lines.filter((l) => l.includes("[events]"))).toEqual([]);
+
+    // The block the last run handled last is another one now: said, and its last blocks handled again.
+    store.setKv("restart.hash", `0x${"00".repeat(32)}`);
+    const diverged = follower();
+    await diverged.start();
+    diverged.stop();
+    expect(diverged.handledThrough).toBe(last > 512n ? last - 513n : -1n);
+    expect(lines.filter((l) => l.includes("[events]")).join("\n")).toContain(
+      `the chain's block where this node stopped is another one now`,
+    );
+  } finally {
+    setLogSink((line) => process.stderr.write(`${line}\n`));
+    store.close();
+  }
 }, 60_000);

@@ -74,6 +74,8 @@ export class EventPoller {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running = false;
   private cursor: bigint;
+  /** The cursor the store held when this follower was made: the last block the previous run handled. */
+  private readonly savedCursor: bigint | undefined;
   private readonly log = logger("events");
   /**
    * Blocks per eth_getLogs. Halved whenever a query fails: an answer too large for the client or the server (tens of
@@ -95,6 +97,7 @@ export class EventPoller {
     }
     const saved = o.store && o.cursorKey ? o.store.getKv(o.cursorKey) : undefined;
     this.cursor = saved ? BigInt(saved) : -1n;
+    this.savedCursor = saved ? BigInt(saved) : undefined;
   }
 
   on(eventName: string, handler: EventHandler): () => void {
@@ -120,23 +123,29 @@ export class EventPoller {
   async start(fromBlock?: bigint): Promise<void> {
     const head = await this.o.client.getBlockNumber({ cacheTime: 0 });
     if (this.cursor < 0n) this.cursor = (fromBlock ?? 0n) - 1n;
-    // The chain restarted from a state dump that lacks our last blocks: follow the chain's new history from there.
-    if (this.cursor > head) this.cursor = head;
-    // It may also have mined again past our cursor meanwhile (interval mining): the block at the cursor is then
-    // another one, and the blocks before it may hold events we never saw. Handle them again (handlers are idempotent).
+    // Whether the chain still has the block the last run handled last, as it was: the check is of that block (the
+    // saved cursor), whatever rewindTo asked for since (the settler looks at the last blocks again at every start).
     const savedHash = this.o.store && this.o.cursorKey ? this.o.store.getKv(`${this.o.cursorKey}.hash`) : undefined;
-    if (savedHash && this.cursor >= 0n) {
-      const block = await this.o.client.getBlock({ blockNumber: this.cursor }).catch(() => undefined);
+    const saved = this.savedCursor;
+    if (savedHash && saved !== undefined && saved >= 0n) {
+      // The chain restarted from a state dump that lacks our last blocks, or it mined again past our cursor meanwhile
+      // (interval mining), so the block there is another one: the blocks before it may hold events we never saw.
+      const block =
+        saved <= head ? await this.o.client.getBlock({ blockNumber: saved }).catch(() => undefined) : undefined;
       if (block?.hash !== savedHash) {
-        const back = this.cursor > REWIND_ON_DIVERGENCE ? this.cursor - REWIND_ON_DIVERGENCE : -1n;
+        const last = saved < head ? saved : head;
+        const back = last > REWIND_ON_DIVERGENCE ? last - REWIND_ON_DIVERGENCE : -1n;
         // Expected after a restart from a state dump taken before our last blocks (a kill, or a torn dump): info.
-        this.log.info("the chain's history changed since the last run; handling its last blocks again", {
-          from: back + 1n,
-          cursor: this.cursor,
-        });
-        this.cursor = back;
+        this.log.info(
+          saved > head
+            ? "the chain is shorter than when this node stopped (it came back from an older state dump): handling its last blocks again"
+            : "the chain's block where this node stopped is another one now (the chain came back from an older state dump and mined again): handling its last blocks again",
+          { from: back + 1n, lastHandled: saved, head },
+        );
+        if (back < this.cursor) this.cursor = back;
       }
     }
+    if (this.cursor > head) this.cursor = head;
     this.running = true;
     this.schedule(0);
   }
