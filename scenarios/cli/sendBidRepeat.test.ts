@@ -64,11 +64,22 @@ async function everyBidSettles(hashes: string[], last: bigint): Promise<void> {
       (b) => b?.commitments.filter((c) => c.status === "slashed" || c.status === "failed") ?? [],
     );
     expect(bad).toEqual([]);
-    if (ours.every((b) => b?.commitments.some((c) => c.status === "settled"))) return;
+    if (ours.every((b) => b?.commitments.some((c) => c.status === "settled"))) return providersSawNoFailure(hashes);
     if (performance.now() > until)
       throw new Error(`not every bid settled within 60 s: ${JSON.stringify(ours.map((b) => b?.commitments))}`);
     await d.mine(1);
     await Bun.sleep(500);
+  }
+}
+
+/** Neither provider's commitments to these transactions ended failed (an open refused) or slashed. */
+async function providersSawNoFailure(hashes: string[]): Promise<void> {
+  for (const p of local.devnet.providers) {
+    const res = await call("GET", `${p.url}/v1/provider/get_commitment_info`);
+    const all = (res.json as { commitments: { commitments: { txnHashes: string[]; status: string }[] }[] }).commitments;
+    const ours = all.flatMap((b) => b.commitments).filter((c) => hashes.some((h) => c.txnHashes.includes(h.slice(2))));
+    expect(ours.length).toBe(hashes.length);
+    expect(ours.filter((c) => c.status === "slashed" || c.status === "failed")).toEqual([]);
   }
 }
 
