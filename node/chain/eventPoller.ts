@@ -194,12 +194,12 @@ export class EventPoller {
           // Half of what was asked: with a short chain the span may be far above the blocks there are.
           const asked = to - from + 1n;
           this.span = asked > 1n ? asked / 2n : 1n;
-          this.log.warn("eth_getLogs failed; asking again for fewer blocks at a time", {
-            from,
-            to,
-            blocks: this.span,
-            error: e,
-          });
+          // A follower stopped while its query was in flight (its chain stopping too) has nothing to warn about.
+          (this.running ? this.log.warn : this.log.debug).call(
+            this.log,
+            "eth_getLogs failed; asking again for fewer blocks at a time",
+            { from, to, blocks: this.span, error: e },
+          );
           throw new GetLogsError(from, to, e);
         });
         if (++this.answersInRow >= GROW_AFTER && this.span < MAX_SPAN) {
