@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
+import { devAccount } from "../chain/accounts.ts";
 import type { PeerEvent } from "../network/network.ts";
 import { signBid } from "../protocol/bidSigning.ts";
 import { publicKeyOf } from "../protocol/bn254.ts";
@@ -133,7 +134,8 @@ describe("libp2p network of our nodes", () => {
         throw new Error("unused");
       },
     });
-    // Straight to the bidder as well as through the bootnode: both check the stake and hang up.
+    // Dialled by hand (an unstaked provider does not dial on its own): both check the stake and hang up.
+    expect(await unstaked.connect(boot.multiaddrs()[0]!).catch(() => undefined)).toBeUndefined();
     expect(await unstaked.connect(bidder.multiaddrs()[0]!).catch(() => undefined)).toBeUndefined();
     const refusedBy = (scope: string) =>
       logs.some(
@@ -149,6 +151,35 @@ describe("libp2p network of our nodes", () => {
     expect(boot.providers().map((p) => p.address)).toEqual([provider.address]);
     await unstaked.stop();
   }, 30_000);
+
+  test("a provider without stake dials nobody until it is staked, then joins at the next bootstrap tick", async () => {
+    // Before: it dialled the bootnode at once, was refused and kept out for 2 minutes after it had staked.
+    const key = devAccount(12).privateKey;
+    const address = privateKeyToAddress(key);
+    const late = peers.node(key, "provider", {
+      bootnodes: boot.multiaddrs(),
+      isStaked: async (a: Address) => staked.has(a.toLowerCase()),
+      bootstrapIntervalMs: 500,
+    });
+    await late.connectProvider({
+      address,
+      nikePublicKey: publicKeyOf(6n),
+      handleBid: async () => {
+        throw new Error("unused");
+      },
+    });
+    await until("the wait for stake in the log", 10_000, () =>
+      logs.some((l) => l.includes("[p2p-provider] not staked: this provider dials its bootnodes once")),
+    );
+    await Bun.sleep(1_500);
+    expect(logs.some((l) => l.includes(`insufficient stake: provider ${address}`))).toBe(false);
+    staked.add(address.toLowerCase());
+    await bidder.waitFor(() => bidder.providers().some((p) => p.address === address), 20_000, "the staked provider");
+    expect(logs.some((l) => l.includes("[p2p-provider] staked: dialling the bootnodes"))).toBe(true);
+    expect(boot.providers().map((p) => p.address)).toContain(address);
+    await late.stop();
+    await bidder.waitFor(() => !bidder.providers().some((p) => p.address === address), 20_000, "it to leave");
+  }, 60_000);
 
   test("a provider that leaves is reported disconnected, and found again when it comes back", async () => {
     await provider.disconnectProvider(provider.address);

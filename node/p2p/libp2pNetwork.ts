@@ -131,6 +131,8 @@ export class Libp2pNetwork implements Network {
   private readonly blocklist = new Blocklist();
   private readonly listeners = new Set<PeerListener>();
   private bootstrapTimer: ReturnType<typeof setInterval> | undefined;
+  /** Provider: since when it has waited for its stake before dialling (undefined: not waiting). */
+  private stakeWaitSince: number | undefined;
   private self: HandshakeSelf | undefined;
   /**
    * Providers a peer list named that we have not reached yet, by peer id: dialled again at every bootstrap tick
@@ -303,9 +305,13 @@ export class Libp2pNetwork implements Network {
     return (await this.handshake(conn))?.address;
   }
 
-  /** Dials the bootnodes we are not connected to (upstream's bootstrapper, which retries every minute). */
+  /**
+   * Dials the bootnodes we are not connected to (upstream's bootstrapper, which retries every minute). A provider
+   * dials only once it holds the minimum stake (waitingForStake).
+   */
   private async bootstrap(): Promise<void> {
     for (const p of this.peers.values()) p.warm?.fill();
+    if (await this.waitingForStake()) return;
     for (const b of this.o.bootnodes ?? []) {
       let addr: Multiaddr;
       try {
@@ -325,6 +331,35 @@ export class Libp2pNetwork implements Network {
     }
     for (const [id, p] of this.toDial)
       if (!this.peers.has(id) && !this.handshakes.has(id)) await this.dialDiscovered(id, p);
+  }
+
+  /**
+   * Whether this node is a provider without the minimum stake that has someone to dial. Every peer refuses such a
+   * provider's handshake and keeps it out for minutes (upstream's blocklist: a bootnode 2 minutes), so a provider
+   * dials nobody until it is staked and joins at the first bootstrap tick after its stake; upstream's provider dials
+   * at once and waits out the blocklists. Says so once when the wait starts and once when it ends.
+   */
+  private async waitingForStake(): Promise<boolean> {
+    if (this.o.peerType !== "provider") return false;
+    const unreached = (this.o.bootnodes ?? []).some((b) => !this.peers.has(/\/p2p\/([^/]+)$/.exec(b)?.[1] ?? ""));
+    if (!unreached && this.toDial.size === 0) return false;
+    const staked = await this.o.isStaked(this.address);
+    if (staked && this.stakeWaitSince !== undefined) {
+      this.log.info("staked: dialling the bootnodes", {
+        provider: this.address,
+        waitedMs: Date.now() - this.stakeWaitSince,
+      });
+      this.stakeWaitSince = undefined;
+    } else if (!staked && this.stakeWaitSince === undefined) {
+      this.stakeWaitSince = Date.now();
+      this.log.warn(
+        "not staked: this provider dials its bootnodes once it holds ProviderRegistry's minimum stake (checked every " +
+          `${(this.o.bootstrapIntervalMs ?? 5000) / 1000} s; peers refuse an unstaked provider and keep it out for ` +
+          "2 minutes). Stake with POST /v1/provider/stake/{wei}?bls_public_keys=0x…&bls_signatures=0x… (docs/p2p.md)",
+        { provider: this.address },
+      );
+    }
+    return !staked;
   }
 
   /** Dials a provider a peer list named; forgets it once reached, or after its third failed dial in a row. */
@@ -408,9 +443,12 @@ export class Libp2pNetwork implements Network {
   /** Upstream's blocklist: a bad signature or address for long, too little stake for minutes. */
   private refuse(conn: Connection, e: Error): void {
     // A peer that refuses us just hangs up (upstream writes no reason): say what that usually means.
-    const reason = /unexpected eof|reset/i.test(e.message)
-      ? `the peer hung up during the handshake (it refused us: stake, signature or its blocklist): ${e.message}`
-      : e.message;
+    const hungUp = /unexpected eof|reset/i.test(e.message);
+    const why =
+      this.o.peerType === "provider"
+        ? "our stake, our signature or its blocklist, which keeps a provider it found unstaked out for 2 minutes"
+        : "stake, signature or its blocklist";
+    const reason = hungUp ? `the peer hung up during the handshake (it refused us: ${why}): ${e.message}` : e.message;
     this.log.warn("handshake refused", { peer: conn.remotePeer.toString(), addr: conn.remoteAddr.toString(), reason });
     if (e instanceof InsufficientStakeError)
       this.blocklist.block(conn.remotePeer, conn.direction === "inbound" ? 2 * 60_000 : 5 * 60_000);

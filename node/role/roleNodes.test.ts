@@ -15,7 +15,7 @@ import { until } from "../util/deadline.ts";
 /**
  * Nodes in processes of their own (`npm run node -- --role …`) join a devnet whose nodes meet over libp2p: a staked
  * provider and a bidder each in its own process exchange bids and commitments with the devnet's nodes both ways; a
- * provider without stake is refused.
+ * provider without stake waits for it before it dials anyone, and joins once staked.
  */
 const ROOT = resolve(import.meta.dir, "../..");
 const STAKED = devAccount(11);
@@ -80,9 +80,22 @@ describe("nodes in processes of their own", () => {
     expect(providers).toEqual([lower(dev.devnet.providers[0]!.address), lower(STAKED.address)].sort());
   }, 120_000);
 
-  test("a provider process without stake is refused: nobody lists it", async () => {
+  test("a provider process without stake waits for it, and joins once it stakes through its own API", async () => {
     const p = await roleNode("provider", UNSTAKED.privateKey);
-    await until("the refusal", 30_000, () => p.out().includes("handshake refused"));
-    expect(dev.devnet.networks!.bidder.providers().map((x) => lower(x.address))).not.toContain(lower(UNSTAKED.address));
+    await until("the wait for stake", 30_000, () => p.out().includes("not staked: this provider dials its bootnodes"));
+    const seen = () => dev.devnet.networks!.bidder.providers().map((x) => lower(x.address));
+    expect(seen()).not.toContain(lower(UNSTAKED.address));
+    // Before: it dialled at once, the bootnode refused it and kept it out for 2 minutes, staked or not.
+    expect(p.out()).not.toContain("handshake refused");
+    const bls = `0x${"ab".repeat(48)}`;
+    const sig = `0x${"cd".repeat(96)}`;
+    const staked = await call(
+      "POST",
+      `${p.url}/v1/provider/stake/${parseEther("20")}?bls_public_keys=${bls}&bls_signatures=${sig}`,
+    );
+    expect(staked.status).toBe(200);
+    await until("the devnet bidder to see it", 30_000, () => seen().includes(lower(UNSTAKED.address)));
+    expect(p.out()).toContain("staked: dialling the bootnodes");
+    expect(p.out()).not.toContain("handshake refused");
   }, 120_000);
 });
