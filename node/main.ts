@@ -5,6 +5,7 @@ import { banner, providerStakes } from "./devnet/banner.ts";
 /** `bun run node`: starts a whole devnet and serves it until Ctrl-C; with `--role`, one node of a network. */
 import { ConfigError, HELP, parseDevnetArgs, StartRefusedError } from "./devnet/config.ts";
 import { type Devnet, startDevnet } from "./devnet/startDevnet.ts";
+import { describeWrittenKey, newKeyRequest, writeNewKey } from "./role/newKey.ts";
 import { parseRoleArgs, ROLE_HELP, RoleConfigError } from "./role/roleConfig.ts";
 import { type RoleNode, startRoleNode } from "./role/startRoleNode.ts";
 import { logger, setLogLevel } from "./util/log.ts";
@@ -92,6 +93,11 @@ async function main(): Promise<void> {
 async function mainRole(argv: string[]): Promise<void> {
   let cfg;
   try {
+    const newKey = newKeyRequest(argv);
+    if (newKey) {
+      process.stdout.write(describeWrittenKey(writeNewKey(newKey)));
+      return;
+    }
     cfg = parseRoleArgs(argv);
   } catch (e) {
     if (e instanceof RoleConfigError) {

@@ -80,6 +80,11 @@ everything but the key:
   npm run node -- --role provider --key-file provider.key --contracts .devnet/target.json \\
     --bootnodes /ip4/127.0.0.1/tcp/13510/p2p/16Uiu2HAm… --p2p-port 14022 --http-port 14023
 
+A key for --key-file (64 hex digits; upstream's --priv-key-file reads it too), never over an existing file:
+
+  npm run node -- --role provider --new-key provider.key                    # a new random key (unfunded)
+  npm run node -- --role provider --new-key provider.key --dev-account 10   # dev account 10 (a devnet funds it)
+
 Options:
   --role ROLE                 bidder, provider or bootnode
   --key HEX | --key-file F    the node's secp256k1 key (0x-hex, or a file holding it; env MEV_COMMIT_KEY): its
