@@ -13,9 +13,9 @@ import { freePorts } from "../util/ports.ts";
 /**
  * docs/p2p.md's "A provider of your own" runs as written: its lines one after another in bash, a devnet, a key, a
  * provider process, its stake through its own API and a bid, and the bid gets a commitment from that provider. Only
- * what a reader's machine has and this one must not use is changed: the devnet's default ports and data dir (a
- * port base and a directory of the test's own), the provider's ports and its key file; `npm run X --` is the
- * package.json script it names.
+ * what a reader's machine has and this one must not use is changed: the devnet's and the provider's ports (a free port
+ * base and free ports); the lines run in a directory of the test's own (the key file, .devnet/, the node's store),
+ * and `npm run X --` is the package.json script it names.
  */
 const ROOT = resolve(import.meta.dir, "../..");
 const DOC = readFileSync(join(ROOT, "docs", "p2p.md"), "utf8");
@@ -43,27 +43,24 @@ afterAll(async () => {
   }
 }, 60_000);
 
-/** A doc line on this test's ports and files. */
+/** A doc line on this test's ports, run in the test's directory (its key file, .devnet/ and the node's store). */
 function onOwnPorts(line: string, base: number, p2p: number): string {
   let out = line
     .replaceAll("13510", String(base + 10))
     .replaceAll("14022", String(p2p))
     .replaceAll("14023", String(p2p + 1))
-    .replaceAll("14024", String(p2p + 2))
-    .replaceAll(".devnet/", `${dir}/`)
-    .replaceAll("provider.key", join(dir, "provider.key"));
-  if (out === "npm run node") out += ` -- --port-base ${base} --data-dir ${dir} --fresh`;
-  if (out === "npm run bid") out += ` -- --target ${dir}/target.json`;
+    .replaceAll("14024", String(p2p + 2));
+  if (out === "npm run node") out += ` -- --port-base ${base} --fresh`;
   return out.replace(/^npm run (\S+)( --)?/, (_m, name: string) => {
     const script = SCRIPTS[name];
     if (!script) throw new Error(`docs/p2p.md runs npm run ${name}, which package.json does not have`);
-    return script;
+    return script.replace(/^bun /, `bun ${ROOT}/`);
   });
 }
 
 /** Starts a line in the background; its output is collected. */
 function background(cmd: string, name: string): { out: () => string; proc: Subprocess } {
-  const proc = spawn(["bash", "-c", `exec ${cmd}`], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const proc = spawn(["bash", "-c", `exec ${cmd}`], { cwd: dir, stdout: "pipe", stderr: "pipe" });
   children.push({ proc, name });
   let text = "";
   const dec = new TextDecoder();
@@ -75,7 +72,7 @@ function background(cmd: string, name: string): { out: () => string; proc: Subpr
 }
 
 function run(cmd: string): string {
-  const r = Bun.spawnSync(["bash", "-c", cmd], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync(["bash", "-c", cmd], { cwd: dir, stdout: "pipe", stderr: "pipe" });
   const out = r.stdout.toString() + r.stderr.toString();
   if (r.exitCode !== 0) throw new Error(`${cmd} exited ${r.exitCode}:\n${out}`);
   return out;
@@ -103,7 +100,7 @@ describe("docs/p2p.md, a provider of your own", () => {
     await until(
       "the devnet's banner",
       120_000,
-      () => existsSync(join(dir, "target.json")) && /Ctrl-C/.test(devnet.out()),
+      () => existsSync(join(dir, ".devnet", "target.json")) && /Ctrl-C/.test(devnet.out()),
     );
     const started = Date.now();
 
