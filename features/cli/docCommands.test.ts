@@ -6,9 +6,10 @@
  * values; `[…]` marks optional parts and is left out.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseDevnetArgs } from "../../node/devnet/config.ts";
+import { newKeyRequest } from "../../node/role/newKey.ts";
 import { parseCli } from "./conformance.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
@@ -30,7 +31,7 @@ export function docCommands(md: string): string[] {
   }
   for (const [, span] of md.replace(fence, "").matchAll(/`([^`]+)`/g)) {
     const cmd = span!.replace(/\s+/g, " ").trim();
-    if (/^(npm run |npx |bun |TARGET=)/.test(cmd)) out.push(cmd);
+    if (/^(npm run |npx |bun |TARGET=|scripts\/\S+\s)/.test(cmd)) out.push(cmd);
   }
   return out;
 }
@@ -45,14 +46,14 @@ function words(cmd: string): string[] {
   return [...text.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
 }
 
-type Parsed = { cli: "devnet" | "suite" | "script" | "other"; args: string[] };
+type Parsed = { cli: "devnet" | "role" | "suite" | "script" | "other"; args: string[] };
 
 /** Which CLI a command runs, and the arguments it passes to it. */
 function classify(cmd: string): Parsed {
   const w = words(cmd).filter((x) => !/^[A-Z_]+=/.test(x));
   const after = (n: number) => w.slice(w[n] === "--" ? n + 1 : n);
   if (w[0] === "npm" && w[1] === "run") {
-    if (w[2] === "node") return { cli: "devnet", args: after(3) };
+    if (w[2] === "node") return { cli: after(3).includes("--role") ? "role" : "devnet", args: after(3) };
     if (w[2] === "test:features") return { cli: "suite", args: after(3) };
     return { cli: "script", args: [w[2]!] };
   }
@@ -85,6 +86,13 @@ describe("docs/conformance.md's commands", () => {
     },
   );
 
+  test.each(commands.filter((c) => c.cli === "role" && c.args.includes("--new-key")).map((c) => [c.cmd, c.args]))(
+    "%s: the --role CLI takes it as a key to write",
+    (_cmd, args) => {
+      expect(newKeyRequest(args)?.file).toBeString();
+    },
+  );
+
   test.each(commands.filter((c) => c.cli === "suite").map((c) => [c.cmd, c.args]))(
     "%s: the suite's parser takes its flags",
     (_cmd, args) => {
@@ -107,5 +115,45 @@ describe("docs/conformance.md's commands", () => {
   test("a flag the CLIs do not know is caught (the check can fail)", () => {
     expect(() => parseDevnetArgs(classify("npm run node -- --no-such-flag").args)).toThrow();
     expect(() => parseCli(classify("npx mev-commit-conformance --no-such-flag").args, {})).toThrow();
+  });
+});
+
+const UPSTREAM_DOCS = ["conformance.md", "interop.md", "p2p.md"].map((f) => ({
+  file: f,
+  commands: docCommands(readFileSync(join(ROOT, "docs", f), "utf8")),
+}));
+
+describe("the commands of the docs on upstream's nodes", () => {
+  test("none starts with bun: after npm install it is only in node_modules/.bin (npm run … and npx bun are)", () => {
+    for (const { file, commands } of UPSTREAM_DOCS) {
+      const bare = commands.filter((c) => /^(\S+=\S+\s+)*bun\s/.test(c));
+      expect({ file, bare }).toEqual({ file, bare: [] });
+    }
+    expect(
+      docCommands("```sh\nTARGET=t.json bun features/cli/conformance.ts\n```").some((c) =>
+        /^(\S+=\S+\s+)*bun\s/.test(c),
+      ),
+    ).toBe(true);
+  });
+
+  // The subcommands and options scripts/upstream.sh takes, read from its own case statements.
+  const script = readFileSync(join(ROOT, "scripts", "upstream.sh"), "utf8");
+  const options = new Set([...script.matchAll(/^\s+(--[a-z-]+)\) /gm)].map((m) => m[1]!));
+  const subcommands = new Set([...script.matchAll(/^(\w+)\) \1 ;;$/gm)].map((m) => m[1]!));
+  const upstreamCommands = UPSTREAM_DOCS.flatMap(({ file, commands }) =>
+    commands.filter((c) => c.startsWith("scripts/upstream")).map((c) => [file, c] as const),
+  );
+
+  test("the docs run scripts/upstream.sh (the extraction finds it)", () => {
+    expect(upstreamCommands.length).toBeGreaterThanOrEqual(8);
+    expect([...subcommands].sort()).toEqual(["build", "demo", "restart", "start", "stop"]);
+  });
+
+  test.each(upstreamCommands)("%s: %s is a subcommand and options of scripts/upstream.sh", (_file, cmd) => {
+    const w = words(cmd);
+    expect(existsSync(join(ROOT, w[0]!))).toBe(true);
+    expect(subcommands.has(w[1]!)).toBe(true);
+    for (const flag of w.filter((x) => x.startsWith("--"))) expect(options).toContain(flag);
+    if (w[1] === "build" || w[1] === "start") expect(w).toContain("--version");
   });
 });
