@@ -16,10 +16,9 @@ import { judgeCurrent, parseCurrentCell } from "../support/autoDepositCurrent.ts
 import { chainOf, freshClosedWindow, freshWindowsAhead } from "../support/chain.ts";
 import type { Unary, WindowChoice } from "../support/clients/api.ts";
 import { observationAttachment } from "../support/observations.ts";
-import { stableText } from "../support/protocol.ts";
+import { BLOCKS_PER_WINDOW, stableText } from "../support/protocol.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
-const BLOCKS_PER_WINDOW = 10n;
 /** How long an asynchronous effect (auto-deposit reacting to a new window) may take before the step fails. */
 const EFFECT_DEADLINE_MS = 10_000;
 
