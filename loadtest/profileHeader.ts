@@ -4,11 +4,16 @@ export interface ProfileFlags {
   duration: string;
   burst: string;
   subscribers: string;
+  /** gate: the levels of bids in flight ("1, 8, 32") and the bids per level. */
+  levels?: string;
+  bids?: string;
 }
 
 export function profileHeader(profile: string, f: ProfileFlags): string {
   const rate = Number(f.rate);
   switch (profile) {
+    case "gate":
+      return `${f.bids} bids at each of ${f.levels} bids in flight; every bid must get a commitment from each provider, every commitment must verify`;
     case "smoke":
       return "20 bids from 2 VUs (a fixed profile: --rate and --duration do not apply)";
     case "ramp":

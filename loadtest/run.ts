@@ -6,11 +6,11 @@
  * (loadtest/market.js), prints the figures and writes the JSON summary under reports/. Exits non-zero when a check
  * failed (correctness only: nothing fails on speed).
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { spawn, spawnSync } from "bun";
-import { namedTargetFile, TargetFileError } from "../features/support/target.ts";
+import { loadTargetFile, namedTargetFile, TargetFileError } from "../features/support/target.ts";
 import {
   CliFailure,
   CliUsageError,
@@ -22,6 +22,8 @@ import {
 import { stopAllAnvils } from "../node/chain/anvil.ts";
 import { type LocalDevnet, startLocalDevnet } from "../node/devnet/localDevnet.ts";
 import { chooseProtocol } from "../scenarios/util/protocolChoice.ts";
+import { bundleSigner } from "./gate/bundle.ts";
+import { checkGateResult, type GateSummary, gateResult } from "./gate/result.ts";
 import { profileHeader } from "./profileHeader.ts";
 
 exitOnCliErrors({
@@ -29,8 +31,9 @@ exitOnCliErrors({
   cleanup: stopAllAnvils,
 });
 
-const PROFILES = ["smoke", "steady", "ramp", "slot-burst", "soak", "fan-out"] as const;
+const PROFILES = ["smoke", "steady", "ramp", "slot-burst", "soak", "fan-out", "gate"] as const;
 const DEFAULT_DURATION: Record<(typeof PROFILES)[number], string> = {
+  gate: "0s",
   smoke: "5s",
   steady: "20s",
   ramp: "30s",
@@ -45,7 +48,7 @@ k6 plays both sides of the market: provider VUs hold ReceiveBids on every provid
 bid on a SendProcessedBids stream; bidder VUs send bids over gRPC (or HTTP). Without TARGET a reference devnet is
 started with no provider applications of its own (--no-auto-accept), L1 blocks every 2 s and 1000 ETH deposited
 (v1.1: per window; v1.2: with each provider, by the devnet before its nodes start); TARGET=target.json runs against
-another implementation (its providerRpcUrls and bidderRpcUrl).
+another implementation (its providerRpcUrls and bidderRpcUrl); --target FILE says the same.
 
 Options:
   --profile NAME            ${PROFILES.join(" | ")} (default steady)
@@ -55,6 +58,14 @@ Options:
                               slot-burst  --burst bids at once right after each new L1 block
                               soak        steady for longer (default 60 s); prints whether the node's memory stays flat
                               fan-out     steady bids with --subscribers Subscribe streams held open
+                              gate        --bids bids at each of --levels bids in flight; fails when a bid gets
+                                          fewer commitments than accepting providers or a commitment does not
+                                          verify; prints the level reached and writes a result (--json)
+  --target FILE             the target file of the implementation to load (as TARGET=FILE)
+  --levels L                gate: the numbers of bids in flight, ascending (default 1,8,32)
+  --bids N                  gate: bids per level, at least the highest level (default 32)
+  --json PATH               gate: its result, in the conformance result's shape (default
+                            reports/load-gate-result.json; schema docs/load-gate-result.schema.json)
   --rate N                  bids per second (default 30)
   --duration D              e.g. 20s, 2m (default per profile: smoke 5s, steady 20s, ramp 30s, slot-burst 20s,
                             soak 60s, fan-out 20s)
@@ -71,6 +82,7 @@ Options:
   -h, --help                this text
 
 The JSON summary goes to reports/load-<profile>.json; the devnet's log to reports/load-devnet.log.
+Exit status: 0 when every check held, 99 when one failed (k6's thresholds), 2 for a bad flag, 1 otherwise.
 `;
 
 const values = parseCliArgs({
@@ -87,6 +99,10 @@ const values = parseCliArgs({
     network: { type: "string", default: "libp2p" },
     protocol: { type: "string" },
     "no-provider-vus": { type: "boolean" },
+    target: { type: "string" },
+    levels: { type: "string", default: "1,8,32" },
+    bids: { type: "string", default: "32" },
+    json: { type: "string", default: "reports/load-gate-result.json" },
     help: { type: "boolean", short: "h" },
   },
 }).values;
@@ -106,9 +122,10 @@ for (const flag of ["streams-per-provider", "subscribers", "burst"] as const)
   numberOption(`--${flag}`, values[flag], 1, { min: 1 });
 if (values.duration !== undefined && !/^\d+(ms|s|m|h)$/.test(values.duration))
   throw new CliUsageError(`--duration must be like 20s or 2m, got "${values.duration}"`);
+const gate = profile === "gate" ? gateLevels(values.levels!, values.bids!) : undefined;
 let namedTarget: string | undefined;
 try {
-  namedTarget = namedTargetFile(process.env.TARGET);
+  namedTarget = namedTargetFile(values.target ?? process.env.TARGET);
 } catch (e) {
   if (e instanceof TargetFileError) throw new CliUsageError(e.message);
   throw e;
@@ -117,21 +134,21 @@ const duration = values.duration ?? DEFAULT_DURATION[profile];
 const blockTime = numberOption("--block-time", values["block-time"], 2, { min: 1 });
 
 let protocol = chooseProtocol(values.protocol);
-if (process.env.TARGET) {
+if (namedTarget) {
   let t: { bidderUrl: string; providerUrls: string[]; protocol?: string };
   try {
-    t = JSON.parse(readFileSync(process.env.TARGET, "utf8"));
+    t = JSON.parse(readFileSync(namedTarget, "utf8"));
   } catch (e) {
     throw new CliFailure(
-      `cannot read the target file TARGET=${process.env.TARGET} (${(e as Error).message.split("\n")[0]}); unset TARGET to start a devnet for the run`,
+      `cannot read the target file ${namedTarget} (${(e as Error).message.split("\n")[0]}); name none (--target, TARGET) to start a devnet for the run`,
       2,
     );
   }
-  protocol = chooseProtocol(values.protocol, t, process.env.TARGET);
+  protocol = chooseProtocol(values.protocol, t, namedTarget);
   for (const url of [t.bidderUrl, ...t.providerUrls])
     await requireReachable(
       `${url}/health`,
-      `is the target ${process.env.TARGET} running? (without TARGET the run starts its own devnet)`,
+      `is the target ${namedTarget} running? (without --target or TARGET the run starts its own devnet)`,
     );
 }
 const here = resolve(import.meta.dir);
@@ -145,6 +162,7 @@ const load = () =>
     .map((x) => x.toFixed(2))
     .join(" ");
 const report = join(root, "reports", `load-${profile}.json`);
+const startedAt = new Date();
 let local: LocalDevnet | undefined;
 let targetFile = namedTarget;
 const samples: { s: number; rssMiB: number }[] = [];
@@ -176,9 +194,11 @@ try {
     duration,
     burst: values.burst!,
     subscribers: values.subscribers!,
+    levels: gate?.levels.join(", ") ?? "",
+    bids: values.bids!,
   });
   console.log(
-    `k6 ${profile} (protocol ${protocol}): ${header}, bidders over ${values.bidders}, policy ${values.policy}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`,
+    `k6 ${profile} (protocol ${protocol}): ${header}, bidders over ${values.bidders}, ${gate ? "every provider accepts every bid" : `policy ${values.policy}`}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`,
   );
   const env = {
     TARGET: targetFile,
@@ -192,13 +212,15 @@ try {
     BURST: values.burst,
     PROVIDER_VUS: values["no-provider-vus"] ? "off" : "on",
     REPORT: report,
+    ...(gate ? { LEVELS: gate.levels.join(","), BIDS: String(gate.bids) } : {}),
   };
+  if (gate) await bundleSigner();
   const args = [
     k6Path,
     "run",
     "--quiet",
     ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
-    join(here, "market.js"),
+    join(here, gate ? "gate.js" : "market.js"),
   ];
   const run = spawn(args, { cwd: here, stdout: "inherit", stderr: "inherit" });
   const code = await run.exited;
@@ -213,12 +235,60 @@ try {
     );
   }
   console.log(`  load average         ${load()} (k6 and the devnet share the machine's cores)`);
+  if (gate) finishGate(code ?? 1);
   if (code !== 0)
     console.log(code === 99 ? "load run FAILED: a check did not hold (see above)" : `k6 exited with ${code}`);
   process.exitCode = code ?? 1;
 } finally {
   clearInterval(sampler);
   await local?.stop();
+}
+
+/** --levels and --bids of the gate: ascending whole numbers ≥ 1, none above the bids per level. */
+function gateLevels(levels: string, bids: string): { levels: number[]; bids: number } {
+  const n = numberOption("--bids", bids, 32, { min: 1 });
+  const ks = levels.split(",").map((k) => numberOption("--levels", k.trim(), 1, { min: 1 }));
+  if (ks.some((k, i) => i > 0 && k <= ks[i - 1]!))
+    throw new CliUsageError(`--levels must be ascending, got "${levels}"`);
+  if (ks.at(-1)! > n)
+    throw new CliUsageError(`--bids (${n}) must be at least the highest level of --levels (${ks.at(-1)})`);
+  return { levels: ks, bids: n };
+}
+
+/** The gate's result (--json) from gate.js's summary, checked against its schema; prints the level reached. */
+function finishGate(code: number) {
+  const summary: GateSummary | undefined = existsSync(report) ? JSON.parse(readFileSync(report, "utf8")) : undefined;
+  const t = loadTargetFile(targetFile!);
+  const result = gateResult(
+    {
+      target: {
+        name: t.name,
+        version: t.version ?? null,
+        protocol: t.protocol,
+        capabilities: t.capabilities,
+        bidTimeoutMs: t.bidTimeoutMs,
+        decisionTimeoutMs: t.decisionTimeoutMs,
+      },
+      transport: values.bidders!,
+      startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+      levels: gate!.levels,
+      bidsPerLevel: gate!.bids,
+      noSummary: `k6 exited with ${code} before writing its summary`,
+    },
+    summary,
+  );
+  checkGateResult(result);
+  const json = resolve(values.json!);
+  mkdirSync(dirname(json), { recursive: true });
+  writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
+  const r = result.gate.levelReached;
+  const failed = result.scenarios.filter((s) => s.outcome !== "passed");
+  console.log(`  result               ${values.json}`);
+  for (const s of failed) console.log(`  ${s.outcome === "failed" ? "✗" : "-"} ${s.failure ?? s.reason}`);
+  console.log(
+    `load gate: level reached ${r === null ? "none" : `${r} in flight`} of ${gate!.levels.join(", ")}; ${result.totals.passed} passed, ${result.totals.failed + result.totals.notRun} failed`,
+  );
 }
 
 /**

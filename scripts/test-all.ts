@@ -8,7 +8,7 @@ import Ajv from "ajv";
  * docs/conformance-result.schema.json, the whole suite again over gRPC (--transport grpc, reports under reports/grpc;
  * HTTP-only scenarios are reported skipped), the suite once more on a protocol v1.2 devnet
  * of its own over HTTP (--protocol v1.2, reports under reports/v1.2, its JSON result checked too), the fuzz run, the k6 smoke load run (loadtest/run.ts: bidders and
- * providers in k6) and the mutation smoke (scripts/mutate.ts --smoke: three chosen mutants the suite must kill). Prints one closing line with the counts of all: `tests: N passed, N failed, N skipped`.
+ * providers in k6), the load gate (loadtest/run.ts --profile gate: 1, 8 and 32 bids in flight) and the mutation smoke (scripts/mutate.ts --smoke: three chosen mutants the suite must kill). Prints one closing line with the counts of all: `tests: N passed, N failed, N skipped`.
  */
 import { spawn } from "bun";
 
@@ -65,6 +65,12 @@ function parseLoad(out: string): Counts | undefined {
   if (!m) return undefined;
   const failed = Number(m[2]) > 0 || Number(m[1]) === 0;
   return { passed: failed ? 0 : 1, failed: failed ? 1 : 0, skipped: 0 };
+}
+
+/** loadtest/run.ts --profile gate's closing line: `load gate: level reached … ; N passed, N failed` (one per level). */
+function parseLoadGate(out: string): Counts | undefined {
+  const m = /^load gate: level reached .*; (\d+) passed, (\d+) failed$/m.exec(out);
+  return m ? { passed: Number(m[1]), failed: Number(m[2]), skipped: 0 } : undefined;
 }
 
 const RESULT = "reports/conformance-result.json";
@@ -170,6 +176,17 @@ if (!only || only === "load")
       "load smoke (k6: bidder and provider VUs over gRPC)",
       ["bun", "loadtest/run.ts", "--profile", "smoke"],
       parseLoad,
+    )),
+  });
+// The load gate at its default size (32 bids at each of 1, 8 and 32 in flight): every bid fully committed and
+// verified at each level; its result (reports/load-gate-result.json) is checked against its schema by the run.
+if (!only || only === "load")
+  results.push({
+    name: "load gate",
+    ...(await runStep(
+      "load gate (k6: 1, 8, 32 bids in flight, every commitment verified)",
+      ["bun", "loadtest/run.ts", "--profile", "gate"],
+      parseLoadGate,
     )),
   });
 // Mutation testing of the suite itself, in small: three chosen mutants of the node that the suite must kill
