@@ -22,12 +22,14 @@ import { signerOf } from "./.bin/gate-signer.js";
 
 const target = JSON.parse(open(__ENV.TARGET));
 const LEVELS = (__ENV.LEVELS || "1,8,32").split(",").map(Number);
-const BIDS = Number(__ENV.BIDS || 32);
+const BIDS = Number(__ENV.BIDS || 128);
 const TRANSPORT = __ENV.BIDDER_TRANSPORT || "grpc";
 const PROVIDER_VUS = (__ENV.PROVIDER_VUS || "on") !== "off";
 const REPORT = __ENV.REPORT || "reports/load-gate.json";
 const AMOUNT = "1000";
 const SHOWN = 3; // problems printed per level (every one counts)
+/** The target's bid timeout (how long its bidder waits for commitments) and 30 s more. */
+const BID_DEADLINE_MS = (target.bidTimeoutMs || 30000) + 30000;
 
 if (LEVELS.some((k) => !Number.isInteger(k) || k < 1 || k > BIDS))
   throw new Error(`LEVELS must be whole numbers from 1 to BIDS (${BIDS}), got ${__ENV.LEVELS}`);
@@ -41,7 +43,7 @@ if (TRANSPORT === "grpc" && !target.bidderRpcUrl)
 /** Providers that accept every bid: k6's applications, or (PROVIDER_VUS=off) the target's own, assumed to. */
 const ACCEPTING = PROVIDER_VUS ? providerRpcUrls.length : (target.providerUrls || []).length;
 
-const maxSeconds = 60 + LEVELS.length * (60 + BIDS);
+const maxSeconds = 60 + LEVELS.length * (BID_DEADLINE_MS / 1000 + 30 + BIDS);
 export const options = {
   scenarios: {
     gate: { executor: "per-vu-iterations", exec: "gate", vus: 1, iterations: 1, maxDuration: `${maxSeconds}s` },
@@ -174,8 +176,14 @@ function sendBid(done) {
   const finish = () => {
     if (finished) return;
     finished = true;
+    clearTimeout(timer);
     done(rec);
   };
+  // A stream that never ends counts as a failed bid, so the level still ends (and fails).
+  const timer = setTimeout(() => {
+    rec.error = `the bid's stream did not end within ${BID_DEADLINE_MS / 1000} s`;
+    finish();
+  }, BID_DEADLINE_MS);
   if (TRANSPORT === "http") {
     http
       .asyncRequest(
@@ -184,7 +192,7 @@ function sendBid(done) {
         JSON.stringify({ ...bid, blockNumber: String(bid.blockNumber) }),
         {
           headers: { "content-type": "application/json" },
-          timeout: "120s",
+          timeout: `${BID_DEADLINE_MS + 10000}ms`,
           tags: { name: "SendBid" },
         },
       )

@@ -63,7 +63,7 @@ Options:
                                           verify; prints the level reached and writes a result (--json)
   --target FILE             the target file of the implementation to load (as TARGET=FILE)
   --levels L                gate: the numbers of bids in flight, ascending (default 1,8,32)
-  --bids N                  gate: bids per level, at least the highest level (default 32)
+  --bids N                  gate: bids per level, at least the highest level (default 128)
   --json PATH               gate: its result, in the conformance result's shape (default
                             reports/load-gate-result.json; schema docs/load-gate-result.schema.json)
   --rate N                  bids per second (default 30)
@@ -101,7 +101,7 @@ const values = parseCliArgs({
     "no-provider-vus": { type: "boolean" },
     target: { type: "string" },
     levels: { type: "string", default: "1,8,32" },
-    bids: { type: "string", default: "32" },
+    bids: { type: "string", default: "128" },
     json: { type: "string", default: "reports/load-gate-result.json" },
     help: { type: "boolean", short: "h" },
   },
@@ -246,7 +246,7 @@ try {
 
 /** --levels and --bids of the gate: ascending whole numbers ≥ 1, none above the bids per level. */
 function gateLevels(levels: string, bids: string): { levels: number[]; bids: number } {
-  const n = numberOption("--bids", bids, 32, { min: 1 });
+  const n = numberOption("--bids", bids, 128, { min: 1 });
   const ks = levels.split(",").map((k) => numberOption("--levels", k.trim(), 1, { min: 1 }));
   if (ks.some((k, i) => i > 0 && k <= ks[i - 1]!))
     throw new CliUsageError(`--levels must be ascending, got "${levels}"`);

@@ -178,7 +178,7 @@ if (!only || only === "load")
       parseLoad,
     )),
   });
-// The load gate at its default size (32 bids at each of 1, 8 and 32 in flight): every bid fully committed and
+// The load gate at its default size (128 bids at each of 1, 8 and 32 in flight): every bid fully committed and
 // verified at each level; its result (reports/load-gate-result.json) is checked against its schema by the run.
 if (!only || only === "load")
   results.push({
