@@ -123,6 +123,7 @@ const shown = {};
 const providerStreams = [];
 
 function attachProviders() {
+  if (!PROVIDER_VUS) return;
   providerRpcUrls.forEach((url, i) => {
     const c = providerClients[i];
     connect(c, url);
@@ -198,7 +199,8 @@ function sendBid(done) {
       )
       .then(
         (res) => {
-          if (res.status !== 200) rec.error = `HTTP ${res.status} ${String(res.body || "").slice(0, 200)}`;
+          if (res.status === 0) rec.error = `no answer: ${res.error}`;
+          else if (res.status !== 200) rec.error = `HTTP ${res.status} ${String(res.body || "").slice(0, 200)}`;
           for (const line of String(res.body || "").split("\n")) {
             if (line.trim() === "" || rec.error) continue;
             try {

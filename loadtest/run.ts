@@ -198,7 +198,7 @@ try {
     bids: values.bids!,
   });
   console.log(
-    `k6 ${profile} (protocol ${protocol}): ${header}, bidders over ${values.bidders}, ${gate ? "every provider accepts every bid" : `policy ${values.policy}`}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`,
+    `k6 ${profile} (protocol ${protocol}): ${header}, bidders over ${values.bidders}, ${gate ? (values["no-provider-vus"] ? "the target's own provider applications answer" : "k6's provider applications accept every bid") : `policy ${values.policy}`}${local ? `, nodes over ${values.network}` : ""}; load average ${load()}`,
   );
   const env = {
     TARGET: targetFile,
