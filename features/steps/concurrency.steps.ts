@@ -1,0 +1,255 @@
+/**
+ * Steps of features/concurrency.feature: bids in flight at once from one bidder, provider applications that answer
+ * whole rounds of bids, and the per-bid checks (features/support/concurrency.ts).
+ */
+import { Given, Then, When } from "@cucumber/cucumber";
+import {
+  type Acceptance,
+  bare,
+  type ConcurrencyScenario,
+  ConcurrencySuiteError,
+  checkCommitments,
+  checkReceived,
+  concurrencyOf,
+  Findings,
+  type Framing,
+  type WireCommitment,
+} from "../support/concurrency.ts";
+import type { ConformanceWorld } from "../support/world.ts";
+
+/** Commitments per bid, once a Then step has read them. */
+const checked = new WeakMap<ConcurrencyScenario, Map<number, WireCommitment[]>>();
+
+function providersIn(list: string): number[] {
+  return list.split(/, | and /).map(Number);
+}
+
+/** `first` / `second` in-flight level of the target (bidsInFlight[0] / [1]). */
+function level(world: ConformanceWorld, which: string): number {
+  const levels = world.target.bidsInFlight;
+  const i = which === "first" ? 0 : 1;
+  const n = levels[i] ?? levels.at(-1)!;
+  world.attach(`${n} bids in flight (bidsInFlight ${JSON.stringify(levels)}), ${world.target.concurrentBids} bids`);
+  return n;
+}
+
+async function commitmentsChecked(world: ConformanceWorld, f: Findings): Promise<Map<number, WireCommitment[]>> {
+  const c = concurrencyOf(world);
+  const done = checked.get(c);
+  if (done) return done;
+  const got = await checkCommitments(world, c, f, (b) => c.acceptingProviders(b.body.txHashes));
+  checked.set(c, got);
+  return got;
+}
+
+// ------------------------------------------------------------------------------------------- Given
+
+Given(
+  /^provider (\d+) runs (a|\d+) provider applications? that answers? each round of bids together, accepting (every bid|every second bid), (one request per decision|one request for the round)$/,
+  async function (this: ConformanceWorld, provider: string, count: string, acceptance: string, framing: string) {
+    const c = concurrencyOf(this);
+    const n = count === "a" ? 1 : Number(count);
+    for (let i = 0; i < n; i++) await c.attach(Number(provider), acceptance as Acceptance, framing as Framing, i > 0);
+  },
+);
+
+Given(
+  /^provider (\d+)'s first application closes its ReceiveBids and a new one, deciding with the others, attaches$/,
+  async function (this: ConformanceWorld, provider: string) {
+    const c = concurrencyOf(this);
+    const first = c.apps.find((a) => a.provider === Number(provider));
+    if (!first) throw new ConcurrencySuiteError(`provider ${provider} runs no application in this scenario`);
+    await first.app.stop();
+    await c.attach(Number(provider), first.policy.acceptance, first.policy.framing, true);
+  },
+);
+
+// ------------------------------------------------------------------------------------------- When
+
+When(
+  /^the bidder sends the target's concurrent bids of (\d+) wei for (\$BLOCK(?:\+\d+)?), the (first|second) in-flight level at a time$/,
+  async function (this: ConformanceWorld, amount: string, block: string, which: string) {
+    const n = level(this, which);
+    await concurrencyOf(this).sendRounds(this.target.concurrentBids, n, BigInt(amount), block);
+  },
+);
+
+When(
+  /^the bidder sends as many bids as the first in-flight level, each of a quarter of \$ALLOWANCE, for (\$BLOCK(?:\+\d+)?), all at once$/,
+  async function (this: ConformanceWorld, block: string) {
+    const c = concurrencyOf(this);
+    const n = level(this, "first");
+    const allowance = c.bidScenario.allowance();
+    if (allowance % 4n !== 0n) throw new ConcurrencySuiteError(`$ALLOWANCE ${allowance} is not a multiple of 4`);
+    await c.sendRounds(n, n, allowance / 4n, block);
+  },
+);
+
+// ------------------------------------------------------------------------------------------- Then
+
+Then(
+  "every bid got one commitment from each provider whose application accepted it, each answering its own bid",
+  async function (this: ConformanceWorld) {
+    const c = concurrencyOf(this);
+    if (!c.bids.length) throw new ConcurrencySuiteError("the scenario sent no concurrent bids");
+    const f = new Findings();
+    await commitmentsChecked(this, f);
+    f.throwIfAny(
+      `${f.badBids.size} of ${c.bids.length} bids sent ${c.inFlight} at a time did not get exactly their own commitments (one from each accepting provider, each answering its bid: digest, amount, block, hashes, decay, dispatch time, signatures):`,
+    );
+  },
+);
+
+Then(
+  /^the applications of providers? (\d+(?:(?:, | and )\d+)*) received each bid exactly once$/,
+  function (this: ConformanceWorld, list: string) {
+    const c = concurrencyOf(this);
+    const f = new Findings();
+    checkReceived(c, f, providersIn(list));
+    f.throwIfAny(`${f.badBids.size} of ${c.bids.length} bids did not reach each provider's applications exactly once:`);
+  },
+);
+
+Then(
+  /^each of provider (\d+)'s applications received some of the bids$/,
+  function (this: ConformanceWorld, provider: string) {
+    const c = concurrencyOf(this);
+    const apps = c.apps.filter((a) => a.provider === Number(provider) && !a.app.receiveStream?.ended);
+    const counts = apps.map((a) => `${a.app.label}: ${a.app.received.length}`);
+    this.attach(counts.join("\n"), "text/plain");
+    const idle = apps.filter((a) => a.app.received.length === 0);
+    if (idle.length)
+      throw new ConcurrencySuiteError(
+        `provider ${provider} gave none of ${c.bids.length} bids to ${idle.map((a) => a.app.label).join(", ")} (${counts.join("; ")})`,
+      );
+  },
+);
+
+Then(/^the closed application received none of the bids$/, function (this: ConformanceWorld) {
+  const c = concurrencyOf(this);
+  const closed = c.apps.filter((a) => a.app.receiveStream?.ended);
+  const hashes = new Set(c.bids.map((b) => b.body.txHashes[0]));
+  for (const a of closed) {
+    const got = a.app.received.filter((r) => hashes.has(bare(r.txHashes?.[0] ?? "")));
+    if (got.length)
+      throw new ConcurrencySuiteError(`${a.app.label} closed its ReceiveBids and still received ${got.length} bids`);
+  }
+});
+
+Then(
+  /^providers (\d+(?:(?:, | and )\d+)*) each committed to exactly (\d+) of the bids, \$ALLOWANCE in all, and every commitment answers its own bid$/,
+  async function (this: ConformanceWorld, list: string, k: string) {
+    const c = concurrencyOf(this);
+    const f = new Findings();
+    const got = await checkCommitments(this, c, f);
+    const allowance = c.bidScenario.allowance();
+    for (const p of providersIn(list)) {
+      const mine = [...got.values()]
+        .flat()
+        .filter((x) => bare(x.providerAddress) === bare(this.target.providerAddresses[p - 1]!));
+      const sum = mine.reduce((s, x) => s + BigInt(x.bidAmount), 0n);
+      if (mine.length !== Number(k))
+        f.add(
+          undefined,
+          `provider ${p} committed to ${mine.length} of ${c.bids.length} bids in flight at once (${sum} wei), expected exactly ${k} (the block's allowance ${allowance} wei)`,
+        );
+    }
+    f.throwIfAny("the per-block allowance under concurrency:");
+  },
+);
+
+// ------------------------------------------------------------------------------------------- queries
+
+interface ListedBid {
+  txnHashes: string[];
+  bidAmount: string;
+  blockNumber: string;
+  bidDigest: string;
+  commitments: { providerAddress: string; dispatchTimestamp: string }[];
+}
+
+interface ListedCommitment {
+  txnHashes: string[];
+  amount: string;
+  blockNumber: string;
+  providerAddress: string;
+  dispatchTimestamp: string;
+}
+
+Then(
+  "GetBidInfo for the block lists every bid once, with exactly the commitments its stream carried",
+  async function (this: ConformanceWorld) {
+    const c = concurrencyOf(this);
+    const f = new Findings();
+    // The commitments themselves are judged by their own step; here only what the query lists against them.
+    const got = await commitmentsChecked(this, new Findings());
+    const block = BigInt(c.bids[0]!.body.blockNumber);
+    const r = await this.bidder.getBidInfo({ blockNumber: block, limit: 1000, page: 0 });
+    if (r.error) throw new ConcurrencySuiteError(`GetBidInfo for block ${block}: ${r.describe()}`);
+    const listed = ((r.value as { blockBidInfo?: { bids?: ListedBid[] }[] }).blockBidInfo ?? []).flatMap(
+      (g) => g.bids ?? [],
+    );
+    for (const b of c.bids) {
+      const cs = got.get(b.index) ?? [];
+      const records = listed.filter((l) => (l.txnHashes ?? []).map(bare).join() === b.body.txHashes.join());
+      if (cs.length === 0 && records.length === 0) continue;
+      if (records.length !== 1) {
+        f.add(b.index, `bid ${b.index}: listed ${records.length} times (its stream carried ${cs.length} commitments)`);
+        continue;
+      }
+      const l = records[0]!;
+      const wrong: string[] = [];
+      if (cs[0] && bare(l.bidDigest) !== bare(cs[0].receivedBidDigest))
+        wrong.push(`bidDigest ${l.bidDigest}, its commitments name ${cs[0].receivedBidDigest}`);
+      if (l.bidAmount !== b.body.amount) wrong.push(`bidAmount ${l.bidAmount}`);
+      const listedFrom = (l.commitments ?? []).map((x) => `${bare(x.providerAddress)}@${x.dispatchTimestamp}`).sort();
+      const streamed = cs.map((x) => `${bare(x.providerAddress)}@${x.dispatchTimestamp}`).sort();
+      if (listedFrom.join() !== streamed.join())
+        wrong.push(
+          `commitments [${listedFrom.join(", ")}], its stream carried [${streamed.join(", ")}] (provider@dispatch time)`,
+        );
+      if (wrong.length) f.add(b.index, `bid ${b.index}: ${wrong.join("; ")}`);
+    }
+    f.throwIfAny(
+      `${f.badBids.size} of ${c.bids.length} bids of the same block and amount were not listed apart by GetBidInfo:`,
+    );
+  },
+);
+
+Then(
+  /^GetCommitmentInfo of providers? (\d+(?:(?:, | and )\d+)*) for the block lists each of its commitments once$/,
+  async function (this: ConformanceWorld, list: string) {
+    const c = concurrencyOf(this);
+    const f = new Findings();
+    // The commitments themselves are judged by their own step; here only what the query lists against them.
+    const got = await commitmentsChecked(this, new Findings());
+    const block = BigInt(c.bids[0]!.body.blockNumber);
+    for (const p of providersIn(list)) {
+      const r = await this.provider(p).getCommitmentInfo({ blockNumber: block, limit: 1000, page: 0 });
+      if (r.error)
+        throw new ConcurrencySuiteError(`provider ${p}'s GetCommitmentInfo for block ${block}: ${r.describe()}`);
+      const listed = ((r.value as { commitments?: { commitments?: ListedCommitment[] }[] }).commitments ?? []).flatMap(
+        (g) => g.commitments ?? [],
+      );
+      const address = bare(this.target.providerAddresses[p - 1]!);
+      for (const b of c.bids) {
+        const mine = (got.get(b.index) ?? []).filter((x) => bare(x.providerAddress) === address);
+        const records = listed.filter((l) => (l.txnHashes ?? []).map(bare).join() === b.body.txHashes.join());
+        if (records.length !== mine.length) {
+          f.add(
+            b.index,
+            `bid ${b.index}: provider ${p} lists ${records.length} commitments, the bid's stream carried ${mine.length} of provider ${p}'s`,
+          );
+          continue;
+        }
+        const l = records[0];
+        if (l && mine[0] && (l.dispatchTimestamp !== mine[0].dispatchTimestamp || l.amount !== b.body.amount))
+          f.add(
+            b.index,
+            `bid ${b.index}: provider ${p} lists it with amount ${l.amount}, dispatch ${l.dispatchTimestamp}; the commitment has ${mine[0].bidAmount}, ${mine[0].dispatchTimestamp}`,
+          );
+      }
+    }
+    f.throwIfAny(`${f.badBids.size} of ${c.bids.length} bids' commitments were not listed apart by GetCommitmentInfo:`);
+  },
+);
