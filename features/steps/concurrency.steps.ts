@@ -42,6 +42,26 @@ async function commitmentsChecked(world: ConformanceWorld, f: Findings): Promise
   return got;
 }
 
+/**
+ * Where the target reports its nodes' receivers (`sim-nodes`), waits until provider `provider` holds `left` of them,
+ * so that no bid of the scenario can go to the stream that just closed; elsewhere the closed connection is the
+ * only signal the node gets.
+ */
+async function receiverLeft(world: ConformanceWorld, provider: number, left: number, timeoutMs = 3_000): Promise<void> {
+  if (!world.has("sim-nodes")) return;
+  const address = bare(world.target.providerAddresses[provider - 1]!);
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const node = ((await world.control.status()).nodes ?? []).find((n) => bare(n.address ?? "") === address);
+    if (node?.receivers === left) return;
+    if (performance.now() > deadline)
+      throw new ConcurrencySuiteError(
+        `provider ${provider}'s node reports ${node?.receivers} receivers ${timeoutMs} ms after one of its ${left + 1} applications closed, expected ${left}`,
+      );
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 // ------------------------------------------------------------------------------------------- Given
 
 Given(
@@ -60,6 +80,7 @@ Given(
     const first = c.apps.find((a) => a.provider === Number(provider));
     if (!first) throw new ConcurrencySuiteError(`provider ${provider} runs no application in this scenario`);
     await first.app.stop();
+    await receiverLeft(this, Number(provider), c.apps.filter((a) => a.provider === Number(provider)).length - 1);
     await c.attach(Number(provider), first.policy.acceptance, first.policy.framing, true);
   },
 );

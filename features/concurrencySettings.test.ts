@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CONCURRENCY_DEFAULTS, parseTarget, TargetFileError } from "./target.ts";
+import { CONCURRENCY_DEFAULTS, parseTarget, TargetFileError } from "./support/target.ts";
 
 const minimal = {
   bidderUrl: "http://b",
