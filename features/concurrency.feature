@@ -93,3 +93,19 @@ Feature: Bids in flight at once each get their own commitments
     Then bid 1 ends with HTTP 200 and 2 commitments
     When the bidder sends as many bids as the first in-flight level, each of a quarter of $ALLOWANCE, for $BLOCK+1, all at once
     Then providers 1 and 2 each committed to exactly 4 of the bids, $ALLOWANCE in all, and every commitment answers its own bid
+
+  @upstream @sim @v1.2
+  Scenario: under load, the provider that lost the block announces each of its commitments exactly once
+    Upstream's v1.2 provider node announces other_provider_won_block for each of its stored commitments whose block
+    another provider won (upstream-head-delta §1.6; notifications-v1.2.feature has the one-commitment case). Protocol
+    v1.1 has no topic that speaks of every commitment without a failure made on purpose. Provider 1 rejects every
+    bid and wins the block, so no commitment is opened; provider 2 commits to every bid and announces each one.
+    Given the bidder has 1 ETH deposited for the next L1 blocks, B and B+1
+    And a subscriber "P2" to provider 2 for topics other_provider_won_block
+    And provider 1 runs a provider application that answers each round of bids together, accepting no bid, one request per decision
+    And provider 2 runs a provider application that answers each round of bids together, accepting every bid, one request per decision
+    When the bidder sends the target's concurrent bids of 1000 wei for L1 block B, the first in-flight level at a time
+    Then every bid got one commitment from each provider whose application accepted it, each answering its own bid
+    And provider 2's commitments to the bids are soon all stored on the settlement chain
+    When L1 block B is mined with provider 1 as the winner, then 1 more block
+    Then subscriber "P2" soon receives other_provider_won_block exactly once for each of provider 2's commitments, with the bidder and the bid's amount

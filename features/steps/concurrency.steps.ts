@@ -3,6 +3,7 @@
  * whole rounds of bids, and the per-bid checks (features/support/concurrency.ts).
  */
 import { Given, Then, When } from "@cucumber/cucumber";
+import { concatHex, keccak256, zeroAddress } from "viem";
 import {
   type Acceptance,
   bare,
@@ -15,6 +16,10 @@ import {
   type Framing,
   type WireCommitment,
 } from "../support/concurrency.ts";
+import { notificationsOf } from "../support/notifications.ts";
+import { observationAttachment } from "../support/observations.ts";
+import { eventually, settlementChainOf } from "../support/settlement.ts";
+import { holdsSlashByte, SLASH_BYTE_DIGEST } from "../support/slashByteDigest.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 /** Commitments per bid, once a Then step has read them. */
@@ -65,7 +70,7 @@ async function receiverLeft(world: ConformanceWorld, provider: number, left: num
 // ------------------------------------------------------------------------------------------- Given
 
 Given(
-  /^provider (\d+) runs (a|\d+) provider applications? that answers? each round of bids together, accepting (every bid|every second bid), (one request per decision|one request for the round)$/,
+  /^provider (\d+) runs (a|\d+) provider applications? that answers? each round of bids together, accepting (every bid|every second bid|no bid), (one request per decision|one request for the round)$/,
   async function (this: ConformanceWorld, provider: string, count: string, acceptance: string, framing: string) {
     const c = concurrencyOf(this);
     const n = count === "a" ? 1 : Number(count);
@@ -88,7 +93,7 @@ Given(
 // ------------------------------------------------------------------------------------------- When
 
 When(
-  /^the bidder sends the target's concurrent bids of (\d+) wei for (\$BLOCK(?:\+\d+)?), the (first|second) in-flight level at a time$/,
+  /^the bidder sends the target's concurrent bids of (\d+) wei for (\$BLOCK(?:\+\d+)?|L1 block B), the (first|second) in-flight level at a time$/,
   async function (this: ConformanceWorld, amount: string, block: string, which: string) {
     const n = level(this, which);
     await concurrencyOf(this).sendRounds(this.target.concurrentBids, n, BigInt(amount), block);
@@ -272,5 +277,113 @@ Then(
       }
     }
     f.throwIfAny(`${f.badBids.size} of ${c.bids.length} bids' commitments were not listed apart by GetCommitmentInfo:`);
+  },
+);
+
+// ------------------------------------------------------------------------------------------- notifications
+
+const canonical = (v: unknown) =>
+  JSON.stringify(
+    v && typeof v === "object" ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
+
+/** Provider p's commitments of the scenario's bids, as the bids' streams carried them. */
+function commitmentsFrom(world: ConformanceWorld, p: number): WireCommitment[] {
+  const c = concurrencyOf(world);
+  const address = bare(world.target.providerAddresses[p - 1] ?? "");
+  return c.bids.flatMap((b) =>
+    ((b.sent.settled?.lines ?? []) as { result?: WireCommitment }[]).flatMap((l) =>
+      l?.result && bare(l.result.providerAddress) === address ? [l.result] : [],
+    ),
+  );
+}
+
+Then(
+  /^provider (\d+)'s commitments to the bids are soon all stored on the settlement chain$/,
+  async function (this: ConformanceWorld, provider: string) {
+    const mine = commitmentsFrom(this, Number(provider));
+    if (!mine.length) throw new ConcurrencySuiteError(`provider ${provider} committed to none of the bids`);
+    const chain = settlementChainOf(this.target);
+    const left = new Set(
+      mine.map((x) => keccak256(concatHex([`0x${bare(x.commitmentDigest)}`, `0x${bare(x.commitmentSignature)}`]))),
+    );
+    await eventually(
+      `provider ${provider}'s ${mine.length} commitments stored on the settlement chain`,
+      async () => {
+        for (const idx of [...left]) {
+          const u = await chain.unopened(idx);
+          if (u.committer !== zeroAddress) left.delete(idx);
+        }
+        return left.size === 0
+          ? { done: true, value: undefined }
+          : { done: false, seen: `${left.size} of ${mine.length} not stored yet` };
+      },
+      50_000,
+      250,
+    );
+  },
+);
+
+Then(
+  /^subscriber "([^"]+)" soon receives other_provider_won_block exactly once for each of provider (\d+)'s commitments, with the bidder and the bid's amount$/,
+  async function (this: ConformanceWorld, name: string, provider: string) {
+    const mine = commitmentsFrom(this, Number(provider));
+    if (!mine.length) throw new ConcurrencySuiteError(`provider ${provider} committed to none of the bids`);
+    const s = notificationsOf(this).subscriber(name);
+    const digests = new Map(mine.map((x) => [bare(x.commitmentDigest), x]));
+    // Upstream's v1.2.5 node drops a commitment whose digest holds a 0x2f byte (docs/conformance.md §10): reported.
+    const judged = [...digests.keys()].filter((d) => !holdsSlashByte(d));
+    const count = () => {
+      const n = new Map<string, number>();
+      for (const x of s.notifications)
+        if (x.topic === "other_provider_won_block") {
+          const d = bare(String((x.value as { commitmentDigest?: unknown }).commitmentDigest ?? ""));
+          n.set(d, (n.get(d) ?? 0) + 1);
+        }
+      return n;
+    };
+    await eventually(
+      `other_provider_won_block on subscriber "${name}" for each of provider ${provider}'s ${judged.length} commitments`,
+      async () => {
+        const n = count();
+        const missing = judged.filter((d) => !n.has(d)).length;
+        return missing === 0
+          ? { done: true, value: undefined }
+          : { done: false, seen: `${missing} of ${judged.length} not announced`, hopeless: s.ended };
+      },
+      50_000,
+      200,
+    );
+    const n = count();
+    const f = new Findings();
+    for (const [d, x] of digests) {
+      const times = n.get(d) ?? 0;
+      if (holdsSlashByte(d)) {
+        this.attach(
+          observationAttachment({
+            what: SLASH_BYTE_DIGEST,
+            observed: times === 0,
+            detail: `commitment ${d} holds a 0x2f byte; announced ${times} times`,
+          }),
+          "text/plain",
+        );
+        if (times <= 1) continue;
+      }
+      if (times !== 1) f.add(undefined, `commitment ${d}: announced ${times} times`);
+      const values = s.notifications.filter(
+        (y) =>
+          y.topic === "other_provider_won_block" &&
+          bare(String((y.value as { commitmentDigest?: unknown }).commitmentDigest ?? "")) === d,
+      );
+      for (const y of values) {
+        const want = { commitmentDigest: d, bidder: bare(this.target.bidderAddress), bidAmount: x.bidAmount };
+        if (canonical(y.value) !== canonical(want))
+          f.add(
+            undefined,
+            `commitment ${d}: announced as ${JSON.stringify(y.value)}, expected ${JSON.stringify(want)}`,
+          );
+      }
+    }
+    f.throwIfAny(`other_provider_won_block under load, ${mine.length} commitments of provider ${provider}:`);
   },
 );

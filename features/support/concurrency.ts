@@ -16,6 +16,7 @@ import { type BidScenario, bidsOf, type SentBid } from "./bids.ts";
 import type { ProviderApi } from "./clients/api.ts";
 import type { PolicyDecision, ProviderApplication, ProviderPolicy, ReceivedBid } from "./clients/providerApp.ts";
 import { perScenario } from "./perScenario.ts";
+import { settlementOf } from "./settlement.ts";
 import type { ConformanceWorld } from "./world.ts";
 
 export class ConcurrencySuiteError extends MevCommitError {}
@@ -40,11 +41,12 @@ export const bare = (h: string): string => String(h).toLowerCase().replace(/^0x/
 const base64ToHex = (b64: string) => Buffer.from(b64, "base64").toString("hex");
 
 /** Which bids a provider application accepts. */
-export type Acceptance = "every bid" | "every second bid";
+export type Acceptance = "every bid" | "every second bid" | "no bid";
 
 /** "every second bid": the bids whose first transaction hash ends in an even hex digit. */
 export function accepts(acceptance: Acceptance, txHashes: readonly string[]): boolean {
   if (acceptance === "every bid") return true;
+  if (acceptance === "no bid") return false;
   const last = bare(txHashes[0] ?? "").at(-1) ?? "0";
   return Number.parseInt(last, 16) % 2 === 0;
 }
@@ -214,14 +216,18 @@ export class ConcurrencyScenario {
     return [...out].sort();
   }
 
-  /** A bid body of this scenario: its own transaction hash, `amount` wei, for `block`. */
+  /**
+   * A bid body of this scenario: its own transaction hash, `amount` wei, for `block` (`$BLOCK`, `$BLOCK+n`: this
+   * scenario's fresh block range; `L1 block B`: the next L1 block the settlement steps fixed).
+   */
   async body(index: number, amount: bigint, block: string): Promise<ConcurrentBid["body"]> {
     const s = this.bidScenario;
     const hash = keccak256(stringToHex(`concurrency ${this.salt} ${index}`)).slice(2);
     return {
       txHashes: [hash],
       amount: amount.toString(),
-      blockNumber: await s.substitute(block),
+      blockNumber:
+        block === "L1 block B" ? settlementOf(this.world).blockOf("B").toString() : await s.substitute(block),
       decayStartTimestamp: s.decayStart.toString(),
       decayEndTimestamp: s.decayEnd.toString(),
     };
