@@ -109,3 +109,16 @@ Feature: Bids in flight at once each get their own commitments
     And provider 2's commitments to the bids are soon all stored on the settlement chain
     When L1 block B is mined with provider 1 as the winner, then 1 more block
     Then subscriber "P2" soon receives other_provider_won_block exactly once for each of provider 2's commitments, with the bidder and the bid's amount
+
+  @upstream @v1.2
+  Scenario: bids in flight at once whose sum passes the bidder's balance toward a provider get commitments within it
+    Upstream's v1.2 provider node deducts each bid from its cached balance of the bidder toward it before its
+    application sees the bid, and gives the amount back when the bid ends without a commitment (upstream-head-delta
+    §3.2). What the node lets the bidder bid is found first with single bids its application rejects (to within a
+    tenth); then as many bids as the first in-flight level, each two ninths of it, are in flight at once: the
+    provider commits to exactly four, never more. Provider 2 runs no application here.
+    Given provider 1 runs a provider application that answers each round of bids together, accepting no bid, one request per decision
+    When the most provider 1 lets the bidder bid is found with single bids its application rejects
+    And provider 1's application answers the next rounds accepting every bid
+    And the bidder sends as many bids as the first in-flight level, each of two ninths of what provider 1 lets it bid, for $BLOCK, all at once
+    Then provider 1 committed to exactly 4 of the bids, never more than it lets the bidder bid, and every commitment answers its own bid

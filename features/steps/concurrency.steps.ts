@@ -6,6 +6,7 @@ import { Given, Then, When } from "@cucumber/cucumber";
 import { concatHex, keccak256, zeroAddress } from "viem";
 import {
   type Acceptance,
+  balanceBounds,
   bare,
   type ConcurrencyScenario,
   ConcurrencySuiteError,
@@ -14,10 +15,12 @@ import {
   concurrencyOf,
   Findings,
   type Framing,
+  providerIndex,
   type WireCommitment,
 } from "../support/concurrency.ts";
 import { notificationsOf } from "../support/notifications.ts";
 import { observationAttachment } from "../support/observations.ts";
+import { providerAddress } from "../support/queries.ts";
 import { eventually, settlementChainOf } from "../support/settlement.ts";
 import { holdsSlashByte, SLASH_BYTE_DIGEST } from "../support/slashByteDigest.ts";
 import type { ConformanceWorld } from "../support/world.ts";
@@ -385,5 +388,72 @@ Then(
       }
     }
     f.throwIfAny(`other_provider_won_block under load, ${mine.length} commitments of provider ${provider}:`);
+  },
+);
+
+// ------------------------------------------------------------------------------------------- v1.2 balance
+
+const balances = new WeakMap<ConcurrencyScenario, Map<number, { low: bigint; high: bigint }>>();
+
+When(
+  /^the most provider (\d+) lets the bidder bid is found with single bids its application rejects$/,
+  async function (this: ConformanceWorld, provider: string) {
+    const c = concurrencyOf(this);
+    const p = Number(provider);
+    const r = await this.bidder.perProvider.getDeposit(providerAddress(this, p));
+    if (r.error) throw new ConcurrencySuiteError(`get_deposit toward provider ${p}: ${r.describe()}`);
+    const start = BigInt(String((r.value as { amount?: string })?.amount ?? "0"));
+    const b = await balanceBounds(c, p, start, "$BLOCK");
+    this.attach(
+      `provider ${p} lets the bidder bid between ${b.low} and ${b.high} wei (${b.probes} probe bids; ${start} wei on chain)`,
+    );
+    let m = balances.get(c);
+    if (!m) balances.set(c, (m = new Map()));
+    m.set(p, b);
+  },
+);
+
+Given(
+  /^provider (\d+)'s application answers the next rounds accepting every bid$/,
+  function (this: ConformanceWorld, provider: string) {
+    const apps = concurrencyOf(this).apps.filter((a) => a.provider === Number(provider));
+    if (!apps.length) throw new ConcurrencySuiteError(`provider ${provider} runs no application in this scenario`);
+    for (const a of apps) a.policy.acceptance = "every bid";
+  },
+);
+
+function balanceOf(world: ConformanceWorld, p: number): { low: bigint; high: bigint } {
+  const b = balances.get(concurrencyOf(world))?.get(p);
+  if (!b) throw new ConcurrencySuiteError(`provider ${p}'s balance was not found in this scenario`);
+  return b;
+}
+
+When(
+  /^the bidder sends as many bids as the first in-flight level, each of two ninths of what provider (\d+) lets it bid, for \$BLOCK, all at once$/,
+  async function (this: ConformanceWorld, provider: string) {
+    const c = concurrencyOf(this);
+    const n = level(this, "first");
+    // Whatever the balance within [low, high), it holds exactly 4 bids of 2·low/9: high − low < low/10 < a/2.
+    const a = (2n * balanceOf(this, Number(provider)).low) / 9n;
+    await c.sendRounds(n, n, a, "$BLOCK");
+  },
+);
+
+Then(
+  /^provider (\d+) committed to exactly 4 of the bids, never more than it lets the bidder bid, and every commitment answers its own bid$/,
+  async function (this: ConformanceWorld, provider: string) {
+    const c = concurrencyOf(this);
+    const p = Number(provider);
+    const f = new Findings();
+    const got = await checkCommitments(this, c, f);
+    const b = balanceOf(this, p);
+    const mine = [...got.values()].flat().filter((x) => providerIndex(this, x.providerAddress) === p);
+    const sum = mine.reduce((s, x) => s + BigInt(x.bidAmount), 0n);
+    if (mine.length !== 4)
+      f.add(
+        undefined,
+        `provider ${p} committed to ${mine.length} of ${c.bids.length} bids in flight at once (${sum} wei), expected exactly 4: it let the bidder bid between ${b.low} and ${b.high} wei`,
+      );
+    f.throwIfAny("the per-provider balance under concurrency:");
   },
 );

@@ -72,7 +72,7 @@ export class RoundPolicy implements ProviderPolicy {
   private readonly sent: Promise<void>[] = [];
 
   constructor(
-    readonly acceptance: Acceptance,
+    public acceptance: Acceptance,
     readonly framing: Framing,
     private readonly holdMs: number,
     private readonly api: ProviderApi,
@@ -257,6 +257,19 @@ export class ConcurrencyScenario {
   private roundShare(_policy: RoundPolicy, size: number): number {
     return size;
   }
+
+  /** Whether provider `provider`'s applications were shown a bid of `amount` wei (sent alone, for `block`). */
+  async shown(provider: number, amount: bigint, block: string): Promise<boolean> {
+    const policies = new Set(this.apps.filter((a) => a.provider === provider).map((a) => a.policy));
+    for (const p of policies) p.expectRound(1);
+    const body = await this.body(-++this.probes, amount, block);
+    await this.bidScenario.send(JSON.stringify(body)).outcome;
+    return this.apps.some(
+      (a) => a.provider === provider && a.app.received.some((r) => bare(r.txHashes?.[0] ?? "") === body.txHashes[0]),
+    );
+  }
+
+  private probes = 0;
 
   async teardown(): Promise<string[]> {
     await Promise.allSettled(this.apps.map((a) => a.policy.idle()));
@@ -453,4 +466,41 @@ export function checkReceived(c: ConcurrencyScenario, f: Findings, providers: nu
     const missed = c.bids.filter((b) => !count.has(b.body.txHashes[0]!));
     for (const b of missed) f.add(b.index, `bid ${b.index}: provider ${p}'s applications never received it`);
   }
+}
+
+/**
+ * What a provider node lets the bidder bid at most, found by single bids its application rejects (a rejected bid
+ * gives its amount back): the largest amount shown to the application, `low`, and the smallest refused before it,
+ * `high`, narrowed until high − low < low / 10. `start` is where the search begins (the bidder's deposit toward the
+ * provider on chain).
+ */
+export async function balanceBounds(
+  c: ConcurrencyScenario,
+  provider: number,
+  start: bigint,
+  block: string,
+): Promise<{ low: bigint; high: bigint; probes: number }> {
+  let low = 0n;
+  let high = start > 0n ? start : 1n;
+  let probes = 0;
+  const shown = async (amount: bigint) => {
+    probes++;
+    return c.shown(provider, amount, block);
+  };
+  for (let i = 0; i < 64 && (await shown(high)); i++) {
+    low = high;
+    high *= 2n;
+  }
+  if (low === high) throw new ConcurrencySuiteError(`provider ${provider} takes bids of any amount up to ${high} wei`);
+  while (low === 0n || (high - low) * 10n >= low) {
+    const mid = (low + high) / 2n;
+    if (mid === low) break;
+    if (await shown(mid)) low = mid;
+    else high = mid;
+    if (probes > 200)
+      throw new ConcurrencySuiteError(`provider ${provider}'s balance not found in 200 bids (${low}–${high} wei)`);
+  }
+  if (low === 0n)
+    throw new ConcurrencySuiteError(`provider ${provider} took no bid of ${high} wei or less: no balance`);
+  return { low, high, probes };
 }
