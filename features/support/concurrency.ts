@@ -88,7 +88,11 @@ export class RoundPolicy implements ProviderPolicy {
   decide(bid: ReceivedBid): Promise<PolicyDecision> {
     return new Promise((resolve) => {
       this.held.push({ bid, resolve });
-      if (this.held.length >= this.expected) this.release();
+      // Released on a later turn, so that every held decision's caller waits on it when the order is chosen.
+      if (this.held.length >= this.expected) {
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.release(), 0);
+      }
       else if (this.held.length === 1) this.timer = setTimeout(() => this.release(), this.holdMs);
     });
   }
