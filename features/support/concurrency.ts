@@ -92,8 +92,7 @@ export class RoundPolicy implements ProviderPolicy {
       if (this.held.length >= this.expected) {
         clearTimeout(this.timer);
         this.timer = setTimeout(() => this.release(), 0);
-      }
-      else if (this.held.length === 1) this.timer = setTimeout(() => this.release(), this.holdMs);
+      } else if (this.held.length === 1) this.timer = setTimeout(() => this.release(), this.holdMs);
     });
   }
 
