@@ -244,7 +244,7 @@ export class ConcurrencyScenario {
     this.inFlight = inFlight;
     for (let start = 0; start < total; start += inFlight) {
       const size = Math.min(inFlight, total - start);
-      for (const p of new Set(this.apps.map((a) => a.policy))) p.expectRound(this.roundShare(p, size));
+      for (const p of new Set(this.apps.map((a) => a.policy))) p.expectRound(size);
       const round: ConcurrentBid[] = [];
       for (let i = 0; i < size; i++) {
         const index = this.bids.length + 1;
@@ -254,11 +254,6 @@ export class ConcurrencyScenario {
       }
       await Promise.allSettled(round.map((b) => b.sent.outcome));
     }
-  }
-
-  /** The bids of a round one policy's applications will see: all of them (a provider node sends every bid it takes). */
-  private roundShare(_policy: RoundPolicy, size: number): number {
-    return size;
   }
 
   /** Whether provider `provider`'s applications were shown a bid of `amount` wei (sent alone, for `block`). */
