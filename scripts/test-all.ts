@@ -126,7 +126,7 @@ if (!only || only === "unit")
     name: "unit and contract tests",
     ...(await runStep(
       "unit and contract tests",
-      ["bun", "test", "--timeout", "60000", "lib", "node", "scenarios", "features", "scripts"],
+      ["bun", "test", "--timeout", "60000", "lib", "node", "scenarios", "features", "scripts", "loadtest"],
       parseBunTest,
     )),
   });
