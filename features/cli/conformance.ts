@@ -13,8 +13,7 @@
  * summary per level, and writes one JSON result (docs/conformance-result.schema.json) besides JUnit, HTML and
  * cucumber messages. Exits non-zero when a selected scenario failed or could not be run.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -46,7 +45,7 @@ import {
 import { hasRun, run, setRun } from "../support/run.ts";
 import { CAPABILITIES, startTarget, TargetFileError } from "../support/target.ts";
 import { TRANSPORTS, type Transport } from "../support/transport.ts";
-import { LEVELS, type Level, ResultCollector, type RunInfo, resultJson, summaryText } from "./results.ts";
+import { LEVELS, type Level, ResultCollector, type RunInfo, resultJson, suiteInfo, summaryText } from "./results.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -176,20 +175,6 @@ export function passTags(o: CliOptions, kind: PassKind): string {
   const parts = [`(${o.levels.map((l) => `@${l}`).join(" or ")})`, PASS_TAGS[kind]];
   if (o.tags) parts.unshift(`(${o.tags})`);
   return parts.join(" and ");
-}
-
-function suiteInfo(): RunInfo["suite"] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version?: string };
-  let commit = "unknown";
-  try {
-    commit = execFileSync("git", ["-C", ROOT, "rev-parse", "HEAD"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-  } catch {
-    // not a git checkout (an installed package)
-  }
-  return { name: "mev-commit-conformance", version: pkg.version ?? "0.0.0", commit };
 }
 
 async function main(argv: string[]): Promise<number> {

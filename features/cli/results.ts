@@ -3,6 +3,10 @@
  * capabilities, divergence, outcome, duration and failure text; totals per level; the console summary and the JSON
  * result (schema: docs/conformance-result.schema.json).
  */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Envelope, GherkinDocument, Pickle } from "@cucumber/messages";
 import { CAPABILITY_TAGS } from "../support/capabilities.ts";
 import { NOT_RUN_PREFIX, SKIPPED_PREFIX } from "../support/health.ts";
@@ -174,6 +178,22 @@ export function divergenceOf(description: string | undefined): string | null {
 }
 
 // ------------------------------------------------------------------------------------------- reporting
+
+/** The suite's name, its package version and the commit it runs from ("unknown" outside a git checkout). */
+export function suiteInfo(): RunInfo["suite"] {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: string };
+  let commit = "unknown";
+  try {
+    commit = execFileSync("git", ["-C", root, "rev-parse", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    // not a git checkout (an installed package)
+  }
+  return { name: "mev-commit-conformance", version: pkg.version ?? "0.0.0", commit };
+}
 
 export interface RunInfo {
   suite: { name: string; version: string; commit: string };

@@ -3,11 +3,10 @@
  * docs/conformance-result.schema.json, one scenario per level of bids in flight, and a `gate` object with each
  * level's figures), so that a CI job reads it as it reads a conformance run. Built from the summary gate.js writes.
  */
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Ajv from "ajv";
-import type { RunInfo } from "../../features/cli/results.ts";
+import { type RunInfo, suiteInfo } from "../../features/cli/results.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 
 export const RESULT_SCHEMA = "docs/load-gate-result.schema.json";
@@ -85,20 +84,6 @@ export function levelFailure(l: GateLevel, accepting: number, bidsPerLevel: numb
     parts.push(`${l.maxInFlight} bids in flight at most, not ${l.inFlight}`);
   if (parts.length === 0) parts.push(`${l.checks.failed} checks failed of ${l.checks.passed + l.checks.failed}`);
   return `at ${l.inFlight} bids in flight: ${parts.join("; ")}`;
-}
-
-export function suiteInfo(): { name: string; version: string; commit: string } {
-  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version?: string };
-  let commit = "unknown";
-  try {
-    commit = execFileSync("git", ["-C", ROOT, "rev-parse", "HEAD"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-  } catch {
-    // not a git checkout
-  }
-  return { name: "mev-commit-conformance", version: pkg.version ?? "0.0.0", commit };
 }
 
 /** The result document: one scenario per level (passed or failed; not-run for all when k6 wrote no summary). */
