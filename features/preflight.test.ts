@@ -130,7 +130,7 @@ test("the CLI stops before the first scenario with one line, and the result reco
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   expect(code, out + err).toBe(1);
   expect(err.trim().split("\n")).toEqual([
-    `mev-commit-conformance: the target cannot be tested as it is: the L1 chain at ${target.l1RpcUrl} is chain 31337, not the target file's 5: fix the target file`,
+    `error: the target cannot be tested as it is: the L1 chain at ${target.l1RpcUrl} is chain 31337, not the target file's 5: fix the target file`,
   ]);
   expect(out).toContain("restored: the devnet's built-in provider applications (2)");
   const result = JSON.parse(readFileSync(join(dir, "conformance-result.json"), "utf8"));

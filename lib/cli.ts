@@ -27,10 +27,23 @@ export class CliFailure extends MevCommitError {
 
 /** parseArgs (strict; `args` defaults to the command's) whose mistakes are CliUsageErrors of one line pointing at --help. */
 export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  return parseArgsOr(config.args ? config : ({ ...config, args: process.argv.slice(2) } as T), (message) => {
+    return new CliUsageError(`${message}; run with --help for the options`);
+  });
+}
+
+/**
+ * parseArgs whose mistake is thrown as `usageError(argsErrorMessage(…))`: for commands with their own usage error
+ * class. A mistyped flag is answered with the nearest known one ("did you mean --protocol?").
+ */
+export function parseArgsOr<T extends ParseArgsConfig>(
+  config: T,
+  usageError: (message: string) => Error,
+): ReturnType<typeof parseArgs<T>> {
   try {
-    return parseArgs(config.args ? config : ({ ...config, args: process.argv.slice(2) } as T));
+    return parseArgs(config);
   } catch (e) {
-    throw new CliUsageError(`${argsErrorMessage(e as Error)}; run with --help for the options`);
+    throw usageError(argsErrorMessage(e as Error, config.options));
   }
 }
 
@@ -41,14 +54,53 @@ export function integerFlag(name: string, value: string, min = 1): number {
   return n;
 }
 
-/** parseArgs' error in a few words ("unknown option --bogus"), for commands that word their own usage errors. */
-export function argsErrorMessage(e: Error): string {
+/**
+ * parseArgs' error in a few words ("unknown option --protcol; did you mean --protocol?"), for commands that word their
+ * own usage errors; given the command's options, a mistyped one is answered with the nearest.
+ */
+export function argsErrorMessage(e: Error, options?: ParseArgsConfig["options"]): string {
   const first = firstLine(e.message);
   const unknown = /^Unknown option '([^']+)'/.exec(first);
-  if (unknown) return `unknown option ${unknown[1]}`;
+  if (unknown) {
+    const near = options ? nearestOption(unknown[1]!, options) : undefined;
+    return `unknown option ${unknown[1]}${near ? `; did you mean ${near}?` : ""}`;
+  }
   const positional = /^Unexpected argument '([^']+)'/.exec(first);
   if (positional) return `unexpected argument ${positional[1]}`;
   return first.replace(/^./, (c) => c.toLowerCase());
+}
+
+/**
+ * The known option nearest to a mistyped one ("--protcol" → "--protocol", "--tag" → "--tags", "-hh" → none): within
+ * two edits, or a third of the name's length for long names; undefined when none is that near or two are equally near.
+ */
+export function nearestOption(typed: string, options: NonNullable<ParseArgsConfig["options"]>): string | undefined {
+  const name = typed.replace(/^-+/, "").split("=")[0]!.toLowerCase();
+  if (!name) return undefined;
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  let best: { option: string; d: number } | undefined;
+  let tie = false;
+  for (const option of Object.keys(options)) {
+    const d = editDistance(name, option.toLowerCase());
+    if (d > limit || (best && d > best.d)) continue;
+    tie = best !== undefined && d === best.d;
+    if (!best || d < best.d) best = { option, d };
+  }
+  return best && !tie ? `--${best.option}` : undefined;
+}
+
+/** Levenshtein distance, counting a swap of two neighbours as one edit. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  return d[a.length]![b.length]!;
 }
 
 /**

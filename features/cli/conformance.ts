@@ -15,8 +15,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import {
   type IRunConfiguration,
   loadConfiguration,
@@ -24,7 +24,7 @@ import {
   loadSupport,
   runCucumber,
 } from "@cucumber/cucumber/api";
-import { argsErrorMessage, describeCliError } from "../../lib/cli.ts";
+import { describeCliError, parseArgsOr } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 import { markDown, probeTarget, restartTarget, targetDown } from "../support/health.ts";
 import { leftOnTarget } from "../support/leftOnTarget.ts";
@@ -101,9 +101,8 @@ export interface CliOptions {
 }
 
 export function parseCli(argv: string[], env = process.env): CliOptions | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseArgsOr(
+    {
       args: argv,
       allowPositionals: true,
       options: {
@@ -119,10 +118,9 @@ export function parseCli(argv: string[], env = process.env): CliOptions | "help"
         reports: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
-    });
-  } catch (e) {
-    throw new UsageError(argsErrorMessage(e as Error));
-  }
+    },
+    (message) => new UsageError(message),
+  );
   const v = parsed.values;
   if (v.help) return "help";
   const levels = (v.level ?? LEVELS.join(","))
@@ -177,6 +175,11 @@ export function passTags(o: CliOptions, kind: PassKind): string {
   return parts.join(" and ");
 }
 
+/** A stream that drops what is written to it. */
+function discard(): Writable {
+  return new Writable({ write: (_chunk, _encoding, done) => done() });
+}
+
 async function main(argv: string[]): Promise<number> {
   const o = parseCli(argv);
   if (o === "help") {
@@ -189,15 +192,19 @@ async function main(argv: string[]): Promise<number> {
   const started = new Date();
   if (!hasRun()) setRun(await startTarget(o.target, o.reports, o.protocol));
   const t = run().target;
-  // A target that is down from the start (and has no restart command): said once, and no scenario is run against it.
+  // A target that is down from the start (and has no restart command): said in one line, and no scenario is run
+  // against it (each is recorded "not run" in the JSON result; the console gets the count line alone).
   const down = t.restart ? undefined : await probeTarget(t);
   if (down) {
     console.error(
-      `mev-commit-conformance: the target ${t.name} does not answer: ${down}; is it running? (npm run node starts a devnet; --target names another target file)`,
+      `error: the target ${t.name} does not answer: ${down}; is it running? (npm run node starts a devnet; --target names another target file)`,
     );
     markDown(down);
   }
-  console.log(
+  const say = (line: string) => {
+    if (!down) console.log(line);
+  };
+  say(
     `Target: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`,
   );
   if (o.transport === "grpc") {
@@ -205,18 +212,16 @@ async function main(argv: string[]): Promise<number> {
       throw new TargetFileError(
         `--transport grpc needs the target's bidderRpcUrl and one providerRpcUrls entry per provider (capability grpc)`,
       );
-    console.log(`Transport: gRPC — bidder ${t.bidderRpcUrl}, providers ${t.providerRpcUrls!.join(", ")}`);
+    say(`Transport: gRPC — bidder ${t.bidderRpcUrl}, providers ${t.providerRpcUrls!.join(", ")}`);
   }
-  console.log(
+  say(
     `Protocol: ${t.protocol} (${run().ownDevnet ? "the suite's own devnet" : `the target file's "protocol"`}); scenarios tagged ${PROTOCOL_VERSIONS.filter(
       (v) => v !== t.protocol,
     )
       .map(versionTag)
       .join(", ")} are skipped`,
   );
-  console.log(
-    `Levels: ${o.levels.map((l) => `@${l}`).join(", ")}${o.tags ? `; tags ${o.tags}` : ""}; order ${o.order}`,
-  );
+  say(`Levels: ${o.levels.map((l) => `@${l}`).join(", ")}${o.tags ? `; tags ${o.tags}` : ""}; order ${o.order}`);
   // A target with a restart command that is down is restarted first, so that the preflight sees it; when that
   // fails, each scenario's turn tries again and says why it was not run.
   if (t.restart) {
@@ -254,7 +259,7 @@ async function main(argv: string[]): Promise<number> {
     mkdirSync(dirname(o.json), { recursive: true });
     writeFileSync(o.json, `${JSON.stringify(resultJson(info(), collector), null, 2)}\n`);
     for (const line of await undoPreflight(pf)) console.log(line);
-    console.error(`mev-commit-conformance: the target cannot be tested as it is: ${pf.stop}`);
+    console.error(`error: the target cannot be tested as it is: ${pf.stop}`);
     return 1;
   }
 
@@ -294,7 +299,7 @@ async function main(argv: string[]): Promise<number> {
       if (o.failFast && collector.counts().failed > 0) break;
       const { plan } = await loadSources(config.sources);
       if (plan.length === 0) continue;
-      console.log(
+      say(
         mayCrash
           ? `\n=== ${plan.length} @may-crash scenario(s), run last`
           : `=== ${plan.length} @clean-bidder scenario(s), run first`,
@@ -303,14 +308,16 @@ async function main(argv: string[]): Promise<number> {
     // @clean-bidder and the rest are one pass (1) in the results; @may-crash is pass 2.
     if (mayCrash || !mainPassStarted) collector.startPass();
     mainPassStarted = true;
-    const r = await runCucumber(config, undefined, collector.onMessage);
+    // Against a target down from the start, cucumber's progress (a line of skips per pass) is not printed.
+    const r = await runCucumber(config, down ? { stdout: discard() } : undefined, collector.onMessage);
     support = r.support;
   }
   if (pf) for (const line of await undoPreflight(pf)) console.log(line);
   mkdirSync(dirname(o.json), { recursive: true });
   const done = info();
   writeFileSync(o.json, `${JSON.stringify(resultJson(done, collector), null, 2)}\n`);
-  console.log(summaryText(done, collector, relative(process.cwd(), o.json) || o.json));
+  const summary = summaryText(done, collector, relative(process.cwd(), o.json) || o.json);
+  console.log(down ? summary.split("\n").at(-1) : summary);
   const totals = collector.counts();
   return totals.failed > 0 || totals.notRun > 0 ? 1 : 0;
 }
@@ -321,13 +328,13 @@ if (import.meta.main) {
     code = await main(process.argv.slice(2));
   } catch (e) {
     if (e instanceof UsageError || e instanceof TargetFileError) {
-      console.error(`mev-commit-conformance: ${e.message}${e instanceof UsageError ? " (--help for usage)" : ""}`);
+      console.error(`error: ${e.message}${e instanceof UsageError ? "; run with --help for the options" : ""}`);
       code = 2;
     } else {
       const failed = describeCliError(e, {
         unreachable: "is the target running? (npm run node starts a devnet; --target names another target file)",
       });
-      console.error(`mev-commit-conformance: ${failed.line.replace(/^error: /, "")}`);
+      console.error(failed.line);
       code = failed.exitCode;
     }
   }

@@ -1,6 +1,5 @@
-import { parseArgs } from "node:util";
 import { parseEther } from "viem";
-import { argsErrorMessage } from "../../lib/cli.ts";
+import { parseArgsOr } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 import { DEFAULT_DEPLOY_V12_PARAMS } from "../chain/deployV12.ts";
 import { DEFAULT_PROVIDER_LIVENESS_BLOCKS } from "../l1/providerLiveness.ts";
@@ -379,9 +378,8 @@ function wei(name: string, v: string | undefined): bigint | undefined {
 
 /** Parses argv into a config; throws ConfigError with a readable message on bad input. */
 export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): DevnetConfig | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseArgsOr(
+    {
       args: argv,
       allowPositionals: false,
       options: {
@@ -441,10 +439,9 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
         "bidder-p2p-port": { type: "string" },
         "provider-p2p-ports": { type: "string" },
       },
-    });
-  } catch (e) {
-    throw new ConfigError(`${argsErrorMessage(e as Error)}; run with --help for the options`);
-  }
+    },
+    (message) => new ConfigError(`${message}; run with --help for the options`),
+  );
   const o = parsed.values;
   if (o.help) return "help";
   let protocol: ProtocolVersion = base.protocol;

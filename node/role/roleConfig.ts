@@ -4,9 +4,8 @@
  * file of contract addresses).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { type Address, getAddress, type Hex, isAddress } from "viem";
-import { argsErrorMessage } from "../../lib/cli.ts";
+import { parseArgsOr } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
 import {
@@ -208,9 +207,8 @@ function readKey(key: string | undefined, file: string | undefined): Hex {
 }
 
 export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseArgsOr(
+    {
       args: argv,
       allowPositionals: false,
       options: {
@@ -248,10 +246,9 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
         "responder-idle-timeout": { type: "string" },
         "crypto-workers": { type: "string" },
       },
-    });
-  } catch (e) {
-    throw new RoleConfigError(`${argsErrorMessage(e as Error)}; run with --role ROLE --help for the options`);
-  }
+    },
+    (message) => new RoleConfigError(`${message}; run with --role ROLE --help for the options`),
+  );
   const o = parsed.values;
   if (o.help) return "help";
   const role = o.role as Role;

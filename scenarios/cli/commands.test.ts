@@ -56,7 +56,26 @@ describe("an unknown flag", () => {
     test(name, async () => {
       const r = await run([...args, "--bogus"]);
       expect(r.code).toBe(2);
-      expect(errorLine(r.stderr)).toMatch(/unknown option --bogus.*--help/);
+      expect(errorLine(r.stderr)).toMatch(/^error: unknown option --bogus.*--help/);
+    });
+});
+
+describe("a mistyped flag is answered with the nearest one", () => {
+  for (const [name, args] of Object.entries(COMMANDS))
+    test(name, async () => {
+      const r = await run([...args, "--hepl"]);
+      expect(r.code).toBe(2);
+      expect(errorLine(r.stderr)).toMatch(/^error: unknown option --hepl; did you mean --help\?/);
+    });
+  for (const [name, args] of [
+    ["bid", ["scenarios/cli/sendBid.ts", "--protcol", "v1.2"]],
+    ["test:features", ["features/cli/conformance.ts", "--protcol", "v1.2"]],
+    ["node", ["node/main.ts", "--protcol", "v1.2"]],
+  ] as const)
+    test(`${name} --protcol`, async () => {
+      const r = await run([...args]);
+      expect(r.code).toBe(2);
+      expect(errorLine(r.stderr)).toMatch(/^error: unknown option --protcol; did you mean --protocol\?/);
     });
 });
 

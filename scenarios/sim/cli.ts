@@ -80,7 +80,7 @@ async function main(): Promise<number> {
       scenario = { ...scenario, l1: { ...scenario.l1, blocks: intArg("--blocks", o.blocks) } };
   } catch (e) {
     if (e instanceof ScenarioError) {
-      console.error(`scenario error: ${e.message}`);
+      console.error(`error: ${e.message}`);
       return 2;
     }
     throw e;
@@ -97,7 +97,7 @@ async function main(): Promise<number> {
     targetFile = namedTargetFile(o.target ?? process.env.TARGET);
   } catch (e) {
     if (!(e instanceof TargetFileError)) throw e;
-    console.error(e.message);
+    console.error(`error: ${e.message}`);
     return 2;
   }
   const protocol = chooseProtocol(o.protocol, targetFile ? readTarget(targetFile) : undefined, targetFile);
@@ -130,7 +130,7 @@ async function main(): Promise<number> {
       e instanceof SimulationError ||
       e instanceof ValidatorWatchError
     ) {
-      console.error(e.message);
+      console.error(`error: ${e.message}`);
       return 2;
     }
     throw e;

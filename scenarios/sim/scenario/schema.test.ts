@@ -130,7 +130,7 @@ describe("scenario files", () => {
     const p = Bun.spawn([process.execPath, "scenarios/sim/cli.ts", file], { stderr: "pipe", stdout: "pipe" });
     expect(await p.exited).toBe(2);
     expect(await new Response(p.stderr).text()).toBe(
-      `scenario error: ${file}: sede: unknown field (allowed here: name, description, seed, protocols, providers, bidders, l1, faults)\n`,
+      `error: ${file}: sede: unknown field (allowed here: name, description, seed, protocols, providers, bidders, l1, faults)\n`,
     );
   });
 });
