@@ -42,8 +42,18 @@ import {
   parseProtocolVersion,
   versionTag,
 } from "../support/protocolVersion.ts";
+import { learnProviderNames, providersLine } from "../support/providerNames.ts";
 import { hasRun, run, setRun } from "../support/run.ts";
 import { CAPABILITIES, startTarget, TargetFileError } from "../support/target.ts";
+import {
+  beginRecord,
+  currentRecord,
+  describeRecord,
+  endRecord,
+  interrupted,
+  markInterrupted,
+  putBack,
+} from "../support/targetChanges.ts";
 import { TRANSPORTS, type Transport } from "../support/transport.ts";
 import { LEVELS, type Level, ResultCollector, type RunInfo, resultJson, suiteInfo, summaryText } from "./results.ts";
 
@@ -204,9 +214,11 @@ async function main(argv: string[]): Promise<number> {
   const say = (line: string) => {
     if (!down) console.log(line);
   };
+  if (!down) await learnProviderNames(t);
   say(
     `Target: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`,
   );
+  say(`Providers: ${providersLine(t)}`);
   if (o.transport === "grpc") {
     if (!t.bidderRpcUrl || (t.providerRpcUrls?.length ?? 0) < t.providerUrls.length)
       throw new TargetFileError(
@@ -231,6 +243,10 @@ async function main(argv: string[]): Promise<number> {
       await restartTarget(t, (line) => console.log(line)).catch(() => {});
     }
   }
+  // What an earlier run left changed on this target is put back first; what this run changes is recorded next to the
+  // target file until it is put back (a run killed with SIGKILL leaves the record for the next run and npm run bid).
+  const file = run().file;
+  if (file && !run().ownDevnet && !targetDown()) await beginRecord(file, t, (line) => console.log(line));
   // What the run relies on in the target, checked (and arranged where the suite can) before the first scenario.
   const pf = targetDown() ? undefined : await runPreflight(t);
   setPreflight(pf);
@@ -259,6 +275,7 @@ async function main(argv: string[]): Promise<number> {
     mkdirSync(dirname(o.json), { recursive: true });
     writeFileSync(o.json, `${JSON.stringify(resultJson(info(), collector), null, 2)}\n`);
     for (const line of await undoPreflight(pf)) console.log(line);
+    endRecord();
     console.error(`error: the target cannot be tested as it is: ${pf.stop}`);
     return 1;
   }
@@ -312,7 +329,10 @@ async function main(argv: string[]): Promise<number> {
     const r = await runCucumber(config, down ? { stdout: discard() } : undefined, collector.onMessage);
     support = r.support;
   }
+  // A run stopped by a signal ends in the signal's handler, which puts the target back (exitOnSignals).
+  if (interrupted()) await new Promise<never>(() => {});
   if (pf) for (const line of await undoPreflight(pf)) console.log(line);
+  endRecord();
   mkdirSync(dirname(o.json), { recursive: true });
   const done = info();
   writeFileSync(o.json, `${JSON.stringify(resultJson(done, collector), null, 2)}\n`);
@@ -322,7 +342,50 @@ async function main(argv: string[]): Promise<number> {
   return totals.failed > 0 || totals.notRun > 0 ? 1 : 0;
 }
 
+/**
+ * SIGINT (Ctrl-C) and SIGTERM: what the run changed on the target is put back from its record, each item said, the
+ * suite's own devnet is stopped, and the run exits 130 or 143. A second signal leaves at once; the record then
+ * stays for the next run of the suite and for npm run bid, which put it back.
+ */
+function exitOnSignals(): void {
+  let stopping = false;
+  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
+    const code = signal === "SIGINT" ? 130 : 143;
+    const rec = currentRecord();
+    if (stopping) {
+      console.log(
+        `${signal} again: leaving now${rec ? `; ${rec.path} lists what is left changed, and the next run of the suite (or npm run bid) puts it back` : ""}`,
+      );
+      process.exit(code);
+    }
+    stopping = true;
+    markInterrupted(signal);
+    void (async () => {
+      if (rec && hasRun()) {
+        console.log(
+          `\n${signal}: stopping the run; putting back what it changed on the target (${describeRecord(rec.record).join(", ") || "nothing yet"})`,
+        );
+        const lines = await putBack(run().target, rec.record).catch((e: Error) => [
+          `left unknown: what the run changed (${e.message.split("\n")[0]})`,
+        ]);
+        // On a line of their own: cucumber's progress goes on marking the scenarios left as not run.
+        console.log(`\n${(lines.length ? lines : ["nothing was left to put back"]).map((l) => `  ${l}`).join("\n")}`);
+        if (lines.every((l) => l.startsWith("restored"))) endRecord();
+        else console.log(`  ${rec.path} keeps the record: the next run of the suite (or npm run bid) tries again`);
+      } else console.log(`\n${signal}: stopping the run`);
+      if (hasRun())
+        await run()
+          .stop()
+          .catch(() => {});
+      process.exit(code);
+    })();
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+}
+
 if (import.meta.main) {
+  exitOnSignals();
   let code: number;
   try {
     code = await main(process.argv.slice(2));
@@ -338,9 +401,16 @@ if (import.meta.main) {
       code = failed.exitCode;
     }
   }
-  // A run that stopped on an error puts back what the preflight arranged.
+  if (interrupted()) await new Promise<never>(() => {});
+  // A run that stopped on an error puts back what the preflight arranged, and what its record still lists.
   const pf = preflight();
   if (pf) for (const line of await undoPreflight(pf).catch(() => [])) console.log(line);
+  const rec = currentRecord();
+  if (rec && hasRun()) {
+    const lines = await putBack(run().target, rec.record).catch((e: Error) => [`left unknown: ${e.message}`]);
+    for (const line of lines) console.log(line);
+    if (lines.every((l) => l.startsWith("restored"))) endRecord();
+  }
   if (hasRun())
     await run()
       .stop()

@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { MevCommitError } from "../../lib/errors.ts";
 import { call, HttpCallError } from "./clients/http.ts";
+import { providerNodeName } from "./providerNames.ts";
 import type { Target } from "./target.ts";
 
 export class TargetDownError extends MevCommitError {}
@@ -28,10 +29,13 @@ export function markDown(why: string): void {
 
 /** Which of the target's nodes answer nothing at all (refused or reset); undefined when every one answers. */
 export async function probeTarget(target: Target, timeoutMs = 3_000): Promise<string | undefined> {
-  const nodes = [["bidder", target.bidderUrl], ...target.providerUrls.map((u, i) => [`provider ${i + 1}`, u])] as const;
+  const nodes = [
+    ["bidder", target.bidderUrl, "bidder"],
+    ...target.providerUrls.map((u, i) => [`provider ${i + 1}`, u, providerNodeName(i)]),
+  ] as const;
   const dead: string[] = [];
   await Promise.all(
-    nodes.map(async ([name, url]) => {
+    nodes.map(async ([name, url, nodeName]) => {
       for (let attempt = 0; attempt < 2; attempt++) {
         try {
           await call("GET", `${url}/health`, { timeoutMs });
@@ -39,7 +43,7 @@ export async function probeTarget(target: Target, timeoutMs = 3_000): Promise<st
         } catch (e) {
           if (!(e instanceof HttpCallError) || !e.connectionFailed) return; // it answered slowly or oddly: it is there
           if (attempt === 0) await new Promise((r) => setTimeout(r, 300));
-          else dead.push(`${name} (${url}) refuses connections`);
+          else dead.push(`${name} (${nodeName && nodeName !== name ? `${nodeName}, ` : ""}${url}) refuses connections`);
         }
       }
     }),

@@ -29,8 +29,10 @@ import {
 } from "./health.ts";
 import { preflight, preflightText, runPreflight, setPreflight, undoPreflight } from "./preflight.ts";
 import { versionSkipReason } from "./protocolVersion.ts";
+import { learnProviderNames, providersLine } from "./providerNames.ts";
 import { hasRun, run, setRun } from "./run.ts";
 import { startTarget } from "./target.ts";
+import { beginRecord, endRecord, interrupted, noteSettings } from "./targetChanges.ts";
 import { prepareTarget, readTargetSettings, restoreTargetSettings, type TargetSettings } from "./targetSettings.ts";
 import type { ConformanceWorld } from "./world.ts";
 
@@ -55,8 +57,9 @@ BeforeAll({ timeout: 180_000 }, async () => {
     setRun(s);
     startedHere = true;
     const t = s.target;
+    await learnProviderNames(t);
     console.log(
-      `\nTarget: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]`,
+      `\nTarget: ${t.name}${t.version ? ` ${t.version}` : ""} — bidder ${t.bidderUrl}, ${t.providerUrls.length} providers, capabilities [${t.capabilities.join(", ")}]\nProviders: ${providersLine(t)}`,
     );
   }
   // A target with a restart command that is down already (e.g. a node the last run's @may-crash pass took down) is
@@ -66,15 +69,18 @@ BeforeAll({ timeout: 180_000 }, async () => {
   if (dead) markDown(dead);
   // The CLI runs the preflight once before both passes; under plain cucumber-js each pass runs it here.
   if (!preflight() && !targetDown()) {
+    const file = run().file;
+    if (file && !run().ownDevnet) await beginRecord(file, t, (line) => console.log(`\n${line}`));
     const p = await runPreflight(t);
     setPreflight(p);
     preflightHere = true;
     console.log(`\n${preflightText(p)}`);
     if (p.stop) console.log(`\nthe target cannot be tested as it is: ${p.stop}`);
   }
-  if (!run().ownDevnet && !targetDown()) {
+  if (!run().ownDevnet && !targetDown() && !interrupted()) {
     settingsOfRun ??= await readTargetSettings(t);
     settingsBefore = settingsOfRun;
+    noteSettings(settingsOfRun);
     for (const line of await prepareTarget(t, settingsBefore)) console.log(`\n${line}`);
   }
 });
@@ -93,6 +99,7 @@ AfterAll({ timeout: 120_000 }, async () => {
     for (const line of await undoPreflight(p)) console.log(`\n${line}`);
     setPreflight(undefined);
     preflightHere = false;
+    endRecord();
   }
   if (!startedHere) return;
   await run().stop();
@@ -101,6 +108,11 @@ AfterAll({ timeout: 120_000 }, async () => {
 });
 
 Before({ timeout: 200_000 }, async function (this: ConformanceWorld, { pickle }) {
+  const signal = interrupted();
+  if (signal) {
+    this.attach(`${NOT_RUN_PREFIX}the run was stopped (${signal})`, "text/plain");
+    return "skipped";
+  }
   if (targetDown()) {
     if (!this.target.restart) {
       this.attach(`${NOT_RUN_PREFIX}the target is down`, "text/plain");

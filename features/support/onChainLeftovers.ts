@@ -15,6 +15,7 @@ import { providerRegistryAbi } from "./abi.ts";
 import { chainOf } from "./chain.ts";
 import { targetDown } from "./health.ts";
 import { recordLeftOnTarget } from "./leftOnTarget.ts";
+import { providerLabel } from "./providerNames.ts";
 import { run } from "./run.ts";
 import type { Target } from "./target.ts";
 
@@ -88,7 +89,7 @@ async function onChainLeftovers(p: Pass): Promise<string[]> {
     const was = p.before.get(a.toLowerCase());
     if (!was) continue;
     const now = await providerState(p.target, a as Address);
-    const name = `provider ${i + 1} (${a})`;
+    const name = `${providerLabel(i)} ${a}`;
     if (now.unstakeRequested && !was.unstakeRequested)
       lines.push(`left: ${name} asked to unstake (its owner withdraws the stake; it leaves the winner schedule)`);
     if (now.stake !== was.stake)

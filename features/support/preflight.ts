@@ -11,6 +11,7 @@ import { MevCommitError } from "../../lib/errors.ts";
 import { call } from "./clients/http.ts";
 import { probeTarget } from "./health.ts";
 import type { Target } from "./target.ts";
+import { noteArranged } from "./targetChanges.ts";
 
 export class PreflightError extends MevCommitError {}
 
@@ -243,6 +244,7 @@ async function soleMiner(
       throw new PreflightError(`POST /sim/v1/l1 answered HTTP ${r.status}: ${r.text.slice(0, 200)}`);
   };
   try {
+    noteArranged({ kind: "l1-block-time", blockTime: seconds });
     await set(0);
     const what = `the devnet's own L1 blocks (one every ${seconds} s): paused for the run, paced again at its end`;
     p.arranged.push({ what, undo: () => set(seconds) });
@@ -281,6 +283,7 @@ async function onlyApplication(
         throw new PreflightError(`POST /sim/v1/responders answered HTTP ${r.status}: ${r.text.slice(0, 200)}`);
     };
     try {
+      noteArranged({ kind: "built-in-applications", count: builtIn.count });
       await set(false);
       p.arranged.push({
         what: `the devnet's built-in provider applications (${builtIn.count}): detached for the run, attached again at its end`,

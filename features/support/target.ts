@@ -177,6 +177,8 @@ export interface StartedTarget {
   target: Target;
   /** True when the suite started the target itself (the reference devnet). */
   ownDevnet: boolean;
+  /** The target file, when the target is one (what the run changes on it is recorded next to it: targetChanges.ts). */
+  file?: string;
   stop(): Promise<void>;
 }
 
@@ -204,7 +206,7 @@ export async function startTarget(
       throw new TargetFileError(
         `the target file ${named} speaks protocol ${target.protocol} (its "protocol" field${target.protocol === "v1.1" ? ", absent means v1.1" : ""}), not ${protocol}: the file decides; drop --protocol`,
       );
-    return { target, ownDevnet: false, stop: async () => {} };
+    return { target, ownDevnet: false, file: named, stop: async () => {} };
   }
   // The only way into node/: the launcher of the reference devnet, loaded only when there is no target file.
   const { startLocalDevnet } = await import("../../node/devnet/localDevnet.ts");

@@ -10,6 +10,51 @@ import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../node/protocol/windows.ts
 export interface BidFacts {
   blockNumber: bigint;
   amount: bigint;
+  /** The L1 head when the bid was sent: a bid for a block at or below it is a bid for a block already mined. */
+  headAtSend?: bigint;
+}
+
+/**
+ * What a bid for a block already mined gets, said before it is sent: the node sends it like any other (upstream
+ * checks no block number: api-behaviour §1.1, §2.2 step 8), providers commit where its window still has a deposit,
+ * and no commitment to it can settle.
+ */
+export function pastBlockNote(block: bigint, head: bigint): string {
+  return `note: block ${block} is already mined (the L1 is at block ${head}); the bidder sends the bid anyway, as upstream's does, and a commitment to it cannot settle`;
+}
+
+/** Upstream's gRPC code names (api-behaviour §0.4), for the bidder's refusals. */
+const CODE_NAMES = [
+  "OK",
+  "Canceled",
+  "Unknown",
+  "InvalidArgument",
+  "DeadlineExceeded",
+  "NotFound",
+  "AlreadyExists",
+  "PermissionDenied",
+  "ResourceExhausted",
+  "FailedPrecondition",
+  "Aborted",
+  "OutOfRange",
+  "Unimplemented",
+  "Internal",
+  "Unavailable",
+  "DataLoss",
+  "Unauthenticated",
+];
+
+/**
+ * The bidder's refusal of a bid in one line, whichever of upstream's two shapes it came in: the stream's
+ * `{"error":{code,message,details}}` (the call started and failed) or a bare `{code,message,details}` (the gateway
+ * refused a body that does not decode as a Bid, before the call; api-behaviour §0.5).
+ */
+export function refusalLine(status: number, line: Record<string, unknown>): string {
+  const e = (typeof line.error === "object" && line.error ? line.error : line) as { code?: unknown; message?: unknown };
+  if (typeof e.code !== "number" || typeof e.message !== "string")
+    return `the bidder answered HTTP ${status} with a line that is neither a commitment nor an error: ${JSON.stringify(line).slice(0, 300)}`;
+  const message = e.message.replace(/\n\s*-\s*/g, "; ").replace(/:;/g, ":");
+  return `the bidder refused the bid (HTTP ${status}, ${CODE_NAMES[e.code] ?? "code"} ${e.code}): ${message}`;
 }
 
 const norm = (a: string) => a.toLowerCase().replace(/^0x/, "");
@@ -55,8 +100,17 @@ async function providerNodes(target: Target): Promise<Map<string, ControlNode>> 
 
 /** One reason per provider address that did not commit. */
 export async function whyNotCommitted(target: Target, bid: BidFacts, missing: string[]): Promise<Map<string, string>> {
-  const [deposit, nodes] = await Promise.all([depositReason(target, bid), providerNodes(target)]);
   const reasons = new Map<string, string>();
+  // A block already mined: whatever else holds, the bid is for the past.
+  if (bid.headAtSend !== undefined && bid.blockNumber <= bid.headAtSend) {
+    for (const address of missing)
+      reasons.set(
+        address,
+        `block ${bid.blockNumber} was already mined when the bid was sent (the L1 was at block ${bid.headAtSend}); bid for a later block (without --block: the block after the next)`,
+      );
+    return reasons;
+  }
+  const [deposit, nodes] = await Promise.all([depositReason(target, bid), providerNodes(target)]);
   for (const address of missing) {
     const node = nodes.get(norm(address));
     if (deposit) reasons.set(address, deposit);

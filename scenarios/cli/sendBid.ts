@@ -10,7 +10,8 @@ import { NdjsonStream } from "../../node/clients/ndjson.ts";
 import type { Target } from "../../node/devnet/target.ts";
 import { chooseProtocol } from "../util/protocolChoice.ts";
 import { DEMO_ACCOUNT, type DemoTransaction, demoTransaction } from "./demoTransaction.ts";
-import { missingCommitmentsLine, whyNotCommitted } from "./missingCommitments.ts";
+import { missingCommitmentsLine, pastBlockNote, refusalLine, whyNotCommitted } from "./missingCommitments.ts";
+import { putBackWhatTheSuiteLeft } from "./suiteLeftovers.ts";
 
 exitOnCliErrors({ unreachable: "is the devnet running (npm run node)? --target names another target file" });
 
@@ -49,6 +50,7 @@ try {
   );
 }
 const protocol = chooseProtocol(values.protocol, target, values.target);
+await putBackWhatTheSuiteLeft(values.target!);
 if (values.amount !== undefined && !/^\d+$/.test(values.amount))
   throw new CliFailure(`--amount must be wei (digits), got "${values.amount}"`, 2);
 if (values.block !== undefined && !/^[1-9]\d*$/.test(values.block))
@@ -57,6 +59,7 @@ const l1 = createPublicClient({ transport: http(target.l1RpcUrl) });
 const head = await l1.getBlockNumber();
 // The next block may be mined while the bid is in flight; the one after it leaves a whole block time of slack.
 const block = values.block ?? String(head + 2n);
+if (BigInt(block) <= head) console.log(pastBlockNote(BigInt(block), head));
 const now = Date.now();
 const timing = {
   amount: values.amount,
@@ -77,7 +80,7 @@ const stream = await NdjsonStream.open<Record<string, unknown>>("POST", `${targe
 const committed = new Set<string>();
 let bidDigest: unknown;
 for (let line = await stream.next(); line; line = await stream.next()) {
-  if ("error" in line) throw new CliFailure(`the bidder answered HTTP ${stream.status}: ${JSON.stringify(line.error)}`);
+  if (!("result" in line)) throw new CliFailure(refusalLine(stream.status, line));
   committed.add(String(line.result.providerAddress).toLowerCase().replace(/^0x/, ""));
   bidDigest ??= line.result.receivedBidDigest;
   console.log(
@@ -100,7 +103,7 @@ const missing = (target.providerAddresses ?? []).filter((a) => !committed.has(a.
 if (missing.length) {
   const reasons = await whyNotCommitted(
     target,
-    { blockNumber: BigInt(block), amount: BigInt(values.amount!) },
+    { blockNumber: BigInt(block), amount: BigInt(values.amount!), headAtSend: head },
     missing,
   );
   throw new CliFailure(
