@@ -25,9 +25,9 @@ test("a mistyped flag is answered with the nearest known one; a flag near none, 
     }
     return "parsed";
   };
-  expect(unknown(["--protcol", "v1.2"])).toBe("unknown option --protcol; did you mean --protocol?");
-  expect(unknown(["--tranport=grpc"])).toBe("unknown option --tranport; did you mean --transport?");
-  expect(unknown(["--tag", "@x"])).toBe("unknown option --tag; did you mean --tags?");
+  expect(unknown(["--protcol", "v1.2"])).toBe("unknown option --protcol (did you mean --protocol?)");
+  expect(unknown(["--tranport=grpc"])).toBe("unknown option --tranport (did you mean --transport?)");
+  expect(unknown(["--tag", "@x"])).toBe("unknown option --tag (did you mean --tags?)");
   expect(unknown(["--bogus"])).toBe("unknown option --bogus");
   // --taget is one edit from --target and two from --tags: the nearer wins.
   expect(nearestOption("--taget", options)).toBe("--target");

@@ -55,7 +55,7 @@ export function integerFlag(name: string, value: string, min = 1): number {
 }
 
 /**
- * parseArgs' error in a few words ("unknown option --protcol; did you mean --protocol?"), for commands that word their
+ * parseArgs' error in a few words ("unknown option --protcol (did you mean --protocol?)"), for commands that word their
  * own usage errors; given the command's options, a mistyped one is answered with the nearest.
  */
 export function argsErrorMessage(e: Error, options?: ParseArgsConfig["options"]): string {
@@ -63,7 +63,7 @@ export function argsErrorMessage(e: Error, options?: ParseArgsConfig["options"])
   const unknown = /^Unknown option '([^']+)'/.exec(first);
   if (unknown) {
     const near = options ? nearestOption(unknown[1]!, options) : undefined;
-    return `unknown option ${unknown[1]}${near ? `; did you mean ${near}?` : ""}`;
+    return `unknown option ${unknown[1]}${near ? ` (did you mean ${near}?)` : ""}`;
   }
   const positional = /^Unexpected argument '([^']+)'/.exec(first);
   if (positional) return `unexpected argument ${positional[1]}`;

@@ -150,7 +150,7 @@ exitOnCliErrors({ cleanup: stopDevnet });
 for (const deadline = Date.now() + 120_000; ; ) {
   if (existsSync(logPath) && readFileSync(logPath, "utf8").includes("devnet is up")) break;
   if (child.exitCode !== null || Date.now() > deadline) {
-    console.error(`soak: the devnet did not come up; see ${logPath}`);
+    console.error(`error: the devnet did not come up; see ${logPath}`);
     await stopDevnet();
     process.exit(1);
   }

@@ -19,6 +19,7 @@ const COMMANDS: Record<string, string[]> = {
   node: ["node/main.ts"],
   "node --role": ["node/main.ts", "--role", "bidder"],
   bid: ["scenarios/cli/sendBid.ts"],
+  explorer: ["node/explorer/cli.ts"],
   simulate: ["scenarios/sim/cli.ts"],
   load: ["loadtest/run.ts"],
   "test:features": ["features/cli/conformance.ts"],
@@ -65,7 +66,7 @@ describe("a mistyped flag is answered with the nearest one", () => {
     test(name, async () => {
       const r = await run([...args, "--hepl"]);
       expect(r.code).toBe(2);
-      expect(errorLine(r.stderr)).toMatch(/^error: unknown option --hepl; did you mean --help\?/);
+      expect(errorLine(r.stderr)).toMatch(/^error: unknown option --hepl \(did you mean --help\?\); run with .*--help/);
     });
   for (const [name, args] of [
     ["bid", ["scenarios/cli/sendBid.ts", "--protcol", "v1.2"]],
@@ -75,7 +76,9 @@ describe("a mistyped flag is answered with the nearest one", () => {
     test(`${name} --protcol`, async () => {
       const r = await run([...args]);
       expect(r.code).toBe(2);
-      expect(errorLine(r.stderr)).toMatch(/^error: unknown option --protcol; did you mean --protocol\?/);
+      expect(errorLine(r.stderr)).toMatch(
+        /^error: unknown option --protcol \(did you mean --protocol\?\); run with .*--help/,
+      );
     });
 });
 
