@@ -115,6 +115,14 @@ describe("the suite stopped while it has the devnet changed", () => {
     test(`${signal}: it puts back the L1 blocks, the applications and auto-deposit, says so, and a bid commits`, async () => {
       const suite = startSuite("--tags", "@bids");
       await untilChanged(suite);
+      // While the run lasts, npm run bid leaves the devnet to it and says why.
+      const during = await sendBid();
+      expect(during.code).toBe(1);
+      expect(during.out.trim().split("\n").at(-1)).toMatch(
+        new RegExp(
+          `^error: a run of the conformance suite \\(pid ${suite.p.pid}, since .*\\) is changing this target \\(L1 blocks paused, the built-in provider applications detached, auto-deposit off\\): wait for it to end, or stop it with Ctrl-C`,
+        ),
+      );
       suite.p.kill(signal);
       expect(await suite.done).toBe(code);
       const out = suite.output();

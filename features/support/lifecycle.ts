@@ -5,8 +5,10 @@
  *   restart command that does not answer is marked down, so that the first Before restarts it. The preflight checks
  *   what the run relies on in the target (preflight.ts; the CLI runs it before both passes). The settings of a
  *   target the suite did not start (auto-deposit, builder modes, attached applications) are read, and its bidder's
- *   auto-deposit is stopped for the run (scenarios deposit by hand).
- * - AfterAll: those settings are put back, and what could not be is printed (targetSettings.ts).
+ *   auto-deposit is stopped for the run (scenarios deposit by hand). What the run changes on a target file's target is
+ *   recorded next to the file until it is put back (targetChanges.ts); an earlier run's record is put back first.
+ * - AfterAll: those settings are put back, and what could not be is printed (targetSettings.ts); on SIGINT or
+ *   SIGTERM the CLI puts them back instead, from the record, and no scenario starts after the signal.
  * - Before: a scenario is not run when the target is down (unless its restart command brings it back) or the
  *   preflight found it cannot work at all, and is skipped when it holds only for another protocol version than the
  *   target's (@v1.1, @v1.2; protocolVersion.ts), when it needs a capability the target lacks or the
@@ -86,7 +88,8 @@ BeforeAll({ timeout: 180_000 }, async () => {
 });
 
 AfterAll({ timeout: 120_000 }, async () => {
-  if (settingsBefore) {
+  // A run stopped by a signal is put back by the signal's handler (features/cli/conformance.ts), not twice at once.
+  if (settingsBefore && !interrupted()) {
     const lines = await restoreTargetSettings(run().target, settingsBefore).catch((e: Error) => [
       `left unknown: the target's settings (${e.message})`,
     ]);
