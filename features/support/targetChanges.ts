@@ -54,14 +54,21 @@ export function readRecord(path: string): ChangeRecord | undefined {
   }
 }
 
-/** Whether the process that wrote a record still runs. */
+/**
+ * Whether the process that wrote a record still runs: its pid is alive and, where /proc tells, is still a run of the
+ * suite (a pid the system gave to another program since is not).
+ */
 export function writerRuns(r: ChangeRecord): boolean {
   if (r.pid === process.pid) return false;
   try {
     process.kill(r.pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
+    if ((e as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    return /conformance|cucumber/.test(readFileSync(`/proc/${r.pid}/cmdline`, "utf8"));
+  } catch {
+    return true;
   }
 }
 
