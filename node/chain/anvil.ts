@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { type Anvil, type CreateAnvilOptions, createAnvil } from "@viem/anvil";
 import { MevCommitError } from "../../lib/errors.ts";
 import { freePort } from "../util/ports.ts";
@@ -140,19 +140,58 @@ function pidFile(opts: AnvilOptions): string | undefined {
   return opts.pidDir ? anvilPidFile(opts.pidDir, opts.name) : undefined;
 }
 
-/** Kills an Anvil left behind by an earlier run that died by SIGKILL (its pid file still names it). */
+/** The process's command line (its arguments), or undefined when it does not run. */
+function commandLine(pid: number): string[] | undefined {
+  if (process.platform === "linux") {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    } catch {
+      return undefined;
+    }
+  }
+  const ps = Bun.spawnSync(["ps", "-p", String(pid), "-o", "args="]);
+  const line = ps.stdout.toString().trim();
+  return ps.exitCode === 0 && line ? line.split(/\s+/) : undefined;
+}
+
+/** When process `pid` started, ms since the epoch to about 10 ms (Linux /proc), or undefined. */
+function startedAt(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Clock ticks since boot (field 22; count from the last ")": the command name may hold spaces).
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    const uptimeS = Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]);
+    // USER_HZ: 100 on every Linux Bun runs on.
+    return Number.isFinite(ticks) && Number.isFinite(uptimeS) ? Date.now() - uptimeS * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether process `pid` is the Anvil a pid file written at `writtenMs` names: its program is anvil (not a command
+ * that only mentions it, such as a benchmark), and it started before the file was written. The file was written
+ * while that Anvil ran with that pid, so a process with the pid that started later is another one the OS handed the
+ * pid to since (the other checks are all there is without /proc).
+ */
+export function isOrphanAnvil(pid: number, writtenMs: number): boolean {
+  const argv = commandLine(pid);
+  if (!argv?.length || basename(argv[0]!) !== "anvil") return false;
+  if (process.platform !== "linux") return true;
+  const started = startedAt(pid);
+  return started !== undefined && started <= writtenMs;
+}
+
+/**
+ * Kills an Anvil left behind by an earlier run that died by SIGKILL (its pid file still names it), and only that:
+ * the pid must still be that Anvil (isOrphanAnvil). The pid file goes either way.
+ */
 export function killOrphan(file: string | undefined): void {
   if (!file || !existsSync(file)) return;
   const pid = Number(readFileSync(file, "utf8").trim());
+  const written = statSync(file).mtimeMs;
   rmSync(file, { force: true });
-  if (!Number.isInteger(pid) || pid <= 1) return;
-  try {
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-    if (!cmd.includes("anvil")) return;
-  } catch {
-    // no /proc entry: not running (or not Linux, where we only try the kill)
-    if (process.platform === "linux") return;
-  }
+  if (!Number.isInteger(pid) || pid <= 1 || !isOrphanAnvil(pid, written)) return;
   try {
     process.kill(pid, "SIGKILL");
   } catch {
