@@ -117,6 +117,11 @@ async function mainRole(argv: string[]): Promise<void> {
   try {
     node = await startRoleNode(cfg);
   } catch (e) {
+    // Refused before anything started (a node runs on its data dir, a port is busy): one line, nothing to stop.
+    if (e instanceof StartRefusedError) {
+      console.error(`error: ${e.message}`);
+      process.exit(2);
+    }
     console.error(
       describeCliError(e, {
         unreachable: "is the chain running? (--settlement-rpc-url / --l1-rpc-url, or the --contracts file's URLs)",

@@ -102,7 +102,7 @@ Options:
   --http-addr ADDR            address the HTTP API binds (default 127.0.0.1; bidder and provider)
   --http-port PORT            HTTP API port (default 13523)
   --rpc-port PORT             gRPC API port (default 13524; same address as HTTP)
-  --data-dir DIR              the node's store (default .node-<role>-<address>)
+  --data-dir DIR              the node's store and its lock: one node per data dir (default .node-<role>-<address>)
   --bid-timeout MS            bidder: how long SendBid waits for providers (default 30000)
   --decision-timeout MS       provider: how long to wait for the provider application (default 30000)
   --auto-accept               provider: attach a built-in accept-all provider application

@@ -16,7 +16,6 @@ import { providerStakeCheck } from "../p2p/stakeCheck.ts";
 import { UnavailableError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { profileOf } from "../protocol/protocolVersion.ts";
-import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import { ProviderNode } from "../provider/providerNode.ts";
 import { acceptAll } from "../providerApp/policies.ts";
 import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
@@ -27,6 +26,7 @@ import { ValidatorService } from "../validators/validatorService.ts";
 import { adminApi } from "./adminApi.ts";
 import { DevnetBundles } from "./devnetBundles.ts";
 import type { RoleConfig } from "./roleConfig.ts";
+import { claimRoleDataDir, roleDataDir } from "./roleDataDir.ts";
 
 const log = logger("role");
 
@@ -55,7 +55,32 @@ const noValidators: ValidatorsSource = {
     Promise.reject(new UnavailableError("this node has no L1 RPC (--l1-rpc-url) or validator opt-in router")),
 };
 
+/**
+ * The node of `cfg`, once its data dir is claimed (roleDataDir.ts: a node already running on it, or a busy port,
+ * refuses the start before anything is bound or written). It holds the data dir's lock until it stops.
+ */
 export async function startRoleNode(cfg: RoleConfig): Promise<RoleNode> {
+  const lock = await claimRoleDataDir(cfg);
+  try {
+    const node = await startClaimed(cfg);
+    if (node.url) lock.update({ role: cfg.role, dataDir: roleDataDir(cfg), url: node.url, p2pPort: cfg.p2pPort });
+    return {
+      ...node,
+      async stop() {
+        try {
+          await node.stop();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+async function startClaimed(cfg: RoleConfig): Promise<RoleNode> {
   await initCrypto();
   const settlementClient = createPublicClient({ transport: localHttp(cfg.settlementRpcUrl) });
   const network = new Libp2pNetwork({
@@ -84,12 +109,11 @@ export type StartedNode = Omit<RoleNode, "role" | "network">;
 export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<StartedNode> {
   await initCrypto();
   const chainId = await createPublicClient({ transport: localHttp(cfg.settlementRpcUrl) }).getChainId();
-  const address = privateKeyToAddress(cfg.nodeKey);
   const adminOf = (node: Parameters<typeof adminApi>[0]): Served | undefined =>
     cfg.adminPort === undefined || !(network instanceof Libp2pNetwork)
       ? undefined
       : serve(adminApi(node, network), cfg.httpAddr, cfg.adminPort, "admin API");
-  const dataDir = cfg.dataDir || `.node-${cfg.role}-${address.slice(2, 10).toLowerCase()}`;
+  const dataDir = roleDataDir(cfg);
   mkdirSync(dataDir, { recursive: true });
   const notifiers: Notifier[] = [];
   let validators: ValidatorsSource = noValidators;
