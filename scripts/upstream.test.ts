@@ -92,7 +92,8 @@ describe.each(versions)("scripts/upstream.sh with upstream's $version node", ({ 
       const base = await freePortBase(2);
       const data = join(dir, `devnet-${version}`);
       const args = ["--no-nodes", "--fresh", "--l1-block-time", "0", "--settlement-history", "64", ...devnet];
-      const proc = spawn(["bun", "node/main.ts", ...args, "--port-base", String(base), "--data-dir", data], {
+      const watch = ["--parent-pid", String(process.pid)];
+      const proc = spawn(["bun", "node/main.ts", ...args, "--port-base", String(base), "--data-dir", data, ...watch], {
         cwd: ROOT,
         stdout: "pipe",
         stderr: "pipe",

@@ -33,7 +33,8 @@ async function runOn(
   timeoutMs = 120_000,
 ): Promise<{ match: RegExpExecArray; out: () => string }> {
   // Its own process group: a devnet that needs a SIGKILL takes its Anvils with it.
-  const child = spawn(hosts.exec(host, ["bun", "node/main.ts", ...args]), {
+  // --parent-pid: it stops by itself if this test process dies before afterAll stops it.
+  const child = spawn(hosts.exec(host, ["bun", "node/main.ts", ...args, "--parent-pid", String(process.pid)]), {
     cwd: ROOT,
     stdout: "pipe",
     stderr: "pipe",

@@ -15,7 +15,7 @@ import { freePorts } from "../util/ports.ts";
  * provider process, its stake through its own API and a bid, and the bid gets a commitment from that provider. Only
  * what a reader's machine has and this one must not use is changed: the devnet's and the provider's ports (a free port
  * base and free ports); the lines run in a directory of the test's own (the key file, .devnet/, the node's store),
- * and `npm run X --` is the package.json script it names.
+ * `npm run X --` is the package.json script it names, and the devnet and the provider get `--parent-pid`.
  */
 const ROOT = resolve(import.meta.dir, "../..");
 const DOC = readFileSync(join(ROOT, "docs", "p2p.md"), "utf8");
@@ -51,6 +51,8 @@ function onOwnPorts(line: string, base: number, p2p: number): string {
     .replaceAll("14023", String(p2p + 1))
     .replaceAll("14024", String(p2p + 2));
   if (out === "npm run node") out += ` -- --port-base ${base} --fresh`;
+  // The nodes stop by themselves if this test process dies before afterAll stops them (--new-key starts none).
+  if (out.startsWith("npm run node --") && !out.includes("--new-key")) out += ` --parent-pid ${process.pid}`;
   return out.replace(/^npm run (\S+)( --)?/, (_m, name: string) => {
     const script = SCRIPTS[name];
     if (!script) throw new Error(`docs/p2p.md runs npm run ${name}, which package.json does not have`);

@@ -31,7 +31,9 @@ const COMMANDS: Record<string, string[]> = {
 };
 
 async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
-  const p = spawn(["bun", ...args], {
+  // A node or devnet that should have refused but starts stops once this test process is gone.
+  const watch = args[0] === "node/main.ts" ? ["--parent-pid", String(process.pid)] : [];
+  const p = spawn(["bun", ...args, ...watch], {
     cwd: ROOT,
     env: { ...process.env, TARGET: "", ...env },
     stdout: "ignore",
