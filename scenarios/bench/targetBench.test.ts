@@ -73,7 +73,8 @@ test("--target: a row per level, every bid with one commitment per provider, not
   expect(err).toBe("");
   expect(code).toBe(0);
   const lines = out.trim().split("\n");
-  expect(lines[0]).toContain(`(${devnet.target().bidderUrl}), 2 providers; 6 bids per level`);
+  expect(lines[0]).toMatch(/^machine: \d+ cores, .+; Bun \d/);
+  expect(lines[1]).toContain(`(${devnet.target().bidderUrl}), 2 providers; 6 bids per level`);
   const header = lines.findIndex((l) => l.trimStart().startsWith("in flight"));
   expect(lines[header]).toMatch(
     /in flight\s+bids\s+bids\/s\s+commitments\/s\s+first p50\s+first p99\s+commitments\/bid\s+short \(< 2\)\s+errors/,
