@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseEther } from "viem";
 import { call } from "../clients/http.ts";
+import { NdjsonStream } from "../clients/ndjson.ts";
+import type { BidRecord } from "../explorer/bidOutcomes.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
 import { cannotMakeHosts } from "../role/netnsHosts.ts";
 import { bidProviders } from "../testing/bidProviders.ts";
@@ -75,6 +77,74 @@ describe(`a devnet of node processes (--network ${network})`, () => {
       got = (await bidProviders(bidder.url, block, i)) as string[];
     expect(got).toEqual(all);
   }, 90_000);
+
+  test("each bid through the bidder process shows in /sim/v1/bids/{digest} with both commitments, also after the bidder is killed", async () => {
+    const d = local.devnet;
+    const { bidder, providers } = d.nodeEndpoints();
+    const block = (await d.driver.blockNumber()) + 3n;
+    expect(
+      (await call("POST", `${bidder.url}/v1/bidder/deposit/${parseEther("5")}?window_number=${windowOfBlock(block)}`))
+        .status,
+    ).toBe(200);
+    /** One bid; once the bidder's stream ends, the devnet's record of it with both providers' outcomes. */
+    const bidAndRecord = async (n: number) => {
+      const now = Date.now();
+      const lines = await (
+        await NdjsonStream.open<{ receivedBidDigest: string; commitmentDigest: string }>(
+          "POST",
+          `${bidder.url}/v1/bidder/bid`,
+          {
+            txHashes: [(0xe0 + n).toString(16).padStart(64, "0")],
+            amount: "1000",
+            blockNumber: block.toString(),
+            decayStartTimestamp: String(now),
+            decayEndTimestamp: String(now + 60_000),
+          },
+        )
+      ).all();
+      const results = lines.flatMap((l) => ("result" in l ? [l.result] : []));
+      expect(results.length).toBe(2);
+      const digest = `0x${results[0]!.receivedBidDigest}`;
+      let rec: BidRecord | undefined;
+      for (let until = Date.now() + 15_000; Date.now() < until; await Bun.sleep(100)) {
+        const r = await call("GET", `${d.controlUrl}/sim/v1/bids/${digest}`);
+        if (r.status === 200 && (r.json as BidRecord).providers.every((p) => p.outcome !== "pending")) {
+          rec = r.json as BidRecord;
+          break;
+        }
+      }
+      expect(rec).toBeDefined();
+      expect(rec!.digest).toBe(digest);
+      expect(rec!.bidder).toBe(bidder.address.toLowerCase());
+      expect(rec!.blockNumber).toBe(block.toString());
+      expect(rec!.providers.map((p) => [p.provider, p.outcome]).sort()).toEqual(
+        providers.map((p) => [p.address.toLowerCase(), "committed"]).sort(),
+      );
+      expect(rec!.providers.map((p) => p.commitment!.digest).sort()).toEqual(
+        results.map((r) => `0x${r.commitmentDigest}`).sort(),
+      );
+      return rec!;
+    };
+    const first = await bidAndRecord(1);
+    // Its commitments' lifecycle comes from the chain as for in-process nodes: each is stored.
+    for (let until = Date.now() + 30_000; Date.now() < until; await Bun.sleep(200)) {
+      const r = (await call("GET", `${d.controlUrl}/sim/v1/bids/${first.digest}`)).json as BidRecord;
+      if (r.providers.every((p) => p.lifecycle.stored)) break;
+    }
+    const stored = (await call("GET", `${d.controlUrl}/sim/v1/bids/${first.digest}`)).json as BidRecord;
+    expect(stored.providers.map((p) => Boolean(p.lifecycle.stored))).toEqual([true, true]);
+    // The bidder process killed (SIGKILL) and started again: the devnet follows the new process's bid events.
+    expect((await control("/nodes/bidder/kill")).status).toBe(200);
+    await bidAndRecord(2);
+    const list = (await call("GET", `${d.controlUrl}/sim/v1/bids?limit=10`)).json as { bids: BidRecord[] };
+    expect(list.bids.length).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
+  test("a kill after-ack says to start the devnet with --network libp2p", async () => {
+    const r = await control("/nodes/provider-1/kill", { at: "after-ack" });
+    expect(r.status).toBe(400);
+    expect((r.json as { message: string }).message).toContain("start it with --network libp2p");
+  });
 
   test("a fault the node refuses comes back with the node's code and message", async () => {
     const r = await control("/faults", { node: "bidder", fail: "store" });

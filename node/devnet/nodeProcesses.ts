@@ -11,6 +11,7 @@ import { type Subprocess, spawn } from "bun";
 import type { Address, Hex } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
 import { call } from "../clients/http.ts";
+import { type BidEvent, parseBidEvent } from "../explorer/bidEvents.ts";
 import { FailedPreconditionError, GrpcCode, RpcError } from "../protocol/grpcCodes.ts";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import type { AdminStatus } from "../role/adminApi.ts";
@@ -48,6 +49,11 @@ export interface NodeProcessSpec {
   netns?: { hosts: NetnsHosts<string>; host: string };
   logFile: string;
   startTimeoutMs?: number;
+  /**
+   * A bidder's bid events (its admin API's GET /admin/v1/bid-events), for the devnet's explorer: followed from each
+   * start until the process exits.
+   */
+  onBidEvent?: (e: BidEvent) => void;
 }
 
 /** One node of the devnet in a process of its own. */
@@ -148,6 +154,7 @@ export class NodeProcess {
           admin: Number(new URL(m[3]!).port),
           p2p: Number(m[4]),
         };
+        if (s.onBidEvent) await this.followBidEvents(proc, s.onBidEvent);
         return this.url;
       }
       if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > deadline) {
@@ -160,6 +167,53 @@ export class NodeProcess {
       }
       await Bun.sleep(50);
     }
+  }
+
+  /**
+   * Reads the bidder's bid events while `proc` runs: resolves once the stream is open (its first line, "hello"),
+   * then follows it in the background, connecting again if the stream ends while the process still runs.
+   */
+  private async followBidEvents(proc: Subprocess, on: (e: BidEvent) => void): Promise<void> {
+    const alive = () => this.proc === proc && this.running;
+    const open = async (): Promise<ReadableStream<Uint8Array> | undefined> => {
+      const admin = this.adminUrl;
+      if (!admin || !alive()) return undefined;
+      const r = await fetch(`${admin}/admin/v1/bid-events`);
+      if (r.status !== 200 || !r.body) throw new NodeProcessError(`${this.name}'s bid events: HTTP ${r.status}`);
+      return r.body;
+    };
+    const dec = new TextDecoder();
+    let rest = "";
+    let hello: () => void = () => {};
+    const opened = new Promise<void>((res) => {
+      hello = res;
+    });
+    void (async () => {
+      while (alive()) {
+        try {
+          const body = await open();
+          if (!body) break;
+          for await (const value of body) {
+            rest += dec.decode(value, { stream: true });
+            const lines = rest.split("\n");
+            rest = lines.pop()!;
+            for (const line of lines) {
+              if (line === '{"kind":"hello"}') hello();
+              const e = line && parseBidEvent(line);
+              if (e) on(e);
+            }
+          }
+        } catch (e) {
+          if (alive()) this.log.write(`devnet: ${this.name}'s bid events: ${(e as Error).message}; connecting again\n`);
+        }
+        rest = "";
+        if (alive()) await Bun.sleep(250);
+      }
+      hello();
+    })();
+    await within(`${this.name}'s bid events to open`, 10_000, opened).catch((e: Error) => {
+      this.log.write(`devnet: ${e.message}\n`);
+    });
   }
 
   /** SIGTERM: the node says goodbye and drains; SIGKILL after `graceMs`. */

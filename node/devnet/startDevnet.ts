@@ -409,7 +409,7 @@ export class Devnet implements SimControl {
       if (!this.hasNodes) throw new NoNodesError(`no node ${name}`);
       if ((at !== "now" || replayFrom !== undefined) && this.procs)
         throw new FailedPreconditionError(
-          "a kill after-ack or with replayFrom needs the devnet's nodes in its own process (not --network processes or --netns)",
+          `a kill after-ack or with replayFrom needs the devnet's nodes in its own process; this devnet runs them as processes (--network ${this.config.network}): start it with --network libp2p`,
         );
       if (this.procs) return this.killProcess(name);
       const t0 = performance.now();
@@ -704,7 +704,10 @@ export class Devnet implements SimControl {
     return targetOf(this);
   }
 
-  /** Each bid's outcome at every provider, as the devnet's in-process bidders tell it (`/sim/v1/bids`). */
+  /**
+   * Each bid's outcome at every provider, as the devnet's bidders tell it (`/sim/v1/bids`): the in-process ones
+   * directly, a bidder process through its admin API's bid-event stream.
+   */
   bidOutcomes: BidOutcomes | undefined;
   /** The explorer page's sources and live stream (`/explorer/` on the control port). */
   explorer: ExplorerHub | undefined;
@@ -718,9 +721,7 @@ export class Devnet implements SimControl {
     app = app.use(
       bidsApi(
         this.bidOutcomes,
-        this.procs
-          ? "the devnet's nodes run in processes of their own (--network processes|netns): per-bid outcomes are recorded only with in-process nodes"
-          : "the devnet runs no nodes of its own (--no-nodes): per-bid outcomes are recorded only for its own bidder",
+        "the devnet runs no nodes of its own (--no-nodes): per-bid outcomes are recorded only for its own bidder",
       ),
     );
     if (this.explorer) app = app.use(explorerPage(this.explorer));
@@ -898,7 +899,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         wait: false,
       });
     const settlementChain = localChain(chains.settlement.chainId, chains.settlement.rpcUrl, "settlement");
-    const bidOutcomes = cfg.nodes && !asProcesses ? new BidOutcomes() : undefined;
+    const bidOutcomes = cfg.nodes ? new BidOutcomes() : undefined;
     const bidder =
       !cfg.nodes || asProcesses
         ? undefined
@@ -1094,6 +1095,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         hosts,
         isStaked,
         spawned,
+        bidOutcomes,
       );
       await devnet.settle();
       log.info("node processes meet over libp2p", {
@@ -1146,6 +1148,7 @@ async function startNodeProcesses(
   hosts: NetnsHosts<string> | undefined,
   isStaked: (provider: Address) => Promise<boolean>,
   spawned: NodeProcess[],
+  bidOutcomes: BidOutcomes | undefined,
 ): Promise<NodeProcesses> {
   const root = join(dir.root, "nodes");
   // What a --role node reads with --contracts: the addresses, the RPC URLs and the validator opt-in router.
@@ -1196,6 +1199,8 @@ async function startNodeProcesses(
       firstStartArgs,
       netns: hosts && { hosts, host: name },
       logFile: join(root, `${name}.log`),
+      // The bidder streams what became of each bid: the devnet's explorer records it as for an in-process bidder.
+      onBidEvent: role === "bidder" && bidOutcomes ? (e) => bidOutcomes.apply(e) : undefined,
     });
   const bidder = make(
     "bidder",

@@ -1,11 +1,11 @@
 import type { Address } from "viem";
 import type { BidOutcomeSink } from "../bidder/bids/outcomeSink.ts";
 import { REFUSAL_TEXT, type RefusalReason } from "../bidder/bids/refusalReason.ts";
-import { bytesToHex } from "../protocol/bytes.ts";
 import type { Commitment, SignedBid } from "../protocol/types.ts";
 import type { NodeStore } from "../store/db.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
 import { logger } from "../util/log.ts";
+import { type BidEvent, committedEvent, refusedEvent, sentEvent } from "./bidEvents.ts";
 
 /** Bids kept (the oldest is forgotten first): bounded memory however long the devnet runs. */
 export const MAX_BIDS = 10_000;
@@ -64,7 +64,6 @@ export interface BidFilter {
 }
 
 const log = logger("explorer");
-const hex = (b: Uint8Array) => `0x${bytesToHex(b)}`;
 const lower = (s: string) => s.toLowerCase();
 const with0x = (s: string) => (s.startsWith("0x") ? s : `0x${s}`).toLowerCase();
 
@@ -128,48 +127,49 @@ export class BidOutcomes implements BidOutcomeSink {
   }
 
   bidSent(bid: SignedBid, bidder: Address, providers: readonly Address[]): void {
-    const b = bid.bid;
-    const digest = hex(bid.digest);
-    this.bids.set(digest, {
-      digest,
-      bidder: lower(bidder),
-      txnHash: bid.txnHash,
-      revertingTxHashes: bid.revertingTxHashes,
-      amount: b.amount.toString(),
-      blockNumber: b.blockNumber.toString(),
-      decayStart: b.decayStartTimestamp.toString(),
-      decayEnd: b.decayEndTimestamp.toString(),
-      slashAmount: b.slashAmount.toString(),
-      sentAt: Date.now(),
-      providers: providers.map((p) => ({ provider: lower(p), outcome: "pending", lifecycle: {} })),
-    });
-    this.seqOf.set(digest, this.nextSeq++);
-    this.touch(digest);
+    this.apply(sentEvent(bid, bidder, providers));
   }
 
   committed(bid: SignedBid, provider: Address, c: Commitment, ms: number): void {
-    const o = this.outcomeOf(bid, provider);
+    this.apply(committedEvent(bid, provider, c, ms));
+  }
+
+  refused(bid: SignedBid, provider: Address, reason: RefusalReason, message: string, ms: number): void {
+    this.apply(refusedEvent(bid, provider, reason, message, ms));
+  }
+
+  /** A bidder's event: from a bidder in this process, or read from a bidder process's admin API. */
+  apply(e: BidEvent): void {
+    if (e.kind === "sent") {
+      const digest = with0x(e.bid.digest);
+      this.bids.set(digest, {
+        ...e.bid,
+        digest,
+        providers: e.providers.map((p) => ({ provider: lower(p), outcome: "pending", lifecycle: {} })),
+      });
+      this.seqOf.set(digest, this.nextSeq++);
+      this.touch(digest);
+      return;
+    }
+    const o = this.outcomeOf(e.bid, e.provider);
     if (!o) return;
-    const digest = hex(c.digest);
+    o.ms = Math.round(e.ms * 10) / 10;
+    if (e.kind === "refused") {
+      o.outcome = e.reason === "rejected_by_application" ? "rejected" : "refused";
+      o.reason = e.reason;
+      o.reasonText = REFUSAL_TEXT[e.reason];
+      o.message = e.message;
+      return;
+    }
+    const digest = with0x(e.commitment.digest);
     o.outcome = "committed";
-    o.ms = Math.round(ms * 10) / 10;
-    o.commitment = { digest, index: hex(c.commitmentIndex), dispatchTimestamp: c.dispatchTimestamp.toString() };
-    this.byCommitment.set(digest, { bid: hex(bid.digest), provider: o.provider });
+    o.commitment = { ...e.commitment, digest };
+    this.byCommitment.set(digest, { bid: with0x(e.bid), provider: o.provider });
     const early = this.early.get(digest);
     if (early) {
       Object.assign(o.lifecycle, early);
       this.early.delete(digest);
     }
-  }
-
-  refused(bid: SignedBid, provider: Address, reason: RefusalReason, message: string, ms: number): void {
-    const o = this.outcomeOf(bid, provider);
-    if (!o) return;
-    o.outcome = reason === "rejected_by_application" ? "rejected" : "refused";
-    o.reason = reason;
-    o.reasonText = REFUSAL_TEXT[reason];
-    o.message = message;
-    o.ms = Math.round(ms * 10) / 10;
   }
 
   /** A lifecycle step of a commitment seen on the settlement chain (by commitment digest). */
@@ -221,8 +221,8 @@ export class BidOutcomes implements BidOutcomeSink {
     return () => this.listeners.delete(listener);
   }
 
-  private outcomeOf(bid: SignedBid, provider: Address): ProviderOutcome | undefined {
-    const digest = hex(bid.digest);
+  private outcomeOf(bidDigest: string, provider: string): ProviderOutcome | undefined {
+    const digest = with0x(bidDigest);
     const o = this.bids.get(digest)?.providers.find((p) => p.provider === lower(provider));
     if (o) this.touch(digest);
     return o;

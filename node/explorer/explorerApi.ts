@@ -68,14 +68,14 @@ export function explorerPage(hub: ExplorerHub) {
 
 const OUTCOMES: OutcomeKind[] = ["pending", "committed", "refused", "rejected"];
 
-/** The devnet records no bids: its nodes run in processes of their own, or it has none (--no-nodes). */
+/** The devnet records no bids: it runs no nodes of its own (--no-nodes). */
 export class BidsNotRecordedError extends FailedPreconditionError {
   override name = "BidsNotRecordedError";
 }
 
 /**
  * `/sim/v1/bids`: each bid the devnet's bidder sent, with every provider's outcome and each commitment's lifecycle.
- * `bids` is undefined when the devnet's bidder does not run in its process (`notRecorded` says why).
+ * `recorder` is undefined when the devnet has no bidder of its own (`notRecorded` says why).
  */
 export function bidsApi(recorder: BidOutcomes | undefined, notRecorded = "the devnet records no bids") {
   const recorded = (): BidOutcomes => {

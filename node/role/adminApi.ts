@@ -2,12 +2,15 @@
  * The admin API of a node started with `--role … --admin-port P`: what a devnet that runs its nodes as processes
  * (`npm run node -- --network processes|netns`) needs of each, for its control API. The operations themselves are
  * the devnet's own (node/devnet/nodeOps.ts, node/network/meshView.ts); only the transport is new. Not for
- * production: it arms failing transactions. Stop and kill are signals (SIGTERM, SIGKILL), not routes.
+ * production: it arms failing transactions. Stop and kill are signals (SIGTERM, SIGKILL), not routes. A bidder's
+ * GET /admin/v1/bid-events streams what became of each bid it sent (NDJSON, node/explorer/bidEvents.ts): the devnet
+ * follows it to record the bids for its explorer (`/sim/v1/bids`).
  */
 import { type AnyElysia, Elysia, t } from "elysia";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
 import type { BidderNode } from "../bidder/bidderNode.ts";
 import { armBidderFault, armProviderFault, nodeCounts, parseFault } from "../devnet/nodeOps.ts";
+import type { BidEventFeed } from "../explorer/bidEvents.ts";
 import { type MeshView, meshViewOf } from "../network/meshView.ts";
 import type { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
@@ -25,7 +28,7 @@ export interface AdminStatus {
 }
 
 export function adminApi(
-  node: { role: "bidder"; node: BidderNode } | { role: "provider"; node: ProviderNode },
+  node: { role: "bidder"; node: BidderNode; bidEvents?: BidEventFeed } | { role: "provider"; node: ProviderNode },
   network: Libp2pNetwork,
 ) {
   const app: AnyElysia = new Elysia({ name: "node-admin" })
@@ -55,6 +58,12 @@ export function adminApi(
       },
       { body: t.Object({ fail: t.String() }) },
     )
+    .get("/admin/v1/bid-events", () => {
+      if (node.role !== "bidder" || !node.bidEvents) throw new InvalidArgumentError("a provider node sends no bids");
+      return new Response(node.bidEvents.follow(), {
+        headers: { "content-type": "application/x-ndjson", "cache-control": "no-cache" },
+      });
+    })
     .get("/admin/v1/bundles/:block", ({ params }) => {
       if (node.role !== "provider") throw new InvalidArgumentError("a bidder node builds no bundles");
       if (!/^[0-9]{1,78}$/.test(params.block))

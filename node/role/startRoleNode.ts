@@ -9,6 +9,7 @@ import { BidderNode } from "../bidder/bidderNode.ts";
 import { enableDepositManagerAtStart } from "../bidder/deposits/depositManagerAtStart.ts";
 import { localChain } from "../chain/clients.ts";
 import { localHttp } from "../chain/localHttp.ts";
+import { BidEventFeed } from "../explorer/bidEvents.ts";
 import type { Network } from "../network/network.ts";
 import type { Notifier } from "../notify/notifier.ts";
 import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
@@ -140,6 +141,8 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
     ? async () => (existsSync(readyFile) ? undefined : `starting: ${readyFile} is not written yet`)
     : undefined;
   if (cfg.role === "bidder") {
+    // Only with an admin API to stream them on (a devnet's bidder process).
+    const bidEvents = cfg.adminPort !== undefined && network instanceof Libp2pNetwork ? new BidEventFeed() : undefined;
     const node = new BidderNode({
       privateKey: cfg.nodeKey,
       settlementChain,
@@ -151,6 +154,7 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
       validators,
       streamKeepAliveMs: cfg.streamKeepAliveMs,
       cryptoWorkers: cfg.cryptoWorkers,
+      outcomes: bidEvents,
     });
     notifiers.push(node.notifier);
     // Auto-deposit is per window: protocol v1.1 only (a v1.2 bidder deposits per provider through its API).
@@ -164,13 +168,14 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
       );
     if (cfg.enableDepositManager && node.depositsV12)
       await enableDepositManagerAtStart(node.depositsV12, cfg.targetDepositAmount, log);
-    const admin = adminOf({ role: "bidder", node });
+    const admin = adminOf({ role: "bidder", node, bidEvents });
     return {
       url,
       rpcUrl: node.rpcUrl,
       adminUrl: admin?.url,
       async stop() {
         unwatch();
+        bidEvents?.close();
         await admin?.stop();
         await node.stop();
       },
