@@ -75,6 +75,10 @@ const rate = numberOption("--bids-per-second", o["bids-per-second"], 4, { min: 0
 const sampleMs = numberOption("--sample-seconds", o["sample-seconds"], 60, { min: 1 }) * 1000;
 numberOption("--port-base", o["port-base"], 0, { min: 1 });
 const ROOT = join(import.meta.dir, "..");
+// The soak measures the devnet process with its nodes in it: the one loop unless a flag names the network (without
+// one the devnet picks by the machine's cores, --network auto).
+if (!devnetFlags.some((f) => f === "--network" || f.startsWith("--network=") || f === "--netns"))
+  devnetFlags.unshift("--network", "libp2p");
 const devnetConfig = parseDevnetArgs(devnetFlags);
 if (devnetConfig === "help") {
   console.log(HELP);

@@ -75,6 +75,9 @@ export function banner(d: Devnet, stakes?: readonly bigint[]): string {
     }`,
     "",
     "  Nodes",
+    ...(c.networkChoice
+      ? [`    network      ${c.network}: ${c.networkChoice} (--network auto; --network libp2p|processes|… overrides)`]
+      : []),
     ...nodes,
     `    control      ${t.controlUrl}/sim/v1/status`,
     `    explorer     ${d.explorerUrl}   (live: blocks, bids and each provider's outcome, deposits, stakes)`,

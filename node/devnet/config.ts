@@ -10,6 +10,7 @@ import {
   parseProtocolVersion,
   UnknownProtocolVersionError,
 } from "../protocol/protocolVersion.ts";
+import { AUTO_PROCESSES_MIN_CORES, availableCores, CORES_ENV, CoresEnvError, chooseNetwork } from "./autoNetwork.ts";
 
 /**
  * Default seconds between the settlement chain's state dumps (`--settlement-state-interval`): what a kill -9 of the
@@ -145,6 +146,8 @@ export interface DevnetConfig {
    * processes each on a network namespace host of its own (ip netns, veth; needs root).
    */
   network: "libp2p" | "in-process" | "processes" | "netns";
+  /** Why `--network auto` (the default of `npm run node`) chose `network`; undefined when a flag named it. */
+  networkChoice?: string;
   /** libp2p listen ports of the bootnode, the bidder node and each provider node (0 = any free port). */
   bootnodePort: number;
   bidderP2pPort: number;
@@ -339,9 +342,12 @@ Options:
   --settle-delay MS           how long the oracle waits after an opening before settling it (default 0;
                               ${FOREIGN_SETTLE_DELAY_MS} with --no-nodes: upstream's nodes must see the opening before the settlement)
   --dispatch-window MS        PreconfManager commitment dispatch window at deployment (default 60000; upstream 500)
-  --network libp2p|in-process|processes|netns
-                              how nodes meet: libp2p on loopback, upstream's wire, with a bootnode of the devnet's
-                              own (default), or direct calls inside this process; processes: libp2p, each bidder
+  --network auto|libp2p|in-process|processes|netns
+                              how nodes meet. auto (default): processes with --crypto-workers min(4, cores / 4)
+                              from ${AUTO_PROCESSES_MIN_CORES} cores (os.availableParallelism(), or ${CORES_ENV}), else libp2p; the banner says
+                              which and why. libp2p: on loopback, upstream's wire, with a bootnode of the devnet's
+                              own, every node on this process's event loop; in-process: direct calls inside this
+                              process; processes: libp2p, each bidder
                               and provider node a process of its own (npm run node -- --role …, driven through its
                               admin API); netns: those processes each on a network namespace of its own, joined by
                               a bridge (ip netns, veth; needs root and iproute2; every listener binds the bridge)
@@ -370,14 +376,30 @@ function int(name: string, v: string | undefined, min: number, max: number): num
   return n;
 }
 
+function coresOr(cores: () => number): number {
+  try {
+    return cores();
+  } catch (e) {
+    if (e instanceof CoresEnvError) throw new ConfigError(e.message, { cause: e });
+    throw e;
+  }
+}
+
 function wei(name: string, v: string | undefined): bigint | undefined {
   if (v === undefined) return undefined;
   if (!/^[0-9]+$/.test(v)) throw new ConfigError(`--${name} must be an amount in wei (digits only), got "${v}"`);
   return BigInt(v);
 }
 
-/** Parses argv into a config; throws ConfigError with a readable message on bad input. */
-export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): DevnetConfig | "help" {
+/**
+ * Parses argv into a config; throws ConfigError with a readable message on bad input. Without --network it is
+ * `auto`: `cores` (the machine's, or DEVNET_CORES) decides (autoNetwork.ts).
+ */
+export function parseDevnetArgs(
+  argv: string[],
+  base: DevnetConfig = DEFAULTS,
+  cores: () => number = availableCores,
+): DevnetConfig | "help" {
   const parsed = parseArgsOr(
     {
       args: argv,
@@ -472,14 +494,30 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
   const providerPorts = portList("provider-ports", o["provider-ports"], base.providerPorts, 13623);
   if (o.netns && o.network !== undefined && o.network !== "netns")
     throw new ConfigError(`--netns and --network ${o.network} contradict each other`);
-  const network = o.netns ? "netns" : (o.network ?? base.network);
+  const bidders = int("bidders", o.bidders, 1, 9) ?? base.bidders;
+  const asked = o.netns ? "netns" : (o.network ?? "auto");
+  const cryptoWorkers = int("crypto-workers", o["crypto-workers"], 0, 64);
+  const auto =
+    asked === "auto"
+      ? chooseNetwork(coresOr(cores), {
+          cryptoWorkers,
+          blocker:
+            o["rpc-tls"] || o["rpc-tls-cert"] !== undefined
+              ? "--rpc-tls (a --role node has no TLS yet)"
+              : o["no-nodes"]
+                ? "--no-nodes"
+                : bidders > 1
+                  ? `--bidders ${bidders}`
+                  : undefined,
+        })
+      : undefined;
+  const network = auto?.network ?? asked;
   if (network !== "libp2p" && network !== "in-process" && network !== "processes" && network !== "netns")
-    throw new ConfigError(`--network must be libp2p, in-process, processes or netns, got "${network}"`);
+    throw new ConfigError(`--network must be auto, libp2p, in-process, processes or netns, got "${network}"`);
   if ((network === "processes" || network === "netns") && (o["rpc-tls"] || o["rpc-tls-cert"] !== undefined))
     throw new ConfigError(`--network ${network} serves gRPC without TLS (a --role node has no --rpc-tls yet)`);
   if ((network === "processes" || network === "netns") && o["no-nodes"])
     throw new ConfigError(`--network ${network} runs nodes; it and --no-nodes contradict each other`);
-  const bidders = int("bidders", o.bidders, 1, 9) ?? base.bidders;
   if (bidders > 1 && network !== "in-process")
     throw new ConfigError(
       `--bidders ${bidders} needs --network in-process (over libp2p the devnet runs one bidder node)`,
@@ -529,7 +567,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
       int("settlement-keep-blocks", o["settlement-keep-blocks"], 0, 100_000_000) ?? base.settlementKeepBlocks,
     settlementStateIntervalS:
       int("settlement-state-interval", o["settlement-state-interval"], 0, 86_400) ?? base.settlementStateIntervalS,
-    cryptoWorkers: int("crypto-workers", o["crypto-workers"], 0, 64) ?? base.cryptoWorkers,
+    cryptoWorkers: cryptoWorkers ?? auto?.cryptoWorkers ?? base.cryptoWorkers,
     oracleLag: int("oracle-lag", o["oracle-lag"], 0, 64) ?? base.oracleLag,
     autoAccept,
     autodepositAmount: o["no-autodeposit"]
@@ -547,6 +585,7 @@ export function parseDevnetArgs(argv: string[], base: DevnetConfig = DEFAULTS): 
     settleDelayMs: int("settle-delay", o["settle-delay"], 0, 60_000) ?? base.settleDelayMs,
     dispatchWindowMs: int("dispatch-window", o["dispatch-window"], 1, 2 ** 48) ?? base.dispatchWindowMs,
     network,
+    networkChoice: auto?.reason,
     bootnodePort: int("bootnode-port", o["bootnode-port"], 0, 65535) ?? base.bootnodePort,
     bidderP2pPort: int("bidder-p2p-port", o["bidder-p2p-port"], 0, 65535) ?? base.bidderP2pPort,
     providerP2pPorts: portList("provider-p2p-ports", o["provider-p2p-ports"], base.providerP2pPorts, 13620),

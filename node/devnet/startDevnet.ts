@@ -409,7 +409,7 @@ export class Devnet implements SimControl {
       if (!this.hasNodes) throw new NoNodesError(`no node ${name}`);
       if ((at !== "now" || replayFrom !== undefined) && this.procs)
         throw new FailedPreconditionError(
-          `a kill after-ack or with replayFrom needs the devnet's nodes in its own process; this devnet runs them as processes (--network ${this.config.network}): start it with --network libp2p`,
+          `a kill after-ack or with replayFrom needs the devnet's nodes in its own process; this devnet runs them as processes (--network ${this.config.network}${this.config.networkChoice ? `, chosen by --network auto: ${this.config.networkChoice}` : ""}): start it with --network libp2p`,
         );
       if (this.procs) return this.killProcess(name);
       const t0 = performance.now();

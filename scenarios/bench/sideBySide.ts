@@ -33,8 +33,9 @@ Prints each run's row as it goes, then each figure's median over the rounds (the
 
 const SIDES: Record<string, string[] | "upstream"> = {
   upstream: "upstream",
-  ours: [],
-  "ours-like-for-like": ["--l1-block-time", "0"],
+  // Named: `npm run node` alone is --network auto, which picks by the machine's cores.
+  ours: ["--network", "libp2p"],
+  "ours-like-for-like": ["--network", "libp2p", "--l1-block-time", "0"],
   "ours-processes": ["--network", "processes"],
 };
 

@@ -49,8 +49,9 @@ side() {
   pkill -9 -f "$dir" 2>/dev/null
   sleep 0.5
 }
-side default "$B"
-side default-crypto8 $((B + 1000)) --crypto-workers 8
+# The one-loop sides name their network: without it the devnet picks by the machine's cores (--network auto).
+side default "$B" --network libp2p
+side default-crypto8 $((B + 1000)) --network libp2p --crypto-workers 8
 side processes $((B + 2000)) --network processes
 side processes-crypto4 $((B + 3000)) --network processes --crypto-workers 4
 if [ -n "${OUT:-}" ]; then cp "$RT"/*.bench "$RT"/*.log "$OUT/" 2>/dev/null; fi
