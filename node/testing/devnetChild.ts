@@ -63,10 +63,12 @@ process.on("exit", () => {
 export async function startDevnetChild(
   dataDir: string,
   args: string[],
-  o: { log: string; waitUp?: boolean; timeoutMs?: number },
+  o: { log: string; waitUp?: boolean; timeoutMs?: number; env?: Record<string, string> },
 ): Promise<DevnetChild> {
   const proc = spawn(["bun", "node/main.ts", "--data-dir", dataDir, ...args, "--parent-pid", String(process.pid)], {
     cwd: ROOT,
+    // Set when given: a child's environment is this process's at its start, whatever process.env says later.
+    ...(o.env ? { env: { ...process.env, ...o.env } } : {}),
     // A file, not a pipe: a pipe nobody drains would block the devnet once full.
     stdout: Bun.file(o.log),
     stderr: Bun.file(o.log),
