@@ -140,6 +140,34 @@ describe(`a devnet of node processes (--network ${network})`, () => {
     expect(list.bids.length).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
+  test("the explorer page's live stream carries the bidder process's notifications", async () => {
+    const d = local.devnet;
+    const sse = await fetch(`${d.controlUrl}/explorer/api/events`);
+    expect(sse.status).toBe(200);
+    let text = "";
+    const reader = sse.body!.getReader();
+    const reading = (async () => {
+      const dec = new TextDecoder();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) text += dec.decode(r.value, { stream: true });
+    })().catch(() => {});
+    try {
+      // The page's subscription to the bidder opens as it joins: leave a provider (and come back) until it is heard.
+      for (
+        let until = Date.now() + 30_000;
+        !/event: note\ndata: .*peer_disconnected/.test(text) && Date.now() < until;
+      ) {
+        await Bun.sleep(1_000);
+        expect((await control("/providers/1/stop")).status).toBe(200);
+        expect((await control("/providers/1/start")).status).toBe(200);
+        await Bun.sleep(500);
+      }
+      expect(text).toMatch(/event: note\ndata: .*peer_disconnected/);
+    } finally {
+      await reader.cancel().catch(() => {});
+      await reading;
+    }
+  }, 60_000);
+
   test("a kill after-ack says to start the devnet with --network libp2p", async () => {
     const r = await control("/nodes/provider-1/kill", { at: "after-ack" });
     expect(r.status).toBe(400);

@@ -1048,6 +1048,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       events: oracleEvents,
       bids: bidOutcomes,
       notifier: () => devnet.bidders[0]?.notifier,
+      bidderProcessUrl: () => devnet.procs?.bidder.url ?? undefined,
       info: async () => ({ ...(await devnet.status()) }),
     });
     await directory.start();
