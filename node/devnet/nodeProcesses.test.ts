@@ -168,6 +168,19 @@ describe(`a devnet of node processes (--network ${network})`, () => {
     }
   }, 60_000);
 
+  test("a provider process still starting has no bundles for the builder and no counts, rather than an error", async () => {
+    const p = local.devnet.procs!.providers[1]!;
+    expect((await control("/providers/1/stop")).status).toBe(200);
+    const starting = p.start();
+    // Spawned (running) but not yet serving: what the builder asks at every L1 block, and /sim/v1/status.
+    expect([p.running, p.serving]).toEqual([true, false]);
+    expect(await p.bundlesFor(1n)).toEqual([]);
+    expect((await call("GET", `${local.devnet.controlUrl}/sim/v1/status`)).status).toBe(200);
+    await starting;
+    expect(p.serving).toBe(true);
+    await local.devnet.settle();
+  }, 60_000);
+
   test("a kill after-ack says to start the devnet with --network libp2p", async () => {
     const r = await control("/nodes/provider-1/kill", { at: "after-ack" });
     expect(r.status).toBe(400);

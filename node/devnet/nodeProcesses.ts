@@ -86,6 +86,11 @@ export class NodeProcess {
     return this.proc !== undefined && this.proc.exitCode === null && this.proc.signalCode === null;
   }
 
+  /** Running and past its banner: its APIs answer (a process still starting is running, not serving). */
+  get serving(): boolean {
+    return this.running && this.adminUrl !== null;
+  }
+
   get pid(): number | undefined {
     return this.proc?.pid;
   }
@@ -266,7 +271,8 @@ export class NodeProcess {
   }
 
   async bundlesFor(block: bigint): Promise<string[][]> {
-    if (!this.running) return [];
+    // A node still starting (the builder asks at every L1 block) has no bundles yet, rather than failing the block.
+    if (!this.serving) return [];
     return (await this.request<{ bundles: string[][] }>("GET", `/admin/v1/bundles/${block}`)).bundles;
   }
 

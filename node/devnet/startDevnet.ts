@@ -614,7 +614,7 @@ export class Devnet implements SimControl {
   private processStatus(procs: NodeProcesses): Promise<DevnetStatus["nodes"]> {
     return Promise.all(
       [procs.bidder, ...procs.providers].map(async (p) => {
-        const counts = p.running ? await p.status() : undefined;
+        const counts = p.serving ? await p.status() : undefined;
         return {
           name: p.name,
           role: p.role,
