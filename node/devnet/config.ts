@@ -347,10 +347,10 @@ Options:
                               from ${AUTO_PROCESSES_MIN_CORES} cores (os.availableParallelism(), or ${CORES_ENV}), else libp2p; the banner says
                               which and why. libp2p: on loopback, upstream's wire, with a bootnode of the devnet's
                               own, every node on this process's event loop; in-process: direct calls inside this
-                              process; processes: libp2p, each bidder
-                              and provider node a process of its own (npm run node -- --role …, driven through its
-                              admin API); netns: those processes each on a network namespace of its own, joined by
-                              a bridge (ip netns, veth; needs root and iproute2; every listener binds the bridge)
+                              process; processes: libp2p, each bidder and provider node a process of its own
+                              (npm run node -- --role …, driven through its admin API); netns: those processes
+                              each on a network namespace of its own, joined by a bridge (ip netns, veth; needs root
+                              and iproute2; every listener binds the bridge)
   --netns                     the same as --network netns
   --bootnode-port PORT        libp2p port of the devnet's bootnode (default 13510)
   --bidder-p2p-port PORT      libp2p port of the bidder node (default 13520)
