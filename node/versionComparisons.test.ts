@@ -20,23 +20,12 @@ const DOC = "docs/protocol-versions.md";
  * remove a file when its last one goes. Never raise one: ask the version's facts instead.
  */
 const ALLOWED_VERSION_COMPARISONS: Readonly<Record<string, number>> = {
-  "features/steps/bids.steps.ts": 1,
-  "features/support/bidDigest.ts": 2,
-  "features/support/bids.ts": 1,
-  "features/support/chain.ts": 1,
-  "features/support/protocolVersion.ts": 2,
-  "features/support/queries.ts": 1,
-  "features/support/settlement.ts": 2,
-  "features/support/target.ts": 2,
-  "features/support/targetSettings.ts": 1,
   "node/chain/protocolContracts.ts": 2,
   "node/devnet/banner.ts": 1,
   "node/devnet/chains.ts": 1,
   "node/devnet/config.ts": 2,
   "node/devnet/startDevnet.ts": 4,
   "node/role/roleConfig.ts": 2,
-  "node/tracker/opener.ts": 1,
-  "node/tracker/tracker.ts": 1,
   "scenarios/bench/bids.bench.ts": 1,
   "scenarios/bench/nodeProcesses.bench.ts": 1,
   "scenarios/sim/report/chainLedger.ts": 3,
@@ -73,9 +62,8 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const found = SOURCE_DIRS.filter((d) => existsSync(join(ROOT, d)))
-  .flatMap((d) => sourceFiles(join(ROOT, d)))
-  .flatMap((f) => versionComparisons(relative(ROOT, f), readFileSync(f, "utf8")));
+const scanned = SOURCE_DIRS.filter((d) => existsSync(join(ROOT, d))).flatMap((d) => sourceFiles(join(ROOT, d)));
+const found = scanned.flatMap((f) => versionComparisons(relative(ROOT, f), readFileSync(f, "utf8")));
 const byFile = new Map<string, Comparison[]>();
 for (const c of found) byFile.set(c.file, [...(byFile.get(c.file) ?? []), c]);
 const where = (cs: readonly Comparison[]) => cs.map((c) => `  ${c.file}:${c.line}: ${c.text}`).join("\n");
@@ -108,8 +96,10 @@ describe("the matcher of version-name comparisons", () => {
 describe(`version-name comparisons only go down (${DOC})`, () => {
   test("the scan sees the tree and today's comparisons", () => {
     // Guards the checks below against a scan that finds nothing (they would pass vacuously).
+    const files = scanned.map((f) => relative(ROOT, f));
+    for (const f of ["node/tracker/tracker.ts", "features/support/target.ts", "scenarios/sim/runScenario.ts"])
+      expect(files).toContain(f);
     expect(found.length).toBeGreaterThan(0);
-    expect(byFile.get("node/tracker/tracker.ts")?.length).toBeGreaterThan(0);
   });
 
   test("no file outside the allow-list compares version names", () => {
@@ -117,7 +107,7 @@ describe(`version-name comparisons only go down (${DOC})`, () => {
     if (outside.length)
       throw new Error(
         `a version-name comparison in a file that had none:\n${where(outside)}\n` +
-          `ask the version's facts instead (node/protocol/protocolVersion.ts, features/support/protocolVersion.ts); ` +
+          `ask the version's facts instead (node/protocol/protocolVersion.ts, features/support/protocolRules.ts); ` +
           `${DOC} lists every point where the versions differ and the rules field proposed for it`,
       );
   });

@@ -11,6 +11,7 @@ import { type BidDigestInput, bidDigest, VECTOR_INPUT } from "../support/bidDige
 import { bidsOf } from "../support/bids.ts";
 import { chainOf } from "../support/chain.ts";
 import { perScenario } from "../support/perScenario.ts";
+import { rulesOf } from "../support/protocolRules.ts";
 import { isProtocolVersion } from "../support/protocolVersion.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
@@ -40,7 +41,7 @@ Then(
   /^its protocol (v[\d.]+) bid digest is ([0-9a-f]{64})$/,
   function (this: ConformanceWorld, version: string, digest: string) {
     if (!isProtocolVersion(version)) fail(`unknown protocol version ${version}`);
-    expect(bidDigest(version, inputOf(this))).toBe(`0x${digest}`);
+    expect(bidDigest(rulesOf(version), inputOf(this))).toBe(`0x${digest}`);
   },
 );
 
@@ -70,7 +71,7 @@ Then(
         },
       ],
     });
-    const ours = bidDigest(t.protocol, {
+    const ours = bidDigest(t.rules, {
       ...b,
       chainId: BigInt(t.settlementChainId),
       verifyingContract: t.contracts.preconfManager as Hex,

@@ -28,7 +28,7 @@ import {
 } from "../support/clients/providerApp.ts";
 import { SKIPPED_PREFIX } from "../support/health.ts";
 import { stableText } from "../support/protocol.ts";
-import { emptySlashAmount } from "../support/protocolVersion.ts";
+import { emptySlashAmount } from "../support/protocolRules.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 // ------------------------------------------------------------------------------------------- helpers
@@ -542,7 +542,7 @@ Then("every commitment is well-formed", function (this: ConformanceWorld) {
     const p = (m: string) => problems.push(`commitment ${i + 1}: ${m}`);
     const keys = Object.keys(c).sort();
     // Protocol v1.2 adds `bidOptions` (field 14, the request's options or null; upstream-head-delta §1.2).
-    const fields = this.target.protocol === "v1.1" ? COMMITMENT_FIELDS : [...COMMITMENT_FIELDS, "bidOptions"];
+    const fields = this.rules.bidOptions ? [...COMMITMENT_FIELDS, "bidOptions"] : COMMITMENT_FIELDS;
     const missing = fields.filter((f) => !keys.includes(f));
     const extra = keys.filter((k) => !fields.includes(k));
     if (missing.length) p(`missing fields ${missing.join(", ")}`);
@@ -651,7 +651,7 @@ Then(
       expect(
         c.slashAmount,
         `slashAmount of the commitment of ${c.providerAddress} (protocol ${this.target.protocol})`,
-      ).toBe(emptySlashAmount(this.target.protocol, c.bidAmount));
+      ).toBe(emptySlashAmount(this.rules, c.bidAmount));
   },
 );
 
@@ -660,7 +660,7 @@ Then(
   async function (this: ConformanceWorld, provider: string) {
     const r = receivedByProvider(bidsOf(this), Number(provider));
     expect(r.slashAmount, `slashAmount on provider ${provider}'s ReceiveBids (protocol ${this.target.protocol})`).toBe(
-      emptySlashAmount(this.target.protocol, r.bidAmount),
+      emptySlashAmount(this.rules, r.bidAmount),
     );
   },
 );

@@ -10,7 +10,7 @@ import { type Address, getAddress } from "viem";
 import { providerRegistryAbi } from "../support/abi.ts";
 import { chainOf } from "../support/chain.ts";
 import { SKIPPED_PREFIX } from "../support/health.ts";
-import { emptySlashAmount, noBidOptions, type ProtocolVersion } from "../support/protocolVersion.ts";
+import { emptySlashAmount, noBidOptions, type ProtocolRules } from "../support/protocolRules.ts";
 import {
   allPages,
   providerAddress,
@@ -289,7 +289,7 @@ Then(
   },
 );
 
-function expectedBid(sent: SentQueryBid, listed: BidInfo, version: ProtocolVersion): BidInfo {
+function expectedBid(sent: SentQueryBid, listed: BidInfo, rules: ProtocolRules): BidInfo {
   const byProvider = new Map(sent.commitments.map((c) => [noHex(c.providerAddress), c]));
   return {
     txnHashes: sent.txHashes,
@@ -299,8 +299,8 @@ function expectedBid(sent: SentQueryBid, listed: BidInfo, version: ProtocolVersi
     decayStartTimestamp: sent.decayStart.toString(),
     decayEndTimestamp: sent.decayEnd.toString(),
     bidDigest: sent.digest,
-    slashAmount: emptySlashAmount(version, sent.amount.toString()),
-    ...noBidOptions(version),
+    slashAmount: emptySlashAmount(rules, sent.amount.toString()),
+    ...noBidOptions(rules),
     commitments: [...byProvider.keys()].sort().map((p) => {
       const got = listed.commitments.find((c) => c.providerAddress === p);
       return {
@@ -329,7 +329,7 @@ Then(
         ...listed,
         commitments: [...listed.commitments].sort((x, y) => x.providerAddress.localeCompare(y.providerAddress)),
       };
-      expect(normalised, `the ${b.amount} wei bid`).toEqual(expectedBid(b, listed, this.target.protocol));
+      expect(normalised, `the ${b.amount} wei bid`).toEqual(expectedBid(b, listed, this.rules));
     }
   },
 );
@@ -364,8 +364,8 @@ Then(
           decayStartTimestamp: b.decayStart.toString(),
           decayEndTimestamp: b.decayEnd.toString(),
           dispatchTimestamp: mine.dispatchTimestamp,
-          slashAmount: emptySlashAmount(this.target.protocol, b.amount.toString()),
-          ...noBidOptions(this.target.protocol),
+          slashAmount: emptySlashAmount(this.rules, b.amount.toString()),
+          ...noBidOptions(this.rules),
           status: STATUSES.includes(listed.status) ? listed.status : `one of ${STATUSES.join(", ")}`,
           details: typeof listed.details === "string" ? listed.details : "a string",
           payment: typeof listed.payment === "string" ? listed.payment : "a string",

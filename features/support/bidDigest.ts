@@ -4,14 +4,14 @@
  * The domain separator is not standard EIP-712: the name and version are ABI-encoded as dynamic strings.
  */
 import { concatHex, encodeAbiParameters, type Hex, keccak256, stringToHex } from "viem";
-import type { ProtocolVersion } from "./protocolVersion.ts";
+import type { ProtocolRules } from "./protocolRules.ts";
 
 const DOMAIN_TYPE = keccak256(
   stringToHex("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
 );
-const BID_TYPE_V11 =
+const BID_TYPE =
   "PreConfBid(string txnHash,string revertingTxHashes,uint256 bidAmt,uint64 blockNumber,uint64 decayStartTimeStamp,uint64 decayEndTimeStamp,uint256 slashAmt,uint256 bidderPKx,uint256 bidderPKy)";
-const BID_TYPE_V12 = `${BID_TYPE_V11.slice(0, -1)},bytes bidOptions)`;
+const BID_TYPE_WITH_OPTIONS = `${BID_TYPE.slice(0, -1)},bytes bidOptions)`;
 
 export interface BidDigestInput {
   chainId: bigint;
@@ -29,8 +29,8 @@ export interface BidDigestInput {
   bidOptions?: Hex;
 }
 
-export function bidTypeHash(version: ProtocolVersion): Hex {
-  return keccak256(stringToHex(version === "v1.1" ? BID_TYPE_V11 : BID_TYPE_V12));
+export function bidTypeHash(rules: ProtocolRules): Hex {
+  return keccak256(stringToHex(rules.bidOptions ? BID_TYPE_WITH_OPTIONS : BID_TYPE));
 }
 
 export function bidDomainSeparator(chainId: bigint, verifyingContract: Hex): Hex {
@@ -42,7 +42,7 @@ export function bidDomainSeparator(chainId: bigint, verifyingContract: Hex): Hex
   );
 }
 
-export function bidDigest(version: ProtocolVersion, b: BidDigestInput): Hex {
+export function bidDigest(rules: ProtocolRules, b: BidDigestInput): Hex {
   const words: { type: string }[] = [
     { type: "bytes32" },
     { type: "bytes32" },
@@ -56,7 +56,7 @@ export function bidDigest(version: ProtocolVersion, b: BidDigestInput): Hex {
     { type: "uint256" },
   ];
   const values: unknown[] = [
-    bidTypeHash(version),
+    bidTypeHash(rules),
     keccak256(stringToHex(b.txnHash)),
     keccak256(stringToHex(b.revertingTxHashes)),
     b.bidAmt,
@@ -67,7 +67,7 @@ export function bidDigest(version: ProtocolVersion, b: BidDigestInput): Hex {
     b.bidderPKx,
     b.bidderPKy,
   ];
-  if (version !== "v1.1") {
+  if (rules.bidOptions) {
     words.push({ type: "bytes32" });
     values.push(keccak256(b.bidOptions ?? "0x"));
   }

@@ -89,7 +89,7 @@ export class BidScenario {
    */
   async depositForFreshBlocks(wei: bigint): Promise<void> {
     const window = await allocateWindow(this.world);
-    if (this.target.protocol !== "v1.1") {
+    if (this.target.rules.deposits === "provider") {
       await depositToEveryProvider(this.world, wei);
       this.window = window;
       this.deposit = wei;

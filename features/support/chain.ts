@@ -39,8 +39,8 @@ export class ChainReader {
     }
   }
 
-  get protocol(): Target["protocol"] {
-    return this.target.protocol;
+  get rules(): Target["rules"] {
+    return this.target.rules;
   }
 
   /** Protocol v1.2: BidderRegistry.getDeposit(bidder, provider), the available amount, in wei. */
@@ -130,8 +130,8 @@ let aheadCursor = 0n;
  * would give a scenario blocks already mined.
  */
 export async function freshWindowsAhead(chain: ChainReader, count: number): Promise<bigint> {
-  // Protocol v1.2 has no windows: the suite still hands out ranges of 10 L1 blocks ahead, once each.
-  if (chain.protocol !== "v1.1") {
+  // Without BlockTracker windows (v1.2) the suite still hands out ranges of 10 L1 blocks ahead, once each.
+  if (!chain.rules.windows) {
     const from = windowOfBlock(await chain.l1BlockNumber()) + AHEAD;
     const w = from > aheadCursor ? from : aheadCursor;
     for (let i = 0n; i < BigInt(count); i++) handedOut.add(w + i);

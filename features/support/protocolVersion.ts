@@ -32,21 +32,3 @@ export function versionSkipReason(tags: readonly string[], version: ProtocolVers
   if (holds.includes(version)) return undefined;
   return `protocol ${holds.join(", ")} only`;
 }
-
-/**
- * What an empty `slash_amount` on a bid becomes on the commitments, the provider's ReceiveBids and the queries: "0"
- * in v1.1, the bid's amount in v1.2 (upstream's bidder API fills it in before the bid leaves the node:
- * p2p/pkg/rpc/bidder/service.go at v1.2.5; upstream-head-delta §1.4).
- */
-export function emptySlashAmount(version: ProtocolVersion, bidAmount: string): string {
-  return version === "v1.1" ? "0" : bidAmount;
-}
-
-/**
- * How the gateway shows a bid's `bidOptions` when the bid carried none: absent in v1.1 (no such field), `null` in
- * v1.2 (grpc-gateway's default JSON marshaler emits unpopulated fields: BidInfo.bid_options and
- * CommitmentInfo.bid_options in p2p/rpc/{bidderapi,providerapi}/v1 at v1.2.5).
- */
-export function noBidOptions(version: ProtocolVersion): { bidOptions?: null } {
-  return version === "v1.1" ? {} : { bidOptions: null };
-}

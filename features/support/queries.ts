@@ -107,7 +107,7 @@ export class QueryScenario {
 
   /** Deposits SCENARIO_DEPOSIT for bids on `block`: v1.1 into its window (once per window); v1.2 toward every provider (once). */
   async fund(block: bigint): Promise<void> {
-    if (this.target.protocol !== "v1.1") {
+    if (this.target.rules.deposits === "provider") {
       if (this.funded.has(0n)) return;
       await depositToEveryProvider(this.world, SCENARIO_DEPOSIT);
       this.funded.add(0n);

@@ -636,7 +636,7 @@ export class SettlementScenario {
    * behind it (features that look for an empty closed window need some).
    */
   private async withdrawClosedWindows(): Promise<void> {
-    if (this.target.protocol !== "v1.1") return; // no windows in protocol v1.2
+    if (this.target.rules.deposits !== "window") return; // no window deposits to withdraw
     const current = await this.chain.settlement.readContract({
       address: this.chain.c.blockTracker!,
       abi: blockTrackerAbi,
@@ -655,7 +655,7 @@ export class SettlementScenario {
    * v1.2 toward every provider.
    */
   async deposit(wei: bigint, blocks: bigint[]): Promise<void> {
-    if (this.target.protocol !== "v1.1") {
+    if (this.target.rules.deposits === "provider") {
       await depositToEveryProvider(this.world, wei);
       return;
     }

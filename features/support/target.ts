@@ -6,7 +6,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { MevCommitError } from "../../lib/errors.ts";
-import { type ProtocolVersion, parseProtocolVersion, UnknownProtocolVersionError } from "./protocolVersion.ts";
+import { type ProtocolRules, rulesOf } from "./protocolRules.ts";
+import {
+  DEFAULT_PROTOCOL_VERSION,
+  type ProtocolVersion,
+  parseProtocolVersion,
+  UnknownProtocolVersionError,
+} from "./protocolVersion.ts";
 
 /** What a target can do beyond the interface; scenarios that need a capability the target lacks are skipped. */
 export const CAPABILITIES = {
@@ -28,6 +34,8 @@ export interface Target {
   version?: string;
   /** The protocol version the target speaks (`"protocol"` in the file; absent means v1.1). */
   protocol: ProtocolVersion;
+  /** The facts of `protocol` the suite's checks ask (features/support/protocolRules.ts), built once when the target is read. */
+  rules: ProtocolRules;
   bidderUrl: string;
   providerUrls: string[];
   /** gRPC addresses (capability `grpc`). */
@@ -138,6 +146,7 @@ export function parseTarget(raw: unknown, where: string): Target {
     ...(t as Target),
     name: t.name ?? where,
     protocol: protocol!,
+    rules: rulesOf(protocol!),
     bidTimeoutMs: t.bidTimeoutMs ?? UPSTREAM_BID_TIMEOUT_MS,
     decisionTimeoutMs: t.decisionTimeoutMs ?? UPSTREAM_DECISION_TIMEOUT_MS,
     bidsInFlight: t.bidsInFlight ?? [...CONCURRENCY_DEFAULTS.bidsInFlight],
@@ -204,7 +213,7 @@ export async function startTarget(
     const target = loadTargetFile(named);
     if (protocol && protocol !== target.protocol)
       throw new TargetFileError(
-        `the target file ${named} speaks protocol ${target.protocol} (its "protocol" field${target.protocol === "v1.1" ? ", absent means v1.1" : ""}), not ${protocol}: the file decides; drop --protocol`,
+        `the target file ${named} speaks protocol ${target.protocol} (its "protocol" field${target.protocol === DEFAULT_PROTOCOL_VERSION ? `, absent means ${DEFAULT_PROTOCOL_VERSION}` : ""}), not ${protocol}: the file decides; drop --protocol`,
       );
     return { target, ownDevnet: false, file: named, stop: async () => {} };
   }
@@ -220,17 +229,17 @@ export async function startTarget(
       providers: 3,
       settlementHistory: 64,
       ...OWN_DEVNET_TIMEOUTS,
-      // The devnet's `protocol` setting; a v1.1 devnet is started as before, with no new setting named. A v1.2
-      // devnet gets a short bidder withdrawal period (upstream deploys 10 minutes), so that the withdrawal after the
-      // period runs in seconds.
-      ...(protocol && protocol !== "v1.1"
-        ? ({ protocol, bidderWithdrawalPeriodMs: OWN_DEVNET_WITHDRAWAL_PERIOD_MS } as object)
+      // The devnet's `protocol` setting. A version with a bidder withdrawal period gets a short one (upstream
+      // deploys 10 minutes), so that the withdrawal after the period runs in seconds.
+      ...(protocol ? { protocol } : {}),
+      ...(protocol && rulesOf(protocol).withdrawalPeriod
+        ? { bidderWithdrawalPeriodMs: OWN_DEVNET_WITHDRAWAL_PERIOD_MS }
         : {}),
     },
     join(reportsDir, "devnet.log"),
   );
   const target = parseTarget(devnet.target(), "the reference devnet's target");
-  const wanted = protocol ?? "v1.1";
+  const wanted = protocol ?? DEFAULT_PROTOCOL_VERSION;
   if (target.protocol !== wanted) {
     await stop();
     throw new TargetFileError(

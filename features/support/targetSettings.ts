@@ -52,7 +52,7 @@ type ControlStatus = {
 
 async function readAutoDeposit(t: Target): Promise<AutoDepositSetting | undefined> {
   // Auto-deposit exists in protocol v1.1 only (v1.2's bidder has no window calls).
-  if (t.protocol !== "v1.1") return undefined;
+  if (!t.rules.autoDeposit) return undefined;
   const r = await call("GET", `${t.bidderUrl}/v1/bidder/auto_deposit_status`, { timeoutMs: 10_000 }).catch(
     () => undefined,
   );

@@ -8,6 +8,7 @@ import { HttpBidderApi, HttpNotificationsApi, HttpProviderApi, unaryOf } from ".
 import { callRoute, grpcCallOf } from "./clients/routes.ts";
 import { ScenarioScope } from "./clients/scope.ts";
 import { SKIPPED_PREFIX } from "./health.ts";
+import type { ProtocolRules } from "./protocolRules.ts";
 import { run } from "./run.ts";
 import type { Target } from "./target.ts";
 import { type Transport, transport } from "./transport.ts";
@@ -39,6 +40,11 @@ export class ConformanceWorld extends World {
 
   get target(): Target {
     return run().target;
+  }
+
+  /** The facts of the target's protocol version the steps ask (features/support/protocolRules.ts). */
+  get rules(): ProtocolRules {
+    return this.target.rules;
   }
 
   has(capability: string): boolean {

@@ -28,5 +28,7 @@ describe("protocol versions", () => {
     expect([v11.emptySlashAmount, v12.emptySlashAmount]).toEqual(["zero", "bidAmount"]);
     expect(v11.addedTopics).toEqual([]);
     expect(v12.addedTopics).toHaveLength(3);
+    expect([v11.bidOptions, v12.bidOptions]).toEqual([false, true]);
+    expect([v11.refundEvent, v12.refundEvent]).toEqual(["FundsRetrieved", "FundsUnlocked"]);
   });
 });

@@ -27,12 +27,17 @@ export interface ProtocolProfile {
   readonly deposits: "window" | "provider";
   /** The libp2p protocol versions (`/mev-commit/<name>/<version>`) that differ between versions. */
   readonly p2p: { readonly handshake: string; readonly preconfirmation: string };
-  /** Whether bids carry `bid_options` (wire field 12, API `bidOptions`, and keccak256 of it in the bid digest). */
+  /**
+   * Whether bids carry `bid_options` (wire field 12, API `bidOptions`, and keccak256 of it in the bid digest). The
+   * opening of a commitment carries them too: PreconfManager recomputes the digest the bid was signed over.
+   */
   readonly bidOptions: boolean;
   /** What an empty `slash_amount` on a bid means: zero, or the bid's amount. */
   readonly emptySlashAmount: "zero" | "bidAmount";
   /** Notification topics added to the pinned ten. */
   readonly addedTopics: readonly string[];
+  /** The BidderRegistry event that gives a slashed bid back to the bidder, which the bidder's tracker follows. */
+  readonly refundEvent: "FundsRetrieved" | "FundsUnlocked";
 }
 
 export const PROTOCOL_PROFILES: Readonly<Record<ProtocolVersion, ProtocolProfile>> = {
@@ -44,6 +49,7 @@ export const PROTOCOL_PROFILES: Readonly<Record<ProtocolVersion, ProtocolProfile
     bidOptions: false,
     emptySlashAmount: "zero",
     addedTopics: [],
+    refundEvent: "FundsRetrieved",
   },
   "v1.2": {
     version: "v1.2",
@@ -53,6 +59,7 @@ export const PROTOCOL_PROFILES: Readonly<Record<ProtocolVersion, ProtocolProfile
     bidOptions: true,
     emptySlashAmount: "bidAmount",
     addedTopics: ["other_provider_won_block", "transaction_settled", "transaction_payment"],
+    refundEvent: "FundsUnlocked",
   },
 };
 

@@ -3,7 +3,7 @@ import type { ChainClients } from "../chain/clients.ts";
 import { preconfManagerAbi } from "../chain/contracts.ts";
 import { preconfManagerV12Abi } from "../chain/contractsV12.ts";
 import { transact } from "../chain/transact.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 import { bidderZkProofArray, proveOpening, zkProofArray } from "../protocol/zkProof.ts";
 import type { CommitmentRecord } from "./record.ts";
 
@@ -50,7 +50,7 @@ export async function openCommitment(
   };
   await transact(
     c,
-    version === "v1.2"
+    profileOf(version).bidOptions
       ? {
           address: preconfManager,
           abi: preconfManagerV12Abi,

@@ -5,7 +5,7 @@ import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { protocolAbis } from "../chain/protocolContracts.ts";
 import type { V12Notices } from "../notify/sources.ts";
 import { UnavailableError } from "../protocol/grpcCodes.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 import { logger } from "../util/log.ts";
 import { SerialQueue } from "../util/serial.ts";
 import type { CommitmentStore } from "./commitmentStore.ts";
@@ -75,8 +75,8 @@ export class CommitmentTracker {
     );
     // The bidder's money back: v1.1 retrieves the unused bid from the window deposit; v1.2 sends the whole bid back
     // to the bidder's account on a slash (FundsUnlocked).
-    const refund = this.version === "v1.2" ? "FundsUnlocked" : "FundsRetrieved";
-    if (o.role.role === "bidder") this.off.push(e.on(refund, (ev) => this.onRetrieved(ev)));
+    if (o.role.role === "bidder")
+      this.off.push(e.on(profileOf(this.version).refundEvent, (ev) => this.onRetrieved(ev)));
   }
 
   private get version(): ProtocolVersion {
