@@ -26,11 +26,6 @@ const ALLOWED_VERSION_COMPARISONS: Readonly<Record<string, number>> = {
   "node/devnet/config.ts": 2,
   "node/devnet/startDevnet.ts": 4,
   "node/role/roleConfig.ts": 2,
-  "scenarios/bench/bids.bench.ts": 1,
-  "scenarios/bench/nodeProcesses.bench.ts": 1,
-  "scenarios/sim/report/chainLedger.ts": 3,
-  "scenarios/sim/report/summary.ts": 1,
-  "scenarios/sim/run/environment.ts": 1,
 };
 
 const VERSION = String.raw`["'\x60]v\d+\.\d+["'\x60]`;

@@ -213,7 +213,7 @@ export async function startTarget(
     const target = loadTargetFile(named);
     if (protocol && protocol !== target.protocol)
       throw new TargetFileError(
-        `the target file ${named} speaks protocol ${target.protocol} (its "protocol" field${target.protocol === DEFAULT_PROTOCOL_VERSION ? `, absent means ${DEFAULT_PROTOCOL_VERSION}` : ""}), not ${protocol}: the file decides; drop --protocol`,
+        `the target file ${named} speaks protocol ${target.protocol} (its "protocol" field; absent means ${DEFAULT_PROTOCOL_VERSION}), not ${protocol}: the file decides; drop --protocol`,
       );
     return { target, ownDevnet: false, file: named, stop: async () => {} };
   }

@@ -38,6 +38,12 @@ export interface ProtocolProfile {
   readonly addedTopics: readonly string[];
   /** The BidderRegistry event that gives a slashed bid back to the bidder, which the bidder's tracker follows. */
   readonly refundEvent: "FundsRetrieved" | "FundsUnlocked";
+  /**
+   * What ProviderRegistry.slash takes from the provider's stake for the bidder: the decayed bid plus the slash
+   * amount (the penalty a percent of the decayed bid), or the slash amount alone (the penalty a percent of it; the
+   * bid goes back from the bidder's escrow).
+   */
+  readonly slashTakes: "decayedBidAndSlashAmount" | "slashAmount";
 }
 
 export const PROTOCOL_PROFILES: Readonly<Record<ProtocolVersion, ProtocolProfile>> = {
@@ -50,6 +56,7 @@ export const PROTOCOL_PROFILES: Readonly<Record<ProtocolVersion, ProtocolProfile
     emptySlashAmount: "zero",
     addedTopics: [],
     refundEvent: "FundsRetrieved",
+    slashTakes: "decayedBidAndSlashAmount",
   },
   "v1.2": {
     version: "v1.2",
@@ -60,6 +67,7 @@ export const PROTOCOL_PROFILES: Readonly<Record<ProtocolVersion, ProtocolProfile
     emptySlashAmount: "bidAmount",
     addedTopics: ["other_provider_won_block", "transaction_settled", "transaction_payment"],
     refundEvent: "FundsUnlocked",
+    slashTakes: "slashAmount",
   },
 };
 

@@ -35,6 +35,7 @@ import { type Devnet, startDevnet } from "../../node/devnet/startDevnet.ts";
 import {
   type ProtocolVersion,
   parseProtocolVersion,
+  profileOf,
   UnknownProtocolVersionError,
 } from "../../node/protocol/protocolVersion.ts";
 import { BLOCKS_PER_WINDOW, windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
@@ -297,7 +298,7 @@ async function withDevnet<T>(
 // windows not mined yet. v1.2: the deposits with each provider cover any block; the bids spread over as many blocks.
 async function bidBlocks(devnet: Devnet): Promise<{ first: bigint; span: bigint }> {
   const head = await devnet.l1Client.getBlockNumber({ cacheTime: 0 });
-  if (PROTOCOL === "v1.2") {
+  if (profileOf(PROTOCOL).deposits === "provider") {
     await waitForDeposits(devnet, [head + 1n], 3_000);
     return { first: head + 1n, span: 2n * BLOCKS_PER_WINDOW };
   }

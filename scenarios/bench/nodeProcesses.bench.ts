@@ -24,7 +24,7 @@ import { stopAllAnvils } from "../../node/chain/anvil.ts";
 import { registerProvider } from "../../node/chain/deploy.ts";
 import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
 import { startDevnet } from "../../node/devnet/startDevnet.ts";
-import { parseProtocolVersion, UnknownProtocolVersionError } from "../../node/protocol/protocolVersion.ts";
+import { parseProtocolVersion, profileOf, UnknownProtocolVersionError } from "../../node/protocol/protocolVersion.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
 import { type RoleThread, startNodeThreads } from "../../node/role/roleThread.ts";
 import { bidProviders } from "../../node/testing/bidProviders.ts";
@@ -229,7 +229,7 @@ try {
   // Every bid goes for one block (L1 is not mined during the run): v1.1, a deposit into its window covers them all;
   // v1.2, a deposit with each provider.
   const deposits =
-    PROTOCOL === "v1.2"
+    profileOf(PROTOCOL).deposits === "provider"
       ? providerKeys.map((p) => `${url}/v1/bidder/deposit/${parseEther("1000")}?provider=${p.address}`)
       : [`${url}/v1/bidder/deposit/${parseEther("1000")}?window_number=${windowOfBlock(block)}`];
   for (const to of deposits) {

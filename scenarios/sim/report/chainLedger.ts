@@ -9,7 +9,8 @@ import { MevCommitError } from "../../../lib/errors.ts";
 import { bidderRegistryAbi, providerRegistryAbi } from "../../../node/chain/contracts.ts";
 import { bidderRegistryV12Abi } from "../../../node/chain/contractsV12.ts";
 import { isPastStateGone } from "../../../node/chain/pastState.ts";
-import type { ProtocolVersion } from "../../../node/protocol/protocolVersion.ts";
+import { protocolAbis } from "../../../node/chain/protocolContracts.ts";
+import { type ProtocolVersion, profileOf } from "../../../node/protocol/protocolVersion.ts";
 
 export interface ChainContracts {
   bidderRegistry: Address;
@@ -106,21 +107,22 @@ export async function snapshot(client: PublicClient, c: ChainContracts, of: Snap
     }
     return out;
   };
-  const v12 = of.protocol === "v1.2";
+  // Deposits per (bidder, provider) are read only when the snapshot is told its protocol has them.
+  const perProvider = of.protocol !== undefined && profileOf(of.protocol).deposits === "provider";
   for (let attempt = 0; attempt < 50; attempt++) {
     const settlementBlock = await client.getBlockNumber({ cacheTime: 0 });
     try {
       return {
         settlementBlock,
         providers: await readAll(settlementBlock),
-        ...(v12 ? { deposits: await readDeposits(settlementBlock) } : {}),
+        ...(perProvider ? { deposits: await readDeposits(settlementBlock) } : {}),
       };
     } catch (e) {
       if (!isPastStateGone(e)) throw e;
     }
     try {
       const providersNow = await readAll(undefined);
-      const depositsNow = v12 ? await readDeposits(undefined) : undefined;
+      const depositsNow = perProvider ? await readDeposits(undefined) : undefined;
       if ((await client.getBlockNumber({ cacheTime: 0 })) === settlementBlock)
         return { settlementBlock, providers: providersNow, ...(depositsNow ? { deposits: depositsNow } : {}) };
     } catch (e) {
@@ -156,7 +158,7 @@ export async function readLedger(
   const [br, pr, protocolFeePercent, penaltyFeePercent] = await Promise.all([
     client.getContractEvents({
       address: c.bidderRegistry,
-      abi: protocol === "v1.2" ? bidderRegistryV12Abi : bidderRegistryAbi,
+      abi: protocolAbis(protocol).bidderRegistry,
       ...range,
     }),
     client.getContractEvents({
@@ -195,7 +197,7 @@ export async function readLedger(
         ...(a.window === undefined ? {} : { window: a.window as bigint }),
         amount: a.amount as bigint,
       });
-    else if (protocol === "v1.2") {
+    else if (profileOf(protocol).deposits === "provider") {
       if (!ours.has(lower(a.bidder as string))) continue;
       const row = { bidder: lower(a.bidder as string), provider: lower(a.provider as string) };
       if (e.eventName === "BidderDeposited")

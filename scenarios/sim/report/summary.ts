@@ -102,7 +102,8 @@ function histogram(values: number[], buckets = 12): { fromMs: number; toMs: numb
 export function summarise(input: SummaryInput) {
   const sc = input.scenario;
   const { ledger } = input;
-  const v12 = input.protocol === "v1.2";
+  const profile = profileOf(input.protocol);
+  const perProvider = profile.deposits === "provider";
   const providerIndex = new Map(input.providers.map((p, i) => [lower(p.address), i]));
   const providerName = (a: string) => input.providers[providerIndex.get(lower(a)) ?? -1]?.name ?? a;
   const runBlocks = input.mined.filter((m) => !m.drain);
@@ -127,20 +128,21 @@ export function summarise(input: SummaryInput) {
         const residual = residualAfterDecay(start, end, dispatch);
         let slashed = 0n;
         if (c.status === "slashed") {
-          // v1.2: an empty slash amount means the bid's amount (profileOf(v).emptySlashAmount).
+          // v1.2: an empty slash amount means the bid's amount (the profile's emptySlashAmount).
           const slashAmount =
-            !info.slashAmount && profileOf(input.protocol).emptySlashAmount === "bidAmount"
+            !info.slashAmount && profile.emptySlashAmount === "bidAmount"
               ? BigInt(info.bidAmount)
               : BigInt(info.slashAmount || "0");
-          slashed = v12
-            ? slashTotalV12(slashAmount, ledger.penaltyFeePercent, penaltyStake.get(provider))
-            : slashSplit(
-                BigInt(info.bidAmount),
-                residual,
-                slashAmount,
-                ledger.penaltyFeePercent,
-                penaltyStake.get(provider),
-              ).totalSlash;
+          slashed =
+            profile.slashTakes === "slashAmount"
+              ? slashTotalV12(slashAmount, ledger.penaltyFeePercent, penaltyStake.get(provider))
+              : slashSplit(
+                  BigInt(info.bidAmount),
+                  residual,
+                  slashAmount,
+                  ledger.penaltyFeePercent,
+                  penaltyStake.get(provider),
+                ).totalSlash;
           penaltyStake.set(provider, (penaltyStake.get(provider) ?? 0n) - slashed);
         }
         outcomes.push({
@@ -314,7 +316,7 @@ export function summarise(input: SummaryInput) {
       paid,
       sum(ledger.rewards.filter((r) => r.bidder === a).map((r) => r.amount)),
     );
-    if (v12) v12BidderChecks(b, a, opened, mine);
+    if (perProvider) v12BidderChecks(b, a, opened, mine);
     else {
       if (spec.deposit.type === "per-window") {
         check(
@@ -369,7 +371,7 @@ export function summarise(input: SummaryInput) {
       spend: s(paid),
       decaySaved: s(settledBids - paid),
       deposited: s(
-        v12
+        perProvider
           ? sum(ledger.providerDeposits.filter((d) => d.bidder === a).map((d) => d.amount))
           : sum(chainDeposits.map((d) => d.amount)),
       ),

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { MevCommitError } from "../../../lib/errors.ts";
 import { ControlClient } from "../../../node/clients/control.ts";
 import type { Target } from "../../../node/devnet/target.ts";
-import { type ProtocolVersion, parseProtocolVersion } from "../../../node/protocol/protocolVersion.ts";
+import { type ProtocolVersion, parseProtocolVersion, profileOf } from "../../../node/protocol/protocolVersion.ts";
 import type { Scenario } from "../scenario/schema.ts";
 
 /** A node of the run: its HTTP URL, its gRPC URL when known, its address. */
@@ -74,7 +74,7 @@ export async function referenceDevnet(
       bidders: s.bidders.length,
       network: "in-process",
       autoAccept: false,
-      autodepositAmount: protocol === "v1.2" ? v12StartDeposit(s) : undefined,
+      autodepositAmount: profileOf(protocol).deposits === "provider" ? v12StartDeposit(s) : undefined,
       l1BlockTime: 0,
       logLevel: "info",
       settlementKeepBlocks: 0,
