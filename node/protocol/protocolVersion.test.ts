@@ -30,6 +30,6 @@ describe("protocol versions", () => {
     expect(v12.addedTopics).toHaveLength(3);
     expect([v11.bidOptions, v12.bidOptions]).toEqual([false, true]);
     expect([v11.refundEvent, v12.refundEvent]).toEqual(["FundsRetrieved", "FundsUnlocked"]);
-    expect([v11.slashTakes, v12.slashTakes]).toEqual(["decayedBidAndSlashAmount", "slashAmount"]);
+    expect([v11.slashPays, v12.slashPays]).toEqual(["decayedPlusSlashAmount", "slashAmount"]);
   });
 });

@@ -43,7 +43,7 @@ export interface ProtocolProfile {
    * amount (the penalty a percent of the decayed bid), or the slash amount alone (the penalty a percent of it; the
    * bid goes back from the bidder's escrow).
    */
-  readonly slashTakes: "decayedBidAndSlashAmount" | "slashAmount";
+  readonly slashPays: "decayedPlusSlashAmount" | "slashAmount";
 }
 
 export const PROTOCOL_PROFILES: Readonly<Record<ProtocolVersion, ProtocolProfile>> = {
@@ -56,7 +56,7 @@ export const PROTOCOL_PROFILES: Readonly<Record<ProtocolVersion, ProtocolProfile
     emptySlashAmount: "zero",
     addedTopics: [],
     refundEvent: "FundsRetrieved",
-    slashTakes: "decayedBidAndSlashAmount",
+    slashPays: "decayedPlusSlashAmount",
   },
   "v1.2": {
     version: "v1.2",
@@ -67,7 +67,7 @@ export const PROTOCOL_PROFILES: Readonly<Record<ProtocolVersion, ProtocolProfile
     emptySlashAmount: "bidAmount",
     addedTopics: ["other_provider_won_block", "transaction_settled", "transaction_payment"],
     refundEvent: "FundsUnlocked",
-    slashTakes: "slashAmount",
+    slashPays: "slashAmount",
   },
 };
 

@@ -134,7 +134,7 @@ export function summarise(input: SummaryInput) {
               ? BigInt(info.bidAmount)
               : BigInt(info.slashAmount || "0");
           slashed =
-            profile.slashTakes === "slashAmount"
+            profile.slashPays === "slashAmount"
               ? slashTotalV12(slashAmount, ledger.penaltyFeePercent, penaltyStake.get(provider))
               : slashSplit(
                   BigInt(info.bidAmount),
