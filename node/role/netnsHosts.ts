@@ -69,6 +69,18 @@ export class NetnsHosts<H extends string> {
     return ["ip", "netns", "exec", this.namespace(host), ...argv];
   }
 
+  /** The random tag in this network's namespace and interface names (removeNetwork takes it). */
+  get tag(): string {
+    return this.id;
+  }
+
+  /** The interface of a host inside its namespace (the host's end of its veth pair). */
+  ifaceOf(host: H): string {
+    const i = this.hosts.indexOf(host);
+    if (i < 0) throw new RangeError(`no host ${host}: the hosts are ${this.hosts.join(", ")}`);
+    return `${this.ifName(i)}a`;
+  }
+
   /** Interface names stay under Linux's 15 characters: "mc" + id + the host's number + "a"/"b". */
   private ifName(i: number | "r"): string {
     return `mc${this.id}${i}`;
@@ -117,4 +129,21 @@ export class NetnsHosts<H extends string> {
     sh(["ip", "link", "del", `${this.ifName("r")}a`]);
     for (const h of [...this.hosts, "hub" as const]) sh(["ip", "netns", "del", this.namespace(h)]);
   }
+}
+
+/**
+ * Removes a network NetnsHosts made and did not tear down (its process was killed): every namespace named with
+ * `tag` (which takes the faults' rules and qdiscs in them along) and the calling namespace's veth end. Returns the
+ * namespaces it removed.
+ */
+export function removeNetwork(tag: string): string[] {
+  if (!/^[a-z0-9]{1,8}$/.test(tag)) throw new RangeError(`not a network tag: ${JSON.stringify(tag)}`);
+  const list = sh(["ip", "netns", "list"]);
+  const gone = list.out
+    .split("\n")
+    .map((l) => l.split(" ")[0]!)
+    .filter((n) => n.startsWith(`mcns-${tag}-`));
+  sh(["ip", "link", "del", `mc${tag}ra`]);
+  for (const n of gone) sh(["ip", "netns", "del", n]);
+  return gone;
 }
