@@ -3,6 +3,7 @@ export const CAPABILITY_TAGS: Record<string, string[]> = {
   "@sim": ["sim-control"],
   "@sim-nodes": ["sim-control", "sim-nodes"],
   "@sim-kill": ["sim-control", "sim-kill"],
+  "@sim-faults": ["sim-control", "sim-faults"],
   "@openapi": ["openapi"],
   "@beacon": ["beacon"],
   "@grpc": ["grpc"],

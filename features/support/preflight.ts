@@ -162,7 +162,7 @@ export async function runPreflight(t: Target): Promise<Preflight> {
       await soleMiner(t, status, p, add);
     } catch (e) {
       const why = `the target claims sim-control but its control API ${t.controlUrl} does not answer (${firstLine(e)})`;
-      for (const c of ["sim-control", "sim-nodes", "sim-kill"]) if (has(c)) p.unusable[c] = why;
+      for (const c of ["sim-control", "sim-nodes", "sim-kill", "sim-faults"]) if (has(c)) p.unusable[c] = why;
       add("sim-control", "skips", why);
     }
   }
@@ -251,7 +251,8 @@ async function soleMiner(
     add("L1 mining", "arranged", what);
   } catch (e) {
     const why = `the L1 is mined on its own every ${seconds} s and cannot be paused (${firstLine(e)}); start the devnet with --l1-block-time 0`;
-    for (const c of ["sim-control", "sim-nodes", "sim-kill"]) if (t.capabilities.includes(c)) p.unusable[c] = why;
+    for (const c of ["sim-control", "sim-nodes", "sim-kill", "sim-faults"])
+      if (t.capabilities.includes(c)) p.unusable[c] = why;
     add("L1 mining", "skips", why);
   }
 }

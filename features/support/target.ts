@@ -25,6 +25,8 @@ export const CAPABILITIES = {
   openapi: "each node serves its OpenAPI document at /swagger/json",
   beacon: "the target's chains come with a beacon API (beaconUrl) and validator opt-ins the suite can make on the L1",
   grpc: "each node also serves the gRPC API (bidderRpcUrl, providerRpcUrls)",
+  "sim-faults":
+    "the control API sets network faults between the target's nodes: a partition between two nodes and its heal (POST/DELETE /sim/v1/network/faults)",
 } as const;
 export type Capability = keyof typeof CAPABILITIES;
 

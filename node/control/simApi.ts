@@ -9,6 +9,7 @@ import { MAX_BUNDLE_TXS, type PostedBundle } from "../l1/bundleBook.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
 import { type L1Miner, MAX_MINE_BLOCKS, MINE_TIMEOUT_MS, mineWithin, parseMineRequest } from "./mineBlocks.ts";
+import type { NetworkFaultsStatus } from "./networkFaultsApi.ts";
 
 /** What the control API can do to a running devnet (implemented by the Devnet). */
 export interface SimControl extends L1Miner {
@@ -93,6 +94,8 @@ export interface DevnetStatus {
   postedBundles: number;
   /** The devnet's built-in accept-all provider applications (`--auto-accept`, `POST /sim/v1/responders`). */
   builtInApplications: BuiltInApplications;
+  /** The network faults in place and the kinds this devnet can set (`/sim/v1/network/faults`; none without netns). */
+  networkFaults?: NetworkFaultsStatus;
   /** Each node; `rpcUrl` is its gRPC server (null while it is stopped). */
   nodes: {
     name: string;

@@ -2,6 +2,7 @@ import { parseEther } from "viem";
 import { parseArgsOr } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 import { DEFAULT_DEPLOY_V12_PARAMS } from "../chain/deployV12.ts";
+import { type FaultSpec, parseFaultFlag } from "../faults/faultSpec.ts";
 import { DEFAULT_PROVIDER_LIVENESS_BLOCKS } from "../l1/providerLiveness.ts";
 import {
   DEFAULT_PROTOCOL_VERSION,
@@ -148,6 +149,8 @@ export interface DevnetConfig {
   network: "libp2p" | "in-process" | "processes" | "netns";
   /** Why `--network auto` (the default of `npm run node`) chose `network`; undefined when a flag named it. */
   networkChoice?: string;
+  /** `--fault`: network faults set at start (netns only; node/faults/faultSpec.ts), changed later through /sim/v1/network/faults. */
+  faults?: FaultSpec[];
   /** libp2p listen ports of the bootnode, the bidder node and each provider node (0 = any free port). */
   bootnodePort: number;
   bidderP2pPort: number;
@@ -352,6 +355,11 @@ Options:
                               each on a network namespace of its own, joined by a bridge (ip netns, veth; needs root
                               and iproute2; every listener binds the bridge)
   --netns                     the same as --network netns
+  --fault HOST[/HOST]:SETTING[,SETTING…]
+                              a network fault from the start (netns only; repeat for more): on one host (bidder,
+                              provider-0, …) or between a pair; settings partition (pairs), loss=P%, rate=Nkbit|Nmbit,
+                              delay=MSms, jitter=MSms (hosts); e.g. --fault bidder/provider-1:partition. Changed at
+                              run time through /sim/v1/network/faults (docs/devnet.md, Network faults)
   --bootnode-port PORT        libp2p port of the devnet's bootnode (default 13510)
   --bidder-p2p-port PORT      libp2p port of the bidder node (default 13520)
   --provider-p2p-ports P1,…   libp2p ports of the provider nodes (default 13620, 13720, … one per provider)
@@ -457,6 +465,7 @@ export function parseDevnetArgs(
         "parent-pid": { type: "string" },
         network: { type: "string" },
         netns: { type: "boolean" },
+        fault: { type: "string", multiple: true },
         "bootnode-port": { type: "string" },
         "bidder-p2p-port": { type: "string" },
         "provider-p2p-ports": { type: "string" },
@@ -518,6 +527,8 @@ export function parseDevnetArgs(
     throw new ConfigError(`--network ${network} serves gRPC without TLS (a --role node has no --rpc-tls yet)`);
   if ((network === "processes" || network === "netns") && o["no-nodes"])
     throw new ConfigError(`--network ${network} runs nodes; it and --no-nodes contradict each other`);
+  if (o.fault?.length && network !== "netns")
+    throw new ConfigError("--fault needs --network netns (faults act between the hosts of its network namespaces)");
   if (bidders > 1 && network !== "in-process")
     throw new ConfigError(
       `--bidders ${bidders} needs --network in-process (over libp2p the devnet runs one bidder node)`,
@@ -586,6 +597,7 @@ export function parseDevnetArgs(
     dispatchWindowMs: int("dispatch-window", o["dispatch-window"], 1, 2 ** 48) ?? base.dispatchWindowMs,
     network,
     networkChoice: auto?.reason,
+    ...(o.fault?.length ? { faults: parseFaultFlags(o.fault, providers) } : {}),
     bootnodePort: int("bootnode-port", o["bootnode-port"], 0, 65535) ?? base.bootnodePort,
     bidderP2pPort: int("bidder-p2p-port", o["bidder-p2p-port"], 0, 65535) ?? base.bidderP2pPort,
     providerP2pPorts: portList("provider-p2p-ports", o["provider-p2p-ports"], base.providerP2pPorts, 13620),
@@ -623,4 +635,18 @@ export function configuredPorts(cfg: DevnetConfig): Set<number> {
 /** A port of extra bidder j (bidder j + 1): the first bidder's plus 10 · (j + 1), or 0 (chosen at listen time). */
 export function extraBidderPort(first: number, j: number): number {
   return first === 0 ? 0 : first + 10 * (j + 1);
+}
+
+/** The `--fault` flags against the devnet's hosts (bidder, provider-0, …), each a ConfigError when it is wrong. */
+function parseFaultFlags(flags: string[], providers: number): FaultSpec[] {
+  const hosts = ["bidder", ...Array.from({ length: providers }, (_, i) => `provider-${i}`)];
+  return flags.map((f) => {
+    try {
+      return parseFaultFlag(f, hosts);
+    } catch (e) {
+      throw new ConfigError(
+        (e as Error).message.startsWith("--fault") ? (e as Error).message : `--fault ${f}: ${(e as Error).message}`,
+      );
+    }
+  });
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Address, createPublicClient, type PublicClient } from "viem";
 import { type Served, serve } from "../api/serve.ts";
@@ -12,6 +12,7 @@ import type { EventPoller } from "../chain/eventPoller.ts";
 import { localHttp } from "../chain/localHttp.ts";
 import type { ProtocolContractAddresses } from "../chain/protocolContracts.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
+import { networkFaultsApi, networkFaultsStatus } from "../control/networkFaultsApi.ts";
 import {
   type BuiltInApplications,
   type DevnetStatus,
@@ -24,6 +25,7 @@ import { BidOutcomes } from "../explorer/bidOutcomes.ts";
 import { devnetExplorer } from "../explorer/devnetExplorer.ts";
 import { bidsApi, explorerPage } from "../explorer/explorerApi.ts";
 import type { ExplorerHub } from "../explorer/explorerHub.ts";
+import { NetFaults } from "../faults/netFaults.ts";
 import { devnetCertificate, readTlsFiles, type TlsFiles } from "../grpc/tls.ts";
 import { L1BlockDriver } from "../l1/blockDriver.ts";
 import { Builder, type BuilderMode } from "../l1/builder.ts";
@@ -43,7 +45,7 @@ import { windowOfBlock } from "../protocol/windows.ts";
 import { ProviderNode } from "../provider/providerNode.ts";
 import { acceptAll } from "../providerApp/policies.ts";
 import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
-import { cannotMakeHosts, NetnsHosts } from "../role/netnsHosts.ts";
+import { cannotMakeHosts, NetnsHosts, removeNetwork } from "../role/netnsHosts.ts";
 import type { NodeListen } from "../server/nodeServer.ts";
 import { NodeStore } from "../store/db.ts";
 import { shutdownStep } from "../util/deadline.ts";
@@ -175,6 +177,14 @@ export class Devnet implements SimControl {
 
   /** The node processes (`--network processes|netns`); undefined when the nodes live in this process. */
   procs: NodeProcesses | undefined;
+
+  /** The network faults between the hosts (`--network netns` only): `--fault`, `/sim/v1/network/faults`. */
+  netFaults: NetFaults | undefined;
+
+  /** The kinds of network fault this devnet can set (none without netns); the target's `sim-faults` rests on it. */
+  get netFaultKinds(): string[] {
+    return this.netFaults?.available().available ?? [];
+  }
 
   /** false with --no-nodes: chains, contracts, driver, oracle, beacon and control API only. */
   get hasNodes(): boolean {
@@ -583,6 +593,7 @@ export class Devnet implements SimControl {
       })),
       postedBundles: this.bundles.size,
       builtInApplications: this.builtInApplications(),
+      networkFaults: networkFaultsStatus(this.netFaults, NO_NET_FAULTS),
       nodes: this.procs
         ? await this.processStatus(this.procs)
         : [
@@ -724,6 +735,7 @@ export class Devnet implements SimControl {
         "the devnet runs no nodes of its own (--no-nodes): per-bid outcomes are recorded only for its own bidder",
       ),
     );
+    app = app.use(networkFaultsApi(this.netFaults, NO_NET_FAULTS));
     if (this.explorer) app = app.use(explorerPage(this.explorer));
     this.controlServed = serve(app, this.config.host, this.config.controlPort, "control API");
   }
@@ -763,11 +775,29 @@ export class Devnet implements SimControl {
       await shutdownStep("the chains", STOP_CHAINS_MS, chains, (m) => log.warn(m));
       await stopAllAnvils();
       for (const p of [this.procs?.bidder, ...(this.procs?.providers ?? [])]) p?.close();
+      this.netFaults?.removeAll();
       this.procs?.hosts?.tearDown();
       this.lock?.release();
     })();
     return this.stopping;
   }
+}
+
+const NO_NET_FAULTS = "network faults need --network netns (each node on a host of its own)";
+
+/** Where a netns devnet notes its network's tag, so that the next start on the data dir removes what a kill left. */
+function netnsTagFile(dir: DataDir): string {
+  return join(dir.pidDir, "netns-tag");
+}
+
+function readNetnsTag(dir: DataDir): string | undefined {
+  const file = netnsTagFile(dir);
+  return existsSync(file) ? readFileSync(file, "utf8").trim() || undefined : undefined;
+}
+
+function writeNetnsTag(dir: DataDir, tag: string): void {
+  mkdirSync(dir.pidDir, { recursive: true });
+  writeFileSync(netnsTagFile(dir), `${tag}\n`);
 }
 
 /** Starts a whole devnet from a config; on failure everything started so far is stopped again. */
@@ -785,6 +815,12 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
   if (cfg.network === "netns") {
     hosts = new NetnsHosts(["bidder", ...Array.from({ length: cfg.providers }, (_, i) => `provider-${i}`)]);
     try {
+      // A run of this data dir that was killed left its namespaces, with their fault rules and qdiscs, behind.
+      const left = readNetnsTag(dir);
+      if (left) {
+        const gone = removeNetwork(left);
+        if (gone.length) log.info("removed the network namespaces a killed run left", { namespaces: gone.join(", ") });
+      }
       hosts.setUp();
     } catch (e) {
       lock.release();
@@ -800,6 +836,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
   try {
     if (cfg.fresh) dir.wipe();
     dir.ensure();
+    if (hosts) writeNetnsTag(dir, hosts.tag);
     // The last run's target file names nodes that are not up yet: it comes back once this run is ready.
     rmSync(dir.targetFile, { force: true });
     const chains = await startChains(cfg, dir);
@@ -1103,6 +1140,14 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         bootnode: bootnode!.multiaddrs().join(","),
         nodes: spawned.map((p) => `${p.name} pid ${p.pid} ${p.url}`).join(", "),
       });
+      if (hosts) {
+        devnet.netFaults = new NetFaults(hosts);
+        for (const f of cfg.faults ?? []) devnet.netFaults.set(f);
+        log.info("network faults", {
+          ...devnet.netFaults.available(),
+          set: (cfg.faults ?? []).map((f) => JSON.stringify(f)).join(" ") || "none",
+        });
+      }
     }
     if (networks && cfg.network === "libp2p")
       log.info("nodes meet over libp2p", { bootnode: networks.bootnodeAddrs().join(",") });
@@ -1131,6 +1176,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
     await bootnode?.stop().catch(() => {});
     await stopAllAnvils();
     hosts?.tearDown();
+    if (hosts) rmSync(netnsTagFile(dir), { force: true });
     lock.release();
     throw e;
   }

@@ -72,6 +72,8 @@ export interface TargetSource {
   readonly contracts: ContractAddresses;
   readonly validatorRegistry: string | undefined;
   readonly config: { bidTimeoutMs: number; decisionTimeoutMs: number; protocol?: ProtocolVersion };
+  /** The kinds of network fault the devnet can set (`--network netns`): `sim-faults` needs a partition. */
+  readonly netFaultKinds?: readonly string[];
 }
 
 interface TargetNode {
@@ -88,7 +90,8 @@ interface TargetChain {
 /**
  * Capabilities of the devnet as a target: `sim-control` (mine, winners, builder modes, bundles), `beacon`, and, with
  * its own nodes, `sim-nodes` (the control API also drives the nodes: stop/start providers, faults, subscriber counts),
- * `sim-kill` (kill a node and restart it on its store) and `openapi`. With --no-nodes the user adds their nodes' fields and capabilities.
+ * `sim-kill` (kill a node and restart it on its store), `openapi`, and with `--network netns` where the kernel's packet
+ * filter answers, `sim-faults` (network faults between the nodes' hosts). With --no-nodes the user adds their nodes' fields and capabilities.
  */
 export function targetOf(d: TargetSource): DevnetTarget {
   const n = d.hasNodes ? d.nodeEndpoints() : undefined;
@@ -124,7 +127,15 @@ export function targetOf(d: TargetSource): DevnetTarget {
         }
       : {}),
     capabilities: d.hasNodes
-      ? ["sim-control", "sim-nodes", "sim-kill", "openapi", "beacon", "grpc"]
+      ? [
+          "sim-control",
+          "sim-nodes",
+          "sim-kill",
+          "openapi",
+          "beacon",
+          "grpc",
+          ...(d.netFaultKinds?.includes("partition") ? ["sim-faults"] : []),
+        ]
       : ["sim-control", "beacon"],
   };
 }

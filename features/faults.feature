@@ -1,0 +1,32 @@
+@bids @faults
+Feature: A bid survives a network fault between the bidder and a provider
+  The bidder node sends each bid to every connected provider and waits for each at most the bid timeout; the stream
+  closes when every provider has answered, failed or hit the timeout (upstream: api-behaviour.md §1.1 step 3 and
+  §2 step 5, "each goroutine is bounded by the bid timeout"). A provider cut off from the bidder on the network
+  is such a provider: the bid ends in time with the others' commitments, and once the network heals the same nodes
+  (no restart) commit to the next bid again. (The cut bid itself may still reach the provider once the network
+  heals, as TCP sends it again: nothing here counts on it either way.)
+
+  Needs a control API that cuts and heals the network between two of the target's nodes (capability sim-faults:
+  POST and DELETE /sim/v1/network/faults; the reference devnet has it with --network netns, where each node runs on
+  a network namespace of its own and a partition is a pair of nftables drop rules). Other targets skip it.
+
+  Background:
+    Given the target's nodes answer
+    And the bidder has 1 ETH deposited for a fresh block range
+
+  @upstream @sim-faults
+  Scenario: a provider partitioned from the bidder during a bid: the bid ends in time, and after the heal the next bid gets both
+    Given provider 1 runs a provider application that accepts every bid
+    And provider 2 runs a provider application that accepts every bid
+    When the network between the bidder and provider 2 is cut
+    And the bidder sends a bid of 1000 wei
+    Then the bid stream ends with HTTP 200 and 1 commitment
+    And the commitment comes from provider 1
+    And every commitment is signed by the provider it names
+    And the stream ended no later than the bid timeout plus 2000 ms
+    And provider 2's application received no bid
+    When the network between the bidder and provider 2 is healed
+    And the bidder sends a bid of 1001 wei
+    Then the bid stream ends with HTTP 200 and 2 commitments
+    And the commitments come from providers 1 and 2
