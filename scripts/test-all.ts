@@ -120,6 +120,9 @@ if (!only || only === "lint") {
 if (!only || only === "unit") {
   const install = Bun.spawnSync(["bash", "scripts/install-chromium.sh"], { stdout: "inherit", stderr: "inherit" });
   if (install.exitCode !== 0) console.log("chromium could not be installed: the simulation report test will fail");
+  // The network-fault scenario (features/faults.test.ts) sets its partition with nft; the script installs it when missing.
+  const netfilter = Bun.spawnSync(["bash", "scripts/install-netfilter.sh"], { stdout: "inherit", stderr: "inherit" });
+  if (netfilter.exitCode !== 0) console.log("nft could not be installed: the network-fault scenario test is skipped");
 }
 if (!only || only === "unit")
   results.push({

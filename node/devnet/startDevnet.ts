@@ -810,6 +810,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
   const t0 = performance.now();
   const asProcesses = cfg.network === "processes" || cfg.network === "netns";
   let hosts: NetnsHosts<string> | undefined;
+  let netFaults: NetFaults | undefined;
   let bootnode: Libp2pNetwork | undefined;
   const spawned: NodeProcess[] = [];
   if (cfg.network === "netns") {
@@ -822,7 +823,14 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         if (gone.length) log.info("removed the network namespaces a killed run left", { namespaces: gone.join(", ") });
       }
       hosts.setUp();
+      // What the kernel offers is known now: a --fault it cannot make stops the start before anything else runs.
+      netFaults = new NetFaults(hosts);
+      for (const f of cfg.faults ?? []) {
+        const why = netFaults.unavailableFor(f);
+        if (why) throw new ConfigError(`--fault ${JSON.stringify(f)}: ${why}`);
+      }
     } catch (e) {
+      hosts.tearDown();
       lock.release();
       throw e;
     }
@@ -1141,7 +1149,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         nodes: spawned.map((p) => `${p.name} pid ${p.pid} ${p.url}`).join(", "),
       });
       if (hosts) {
-        devnet.netFaults = new NetFaults(hosts);
+        devnet.netFaults = netFaults!;
         for (const f of cfg.faults ?? []) devnet.netFaults.set(f);
         log.info("network faults", {
           ...devnet.netFaults.available(),

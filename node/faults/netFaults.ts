@@ -90,6 +90,13 @@ export class NetFaults {
     return { available: FAULT_KINDS.filter((k) => !this.kinds[k]), unavailable };
   }
 
+  /** Why this machine cannot make a fault (the first kind it lacks), or undefined when it can. */
+  unavailableFor(spec: FaultSpec): string | undefined {
+    return kindsOf(spec)
+      .map((k) => this.kinds[k])
+      .find(Boolean);
+  }
+
   list(): FaultSpec[] {
     return [...this.faults.values()];
   }
@@ -100,10 +107,8 @@ export class NetFaults {
    */
   set(raw: unknown): FaultSpec {
     const spec = checkSpec(raw, this.hosts.hosts);
-    for (const k of kindsOf(spec)) {
-      const why = this.kinds[k];
-      if (why) throw new FailedPreconditionError(why);
-    }
+    const why = this.unavailableFor(spec);
+    if (why) throw new FailedPreconditionError(why);
     const place = placeOf(spec.hosts);
     const before = this.faults.get(place);
     this.faults.set(place, spec);
