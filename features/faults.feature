@@ -5,11 +5,15 @@ Feature: A bid survives a network fault between the bidder and a provider
   §2 step 5, "each goroutine is bounded by the bid timeout"). A provider cut off from the bidder on the network
   is such a provider: the bid ends in time with the others' commitments, and once the network heals the same nodes
   (no restart) commit to the next bid again. (The cut bid itself may still reach the provider once the network
-  heals, as TCP sends it again: nothing here counts on it either way.)
+  heals, as TCP sends it again: nothing here counts on it either way.) A lossy or narrow link is slower, not
+  broken: TCP sends again what was lost, so a provider behind one, or one far away, still commits within the bid
+  timeout.
 
   Needs a control API that cuts and heals the network between two of the target's nodes (capability sim-faults:
   POST and DELETE /sim/v1/network/faults; the reference devnet has it with --network netns, where each node runs on
-  a network namespace of its own and a partition is a pair of nftables drop rules). Other targets skip it.
+  a network namespace of its own and a partition is a pair of nftables drop rules). Other targets skip it, and a
+  target that cannot make a kind of fault (the control API answers FailedPrecondition) skips that scenario with
+  its reason.
 
   Background:
     Given the target's nodes answer
@@ -30,3 +34,30 @@ Feature: A bid survives a network fault between the bidder and a provider
     And the bidder sends a bid of 1001 wei
     Then the bid stream ends with HTTP 200 and 2 commitments
     And the commitments come from providers 1 and 2
+
+  @upstream @sim-faults
+  Scenario: a provider on a lossy link still commits to every bid within the bid timeout
+    Given provider 1 runs a provider application that accepts every bid
+    And provider 2 runs a provider application that accepts every bid
+    When provider 2's host drops 10 % of the packets it sends or receives
+    And the bidder sends 3 bids of 2001 to 2003 wei, one after another
+    Then every bid of the scenario ended with HTTP 200 and 2 commitments
+    And every commitment is signed by the provider it names
+
+  @upstream @sim-faults
+  Scenario: a provider behind a narrow link (128 kbit/s) still commits within the bid timeout
+    Given provider 1 runs a provider application that accepts every bid
+    And provider 2 runs a provider application that accepts every bid
+    When provider 2's host sends at most 128 kbit/s
+    And the bidder sends a bid of 3001 wei
+    Then the bid stream ends with HTTP 200 and 2 commitments
+    And the stream ended no later than the bid timeout plus 2000 ms
+
+  @upstream @sim-faults
+  Scenario: a provider 200 ms away (with 50 ms of jitter) still commits within the bid timeout
+    Given provider 1 runs a provider application that accepts every bid
+    And provider 2 runs a provider application that accepts every bid
+    When provider 2's host delays what it sends by 200 ms, give or take 50 ms
+    And the bidder sends a bid of 4001 wei
+    Then the bid stream ends with HTTP 200 and 2 commitments
+    And the stream ended no later than the bid timeout plus 2000 ms

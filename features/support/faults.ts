@@ -1,10 +1,11 @@
 /**
  * Network faults on a target with `sim-faults` (the reference devnet with --network netns): a partition between
- * two of its nodes' hosts and its heal, through `/sim/v1/network/faults` (docs/devnet.md, Network faults). Every
+ * two of its nodes' hosts and its heal, loss, a bandwidth cap and a delay on one host, through `/sim/v1/network/faults` (docs/devnet.md, Network faults). Every
  * fault a scenario sets is healed at its end, whatever happened.
  */
 import { MevCommitError } from "../../lib/errors.ts";
 import { call } from "./clients/http.ts";
+import { SKIPPED_PREFIX } from "./health.ts";
 import type { ConformanceWorld } from "./world.ts";
 
 export class FaultsSuiteError extends MevCommitError {}
@@ -27,9 +28,14 @@ export async function hostOf(world: ConformanceWorld, node: string): Promise<str
   return found.name;
 }
 
+/** The control API's FailedPrecondition: the target cannot make that kind of fault (its reason says why). */
+export class FaultUnavailable extends MevCommitError {}
+
 async function faultsCall(world: ConformanceWorld, method: "POST" | "DELETE", query: string, body?: unknown) {
   const url = `${world.target.controlUrl}${PATH}${query}`;
   const r = await call(method, url, { body, scope: world.scope });
+  const code = (r.json as { code?: number } | undefined)?.code;
+  if (r.status !== 200 && code === 9) throw new FaultUnavailable((r.json as { message: string }).message);
   if (r.status !== 200)
     throw new FaultsSuiteError(
       `${method} ${url} ${body ? JSON.stringify(body) : ""} answered HTTP ${r.status}: ${r.text}`,
@@ -37,19 +43,44 @@ async function faultsCall(world: ConformanceWorld, method: "POST" | "DELETE", qu
   return r.json;
 }
 
-/** Cuts every packet between two nodes' hosts (both ways); the scenario's end heals it if no step did. */
-export async function partition(world: ConformanceWorld, a: string, b: string): Promise<void> {
-  const hosts = [await hostOf(world, a), await hostOf(world, b)];
+/** Sets a fault (the scenario's end heals every fault if no step did); "skipped" where the target lacks its kind. */
+async function setFault(world: ConformanceWorld, fault: Record<string, unknown>): Promise<"skipped" | undefined> {
   if (!healing.has(world)) {
     healing.add(world);
     world.onTeardown("heal the network faults the scenario set", async () => {
       await faultsCall(world, "DELETE", "");
     });
   }
-  await faultsCall(world, "POST", "", { hosts, partition: true });
+  try {
+    await faultsCall(world, "POST", "", fault);
+  } catch (e) {
+    if (!(e instanceof FaultUnavailable)) throw e;
+    world.attach(`${SKIPPED_PREFIX}the target cannot make this fault: ${e.message}`, "text/plain");
+    return "skipped";
+  }
+}
+
+/** Cuts every packet between two nodes' hosts (both ways). */
+export async function partition(world: ConformanceWorld, a: string, b: string) {
+  return setFault(world, { hosts: [await hostOf(world, a), await hostOf(world, b)], partition: true });
+}
+
+/** Drops each packet to or from a node's host with this chance. */
+export async function loss(world: ConformanceWorld, node: string, percent: number) {
+  return setFault(world, { hosts: [await hostOf(world, node)], lossPercent: percent });
+}
+
+/** Caps what a node's host sends at this rate. */
+export async function rate(world: ConformanceWorld, node: string, kbit: number) {
+  return setFault(world, { hosts: [await hostOf(world, node)], rateKbit: kbit });
 }
 
 export async function heal(world: ConformanceWorld, a: string, b: string): Promise<void> {
   const hosts = [await hostOf(world, a), await hostOf(world, b)];
   await faultsCall(world, "DELETE", `?hosts=${hosts.map(encodeURIComponent).join(",")}`);
+}
+
+/** Delays what a node's host sends by `ms`, varied by up to `jitter` either way. */
+export async function delay(world: ConformanceWorld, node: string, ms: number, jitter: number) {
+  return setFault(world, { hosts: [await hostOf(world, node)], delayMs: ms, jitterMs: jitter });
 }
