@@ -61,7 +61,11 @@ export function networkFaultsApi(faults: NetFaults | undefined, why: string) {
             }),
             partition: t.Optional(t.Boolean({ description: "pairs: no packet passes between them" })),
             lossPercent: t.Optional(t.Integer({ description: "each packet dropped with this chance (1 to 100)" })),
-            rateKbit: t.Optional(t.Integer({ description: "hosts: what the host sends capped at this rate (kbit/s)" })),
+            rateKbit: t.Optional(
+              t.Integer({
+                description: "what the host sends (a pair: what each sends to the other) capped at this rate (kbit/s)",
+              }),
+            ),
             delayMs: t.Optional(t.Integer({ description: "hosts: added to what the host sends (needs netem)" })),
             jitterMs: t.Optional(t.Integer({ description: "hosts: random variation of the delay (needs netem)" })),
           },
@@ -70,7 +74,7 @@ export function networkFaultsApi(faults: NetFaults | undefined, why: string) {
         detail: {
           summary: "Set a network fault on a host or between a pair (replaces the one there)",
           description:
-            "Partition and loss are nftables drop rules in the hosts' namespaces, bandwidth a tbf and delay a netem qdisc on the host's interface. " +
+            "Partition and loss are nftables drop rules in the hosts' namespaces; bandwidth a tbf (a pair: an htb class per peer) and delay a netem qdisc on the host's interface. " +
             "A kind this machine lacks answers FailedPrecondition with the reason (GET lists them).",
         },
       },

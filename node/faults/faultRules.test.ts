@@ -5,6 +5,7 @@ import { checkSpec, type FaultSpec, kindsOf, parseFaultFlag } from "./faultSpec.
 const HOSTS = ["bidder", "provider-0", "provider-1"];
 const IPS: Record<string, string> = { bidder: "10.9.9.1", "provider-0": "10.9.9.2", "provider-1": "10.9.9.3" };
 const addr = (h: string) => ({ ip: IPS[h]!, iface: `if-${h}` });
+const ip = (h: string) => IPS[h]!;
 
 describe("fault specs", () => {
   test("the start flag's form becomes the same spec as the JSON", () => {
@@ -40,7 +41,8 @@ describe("fault specs", () => {
     );
     expect(refused({ hosts: ["bidder"], partition: true })).toContain("a partition is between a pair of hosts");
     expect(refused({ hosts: ["bidder", "bidder"], partition: true })).toContain("two different hosts");
-    expect(refused({ hosts: ["bidder", "provider-0"], rateKbit: 100 })).toContain("set per host");
+    expect(refused({ hosts: ["bidder", "provider-0"], delayMs: 100 })).toContain("set per host");
+    expect(refused({ hosts: ["bidder", "provider-0"], rateKbit: 100 })).toBe("accepted");
     expect(refused({ hosts: ["bidder"], lossPercent: 0 })).toBe("lossPercent must be an integer from 1 to 100, got 0");
     expect(refused({ hosts: ["bidder"], jitterMs: 5 })).toContain("jitterMs needs delayMs");
     expect(refused({ hosts: ["bidder"] })).toContain("a fault needs at least one of");
@@ -100,7 +102,7 @@ describe("rules of each host", () => {
   });
 
   test("bandwidth is a tbf at the root; with delay, netem at the root and the tbf under it", () => {
-    expect(qdiscCommands("if0", faults, "provider-0")).toEqual([
+    expect(qdiscCommands("if0", faults, "provider-0", ip)).toEqual([
       [
         "qdisc",
         "add",
@@ -119,7 +121,7 @@ describe("rules of each host", () => {
       ],
     ]);
     expect(
-      qdiscCommands("if0", [{ hosts: ["bidder"], delayMs: 50, jitterMs: 10, rateKbit: 100_000 }], "bidder"),
+      qdiscCommands("if0", [{ hosts: ["bidder"], delayMs: 50, jitterMs: 10, rateKbit: 100_000 }], "bidder", ip),
     ).toEqual([
       ["qdisc", "add", "dev", "if0", "root", "handle", "1:", "netem", "delay", "50ms", "10ms"],
       [
@@ -140,7 +142,32 @@ describe("rules of each host", () => {
         "400ms",
       ],
     ]);
-    expect(qdiscCommands("if0", faults, "bidder")).toEqual([]);
+    expect(qdiscCommands("if0", faults, "bidder", ip)).toEqual([]);
     expect(tbfBurstBytes(8)).toBe(4096);
+  });
+
+  test("a cap towards one peer is an htb: the link's class, the rest, and a class per capped peer with its u32 filter", () => {
+    const pair: FaultSpec[] = [
+      { hosts: ["bidder", "provider-1"], rateKbit: 256 },
+      { hosts: ["bidder"], rateKbit: 1000, delayMs: 30 },
+    ];
+    expect(qdiscCommands("if0", pair, "bidder", ip).map((c) => c.join(" "))).toEqual([
+      "qdisc add dev if0 root handle 1: htb default 2",
+      "class add dev if0 parent 1: classid 1:1 htb rate 1000kbit ceil 1000kbit",
+      "class add dev if0 parent 1:1 classid 1:2 htb rate 8kbit ceil 1000kbit",
+      "qdisc add dev if0 parent 1:2 handle 2: netem delay 30ms",
+      "class add dev if0 parent 1:1 classid 1:10 htb rate 8kbit ceil 256kbit",
+      "filter add dev if0 parent 1: protocol ip prio 1 u32 match ip dst 10.9.9.3/32 flowid 1:10",
+      "qdisc add dev if0 parent 1:10 handle 10: netem delay 30ms",
+    ]);
+    // The peer caps what it sends back the same way; a host with no cap of its own gets the 10 gbit/s ceiling.
+    expect(qdiscCommands("if1", pair, "provider-1", ip).map((c) => c.join(" "))).toEqual([
+      "qdisc add dev if1 root handle 1: htb default 2",
+      "class add dev if1 parent 1: classid 1:1 htb rate 10000000kbit ceil 10000000kbit",
+      "class add dev if1 parent 1:1 classid 1:2 htb rate 8kbit ceil 10000000kbit",
+      "class add dev if1 parent 1:1 classid 1:10 htb rate 8kbit ceil 256kbit",
+      "filter add dev if1 parent 1: protocol ip prio 1 u32 match ip dst 10.9.9.1/32 flowid 1:10",
+    ]);
+    expect(qdiscCommands("if2", pair, "provider-0", ip)).toEqual([]);
   });
 });

@@ -78,37 +78,105 @@ export function tbfBurstBytes(rateKbit: number): number {
   return Math.max(4096, Math.ceil((rateKbit * 1000) / 8 / 50));
 }
 
+/** The ceiling of a host's link where it has no cap of its own (kbit/s): 10 gbit/s, more than a veth pair moves here. */
+export const NO_CAP_KBIT = 10_000_000;
+
 /**
- * The `tc` commands (argv after `tc`) that give `host`'s interface its delay and bandwidth: netem at the root with
- * tbf under it, or either alone; none when the host has neither. Removing the root qdisc (`qdiscRemove`) comes first.
+ * The `tc` commands (argv after `tc`) that give `host`'s interface its delay and bandwidth. A host's own cap and
+ * delay alone: tbf or netem at the root (tbf under netem for both). With a cap towards a peer (a pair's rateKbit),
+ * an htb at the root: one class for the host's whole link (its own cap, or NO_CAP_KBIT), under it one for the rest
+ * and one per capped peer (a u32 filter on the peer's address), each with the host's netem under it when it has a
+ * delay. None when the host has neither. Removing the root qdisc (`qdiscRemove`) comes first.
  */
-export function qdiscCommands(iface: string, faults: readonly FaultSpec[], host: string): string[][] {
+export function qdiscCommands(
+  iface: string,
+  faults: readonly FaultSpec[],
+  host: string,
+  ipOf: (host: string) => string,
+): string[][] {
   const own = faults.filter((f) => f.hosts.length === 1 && f.hosts[0] === host);
   const delay = own.find((f) => f.delayMs !== undefined);
   const rate = own.find((f) => f.rateKbit !== undefined)?.rateKbit;
-  const tbf = (parent: string[]) =>
-    rate === undefined
-      ? []
-      : [
-          [
-            "qdisc",
-            "add",
-            "dev",
-            iface,
-            ...parent,
-            "tbf",
-            "rate",
-            `${rate}kbit`,
-            "burst",
-            String(tbfBurstBytes(rate)),
-            "latency",
-            "400ms",
-          ],
-        ];
-  if (!delay) return tbf(["root", "handle", "1:"]);
-  const netem = ["qdisc", "add", "dev", iface, "root", "handle", "1:", "netem", "delay", `${delay.delayMs}ms`];
-  if (delay.jitterMs) netem.push(`${delay.jitterMs}ms`);
-  return [netem, ...tbf(["parent", "1:1", "handle", "10:"])];
+  const peers = faults
+    .filter((f) => f.hosts.length === 2 && f.hosts.includes(host) && f.rateKbit !== undefined)
+    .map((f) => ({ ip: ipOf(f.hosts.find((h) => h !== host)!), kbit: f.rateKbit! }));
+  const dev = ["dev", iface];
+  const netem = (parent: string[]) => {
+    if (!delay) return [];
+    const argv = ["qdisc", "add", ...dev, ...parent, "netem", "delay", `${delay.delayMs}ms`];
+    if (delay.jitterMs) argv.push(`${delay.jitterMs}ms`);
+    return [argv];
+  };
+  const tbf = (parent: string[], kbit: number) => [
+    [
+      "qdisc",
+      "add",
+      ...dev,
+      ...parent,
+      "tbf",
+      "rate",
+      `${kbit}kbit`,
+      "burst",
+      String(tbfBurstBytes(kbit)),
+      "latency",
+      "400ms",
+    ],
+  ];
+  if (!peers.length) {
+    if (!delay) return rate === undefined ? [] : tbf(["root", "handle", "1:"], rate);
+    return [
+      ...netem(["root", "handle", "1:"]),
+      ...(rate === undefined ? [] : tbf(["parent", "1:1", "handle", "10:"], rate)),
+    ];
+  }
+  const top = rate ?? NO_CAP_KBIT;
+  // Leaves guarantee little and borrow up to their ceiling: the link's class keeps their sum within the host's cap.
+  const leaf = (classid: string, ceil: number) => [
+    "class",
+    "add",
+    ...dev,
+    "parent",
+    "1:1",
+    "classid",
+    classid,
+    "htb",
+    "rate",
+    "8kbit",
+    "ceil",
+    `${Math.min(ceil, top)}kbit`,
+  ];
+  const out: string[][] = [
+    ["qdisc", "add", ...dev, "root", "handle", "1:", "htb", "default", "2"],
+    ["class", "add", ...dev, "parent", "1:", "classid", "1:1", "htb", "rate", `${top}kbit`, "ceil", `${top}kbit`],
+    leaf("1:2", top),
+    ...netem(["parent", "1:2", "handle", "2:"]),
+  ];
+  peers.forEach((p, i) => {
+    const minor = (16 + i).toString(16);
+    out.push(
+      leaf(`1:${minor}`, p.kbit),
+      [
+        "filter",
+        "add",
+        ...dev,
+        "parent",
+        "1:",
+        "protocol",
+        "ip",
+        "prio",
+        "1",
+        "u32",
+        "match",
+        "ip",
+        "dst",
+        `${p.ip}/32`,
+        "flowid",
+        `1:${minor}`,
+      ],
+      ...netem(["parent", `1:${minor}`, "handle", `${minor}:`]),
+    );
+  });
+  return out;
 }
 
 /** Removes whatever root qdisc the faults gave the interface (the kernel's default comes back). */

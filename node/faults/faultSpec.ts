@@ -16,7 +16,7 @@ export interface FaultSpec {
   partition?: boolean;
   /** Each packet dropped with this chance, in percent (1 to 100). */
   lossPercent?: number;
-  /** The host's outgoing traffic capped at this many kbit/s (hosts only). */
+  /** What the host sends capped at this many kbit/s (a pair: what each sends to the other). */
   rateKbit?: number;
   /** Added to each packet the host sends, in ms, and its random variation (hosts only). */
   delayMs?: number;
@@ -81,9 +81,9 @@ export function checkSpec(raw: unknown, known: readonly string[]): FaultSpec {
     ["jitterMs", 0, 60_000],
   ] as const) {
     if (r[k] === undefined) continue;
-    if (pair)
+    if (pair && k !== "rateKbit")
       throw new InvalidArgumentError(
-        `${k} is set per host (on what the host sends), not per pair: name one host, or use partition or lossPercent between a pair`,
+        `${k} is set per host (on what the host sends), not per pair: name one host, or use partition, lossPercent or rateKbit between a pair`,
       );
     spec[k] = intIn(k, r[k], min, max);
   }

@@ -72,6 +72,25 @@ describe.skipIf(!!skip)("network faults on namespace hosts", () => {
     faults!.set({ hosts: ["b"], rateKbit: 800 });
     expect(shows("b", ["tc", "qdisc", "show", "dev", hosts.ifaceOf("b")])).toContain("tbf 1: root");
     expect(await reaches("a", "b")).toBe(true);
+    faults!.heal(["b"]);
+  }, 60_000);
+
+  test("a cap between a pair classifies what a sends to b into b's class, and the rest into the default one", async () => {
+    if (faults!.kinds.bandwidth) return console.warn(`pair cap skipped: ${faults!.kinds.bandwidth}`);
+    faults!.set({ hosts: ["a", "b"], rateKbit: 400 });
+    const classes = () => shows("a", ["tc", "-s", "class", "show", "dev", hosts.ifaceOf("a")]);
+    const sent = (classid: string) =>
+      Number(new RegExp(`class htb ${classid} [^]*?Sent (\\d+) bytes`).exec(classes())?.[1]);
+    expect(classes()).toMatch(/class htb 1:10 parent 1:1 .*ceil 400Kbit/);
+    const [toB, rest] = [sent("1:10"), sent("1:2")];
+    expect(await reaches("a", "b")).toBe(true);
+    expect(sent("1:10")).toBeGreaterThan(toB);
+    const toBNow = sent("1:10");
+    expect(await reaches("a", "c")).toBe(true);
+    expect(sent("1:2")).toBeGreaterThan(rest);
+    expect(sent("1:10")).toBe(toBNow);
+    faults!.heal(["a", "b"]);
+    expect(shows("a", ["tc", "qdisc", "show", "dev", hosts.ifaceOf("a")])).not.toContain("htb");
   }, 60_000);
 
   test("delay needs netem: refused with the reason where the kernel has none", () => {

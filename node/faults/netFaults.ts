@@ -57,14 +57,50 @@ export function probeFaultKinds(inNs: (argv: string[]) => string[]): FaultKinds 
     }
     return /unknown/i.test(r.out) ? missing : `tc ${kind} failed here: ${r.out.trim().split("\n")[0]}`;
   };
+  const pairCap = () => {
+    const why = tcWhy(
+      "htb",
+      ["default", "2"],
+      "this kernel has no htb (CONFIG_NET_SCH_HTB): the bandwidth cap is unavailable",
+    );
+    if (why) return why;
+    run(inNs(["tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "htb", "default", "2"]));
+    const r = run(
+      inNs([
+        "tc",
+        "filter",
+        "add",
+        "dev",
+        "lo",
+        "parent",
+        "1:",
+        "protocol",
+        "ip",
+        "prio",
+        "1",
+        "u32",
+        "match",
+        "ip",
+        "dst",
+        "127.0.0.2/32",
+        "flowid",
+        "1:2",
+      ]),
+    );
+    run(inNs(["tc", "qdisc", "del", "dev", "lo", "root"]));
+    return r.ok
+      ? undefined
+      : `this kernel's u32 classifier (CONFIG_NET_CLS_U32) does not answer: the bandwidth cap is unavailable (${r.out.trim().split("\n")[0]})`;
+  };
   return {
     partition: nftWhy,
     loss: nftWhy,
-    bandwidth: tcWhy(
-      "tbf",
-      ["rate", "1mbit", "burst", "32kbit", "latency", "400ms"],
-      "this kernel has no tbf (CONFIG_NET_SCH_TBF): the bandwidth cap is unavailable",
-    ),
+    bandwidth:
+      tcWhy(
+        "tbf",
+        ["rate", "1mbit", "burst", "32kbit", "latency", "400ms"],
+        "this kernel has no tbf (CONFIG_NET_SCH_TBF): the bandwidth cap is unavailable",
+      ) ?? pairCap(),
     delay: tcWhy(
       "netem",
       ["delay", "1ms"],
@@ -161,7 +197,7 @@ export class NetFaults {
     const addr = (h: string) => ({ ip: this.hosts.ipOf(h), iface: this.hosts.ifaceOf(h) });
     for (const h of hosts) {
       const { input, output } = hostRules(h, faults, addr);
-      const qdiscs = qdiscCommands(this.hosts.ifaceOf(h), faults, h);
+      const qdiscs = qdiscCommands(this.hosts.ifaceOf(h), faults, h, (x) => this.hosts.ipOf(x));
       if (!this.touched.has(h) && !input.length && !output.length && !qdiscs.length) continue;
       this.touched.add(h);
       const nft = this.hosts.exec(h, ["nft", "-f", "-"]);
