@@ -66,15 +66,19 @@ export function networkFaultsApi(faults: NetFaults | undefined, why: string) {
                 description: "what the host sends (a pair: what each sends to the other) capped at this rate (kbit/s)",
               }),
             ),
-            delayMs: t.Optional(t.Integer({ description: "hosts: added to what the host sends (needs netem)" })),
-            jitterMs: t.Optional(t.Integer({ description: "hosts: random variation of the delay (needs netem)" })),
+            delayMs: t.Optional(
+              t.Integer({
+                description: "added to what the host sends (a pair: what each sends to the other; needs netem)",
+              }),
+            ),
+            jitterMs: t.Optional(t.Integer({ description: "random variation of the delay (needs netem)" })),
           },
           { additionalProperties: true },
         ),
         detail: {
           summary: "Set a network fault on a host or between a pair (replaces the one there)",
           description:
-            "Partition and loss are nftables drop rules in the hosts' namespaces; bandwidth a tbf (a pair: an htb class per peer) and delay a netem qdisc on the host's interface. " +
+            "Partition and loss are nftables drop rules in the hosts' namespaces; bandwidth a tbf and delay a netem qdisc on the host's interface (a pair: an htb class per peer, the netem under it). " +
             "A kind this machine lacks answers FailedPrecondition with the reason (GET lists them).",
         },
       },

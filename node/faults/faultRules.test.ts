@@ -41,8 +41,7 @@ describe("fault specs", () => {
     );
     expect(refused({ hosts: ["bidder"], partition: true })).toContain("a partition is between a pair of hosts");
     expect(refused({ hosts: ["bidder", "bidder"], partition: true })).toContain("two different hosts");
-    expect(refused({ hosts: ["bidder", "provider-0"], delayMs: 100 })).toContain("set per host");
-    expect(refused({ hosts: ["bidder", "provider-0"], rateKbit: 100 })).toBe("accepted");
+    expect(refused({ hosts: ["bidder", "provider-0"], delayMs: 100, rateKbit: 100 })).toBe("accepted");
     expect(refused({ hosts: ["bidder"], lossPercent: 0 })).toBe("lossPercent must be an integer from 1 to 100, got 0");
     expect(refused({ hosts: ["bidder"], jitterMs: 5 })).toContain("jitterMs needs delayMs");
     expect(refused({ hosts: ["bidder"] })).toContain("a fault needs at least one of");
@@ -169,5 +168,21 @@ describe("rules of each host", () => {
       "filter add dev if1 parent 1: protocol ip prio 1 u32 match ip dst 10.9.9.1/32 flowid 1:10",
     ]);
     expect(qdiscCommands("if2", pair, "provider-0", ip)).toEqual([]);
+  });
+
+  test("a delay towards one peer is a netem under that peer's htb class; the host's own delay stays on the rest", () => {
+    const pair: FaultSpec[] = [
+      { hosts: ["bidder", "provider-0"], delayMs: 100, jitterMs: 20 },
+      { hosts: ["bidder"], delayMs: 5 },
+    ];
+    expect(qdiscCommands("if0", pair, "bidder", ip).map((c) => c.join(" "))).toEqual([
+      "qdisc add dev if0 root handle 1: htb default 2",
+      "class add dev if0 parent 1: classid 1:1 htb rate 10000000kbit ceil 10000000kbit",
+      "class add dev if0 parent 1:1 classid 1:2 htb rate 8kbit ceil 10000000kbit",
+      "qdisc add dev if0 parent 1:2 handle 2: netem delay 5ms",
+      "class add dev if0 parent 1:1 classid 1:10 htb rate 8kbit ceil 10000000kbit",
+      "filter add dev if0 parent 1: protocol ip prio 1 u32 match ip dst 10.9.9.2/32 flowid 1:10",
+      "qdisc add dev if0 parent 1:10 handle 10: netem delay 100ms 20ms",
+    ]);
   });
 });

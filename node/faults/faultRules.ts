@@ -83,10 +83,10 @@ export const NO_CAP_KBIT = 10_000_000;
 
 /**
  * The `tc` commands (argv after `tc`) that give `host`'s interface its delay and bandwidth. A host's own cap and
- * delay alone: tbf or netem at the root (tbf under netem for both). With a cap towards a peer (a pair's rateKbit),
- * an htb at the root: one class for the host's whole link (its own cap, or NO_CAP_KBIT), under it one for the rest
- * and one per capped peer (a u32 filter on the peer's address), each with the host's netem under it when it has a
- * delay. None when the host has neither. Removing the root qdisc (`qdiscRemove`) comes first.
+ * delay alone: tbf or netem at the root (tbf under netem for both). With a cap or a delay towards a peer (a pair's
+ * rateKbit, delayMs), an htb at the root: one class for the host's whole link (its own cap, or NO_CAP_KBIT), under
+ * it one for the rest and one per such peer (a u32 filter on the peer's address), each with a netem under it for the
+ * pair's delay, else the host's. None when the host has neither. Removing the root qdisc (`qdiscRemove`) comes first.
  */
 export function qdiscCommands(
   iface: string,
@@ -98,13 +98,18 @@ export function qdiscCommands(
   const delay = own.find((f) => f.delayMs !== undefined);
   const rate = own.find((f) => f.rateKbit !== undefined)?.rateKbit;
   const peers = faults
-    .filter((f) => f.hosts.length === 2 && f.hosts.includes(host) && f.rateKbit !== undefined)
-    .map((f) => ({ ip: ipOf(f.hosts.find((h) => h !== host)!), kbit: f.rateKbit! }));
+    .filter((f) => f.hosts.length === 2 && f.hosts.includes(host) && (f.rateKbit ?? f.delayMs) !== undefined)
+    .map((f) => ({
+      ip: ipOf(f.hosts.find((h) => h !== host)!),
+      kbit: f.rateKbit,
+      delay: f.delayMs === undefined ? undefined : f,
+    }));
   const dev = ["dev", iface];
-  const netem = (parent: string[]) => {
-    if (!delay) return [];
-    const argv = ["qdisc", "add", ...dev, ...parent, "netem", "delay", `${delay.delayMs}ms`];
-    if (delay.jitterMs) argv.push(`${delay.jitterMs}ms`);
+  // A pair's own delay replaces the host's for what goes to that peer.
+  const netem = (parent: string[], d: FaultSpec | undefined = delay) => {
+    if (!d) return [];
+    const argv = ["qdisc", "add", ...dev, ...parent, "netem", "delay", `${d.delayMs}ms`];
+    if (d.jitterMs) argv.push(`${d.jitterMs}ms`);
     return [argv];
   };
   const tbf = (parent: string[], kbit: number) => [
@@ -154,7 +159,7 @@ export function qdiscCommands(
   peers.forEach((p, i) => {
     const minor = (16 + i).toString(16);
     out.push(
-      leaf(`1:${minor}`, p.kbit),
+      leaf(`1:${minor}`, p.kbit ?? top),
       [
         "filter",
         "add",
@@ -173,7 +178,7 @@ export function qdiscCommands(
         "flowid",
         `1:${minor}`,
       ],
-      ...netem(["parent", `1:${minor}`, "handle", `${minor}:`]),
+      ...netem(["parent", `1:${minor}`, "handle", `${minor}:`], p.delay ?? delay),
     );
   });
   return out;

@@ -18,7 +18,7 @@ export interface FaultSpec {
   lossPercent?: number;
   /** What the host sends capped at this many kbit/s (a pair: what each sends to the other). */
   rateKbit?: number;
-  /** Added to each packet the host sends, in ms, and its random variation (hosts only). */
+  /** Added to each packet the host sends (a pair: each sends to the other), in ms, and its random variation. */
   delayMs?: number;
   jitterMs?: number;
 }
@@ -80,12 +80,7 @@ export function checkSpec(raw: unknown, known: readonly string[]): FaultSpec {
     ["delayMs", 0, 60_000],
     ["jitterMs", 0, 60_000],
   ] as const) {
-    if (r[k] === undefined) continue;
-    if (pair && k !== "rateKbit")
-      throw new InvalidArgumentError(
-        `${k} is set per host (on what the host sends), not per pair: name one host, or use partition, lossPercent or rateKbit between a pair`,
-      );
-    spec[k] = intIn(k, r[k], min, max);
+    if (r[k] !== undefined) spec[k] = intIn(k, r[k], min, max);
   }
   if (spec.jitterMs !== undefined && spec.delayMs === undefined)
     throw new InvalidArgumentError("jitterMs needs delayMs (jitter is a variation of the added delay)");
