@@ -45,7 +45,7 @@ import { windowOfBlock } from "../protocol/windows.ts";
 import { ProviderNode } from "../provider/providerNode.ts";
 import { acceptAll } from "../providerApp/policies.ts";
 import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
-import { cannotMakeHosts, NetnsHosts, removeNetwork } from "../role/netnsHosts.ts";
+import { cannotMakeHosts, NetnsHosts, removeNetwork, removeOrphanNetworks } from "../role/netnsHosts.ts";
 import type { NodeListen } from "../server/nodeServer.ts";
 import { NodeStore } from "../store/db.ts";
 import { shutdownStep } from "../util/deadline.ts";
@@ -777,6 +777,7 @@ export class Devnet implements SimControl {
       for (const p of [this.procs?.bidder, ...(this.procs?.providers ?? [])]) p?.close();
       this.netFaults?.removeAll();
       this.procs?.hosts?.tearDown();
+      if (this.procs?.hosts) rmSync(netnsTagFile(this.dir), { force: true });
       this.lock?.release();
     })();
     return this.stopping;
@@ -816,12 +817,11 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
   if (cfg.network === "netns") {
     hosts = new NetnsHosts(["bidder", ...Array.from({ length: cfg.providers }, (_, i) => `provider-${i}`)]);
     try {
-      // A run of this data dir that was killed left its namespaces, with their fault rules and qdiscs, behind.
+      // A run of this data dir, or any other run, that was killed left its namespaces, with their fault rules and
+      // qdiscs, behind.
       const left = readNetnsTag(dir);
-      if (left) {
-        const gone = removeNetwork(left);
-        if (gone.length) log.info("removed the network namespaces a killed run left", { namespaces: gone.join(", ") });
-      }
+      const gone = [...(left ? removeNetwork(left) : []), ...removeOrphanNetworks()];
+      if (gone.length) log.info("removed the network namespaces a killed run left", { namespaces: gone.join(", ") });
       hosts.setUp();
       // What the kernel offers is known now: a --fault it cannot make stops the start before anything else runs.
       netFaults = new NetFaults(hosts);

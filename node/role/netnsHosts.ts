@@ -3,8 +3,27 @@
  * namespace and address on one /24, and the calling (root) namespace gets an address on it too, so a process here
  * reaches every host and every host reaches the others. Needs root and iproute2.
  */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { spawnSync } from "bun";
 import { MevCommitError } from "../../lib/errors.ts";
+
+/**
+ * Where each network this machine's NetnsHosts made notes the process that owns it (one file per tag: its pid and
+ * start time), so that a later start removes the networks of processes that were killed (removeOrphanNetworks).
+ */
+export const NETWORK_OWNERS_DIR = join(tmpdir(), "mev-commit-netns");
+
+/** A process's start time in clock ticks since boot (/proc/PID/stat field 22), undefined when it is gone. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
 
 /** A host network could not be made or torn down (the `ip` command that failed and its output). */
 export class NetnsError extends MevCommitError {
@@ -90,6 +109,11 @@ export class NetnsHosts<H extends string> {
   setUp(): void {
     if (this.made) return;
     this.made = true;
+    mkdirSync(NETWORK_OWNERS_DIR, { recursive: true });
+    writeFileSync(
+      join(NETWORK_OWNERS_DIR, this.id),
+      JSON.stringify({ pid: process.pid, start: startTimeOf(process.pid) }),
+    );
     try {
       must(["ip", "netns", "add", this.namespace("hub")]);
       must(["ip", "-n", this.namespace("hub"), "link", "add", "br0", "type", "bridge"]);
@@ -126,6 +150,7 @@ export class NetnsHosts<H extends string> {
   tearDown(): void {
     if (!this.made) return;
     this.made = false;
+    rmSync(join(NETWORK_OWNERS_DIR, this.id), { force: true });
     sh(["ip", "link", "del", `${this.ifName("r")}a`]);
     for (const h of [...this.hosts, "hub" as const]) sh(["ip", "netns", "del", this.namespace(h)]);
   }
@@ -145,5 +170,33 @@ export function removeNetwork(tag: string): string[] {
     .filter((n) => n.startsWith(`mcns-${tag}-`));
   sh(["ip", "link", "del", `mc${tag}ra`]);
   for (const n of gone) sh(["ip", "netns", "del", n]);
+  return gone;
+}
+
+/**
+ * Removes every network whose owner (NETWORK_OWNERS_DIR) is no longer running: the namespaces, with their fault
+ * rules and qdiscs, a killed devnet or test left behind, whatever its data dir. Returns the namespaces removed.
+ */
+export function removeOrphanNetworks(): string[] {
+  let tags: string[];
+  try {
+    tags = readdirSync(NETWORK_OWNERS_DIR);
+  } catch {
+    return [];
+  }
+  const gone: string[] = [];
+  for (const tag of tags) {
+    if (!/^[a-z0-9]{1,8}$/.test(tag)) continue;
+    let owner: { pid?: number; start?: string };
+    try {
+      owner = JSON.parse(readFileSync(join(NETWORK_OWNERS_DIR, tag), "utf8"));
+    } catch {
+      continue;
+    }
+    // The same pid started at another time is another process: its owner is gone too.
+    if (typeof owner.pid === "number" && startTimeOf(owner.pid) === owner.start && owner.start !== undefined) continue;
+    gone.push(...removeNetwork(tag));
+    rmSync(join(NETWORK_OWNERS_DIR, tag), { force: true });
+  }
   return gone;
 }
