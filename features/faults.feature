@@ -9,8 +9,9 @@ Feature: A bid survives a network fault between the bidder and a provider
   broken: TCP sends again what was lost, so a provider behind one, or one far away, still commits within the bid
   timeout.
 
-  Needs a control API that cuts and heals the network between two of the target's nodes (capability sim-faults:
-  POST and DELETE /sim/v1/network/faults; the reference devnet has it with --network netns, where each node runs on
+  Needs a control API that cuts and heals the network between two of the target's nodes and names each provider's
+  outcome of a bid (capability sim-faults: POST and DELETE /sim/v1/network/faults, GET /sim/v1/bids/{digest},
+  where the cut provider's is "bidder_timeout"; the reference devnet has it with --network netns, where each node runs on
   a network namespace of its own and a partition is a pair of nftables drop rules). Other targets skip it, and a
   target that cannot make a kind of fault (the control API answers FailedPrecondition) skips that scenario with
   its reason.
@@ -30,6 +31,7 @@ Feature: A bid survives a network fault between the bidder and a provider
     And every commitment is signed by the provider it names
     And the stream ended no later than the bid timeout plus 2000 ms
     And provider 2's application received no bid
+    And the control API names provider 2's outcome of the bid "bidder_timeout"
     When the network between the bidder and provider 2 is healed
     And the bidder sends a bid of 1001 wei
     Then the bid stream ends with HTTP 200 and 2 commitments

@@ -1,5 +1,7 @@
-import { When } from "@cucumber/cucumber";
-import { delay, heal, loss, partition, rate } from "../support/faults.ts";
+import { expect } from "bun:test";
+import { Then, When } from "@cucumber/cucumber";
+import { bidsOf } from "../support/bids.ts";
+import { delay, FaultsSuiteError, heal, loss, partition, rate, recordedOutcome } from "../support/faults.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 When(
@@ -27,5 +29,20 @@ When(
   /^(the bidder|provider \d+)'s host delays what it sends by (\d+) ms, give or take (\d+) ms$/,
   async function (this: ConformanceWorld, node: string, ms: string, jitter: string) {
     return delay(this, node, Number(ms), Number(jitter));
+  },
+);
+
+Then(
+  /^the control API names provider (\d+)'s outcome of the bid "(\w+)"$/,
+  async function (this: ConformanceWorld, provider: string, named: string) {
+    const s = bidsOf(this);
+    const bid = s.current ?? s.bids.at(-1);
+    if (!bid) throw new FaultsSuiteError("the scenario sent no bid");
+    const lines = (await bid.outcome).lines as { result?: { commitmentDigest: string } }[];
+    const c = lines.find((l) => l.result)?.result;
+    if (!c) throw new FaultsSuiteError("the bid got no commitment to find it by in the control API");
+    const address = this.target.providerAddresses[Number(provider) - 1];
+    if (!address) throw new FaultsSuiteError(`the target has no provider ${provider}`);
+    expect(await recordedOutcome(this, c.commitmentDigest, address)).toBe(named);
   },
 );

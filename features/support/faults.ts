@@ -84,3 +84,33 @@ export async function heal(world: ConformanceWorld, a: string, b: string): Promi
 export async function delay(world: ConformanceWorld, node: string, ms: number, jitter: number) {
   return setFault(world, { hosts: [await hostOf(world, node)], delayMs: ms, jitterMs: jitter });
 }
+
+interface RecordedBid {
+  providers: { provider: string; outcome: string; reason?: string; reasonText?: string }[];
+}
+
+/**
+ * The outcome the target's control API records for `provider` (an address) of the bid one of whose commitments is
+ * `commitmentDigest` (GET /sim/v1/bids/{digest}): waits while it is still pending (the bidder may report it a
+ * little after the stream ended) and answers its reason, or the outcome when it has none.
+ */
+export async function recordedOutcome(
+  world: ConformanceWorld,
+  commitmentDigest: string,
+  provider: string,
+): Promise<string> {
+  const url = `${world.target.controlUrl}/sim/v1/bids/0x${commitmentDigest.replace(/^0x/, "")}`;
+  const want = provider.replace(/^0x/, "").toLowerCase();
+  let last = "";
+  for (const until = Date.now() + 15_000; Date.now() < until; await Bun.sleep(250)) {
+    const r = await call("GET", url, { scope: world.scope });
+    last = `HTTP ${r.status}: ${r.text.slice(0, 400)}`;
+    if (r.status === 404) continue;
+    if (r.status !== 200) break;
+    const p = (r.json as RecordedBid).providers.find((x) => x.provider.replace(/^0x/, "").toLowerCase() === want);
+    if (p && p.outcome !== "pending") return p.reason ?? p.outcome;
+  }
+  throw new FaultsSuiteError(
+    `GET ${url} names no settled outcome for provider ${provider} within 15 s; the last answer: ${last}`,
+  );
+}
