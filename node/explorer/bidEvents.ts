@@ -3,7 +3,7 @@ import type { BidOutcomeSink } from "../bidder/bids/outcomeSink.ts";
 import { REFUSAL_TEXT, type RefusalReason } from "../bidder/bids/refusalReason.ts";
 import { bytesToHex } from "../protocol/bytes.ts";
 import type { Commitment, SignedBid } from "../protocol/types.ts";
-import type { BidRecord } from "./bidOutcomes.ts";
+import type { BidRecord } from "./bidRecord.ts";
 
 /**
  * What a bidder node tells of its bids, as plain JSON: the explorer's recorder (BidOutcomes) applies these, whether
