@@ -2,6 +2,7 @@
  * grpc-js call shapes over the node's services: a unary call answers one promise, a server stream writes an
  * async iterable (waiting for the client to read: a slow reader holds the producer back, and a producer with a
  * bounded buffer, such as a notification subscription, cuts it off), a client stream is read as an async iterable.
+ * A request message that did not decode (node/grpc/requestDecoding.ts) ends the call with grpc-go's status for it.
  */
 import {
   Metadata,
@@ -11,13 +12,14 @@ import {
   type sendUnaryData,
   type UntypedHandleCall,
 } from "@grpc/grpc-js";
+import { decodedRequest } from "./requestDecoding.ts";
 import { grpcStatusOf } from "./status.ts";
 
 /** Unary: `run` gets the request message; its result or error is the answer. */
 export function unary<Req, Res>(method: string, run: (req: Req) => Res | Promise<Res>): UntypedHandleCall {
   return (call: ServerUnaryCall<Req, Res>, done: sendUnaryData<Res>) => {
     Promise.resolve()
-      .then(() => run(call.request))
+      .then(() => run(decodedRequest(call.request)))
       .then(
         (res) => done(null, res),
         (e) => done(grpcStatusOf(e, method)),
@@ -51,7 +53,7 @@ export function serverStream<Req, Res>(
     call.on("close", finish);
     void (async () => {
       try {
-        stream = open(call.request, ctrl.signal);
+        stream = open(decodedRequest(call.request), ctrl.signal);
         // Headers go out when the stream opens, before the first message (as the HTTP gateway does).
         call.sendMetadata(new Metadata());
         for await (const m of stream.messages) {
@@ -88,7 +90,7 @@ export function clientStream<Req, Res>(
   run: (reqs: AsyncIterable<Req>) => Promise<Res>,
 ): UntypedHandleCall {
   return (call: ServerReadableStream<Req, Res>, done: sendUnaryData<Res>) => {
-    run(call as AsyncIterable<Req>).then(
+    run(decodedMessages(call as AsyncIterable<Req>)).then(
       (res) => done(null, res),
       (e) => {
         done(grpcStatusOf(e, method));
@@ -96,4 +98,9 @@ export function clientStream<Req, Res>(
       },
     );
   };
+}
+
+/** A client stream's messages; one that did not decode throws its status (grpc-go's RecvMsg fails the same way). */
+async function* decodedMessages<Req>(messages: AsyncIterable<Req>): AsyncIterable<Req> {
+  for await (const m of messages) yield decodedRequest(m);
 }

@@ -11,13 +11,29 @@ import type * as notificationsPb from "../gen/proto/notificationsapi/v1/notifica
 import type * as providerPb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
 import type * as bidderV12Pb from "../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import type * as validatorPb from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
+import type { BidRequest } from "../protocol/bidValidation.ts";
 import { UnimplementedError } from "../protocol/grpcCodes.ts";
 import type { BidderService } from "../services/bidderService.ts";
 import type { DebugService } from "../services/debugService.ts";
 import type { NotificationsService } from "../services/notificationsService.ts";
 import type { ProviderService } from "../services/providerService.ts";
 import type { ValidatorApiService } from "../services/validatorApiService.ts";
+import { bidOptionsBytes, commitmentV12 } from "./bidOptionsMessages.ts";
 import { clientStream, serverStream, unary } from "./handlers.ts";
+
+/** SendBid's request fields of either version's message (v1.1's; v1.2 adds field 9, read by its handler). */
+function bidRequestOf(r: bidderPb.Bid | bidderV12Pb.Bid): BidRequest {
+  return {
+    txHashes: r.txHashes,
+    amount: r.amount,
+    blockNumber: r.blockNumber,
+    decayStartTimestamp: r.decayStartTimestamp,
+    decayEndTimestamp: r.decayEndTimestamp,
+    revertingTxHashes: r.revertingTxHashes,
+    rawTransactions: r.rawTransactions,
+    slashAmount: r.slashAmount,
+  };
+}
 
 export function bidderHandlers(s: BidderService): UntypedServiceImplementation {
   const deposit = (r: bidderPb.DepositRequest) => ({
@@ -26,7 +42,7 @@ export function bidderHandlers(s: BidderService): UntypedServiceImplementation {
     blockNumber: r.blockNumber,
   });
   return {
-    SendBid: serverStream("SendBid", (r: bidderPb.Bid, signal) => ({ messages: s.sendBid(r, signal) })),
+    SendBid: serverStream("SendBid", (r: bidderPb.Bid, signal) => ({ messages: s.sendBid(bidRequestOf(r), signal) })),
     Deposit: unary("Deposit", (r: bidderPb.DepositRequest) => s.deposit(deposit(r))),
     AutoDeposit: unary("AutoDeposit", (r: bidderPb.DepositRequest) => s.autoDeposit(deposit(r))),
     CancelAutoDeposit: unary("CancelAutoDeposit", (r: bidderPb.CancelAutoDepositRequest) =>
@@ -45,16 +61,29 @@ export function bidderHandlers(s: BidderService): UntypedServiceImplementation {
   };
 }
 
+/** v1.2's SendBid: the request's options (field 9) are signed with the bid and echoed on each commitment (14). */
+async function* commitmentsV12(commitments: AsyncIterable<bidderPb.Commitment>, bidOptions: Uint8Array | undefined) {
+  for await (const c of commitments) yield commitmentV12(c, bidOptions);
+}
+
 /**
  * bidderapi.v1.Bidder of protocol v1.2: the shared bid calls of BidderService (their messages are v1.1's plus fields
- * that keep their numbers) and the v1.2 deposit calls.
+ * that keep their numbers) and, when the node has them, the v1.2 deposit calls (grpc-js answers Unimplemented for a
+ * method without a handler).
  */
-export function bidderV12Handlers(s: BidderService, d: DepositServiceV12): UntypedServiceImplementation {
+export function bidderV12Handlers(s: BidderService, d: DepositServiceV12 | undefined): UntypedServiceImplementation {
   const shared = bidderHandlers(s);
-  return {
-    SendBid: shared.SendBid!,
+  const bids = {
+    SendBid: serverStream("SendBid", (r: bidderV12Pb.Bid, signal) => {
+      const bidOptions = bidOptionsBytes(r.bidOptions);
+      return { messages: commitmentsV12(s.sendBid({ ...bidRequestOf(r), bidOptions }, signal), bidOptions) };
+    }),
     GetBidInfo: shared.GetBidInfo!,
     ClaimSlashedFunds: shared.ClaimSlashedFunds!,
+  };
+  if (!d) return bids;
+  return {
+    ...bids,
     Deposit: unary("Deposit", (r: bidderV12Pb.DepositRequest) => d.deposit(r)),
     DepositEvenly: unary("DepositEvenly", (r: bidderV12Pb.DepositEvenlyRequest) => d.depositEvenly(r)),
     EnableDepositManager: unary("EnableDepositManager", () => d.enableDepositManager()),

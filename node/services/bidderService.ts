@@ -18,12 +18,11 @@ import {
   validateWithdrawRequest,
 } from "../protocol/depositValidation.ts";
 import { UnimplementedError } from "../protocol/grpcCodes.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import type { Commitment } from "../protocol/types.ts";
 import { bidInfo, type CommitmentPages } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
 import { markBid } from "../util/bidTrace.ts";
-import { grpcBidOptions, withCommitmentBidOptions } from "./sendBidV12.ts";
 
 export interface BidderServiceDeps {
   sender: BidSender;
@@ -80,22 +79,18 @@ export class BidderService {
 
   /**
    * SendBid (interface.md §4.1): validation errors throw before the stream starts; then one commitment per
-   * accepting provider, in arrival order. `signal` is the client leaving. On v1.2 the request's bidOptions (decoded by
-   * the HTTP route, or gRPC's field 9) are signed with the bid and echoed on each commitment (field 14).
+   * accepting provider, in arrival order. `signal` is the client leaving. On v1.2 the request's bidOptions (their
+   * bytes, as the transport decoded them) are signed with the bid; each transport echoes them on the commitments.
    */
   sendBid(req: BidRequest, signal: AbortSignal): AsyncIterable<pb.Commitment> {
     const protocol = req.protocol ?? this.protocol;
-    const v12 = profileOf(protocol).bidOptions;
-    // HTTP decodes the options to their bytes; a gRPC request carries field 9 in its own form.
-    const bidOptions = req.bidOptions instanceof Uint8Array ? req.bidOptions : v12 ? grpcBidOptions(req) : undefined;
-    const commitments = this.d.sender.send(validateBidRequest({ ...req, protocol, bidOptions }), signal);
+    const commitments = this.d.sender.send(validateBidRequest({ ...req, protocol }), signal);
     const acknowledging = this.d.acknowledging;
     return (async function* () {
       for await (const c of commitments) {
         markBid(c.signedBid.digest, "bidder.streamed");
         acknowledging?.();
-        const message = commitmentMessage(c);
-        yield v12 ? withCommitmentBidOptions(message, bidOptions) : message;
+        yield commitmentMessage(c);
       }
     })();
   }
