@@ -14,9 +14,9 @@ const minimal = {
 };
 
 describe("the concurrency settings of a target file", () => {
-  test("default to 8 and 32 in flight, 64 bids per level", () => {
+  test("default to 8 and 128 in flight, 64 bids per level", () => {
     const t = parseTarget(minimal, "t");
-    expect(t.bidsInFlight).toEqual([8, 32]);
+    expect(t.bidsInFlight).toEqual([8, 128]);
     expect(t.concurrentBids).toBe(64);
     expect(CONCURRENCY_DEFAULTS.concurrentBids).toBe(64);
   });

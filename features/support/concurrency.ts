@@ -14,7 +14,13 @@ import { keccak256, recoverAddress, stringToHex } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
 import { type BidScenario, bidsOf, type SentBid } from "./bids.ts";
 import type { ProviderApi } from "./clients/api.ts";
-import type { PolicyDecision, ProviderApplication, ProviderPolicy, ReceivedBid } from "./clients/providerApp.ts";
+import {
+  decisionDelivered,
+  type PolicyDecision,
+  type ProviderApplication,
+  type ProviderPolicy,
+  type ReceivedBid,
+} from "./clients/providerApp.ts";
 import { perScenario } from "./perScenario.ts";
 import { settlementOf } from "./settlement.ts";
 import type { ConformanceWorld } from "./world.ts";
@@ -133,9 +139,9 @@ export class RoundPolicy implements ProviderPolicy {
   private async sendRound(body: string, n: number): Promise<void> {
     try {
       const r = await this.api.sendProcessedBids(body);
-      // Upstream's 500 "EOF" after applying the decisions counts as delivered (providerApp.ts decisionDelivered).
-      const eof = r.http?.status === 500 && (r.http.json as { message?: string })?.message === "EOF";
-      if (r.error && !eof) this.errors.push(`send_processed_bids with ${n} decisions: ${r.describe()}`);
+      // Upstream's "EOF" after applying the decisions counts as delivered, over HTTP (500) and gRPC (code 2) alike.
+      const delivered = decisionDelivered(r.http?.status ?? (r.error ? 500 : 200), r.http?.json ?? r.error);
+      if (r.error && !delivered) this.errors.push(`send_processed_bids with ${n} decisions: ${r.describe()}`);
     } catch (e) {
       if (!String((e as Error).message).includes("scenario ended"))
         this.errors.push(`send_processed_bids with ${n} decisions: ${(e as Error).message}`);

@@ -87,7 +87,7 @@ export const UPSTREAM_DECISION_TIMEOUT_MS = 30_000;
  * Defaults of the concurrency settings: a target that loses even one bid in ten at 8 in flight passes 64 bids with a
  * chance below 0.12 % (0.9^64); upstream's loss (82 % of bids short of a commitment at 8 in flight) never passes.
  */
-export const CONCURRENCY_DEFAULTS = { bidsInFlight: [8, 32], concurrentBids: 64 } as const;
+export const CONCURRENCY_DEFAULTS = { bidsInFlight: [8, 128], concurrentBids: 64 } as const;
 
 const REQUIRED = [
   "bidderUrl",
