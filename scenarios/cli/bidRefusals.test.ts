@@ -5,11 +5,9 @@
  * the reason nothing committed (upstream answers it HTTP 200 with an empty stream: §1.1, §2.2 step 8).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { resolve } from "node:path";
-import { spawn } from "bun";
 import { type LocalDevnet, startLocalDevnet } from "../../node/devnet/localDevnet.ts";
+import { runSendBid } from "./runSendBid.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
 let local: LocalDevnet;
 
 beforeAll(async () => {
@@ -21,19 +19,7 @@ afterAll(async () => {
   await local?.stop();
 });
 
-async function sendBid(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const p = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", local.devnet.dir.targetFile, ...args], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
-  return { code, stdout, stderr };
-}
+const sendBid = (...args: string[]) => runSendBid(local.devnet.dir.targetFile, ...args);
 
 function oneLine(stderr: string): string {
   const lines = stderr.trim().split("\n");

@@ -4,16 +4,14 @@
  * every provider commits.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { resolve } from "node:path";
-import { spawn } from "bun";
 import { parseEther } from "viem";
 import { call } from "../../node/clients/http.ts";
 import { type LocalDevnet, startLocalDevnet } from "../../node/devnet/localDevnet.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
 import { acceptAll } from "../../node/providerApp/policies.ts";
 import { ProviderAgent } from "../../node/providerApp/providerAgent.ts";
+import { runSendBid } from "./runSendBid.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
 let local: LocalDevnet;
 
 beforeAll(async () => {
@@ -24,19 +22,7 @@ afterAll(async () => {
   await local?.stop();
 });
 
-async function sendBid(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const p = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", local.devnet.dir.targetFile, ...args], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
-  return { code, stdout, stderr };
-}
+const sendBid = (...args: string[]) => runSendBid(local.devnet.dir.targetFile, ...args);
 
 function oneLine(stderr: string): string {
   const lines = stderr.trim().split("\n");
@@ -88,8 +74,7 @@ test("an unknown flag or a target that does not answer: one line, no stack trace
       l1RpcUrl: "http://127.0.0.1:9",
     }),
   );
-  const p = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", file], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  const [stderr, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
+  const { code, stderr } = await runSendBid(file);
   expect(code).toBe(1);
   expect(oneLine(stderr)).toMatch(
     /^error: cannot reach http:\/\/127\.0\.0\.1:9\/? \(connection refused\); is the devnet running/,

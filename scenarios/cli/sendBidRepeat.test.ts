@@ -6,12 +6,10 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { resolve } from "node:path";
-import { spawn } from "bun";
 import { call } from "../../node/clients/http.ts";
 import { type LocalDevnet, startLocalDevnet } from "../../node/devnet/localDevnet.ts";
+import { runSendBid } from "./runSendBid.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
 let local: LocalDevnet;
 let dataDir: string;
 
@@ -27,16 +25,7 @@ afterAll(async () => {
 
 /** Runs `npm run bid` for `block`; answers the transaction hash it printed and why it says it is new. */
 async function bid(block: bigint): Promise<{ hash: string; why: string }> {
-  const p = spawn(["bun", "scenarios/cli/sendBid.ts", "--target", local.devnet.dir.targetFile, "--block", `${block}`], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
+  const { code, stdout, stderr } = await runSendBid(local.devnet.dir.targetFile, "--block", `${block}`);
   expect(stderr).toBe("");
   expect(code).toBe(0);
   expect(stdout).toContain(`2 commitment(s) for block ${block}`);
