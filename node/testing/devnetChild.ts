@@ -102,7 +102,10 @@ export async function startDevnetChild(
   }
 }
 
-/** `bun node/main.ts ARGS…` expected to exit by itself (a refused start): its exit code and output. */
+/**
+ * `bun node/main.ts ARGS…` (a devnet, or a node with `--role`) expected to exit by itself (a refused start): its exit
+ * code and output. It watches this process (`--parent-pid`), and is SIGKILLed if it has not exited within `timeoutMs`.
+ */
 export async function runDevnetOnce(
   args: string[],
   timeoutMs = 60_000,

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { type Subprocess, spawn } from "bun";
 import type { Hex } from "viem";
 import type { LocalDevnet } from "../devnet/localDevnet.ts";
-import { within } from "../util/deadline.ts";
+import { runDevnetOnce } from "./devnetChild.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -61,23 +61,4 @@ export async function startRoleProcess(
  * `bun node/main.ts --role … ARGS…` expected to exit by itself (a refused start): its exit code and output. It
  * watches this process (`--parent-pid`), and is SIGKILLed if it has not exited within `timeoutMs`.
  */
-export async function runRoleOnce(
-  args: string[],
-  timeoutMs = 60_000,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = spawn(["bun", "node/main.ts", ...args, "--parent-pid", String(process.pid)], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  try {
-    const [stdout, stderr, code] = await within(
-      "bun node/main.ts --role to exit",
-      timeoutMs,
-      Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]),
-    );
-    return { code, stdout, stderr };
-  } finally {
-    if (proc.exitCode === null) proc.kill("SIGKILL");
-  }
-}
+export const runRoleOnce = runDevnetOnce;
