@@ -9,13 +9,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, spawnSync } from "bun";
-import { type LocalDevnet, startLocalDevnet } from "../node/devnet/localDevnet.ts";
-import { cannotMakeHosts } from "../node/role/netnsHosts.ts";
+import { cannotStartNetnsDevnet, type LocalDevnet, startLocalDevnet } from "../node/devnet/localDevnet.ts";
 import { OWN_DEVNET_TIMEOUTS } from "./support/target.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const skip =
-  cannotMakeHosts() ??
+  cannotStartNetnsDevnet() ??
   (spawnSync(["nft", "--version"]).exitCode === 0
     ? undefined
     : "needs nft (nftables): scripts/install-netfilter.sh installs it");

@@ -9,7 +9,6 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseDevnetArgs } from "../../node/devnet/config.ts";
-import { newKeyRequest } from "../../node/role/newKey.ts";
 import { parseCli } from "./conformance.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
@@ -83,13 +82,6 @@ describe("docs/conformance.md's commands", () => {
     "%s: the devnet's parser takes its flags",
     (_cmd, args) => {
       expect(() => parseDevnetArgs(args)).not.toThrow();
-    },
-  );
-
-  test.each(commands.filter((c) => c.cli === "role" && c.args.includes("--new-key")).map((c) => [c.cmd, c.args]))(
-    "%s: the --role CLI takes it as a key to write",
-    (_cmd, args) => {
-      expect(newKeyRequest(args)?.file).toBeString();
     },
   );
 

@@ -10,8 +10,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn } from "bun";
-import { call } from "../../node/clients/http.ts";
 import { type LocalDevnet, startLocalDevnet } from "../../node/devnet/localDevnet.ts";
+import { call } from "../support/clients/http.ts";
 import { recordPathFor } from "../support/targetChanges.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { nonceManager } from "viem/accounts";
 import { devAccount } from "../chain/accounts.ts";
+import { cannotMakeHosts } from "../role/netnsHosts.ts";
 import { within } from "../util/deadline.ts";
 import { setLogSink } from "../util/log.ts";
 import { freePorts } from "../util/ports.ts";
@@ -56,3 +57,6 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
     },
   };
 }
+
+/** Why this machine cannot start a `--network netns` devnet (root and iproute2 are needed), or undefined when it can. */
+export const cannotStartNetnsDevnet = (): string | undefined => cannotMakeHosts();

@@ -72,3 +72,26 @@ describe("--new-key", () => {
     expect(again.stderr.toString()).toStartWith(`error: --new-key: ${file} exists`);
   }, 60_000);
 });
+
+describe("the docs' --new-key commands", () => {
+  // Each `npm run node -- --role … --new-key …` the docs show (in a code block or inline, wrapped lines joined).
+  const docs = ["docs/p2p.md", "docs/interop.md", "docs/conformance.md"].map((d) =>
+    readFileSync(join(ROOT, d), "utf8").replace(/\s+/g, " "),
+  );
+  const commands = docs.flatMap((text) =>
+    [...text.matchAll(/npm run node -- (--role \w+ --new-key [^`#\n]*?)(?=\s*(?:`|#|npm run|$))/g)].map((m) =>
+      m[1]!.trim().split(" "),
+    ),
+  );
+
+  test("the docs show them (the extraction finds them)", () => {
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+  });
+
+  test.each(commands.map((args) => [args.join(" "), args]))(
+    "%s: the --role CLI takes it as a key to write",
+    (_c, args) => {
+      expect(newKeyRequest(args as string[])?.file).toBeString();
+    },
+  );
+});
