@@ -15,6 +15,7 @@ import {
   bidsOf,
   RECEIVE_WAIT_MS,
   type SentBid,
+  type WireCommitment,
 } from "../support/bids.ts";
 import type { Unary } from "../support/clients/api.ts";
 import { NotAMessageError } from "../support/clients/grpc.ts";
@@ -32,23 +33,6 @@ import { emptySlashAmount } from "../support/protocolRules.ts";
 import type { ConformanceWorld } from "../support/world.ts";
 
 // ------------------------------------------------------------------------------------------- helpers
-
-/** The SendBid Commitment (interface.md §2.2) as it appears on the wire. */
-interface WireCommitment {
-  txHashes: string[];
-  bidAmount: string;
-  blockNumber: string;
-  receivedBidDigest: string;
-  receivedBidSignature: string;
-  commitmentDigest: string;
-  commitmentSignature: string;
-  providerAddress: string;
-  decayStartTimestamp: string;
-  decayEndTimestamp: string;
-  dispatchTimestamp: string;
-  revertingTxHashes: string[];
-  slashAmount: string;
-}
 
 const COMMITMENT_FIELDS = [
   "txHashes",

@@ -4,6 +4,7 @@
  */
 import { Given, Then, When } from "@cucumber/cucumber";
 import { concatHex, keccak256, zeroAddress } from "viem";
+import type { WireCommitment } from "../support/bids.ts";
 import {
   type Acceptance,
   balanceBounds,
@@ -16,7 +17,6 @@ import {
   Findings,
   type Framing,
   providerIndex,
-  type WireCommitment,
 } from "../support/concurrency.ts";
 import { notificationsOf } from "../support/notifications.ts";
 import { observationAttachment } from "../support/observations.ts";

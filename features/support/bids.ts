@@ -18,6 +18,23 @@ import type { ConformanceWorld } from "./world.ts";
 
 export { amountOf };
 
+/** The SendBid Commitment (interface.md §2.2) as it appears on the wire: a `{"result":…}` line of the bid stream. */
+export interface WireCommitment {
+  txHashes: string[];
+  bidAmount: string;
+  blockNumber: string;
+  receivedBidDigest: string;
+  receivedBidSignature: string;
+  commitmentDigest: string;
+  commitmentSignature: string;
+  providerAddress: string;
+  decayStartTimestamp: string;
+  decayEndTimestamp: string;
+  dispatchTimestamp: string;
+  revertingTxHashes: string[];
+  slashAmount: string;
+}
+
 export class BidSuiteError extends MevCommitError {}
 
 /** How long past the target's bid timeout a SendBid stream may run before the suite gives up on it. */

@@ -12,7 +12,7 @@
  */
 import { keccak256, recoverAddress, stringToHex } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
-import { type BidScenario, bidsOf, type SentBid } from "./bids.ts";
+import { type BidScenario, bidsOf, type SentBid, type WireCommitment } from "./bids.ts";
 import type { ProviderApi } from "./clients/api.ts";
 import {
   decisionDelivered,
@@ -26,21 +26,6 @@ import { settlementOf } from "./settlement.ts";
 import type { ConformanceWorld } from "./world.ts";
 
 export class ConcurrencySuiteError extends MevCommitError {}
-
-/** The SendBid commitment fields these checks read. */
-export interface WireCommitment {
-  txHashes: string[];
-  bidAmount: string;
-  blockNumber: string;
-  receivedBidDigest: string;
-  receivedBidSignature: string;
-  commitmentDigest: string;
-  commitmentSignature: string;
-  providerAddress: string;
-  decayStartTimestamp: string;
-  decayEndTimestamp: string;
-  dispatchTimestamp: string;
-}
 
 /** Hex as the checks compare it: lower case, no 0x (the wire's spelling is judged by bidding.feature). */
 export const bare = (h: string): string => String(h).toLowerCase().replace(/^0x/, "");

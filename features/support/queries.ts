@@ -11,7 +11,7 @@
 import { type Address, getAddress, type Hex } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
 import { bidderRegistryAbi, providerRegistryAbi } from "./abi.ts";
-import { finished, receiversGone } from "./bids.ts";
+import { finished, receiversGone, type WireCommitment } from "./bids.ts";
 import { chainOf } from "./chain.ts";
 import { acceptAll, ProviderApplication } from "./clients/providerApp.ts";
 import { perScenario } from "./perScenario.ts";
@@ -25,16 +25,6 @@ export class QuerySuiteError extends MevCommitError {}
 
 /** Wei deposited in each window a scenario bids in: its per-block allowance (1/10) covers every bid here. */
 export const SCENARIO_DEPOSIT = 10n ** 16n;
-
-/** The SendBid commitment fields these steps use. */
-export interface WireCommitment {
-  receivedBidDigest: string;
-  commitmentDigest: string;
-  providerAddress: string;
-  dispatchTimestamp: string;
-  blockNumber: string;
-  bidAmount: string;
-}
 
 /** A bid the scenario sent and the commitments it got back. */
 export interface SentQueryBid {
