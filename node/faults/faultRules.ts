@@ -81,6 +81,12 @@ export function tbfBurstBytes(rateKbit: number): number {
 /** The ceiling of a host's link where it has no cap of its own (kbit/s): 10 gbit/s, more than a veth pair moves here. */
 export const NO_CAP_KBIT = 10_000_000;
 
+/** tc's filter (argv after `tc`) that sends an interface's packets for one peer's address to that peer's htb class. */
+export function peerFilter(iface: string, ip: string, flowid: string): string[] {
+  const match = ["u32", "match", "ip", "dst", `${ip}/32`, "flowid", flowid];
+  return ["filter", "add", "dev", iface, "parent", "1:", "protocol", "ip", "prio", "1", ...match];
+}
+
 /**
  * The `tc` commands (argv after `tc`) that give `host`'s interface its delay and bandwidth. A host's own cap and
  * delay alone: tbf or netem at the root (tbf under netem for both). With a cap or a delay towards a peer (a pair's
@@ -160,24 +166,7 @@ export function qdiscCommands(
     const minor = (16 + i).toString(16);
     out.push(
       leaf(`1:${minor}`, p.kbit ?? top),
-      [
-        "filter",
-        "add",
-        ...dev,
-        "parent",
-        "1:",
-        "protocol",
-        "ip",
-        "prio",
-        "1",
-        "u32",
-        "match",
-        "ip",
-        "dst",
-        `${p.ip}/32`,
-        "flowid",
-        `1:${minor}`,
-      ],
+      peerFilter(iface, p.ip, `1:${minor}`),
       ...netem(["parent", `1:${minor}`, "handle", `${minor}:`], p.delay ?? delay),
     );
   });

@@ -8,7 +8,7 @@ import { spawnSync } from "bun";
 import { MevCommitError } from "../../lib/errors.ts";
 import { FailedPreconditionError, NotFoundError } from "../protocol/grpcCodes.ts";
 import type { NetnsHosts } from "../role/netnsHosts.ts";
-import { FAULTS_TABLE, hostRules, nftScript, qdiscCommands, qdiscRemove } from "./faultRules.ts";
+import { FAULTS_TABLE, hostRules, nftScript, peerFilter, qdiscCommands, qdiscRemove } from "./faultRules.ts";
 import { checkSpec, FAULT_KINDS, type FaultKind, type FaultSpec, kindsOf, placeOf } from "./faultSpec.ts";
 
 /** A command that applies faults failed (its argv and output). */
@@ -65,28 +65,7 @@ export function probeFaultKinds(inNs: (argv: string[]) => string[]): FaultKinds 
     );
     if (why) return why;
     run(inNs(["tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "htb", "default", "2"]));
-    const r = run(
-      inNs([
-        "tc",
-        "filter",
-        "add",
-        "dev",
-        "lo",
-        "parent",
-        "1:",
-        "protocol",
-        "ip",
-        "prio",
-        "1",
-        "u32",
-        "match",
-        "ip",
-        "dst",
-        "127.0.0.2/32",
-        "flowid",
-        "1:2",
-      ]),
-    );
+    const r = run(inNs(["tc", ...peerFilter("lo", "127.0.0.2", "1:2")]));
     run(inNs(["tc", "qdisc", "del", "dev", "lo", "root"]));
     return r.ok
       ? undefined
