@@ -19,6 +19,7 @@ import http from "k6/http";
 import { Counter, Gauge, Trend } from "k6/metrics";
 import grpc from "k6/net/grpc";
 import { signerOf } from "./.bin/gate-signer.js";
+import { l1Block, randomHash } from "./l1.js";
 
 const target = JSON.parse(open(__ENV.TARGET));
 const LEVELS = (__ENV.LEVELS || "1,8,32").split(",").map(Number);
@@ -98,25 +99,6 @@ function base64ToHex(b64) {
   return h;
 }
 
-function randomHash() {
-  let h = "";
-  for (let i = 0; i < 64; i++) h += "0123456789abcdef"[Math.floor(Math.random() * 16)];
-  return h;
-}
-
-let cachedBlock = { at: 0, number: 0 };
-/** The L1 block number (read at most every 250 ms). */
-function l1Block() {
-  if (Date.now() - cachedBlock.at < 250) return cachedBlock.number;
-  const r = http.post(
-    target.l1RpcUrl,
-    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
-    { headers: { "content-type": "application/json" }, tags: { name: "eth_blockNumber" } },
-  );
-  cachedBlock = { at: Date.now(), number: parseInt(JSON.parse(r.body).result, 16) };
-  return cachedBlock.number;
-}
-
 // ---- the provider applications: every bid accepted, and each bid digest shown kept by transaction hash ----------
 /** txHash → provider index → the bidDigest (hex) that provider's application was shown. */
 const shown = {};
@@ -163,7 +145,7 @@ function newBid() {
   return {
     txHashes: [randomHash()],
     amount: AMOUNT,
-    blockNumber: l1Block() + 2,
+    blockNumber: l1Block(target.l1RpcUrl) + 2,
     decayStartTimestamp: now,
     decayEndTimestamp: now + 12000,
   };

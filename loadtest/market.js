@@ -10,6 +10,7 @@ import exec from "k6/execution";
 import http from "k6/http";
 import { Counter, Rate, Trend } from "k6/metrics";
 import grpc from "k6/net/grpc";
+import { l1Block, randomHash } from "./l1.js";
 
 const target = JSON.parse(open(__ENV.TARGET));
 const PROFILE = __ENV.PROFILE || "steady";
@@ -177,34 +178,12 @@ function client(url) {
   return grpcClient;
 }
 
-function randomHash() {
-  let h = "";
-  for (let i = 0; i < 64; i++) h += "0123456789abcdef"[Math.floor(Math.random() * 16)];
-  return h;
-}
-
-let cachedBlock = { at: 0, number: 0 };
-/** The L1 block number (read at most every 250 ms). */
-function l1Block() {
-  if (Date.now() - cachedBlock.at < 250) return cachedBlock.number;
-  const r = http.post(
-    target.l1RpcUrl,
-    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
-    {
-      headers: { "content-type": "application/json" },
-      tags: { name: "eth_blockNumber" },
-    },
-  );
-  cachedBlock = { at: Date.now(), number: parseInt(JSON.parse(r.body).result, 16) };
-  return cachedBlock.number;
-}
-
 function bid() {
   const now = Date.now();
   return {
     txHashes: [randomHash()],
     amount: "1000",
-    blockNumber: l1Block() + 2,
+    blockNumber: l1Block(target.l1RpcUrl) + 2,
     decayStartTimestamp: now,
     decayEndTimestamp: now + 12000,
   };
@@ -320,12 +299,9 @@ export function bidder() {
 
 /** slot-burst: waits for each new L1 block, then sends BURST bids at once. */
 export function slotBurst() {
-  const start = l1Block();
+  const start = l1Block(target.l1RpcUrl);
   const deadline = Date.now() + 30000;
-  while (l1Block() === start && Date.now() < deadline) {
-    sleep(0.05);
-    cachedBlock.at = 0;
-  }
+  while (l1Block(target.l1RpcUrl, true) === start && Date.now() < deadline) sleep(0.05);
   if (BIDDER_TRANSPORT === "http") {
     const reqs = [];
     for (let i = 0; i < BURST; i++)
