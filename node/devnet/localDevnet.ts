@@ -27,6 +27,7 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
   const dataDir = mkdtempSync(join(tmpdir(), "mev-commit-devnet-"));
   const providers = overrides.providers ?? DEFAULTS.providers;
   const [l1Port, settlementPort] = await freePorts(2);
+  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
   const devnet = await startDevnet({
     ...DEFAULTS,
     dataDir,
@@ -45,12 +46,18 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
     l1BlockTime: 0,
     logLevel: "debug",
     ...overrides,
+  }).catch((e: unknown) => {
+    removeDataDir();
+    throw e;
   });
   return {
     devnet,
     async stop() {
-      await within("the devnet to stop", 45_000, devnet.stop());
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await within("the devnet to stop", 45_000, devnet.stop());
+      } finally {
+        removeDataDir();
+      }
       // viem's nonce manager is process-wide: the next devnet's fresh chains start every account at nonce 0 again.
       for (const chainId of [devnet.chains.l1.chainId, devnet.chains.settlement.chainId])
         for (let i = 0; i < 20; i++) nonceManager.reset({ address: devAccount(i).address, chainId });
