@@ -15,9 +15,14 @@ import { type TargetLevelResult, targetBench } from "./targetBench.ts";
 
 const USAGE = `Usage: npm run bench:side-by-side -- [options]
   --sides LIST       which sides, in this order each round (default upstream,ours,ours-like-for-like):
-                       upstream            upstream's node (MEV_COMMIT and PROVIDER_EMULATOR: its binaries, built as
-                                           docs/conformance.md §8 says) on a --no-nodes devnet without L1 blocks
-                       ours                our default devnet (npm run node: one event loop, 2 s L1 blocks)
+                       upstream            upstream's pinned node (protocol v1.1: MEV_COMMIT and PROVIDER_EMULATOR,
+                                           its binaries, built as docs/conformance.md §8 says) on a --no-nodes devnet
+                                           without L1 blocks
+                       upstream-v1.2.5     upstream's v1.2.5 node the same way (protocol v1.2: MEV_COMMIT_V1_2_5 and
+                                           PROVIDER_EMULATOR_V1_2_5, docs/conformance.md §10)
+                       ours                our devnet with --network libp2p (one event loop, 2 s L1 blocks)
+                       ours-auto           our devnet as \`npm run node\` starts it (--network auto: by the cores)
+                       ours-v1.2           ours with --network libp2p --protocol v1.2
                        ours-like-for-like  ours with --l1-block-time 0, as upstream's side runs (nothing opened or
                                            settled during the runs)
                        ours-processes      ours with --network processes (a process per node)
@@ -31,10 +36,20 @@ const USAGE = `Usage: npm run bench:side-by-side -- [options]
   --dir DIR          data dirs and logs (default .side-by-side)
 Prints each run's row as it goes, then each figure's median over the rounds (the range in brackets) per side.`;
 
-const SIDES: Record<string, string[] | "upstream"> = {
-  upstream: "upstream",
+/** Upstream's node of one version: the environment variables that name its binaries. */
+interface UpstreamSide {
+  version: "pinned" | "v1.2.5";
+  bin: string;
+  emulator: string;
+}
+
+const SIDES: Record<string, string[] | UpstreamSide> = {
+  upstream: { version: "pinned", bin: "MEV_COMMIT", emulator: "PROVIDER_EMULATOR" },
+  "upstream-v1.2.5": { version: "v1.2.5", bin: "MEV_COMMIT_V1_2_5", emulator: "PROVIDER_EMULATOR_V1_2_5" },
   // Named: `npm run node` alone is --network auto, which picks by the machine's cores.
   ours: ["--network", "libp2p"],
+  "ours-auto": [],
+  "ours-v1.2": ["--network", "libp2p", "--protocol", "v1.2"],
   "ours-like-for-like": ["--network", "libp2p", "--l1-block-time", "0"],
   "ours-processes": ["--network", "processes"],
 };
@@ -63,11 +78,14 @@ if (args.help) {
 const sides = args.sides!.split(",").map((s) => s.trim());
 for (const s of sides)
   if (!(s in SIDES)) throw new CliUsageError(`--sides: unknown side "${s}" (${Object.keys(SIDES).join(", ")})`);
-if (sides.includes("upstream") && (!process.env.MEV_COMMIT || !process.env.PROVIDER_EMULATOR))
-  throw new CliFailure(
-    "the upstream side needs MEV_COMMIT and PROVIDER_EMULATOR (upstream's binaries, docs/conformance.md §8), or leave it out: --sides ours,ours-like-for-like",
-    2,
-  );
+for (const s of sides) {
+  const side = SIDES[s]!;
+  if (!Array.isArray(side) && (!process.env[side.bin] || !process.env[side.emulator]))
+    throw new CliFailure(
+      `the ${s} side needs ${side.bin} and ${side.emulator} (upstream's binaries, docs/conformance.md §8 and §10), or leave it out: --sides ours,ours-like-for-like`,
+      2,
+    );
+}
 const rounds = integerFlag("rounds", args.rounds!);
 const levels = args["in-flight"]!.split(",").map((v) => integerFlag("in-flight", v.trim()));
 const bids = integerFlag("bids", args.bids!);
@@ -89,10 +107,10 @@ const print = (line: string) => console.log(`  ${line}`);
 for (let round = 1; round <= rounds; round++)
   for (const side of sides) {
     const flags = SIDES[side]!;
-    if (flags === "upstream")
+    if (!Array.isArray(flags))
       for (const level of levels) {
-        console.log(`round ${round}/${rounds}: upstream, ${level} in flight`);
-        keep(side, await upstreamRun(level));
+        console.log(`round ${round}/${rounds}: ${side}, ${level} in flight`);
+        keep(side, await upstreamRun(flags, level));
       }
     else {
       console.log(`round ${round}/${rounds}: ${side}, ${levels.join(", ")} in flight`);
@@ -106,10 +124,17 @@ console.log(
 for (const line of sideBySideLines(levels, sides, runs)) console.log(line);
 
 /** Upstream's nodes started afresh for one level; no rows when they do not start (the script's log says why). */
-async function upstreamRun(level: number): Promise<TargetLevelResult[]> {
-  const upDir = join(dir, "upstream");
-  const env = { ...process.env, DIR: upDir, PORT_BASE: String(portBase) };
-  const log = join(dir, "upstream-start.log");
+async function upstreamRun(side: UpstreamSide, level: number): Promise<TargetLevelResult[]> {
+  const upDir = join(dir, `upstream-${side.version}`);
+  const env = {
+    ...process.env,
+    DIR: upDir,
+    PORT_BASE: String(portBase),
+    VERSION: side.version,
+    MEV_COMMIT: process.env[side.bin],
+    PROVIDER_EMULATOR: process.env[side.emulator],
+  };
+  const log = join(dir, `upstream-${side.version}-start.log`);
   const start = spawn(["bash", "scenarios/bench/upstreamNodes.sh", "start"], {
     cwd: ROOT,
     env,
