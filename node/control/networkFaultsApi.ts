@@ -15,8 +15,11 @@ export interface NetworkFaultsStatus {
   unavailable: Partial<Record<FaultKind, string>>;
   /** The faults in place. */
   faults: FaultSpec[];
-  /** The hosts a fault may name (bidder, provider-0, …) and their addresses; empty without netns. */
-  hosts: { name: string; ip: string }[];
+  /**
+   * The hosts a fault may name (bidder, provider-0, …) and their addresses, then the pseudo-hosts a host can be cut
+   * from (root: the devnet's own namespace; settlement: its settlement chain's RPC, with its port); empty without netns.
+   */
+  hosts: { name: string; ip: string; port?: number }[];
 }
 
 export function networkFaultsStatus(faults: NetFaults | undefined, why: string): NetworkFaultsStatus {
@@ -30,7 +33,7 @@ export function networkFaultsStatus(faults: NetFaults | undefined, why: string):
   return {
     ...faults.available(),
     faults: faults.list(),
-    hosts: faults.hosts.hosts.map((name) => ({ name, ip: faults.hosts.ipOf(name) })),
+    hosts: faults.places(),
   };
 }
 
@@ -57,7 +60,7 @@ export function networkFaultsApi(faults: NetFaults | undefined, why: string) {
               minItems: 1,
               maxItems: 2,
               description:
-                "one host (bidder, provider-0, …: all its traffic) or a pair (only the traffic between them)",
+                "one host (bidder, provider-0, …: all its traffic) or a pair (only the traffic between them); a pair may be a host and root (the devnet's own namespace: chains, control API, clients on this machine) or settlement (the settlement chain's RPC), for a partition or loss",
             }),
             partition: t.Optional(t.Boolean({ description: "pairs: no packet passes between them" })),
             lossPercent: t.Optional(t.Integer({ description: "each packet dropped with this chance (1 to 100)" })),

@@ -2,7 +2,7 @@ import { parseEther } from "viem";
 import { parseArgsOr } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 import { DEFAULT_DEPLOY_V12_PARAMS } from "../chain/deployV12.ts";
-import { type FaultSpec, parseFaultFlag } from "../faults/faultSpec.ts";
+import { type FaultSpec, PSEUDO_HOSTS, parseFaultFlag } from "../faults/faultSpec.ts";
 import { DEFAULT_PROVIDER_LIVENESS_BLOCKS } from "../l1/providerLiveness.ts";
 import {
   DEFAULT_PROTOCOL_VERSION,
@@ -358,8 +358,10 @@ Options:
   --fault HOST[/HOST]:SETTING[,SETTING…]
                               a network fault from the start (netns only; repeat for more): on one host (bidder,
                               provider-0, …) or between a pair; settings partition (pairs), loss=P%, rate=Nkbit|Nmbit,
-                              delay=MSms, jitter=MSms; e.g. --fault bidder/provider-1:partition. Changed at
-                              run time through /sim/v1/network/faults (docs/devnet.md, Network faults)
+                              delay=MSms, jitter=MSms; e.g. --fault bidder/provider-1:partition. A host can
+                              be cut from root (the devnet's own namespace) or settlement (the settlement
+                              chain's RPC): --fault provider-0/settlement:partition. Changed at run time through
+                              /sim/v1/network/faults (docs/devnet.md, Network faults)
   --bootnode-port PORT        libp2p port of the devnet's bootnode (default 13510)
   --bidder-p2p-port PORT      libp2p port of the bidder node (default 13520)
   --provider-p2p-ports P1,…   libp2p ports of the provider nodes (default 13620, 13720, … one per provider)
@@ -639,7 +641,7 @@ export function extraBidderPort(first: number, j: number): number {
 
 /** The `--fault` flags against the devnet's hosts (bidder, provider-0, …), each a ConfigError when it is wrong. */
 function parseFaultFlags(flags: string[], providers: number): FaultSpec[] {
-  const hosts = ["bidder", ...Array.from({ length: providers }, (_, i) => `provider-${i}`)];
+  const hosts = ["bidder", ...Array.from({ length: providers }, (_, i) => `provider-${i}`), ...PSEUDO_HOSTS];
   return flags.map((f) => {
     try {
       return parseFaultFlag(f, hosts);

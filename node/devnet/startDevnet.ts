@@ -1150,6 +1150,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       });
       if (hosts) {
         devnet.netFaults = netFaults!;
+        devnet.netFaults.placeSettlement(chains.settlement.rpcUrl);
         for (const f of cfg.faults ?? []) devnet.netFaults.set(f);
         log.info("network faults", {
           ...devnet.netFaults.available(),

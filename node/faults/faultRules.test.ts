@@ -186,3 +186,48 @@ describe("rules of each host", () => {
     ]);
   });
 });
+
+describe("a host cut from the devnet's own namespace (root) or the settlement chain (settlement)", () => {
+  const PLACES = [...HOSTS, "root", "settlement"];
+  const withPseudo = (h: string) =>
+    h === "root"
+      ? { ip: "10.9.9.254", iface: "" }
+      : h === "settlement"
+        ? { ip: "10.9.9.254", iface: "", port: 8546 }
+        : addr(h);
+
+  test("a pseudo-host is one end of a pair, with partition or loss only", () => {
+    expect(parseFaultFlag("provider-0/settlement:partition", PLACES)).toEqual({
+      hosts: ["provider-0", "settlement"],
+      partition: true,
+    });
+    expect(() => checkSpec({ hosts: ["settlement"], lossPercent: 5 }, PLACES)).toThrow(
+      "settlement is not a host: name it with one host, as a pair (e.g. provider-0/settlement)",
+    );
+    expect(() => checkSpec({ hosts: ["root", "settlement"], partition: true }, PLACES)).toThrow("is not a host");
+    expect(() => checkSpec({ hosts: ["bidder", "root"], delayMs: 100 }, PLACES)).toThrow(
+      "towards root a fault can be a partition or loss only",
+    );
+    expect(() => checkSpec({ hosts: ["bidder", "root"], partition: true }, HOSTS)).toThrow("no host root");
+  });
+
+  test("cut from settlement: only the chain's port, both ways, on the host's side", () => {
+    const cut: FaultSpec[] = [{ hosts: ["provider-0", "settlement"], partition: true }];
+    expect(hostRules("provider-0", cut, withPseudo)).toEqual({
+      input: ["ip saddr 10.9.9.254 tcp sport 8546 drop"],
+      output: ["ip daddr 10.9.9.254 tcp dport 8546 drop"],
+    });
+    expect(hostRules("provider-1", cut, withPseudo)).toEqual({ input: [], output: [] });
+  });
+
+  test("cut from root: every packet with the root namespace's address; loss towards it meets both ways on the host", () => {
+    expect(hostRules("bidder", [{ hosts: ["bidder", "root"], partition: true }], withPseudo)).toEqual({
+      input: ["ip saddr 10.9.9.254 drop"],
+      output: ["ip daddr 10.9.9.254 drop"],
+    });
+    expect(hostRules("bidder", [{ hosts: ["bidder", "settlement"], lossPercent: 10 }], withPseudo)).toEqual({
+      input: ["ip saddr 10.9.9.254 tcp sport 8546 numgen random mod 100 < 10 drop"],
+      output: ["ip daddr 10.9.9.254 tcp dport 8546 numgen random mod 100 < 10 drop"],
+    });
+  });
+});

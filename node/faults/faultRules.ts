@@ -4,7 +4,7 @@
  * text of `nft -f` and the argv of `tc`, applied by netFaults.ts inside each host's namespace. Everything is named
  * FAULTS_TABLE, so removing it removes exactly what the faults made.
  */
-import type { FaultSpec } from "./faultSpec.ts";
+import { type FaultSpec, isPseudoHost } from "./faultSpec.ts";
 
 /** The nftables table (family inet) in each host's namespace that holds the faults' rules. */
 export const FAULTS_TABLE = "mcfaults";
@@ -13,6 +13,8 @@ export const FAULTS_TABLE = "mcfaults";
 export interface HostAddress {
   ip: string;
   iface: string;
+  /** A place that is one TCP port of an address (the settlement chain's RPC): rules match that port alone. */
+  port?: number;
 }
 
 /** `nft -f` text that replaces the host's faults table with `rules` (no table at all when there are none). */
@@ -62,13 +64,20 @@ export function hostRules(
       }
       continue;
     }
-    const peer = addr(f.hosts.find((h) => h !== host)!).ip;
+    const other = f.hosts.find((h) => h !== host)!;
+    const peer = addr(other);
+    const from = `ip saddr ${peer.ip}${peer.port === undefined ? "" : ` tcp sport ${peer.port}`}`;
+    const to = `ip daddr ${peer.ip}${peer.port === undefined ? "" : ` tcp dport ${peer.port}`}`;
     if (f.partition) {
-      input.push(`ip saddr ${peer} drop`);
-      output.push(`ip daddr ${peer} drop`);
+      input.push(`${from} drop`);
+      output.push(`${to} drop`);
     }
-    // Between a pair, each side drops on the way out: each packet meets the chance once.
-    if (loss) output.push(`ip daddr ${peer} ${loss}`);
+    // Between a pair, each side drops on the way out: each packet meets the chance once. A pseudo-host (the root
+    // namespace, the settlement chain) has no rules of its own: the host drops what comes from it too.
+    if (loss) {
+      output.push(`${to} ${loss}`);
+      if (isPseudoHost(other)) input.push(`${from} ${loss}`);
+    }
   }
   return { input, output };
 }

@@ -9,6 +9,18 @@ import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 export const FAULT_KINDS = ["partition", "loss", "bandwidth", "delay"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+/**
+ * Places that are not hosts of their own but a fault can cut a host from, as the other end of a pair: `settlement`,
+ * the settlement chain's RPC port in the devnet's own (root) namespace; `root`, everything in that namespace (the
+ * chains, the control and beacon APIs, the bootnode, and every client on this machine, such as the conformance
+ * suite's). Only partition and loss towards them: their rules sit on the host's side alone.
+ */
+export const PSEUDO_HOSTS = ["root", "settlement"] as const;
+
+export function isPseudoHost(h: string): boolean {
+  return (PSEUDO_HOSTS as readonly string[]).includes(h);
+}
+
 export interface FaultSpec {
   /** One host (the fault is on all its traffic) or two (only the traffic between them). Sorted, no repeats. */
   hosts: string[];
@@ -63,6 +75,11 @@ export function checkSpec(raw: unknown, known: readonly string[]): FaultSpec {
     if (!known.includes(h)) throw new InvalidArgumentError(`no host ${h}: the hosts are ${known.join(", ")}`);
   if (hosts.length === 2 && hosts[0] === hosts[1])
     throw new InvalidArgumentError(`a pair needs two different hosts, got ${hosts[0]} twice`);
+  const pseudo = hosts.filter(isPseudoHost);
+  if (pseudo.length && (hosts.length !== 2 || pseudo.length === 2))
+    throw new InvalidArgumentError(
+      `${pseudo.join(" and ")} is not a host: name it with one host, as a pair (e.g. provider-0/${pseudo[0]})`,
+    );
   const spec: FaultSpec = { hosts: [...hosts].sort() };
   const pair = hosts.length === 2;
   if (r.partition !== undefined) {
@@ -84,6 +101,10 @@ export function checkSpec(raw: unknown, known: readonly string[]): FaultSpec {
   }
   if (spec.jitterMs !== undefined && spec.delayMs === undefined)
     throw new InvalidArgumentError("jitterMs needs delayMs (jitter is a variation of the added delay)");
+  if (pseudo.length && (spec.rateKbit !== undefined || spec.delayMs !== undefined))
+    throw new InvalidArgumentError(
+      `towards ${pseudo[0]} a fault can be a partition or loss only (rateKbit and delayMs shape a host's own interface)`,
+    );
   if (!kindsOf(spec).length)
     throw new InvalidArgumentError(
       "a fault needs at least one of partition, lossPercent, rateKbit, delayMs (to remove faults, DELETE them)",

@@ -26,6 +26,16 @@ async function reaches(from: "a" | "b" | "c", to: "a" | "b" | "c"): Promise<bool
   return (await p.exited) === 0;
 }
 
+/** Whether `from` opens a TCP connection to a listener of the root namespace (`port`) within 1.5 s. */
+async function reachesRoot(from: "a" | "b" | "c", port: number): Promise<boolean> {
+  const probe = `const s=await Bun.connect({hostname:"${hosts.rootIp}",port:${port},socket:{data(){}}}).catch(()=>undefined);process.exit(s?0:1)`;
+  const p = spawn(hosts.exec(from, ["timeout", "1.5", process.execPath, "-e", probe]), {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  return (await p.exited) === 0;
+}
+
 function shows(host: "a" | "b" | "c", argv: string[]): string {
   return spawnSync(hosts.exec(host, argv)).stdout.toString();
 }
@@ -59,6 +69,36 @@ describe.skipIf(!!skip)("network faults on namespace hosts", () => {
     expect(await reaches("a", "b")).toBe(true);
     expect(await reaches("b", "a")).toBe(true);
     expect(() => faults!.heal(["a", "b"])).toThrow("no fault on a/b");
+  }, 60_000);
+
+  test("a host cut from settlement loses the chain's port alone; cut from root, every listener of the root namespace", async () => {
+    const chain = PORT + 1;
+    const other = PORT + 2;
+    for (const port of [chain, other]) {
+      const serve = `Bun.listen({hostname:"${hosts.rootIp}",port:${port},socket:{data(){}}})`;
+      servers.push(spawn([process.execPath, "-e", serve], { stdout: "ignore", stderr: "ignore" }));
+    }
+    for (let i = 0; i < 50 && !((await reachesRoot("a", chain)) && (await reachesRoot("a", other))); i++)
+      await Bun.sleep(100);
+    faults!.placeSettlement(`http://${hosts.rootIp}:${chain}`);
+    expect(faults!.places().slice(-2)).toEqual([
+      { name: "root", ip: hosts.rootIp },
+      { name: "settlement", ip: hosts.rootIp, port: chain },
+    ]);
+
+    faults!.set({ hosts: ["a", "settlement"], partition: true });
+    expect(await reachesRoot("a", chain)).toBe(false);
+    expect(await reachesRoot("a", other)).toBe(true);
+    expect(await reachesRoot("b", chain)).toBe(true);
+    faults!.heal(["settlement", "a"]);
+    expect(await reachesRoot("a", chain)).toBe(true);
+
+    faults!.set({ hosts: ["root", "a"], partition: true });
+    expect(await reachesRoot("a", chain)).toBe(false);
+    expect(await reachesRoot("a", other)).toBe(false);
+    expect(await reaches("a", "b")).toBe(true);
+    faults!.heal();
+    expect(await reachesRoot("a", other)).toBe(true);
   }, 60_000);
 
   test("loss of 100 % on a host cuts it from every other; a bandwidth cap is a tbf on its interface", async () => {

@@ -8,8 +8,16 @@ import { spawnSync } from "bun";
 import { MevCommitError } from "../../lib/errors.ts";
 import { FailedPreconditionError, NotFoundError } from "../protocol/grpcCodes.ts";
 import type { NetnsHosts } from "../role/netnsHosts.ts";
-import { FAULTS_TABLE, hostRules, nftScript, peerFilter, qdiscCommands, qdiscRemove } from "./faultRules.ts";
-import { checkSpec, FAULT_KINDS, type FaultKind, type FaultSpec, kindsOf, placeOf } from "./faultSpec.ts";
+import {
+  FAULTS_TABLE,
+  type HostAddress,
+  hostRules,
+  nftScript,
+  peerFilter,
+  qdiscCommands,
+  qdiscRemove,
+} from "./faultRules.ts";
+import { checkSpec, FAULT_KINDS, type FaultKind, type FaultSpec, isPseudoHost, kindsOf, placeOf } from "./faultSpec.ts";
 
 /** A command that applies faults failed (its argv and output). */
 export class NetFaultError extends MevCommitError {
@@ -93,9 +101,32 @@ export class NetFaults {
   /** Hosts whose table or qdisc the faults have touched (removeAll undoes them). */
   private readonly touched = new Set<string>();
   readonly kinds: FaultKinds;
+  /** The pseudo-hosts a fault can cut a host from (faultSpec.ts PSEUDO_HOSTS): where each is. */
+  private readonly pseudo = new Map<string, { ip: string; port?: number }>();
 
   constructor(readonly hosts: NetnsHosts<string>) {
     this.kinds = probeFaultKinds((argv) => ["ip", "netns", "exec", hosts.namespace("hub"), ...argv]);
+    this.pseudo.set("root", { ip: hosts.rootIp });
+  }
+
+  /** Where the settlement chain's RPC listens (its URL as the nodes have it): the pseudo-host `settlement`. */
+  placeSettlement(rpcUrl: string): void {
+    const u = new URL(rpcUrl);
+    if (!/^[0-9]+(\.[0-9]+){3}$/.test(u.hostname)) return;
+    this.pseudo.set("settlement", { ip: u.hostname, port: Number(u.port || (u.protocol === "https:" ? 443 : 80)) });
+  }
+
+  /** Every name a fault may use: the hosts, then the pseudo-hosts, with their addresses. */
+  places(): { name: string; ip: string; port?: number }[] {
+    return [
+      ...this.hosts.hosts.map((name) => ({ name, ip: this.hosts.ipOf(name) })),
+      ...[...this.pseudo].map(([name, a]) => ({ name, ...a })),
+    ];
+  }
+
+  private addressOf(h: string): HostAddress {
+    const p = this.pseudo.get(h);
+    return p ? { ...p, iface: "" } : { ip: this.hosts.ipOf(h), iface: this.hosts.ifaceOf(h) };
   }
 
   /** The kinds this machine offers, and why the others are not. */
@@ -121,7 +152,10 @@ export class NetFaults {
    * on the same host or pair.
    */
   set(raw: unknown): FaultSpec {
-    const spec = checkSpec(raw, this.hosts.hosts);
+    const spec = checkSpec(
+      raw,
+      this.places().map((p) => p.name),
+    );
     const why = this.unavailableFor(spec);
     if (why) throw new FailedPreconditionError(why);
     const place = placeOf(spec.hosts);
@@ -173,8 +207,10 @@ export class NetFaults {
 
   private apply(hosts: readonly string[]): void {
     const faults = this.list();
-    const addr = (h: string) => ({ ip: this.hosts.ipOf(h), iface: this.hosts.ifaceOf(h) });
+    const addr = (h: string) => this.addressOf(h);
     for (const h of hosts) {
+      // A pseudo-host's rules are on the host's side.
+      if (isPseudoHost(h)) continue;
       const { input, output } = hostRules(h, faults, addr);
       const qdiscs = qdiscCommands(this.hosts.ifaceOf(h), faults, h, (x) => this.hosts.ipOf(x));
       if (!this.touched.has(h) && !input.length && !output.length && !qdiscs.length) continue;
