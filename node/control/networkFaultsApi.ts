@@ -60,7 +60,7 @@ export function networkFaultsApi(faults: NetFaults | undefined, why: string) {
               minItems: 1,
               maxItems: 2,
               description:
-                "one host (bidder, provider-0, …: all its traffic) or a pair (only the traffic between them); a pair may be a host and root (the devnet's own namespace: chains, control API, clients on this machine) or settlement (the settlement chain's RPC), for a partition or loss",
+                "one host (bidder, provider-0, …: all its traffic) or a pair (only the traffic between them); a pair may be a host and root (the devnet's own namespace: chains, control API, clients on this machine), clients (the clients of its own APIs there) or settlement (the settlement chain's RPC), for a partition or loss",
             }),
             partition: t.Optional(t.Boolean({ description: "pairs: no packet passes between them" })),
             lossPercent: t.Optional(t.Integer({ description: "each packet dropped with this chance (1 to 100)" })),

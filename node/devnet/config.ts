@@ -359,8 +359,9 @@ Options:
                               a network fault from the start (netns only; repeat for more): on one host (bidder,
                               provider-0, …) or between a pair; settings partition (pairs), loss=P%, rate=Nkbit|Nmbit,
                               delay=MSms, jitter=MSms; e.g. --fault bidder/provider-1:partition. A host can
-                              be cut from root (the devnet's own namespace) or settlement (the settlement
-                              chain's RPC): --fault provider-0/settlement:partition. Changed at run time through
+                              be cut from root (the devnet's own namespace), clients (its APIs' clients there)
+                              or settlement (the settlement chain's RPC): --fault
+                              provider-0/settlement:partition. Changed at run time through
                               /sim/v1/network/faults (docs/devnet.md, Network faults)
   --bootnode-port PORT        libp2p port of the devnet's bootnode (default 13510)
   --bidder-p2p-port PORT      libp2p port of the bidder node (default 13520)

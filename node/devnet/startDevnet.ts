@@ -1151,6 +1151,12 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       if (hosts) {
         devnet.netFaults = netFaults!;
         devnet.netFaults.placeSettlement(chains.settlement.rpcUrl);
+        for (const p of spawned)
+          if (p.spec.netns && p.url && p.rpcUrl)
+            devnet.netFaults.placeClients(p.spec.netns.host, [
+              Number(new URL(p.url).port),
+              Number(new URL(p.rpcUrl).port),
+            ]);
         for (const f of cfg.faults ?? []) devnet.netFaults.set(f);
         log.info("network faults", {
           ...devnet.netFaults.available(),

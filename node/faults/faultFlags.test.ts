@@ -26,7 +26,7 @@ describe("--fault", () => {
       new ConfigError("--fault needs --network netns (faults act between the hosts of its network namespaces)"),
     );
     expect(() => parseDevnetArgs(["--netns", "--fault", "bidder/provider-2:partition"])).toThrow(
-      "--fault bidder/provider-2:partition: no host provider-2: the hosts are bidder, provider-0, provider-1, root, settlement",
+      "--fault bidder/provider-2:partition: no host provider-2: the hosts are bidder, provider-0, provider-1, clients, root, settlement",
     );
     expect(() => parseDevnetArgs(["--netns", "--fault", "bidder:loss=x"])).toThrow(
       "--fault: loss=x is not a number (with %, ms, kbit or mbit)",

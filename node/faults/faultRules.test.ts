@@ -231,3 +231,21 @@ describe("a host cut from the devnet's own namespace (root) or the settlement ch
     });
   });
 });
+
+describe("a host cut from the clients of its own APIs (clients)", () => {
+  test("only the host's API ports towards the root namespace, both ways", () => {
+    const place = (p: string, host: string) =>
+      p === "clients" ? { ip: "10.9.9.254", iface: "", ownPorts: host === "bidder" ? [13523, 13524] : [] } : addr(p);
+    expect(hostRules("bidder", [{ hosts: ["bidder", "clients"], partition: true }], place)).toEqual({
+      input: ["ip saddr 10.9.9.254 tcp dport { 13523, 13524 } drop"],
+      output: ["ip daddr 10.9.9.254 tcp sport { 13523, 13524 } drop"],
+    });
+    expect(
+      hostRules("bidder", [{ hosts: ["bidder", "clients"], partition: true }], () => ({
+        ip: "10.9.9.254",
+        iface: "",
+        ownPorts: [80],
+      })),
+    ).toEqual({ input: ["ip saddr 10.9.9.254 tcp dport 80 drop"], output: ["ip daddr 10.9.9.254 tcp sport 80 drop"] });
+  });
+});

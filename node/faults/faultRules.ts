@@ -15,6 +15,13 @@ export interface HostAddress {
   iface: string;
   /** A place that is one TCP port of an address (the settlement chain's RPC): rules match that port alone. */
   port?: number;
+  /** A place that is the clients of the host's own ports (its APIs): rules match those ports on the host's side. */
+  ownPorts?: number[];
+}
+
+/** nft's match for one port or a set of them. */
+function ports(list: number[]): string {
+  return list.length === 1 ? String(list[0]) : `{ ${list.join(", ")} }`;
 }
 
 /** `nft -f` text that replaces the host's faults table with `rules` (no table at all when there are none). */
@@ -43,7 +50,7 @@ export function nftScript(input: string[], output: string[]): string {
 export function hostRules(
   host: string,
   faults: readonly FaultSpec[],
-  addr: (host: string) => HostAddress,
+  addr: (place: string, host: string) => HostAddress,
 ): { input: string[]; output: string[] } {
   const input: string[] = [];
   const output: string[] = [];
@@ -65,9 +72,15 @@ export function hostRules(
       continue;
     }
     const other = f.hosts.find((h) => h !== host)!;
-    const peer = addr(other);
-    const from = `ip saddr ${peer.ip}${peer.port === undefined ? "" : ` tcp sport ${peer.port}`}`;
-    const to = `ip daddr ${peer.ip}${peer.port === undefined ? "" : ` tcp dport ${peer.port}`}`;
+    const peer = addr(other, host);
+    const [inPort, outPort] =
+      peer.port !== undefined
+        ? [` tcp sport ${peer.port}`, ` tcp dport ${peer.port}`]
+        : peer.ownPorts?.length
+          ? [` tcp dport ${ports(peer.ownPorts)}`, ` tcp sport ${ports(peer.ownPorts)}`]
+          : ["", ""];
+    const from = `ip saddr ${peer.ip}${inPort}`;
+    const to = `ip daddr ${peer.ip}${outPort}`;
     if (f.partition) {
       input.push(`${from} drop`);
       output.push(`${to} drop`);

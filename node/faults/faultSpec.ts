@@ -11,11 +11,12 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /**
  * Places that are not hosts of their own but a fault can cut a host from, as the other end of a pair: `settlement`,
- * the settlement chain's RPC port in the devnet's own (root) namespace; `root`, everything in that namespace (the
- * chains, the control and beacon APIs, the bootnode, and every client on this machine, such as the conformance
- * suite's). Only partition and loss towards them: their rules sit on the host's side alone.
+ * the settlement chain's RPC port in the devnet's own (root) namespace; `clients`, the clients of the host's own APIs
+ * (its HTTP and gRPC ports) in that namespace, such as the conformance suite's; `root`, everything in that namespace
+ * (the chains, the control and beacon APIs, the bootnode, the clients). Only partition and loss towards them: their
+ * rules sit on the host's side alone.
  */
-export const PSEUDO_HOSTS = ["root", "settlement"] as const;
+export const PSEUDO_HOSTS = ["clients", "root", "settlement"] as const;
 
 export function isPseudoHost(h: string): boolean {
   return (PSEUDO_HOSTS as readonly string[]).includes(h);

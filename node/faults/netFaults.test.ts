@@ -81,8 +81,9 @@ describe.skipIf(!!skip)("network faults on namespace hosts", () => {
     for (let i = 0; i < 50 && !((await reachesRoot("a", chain)) && (await reachesRoot("a", other))); i++)
       await Bun.sleep(100);
     faults!.placeSettlement(`http://${hosts.rootIp}:${chain}`);
-    expect(faults!.places().slice(-2)).toEqual([
+    expect(faults!.places().slice(3)).toEqual([
       { name: "root", ip: hosts.rootIp },
+      { name: "clients", ip: hosts.rootIp },
       { name: "settlement", ip: hosts.rootIp, port: chain },
     ]);
 
@@ -92,6 +93,24 @@ describe.skipIf(!!skip)("network faults on namespace hosts", () => {
     expect(await reachesRoot("b", chain)).toBe(true);
     faults!.heal(["settlement", "a"]);
     expect(await reachesRoot("a", chain)).toBe(true);
+
+    // clients: the root namespace's connections to a's own listener alone.
+    const fromRoot = async (to: "a" | "b") => {
+      const probe = `const s=await Bun.connect({hostname:"${hosts.ipOf(to)}",port:${PORT},socket:{data(){}}}).catch(()=>undefined);process.exit(s?0:1)`;
+      const p = spawn(["timeout", "1.5", process.execPath, "-e", probe], { stdout: "ignore", stderr: "ignore" });
+      return (await p.exited) === 0;
+    };
+    expect(() => faults!.set({ hosts: ["a", "clients"], partition: true })).toThrow(
+      "the ports of a's APIs are not known",
+    );
+    faults!.placeClients("a", [PORT]);
+    faults!.set({ hosts: ["a", "clients"], partition: true });
+    expect(await fromRoot("a")).toBe(false);
+    expect(await fromRoot("b")).toBe(true);
+    expect(await reaches("b", "a")).toBe(true);
+    expect(await reachesRoot("a", chain)).toBe(true);
+    faults!.heal(["a", "clients"]);
+    expect(await fromRoot("a")).toBe(true);
 
     faults!.set({ hosts: ["root", "a"], partition: true });
     expect(await reachesRoot("a", chain)).toBe(false);

@@ -107,6 +107,7 @@ export class NetFaults {
   constructor(readonly hosts: NetnsHosts<string>) {
     this.kinds = probeFaultKinds((argv) => ["ip", "netns", "exec", hosts.namespace("hub"), ...argv]);
     this.pseudo.set("root", { ip: hosts.rootIp });
+    this.pseudo.set("clients", { ip: hosts.rootIp });
   }
 
   /** Where the settlement chain's RPC listens (its URL as the nodes have it): the pseudo-host `settlement`. */
@@ -114,6 +115,14 @@ export class NetFaults {
     const u = new URL(rpcUrl);
     if (!/^[0-9]+(\.[0-9]+){3}$/.test(u.hostname)) return;
     this.pseudo.set("settlement", { ip: u.hostname, port: Number(u.port || (u.protocol === "https:" ? 443 : 80)) });
+  }
+
+  /** The ports each host's own APIs listen on (HTTP, gRPC): what the pseudo-host `clients` cuts. */
+  private readonly apiPorts = new Map<string, number[]>();
+
+  /** Where the clients of a host's APIs reach it: the pseudo-host `clients` (from the root namespace). */
+  placeClients(host: string, ports: number[]): void {
+    this.apiPorts.set(host, ports);
   }
 
   /** Every name a fault may use: the hosts, then the pseudo-hosts, with their addresses. */
@@ -124,8 +133,9 @@ export class NetFaults {
     ];
   }
 
-  private addressOf(h: string): HostAddress {
+  private addressOf(h: string, from?: string): HostAddress {
     const p = this.pseudo.get(h);
+    if (h === "clients" && p) return { ...p, iface: "", ownPorts: this.apiPorts.get(from ?? "") ?? [] };
     return p ? { ...p, iface: "" } : { ip: this.hosts.ipOf(h), iface: this.hosts.ifaceOf(h) };
   }
 
@@ -158,6 +168,9 @@ export class NetFaults {
     );
     const why = this.unavailableFor(spec);
     if (why) throw new FailedPreconditionError(why);
+    const served = spec.hosts.find((h) => !isPseudoHost(h))!;
+    if (spec.hosts.includes("clients") && !this.apiPorts.get(served)?.length)
+      throw new FailedPreconditionError(`the ports of ${served}'s APIs are not known: it runs no node of this devnet`);
     const place = placeOf(spec.hosts);
     const before = this.faults.get(place);
     this.faults.set(place, spec);
@@ -207,7 +220,7 @@ export class NetFaults {
 
   private apply(hosts: readonly string[]): void {
     const faults = this.list();
-    const addr = (h: string) => this.addressOf(h);
+    const addr = (place: string, host: string) => this.addressOf(place, host);
     for (const h of hosts) {
       // A pseudo-host's rules are on the host's side.
       if (isPseudoHost(h)) continue;
