@@ -16,6 +16,9 @@ const healing = new WeakSet<ConformanceWorld>();
 /** The host of "the bidder" or "provider N" (1-based), as the control API's status names the node there. */
 export async function hostOf(world: ConformanceWorld, node: string): Promise<string> {
   if (node === "the bidder") return "bidder";
+  // Pseudo-hosts of the control API: the settlement chain's RPC, and the clients of a node's own APIs (the suite's).
+  if (node === "the settlement chain") return "settlement";
+  if (node === "its API clients") return "clients";
   const m = /^provider (\d+)$/.exec(node);
   const address = m ? world.target.providerAddresses[Number(m[1]) - 1] : undefined;
   if (!address)
@@ -113,4 +116,44 @@ export async function recordedOutcome(
   throw new FaultsSuiteError(
     `GET ${url} names no settled outcome for provider ${provider} within 15 s; the last answer: ${last}`,
   );
+}
+
+/** A bid digest as a provider application or a node gives it (hex, with or without 0x, or base64), as bare hex. */
+export function digestHex(d: string): string {
+  const bare = d.replace(/^0x/, "").toLowerCase();
+  return /^[0-9a-f]{64}$/.test(bare) ? bare : Buffer.from(d, "base64").toString("hex");
+}
+
+/**
+ * Where a commitment's dispatch time is not the one its provider's application chose when it decided: in the bid's
+ * stream (what the provider signed) and in the bidder's record of the bid (GetBidInfo), which must keep the
+ * provider's time and not put in when the bidder heard. Empty when both hold the chosen time.
+ */
+export function dispatchProblems(
+  streamed: { bid: string; provider: string; dispatch: string }[],
+  chosen: ReadonlyMap<string, bigint>,
+  recorded: { bid: string; provider: string; dispatch: string }[],
+): string[] {
+  const problems: string[] = [];
+  const chosenHex = new Map([...chosen].map(([k, v]) => [digestHex(k), v]));
+  for (const c of streamed) {
+    const bid = digestHex(c.bid);
+    const want = chosenHex.get(bid);
+    if (want === undefined) {
+      problems.push(`the application chose no dispatch time for bid ${bid}`);
+      continue;
+    }
+    if (BigInt(c.dispatch) !== want)
+      problems.push(
+        `the commitment to bid ${bid} in the stream carries dispatch time ${c.dispatch}, the application chose ${want}`,
+      );
+    const address = (a: string) => a.replace(/^0x/, "").toLowerCase();
+    const r = recorded.filter((x) => digestHex(x.bid) === bid && address(x.provider) === address(c.provider));
+    if (r.length !== 1) problems.push(`the bidder lists ${r.length} commitments of ${c.provider} to bid ${bid}`);
+    else if (BigInt(r[0]!.dispatch) !== want)
+      problems.push(
+        `the bidder's record of bid ${bid} has dispatch time ${r[0]!.dispatch}, the application chose ${want}`,
+      );
+  }
+  return problems;
 }
