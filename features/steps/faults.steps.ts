@@ -65,7 +65,9 @@ Then(
   async function (this: ConformanceWorld) {
     const twice: string[] = [];
     const digests = new Map<string, string>();
-    const streamed: { block: string; bid: string; amount: string; provider: string }[] = [];
+    // A provider's records name no digest: a bid is its amount and decay window there (the window starts when the
+    // bid was made, so an earlier run's bid of the same amount for the same block is another one).
+    const streamed: { block: string; bid: string; amount: string; provider: string; decay: string }[] = [];
     for (const b of bidsOf(this).bids) {
       const seen = new Set<string>();
       for (const l of (await b.outcome).lines) {
@@ -83,6 +85,7 @@ Then(
           bid: noHex(c.receivedBidDigest),
           amount: String(c.bidAmount),
           provider,
+          decay: `${c.decayStartTimestamp}-${c.decayEndTimestamp}`,
         });
       }
     }
@@ -110,11 +113,16 @@ Then(
         if (!mine.length) continue;
         const p = await this.provider(i + 1).getCommitmentInfo({ blockNumber: BigInt(block), limit: 1000 });
         if (p.error) throw new FaultsSuiteError(p.describe());
-        const amounts = ((p.value as { commitments?: { commitments?: { amount: string }[] }[] }).commitments ?? [])
+        type Info = {
+          commitments?: {
+            commitments?: { amount: string; decayStartTimestamp: string; decayEndTimestamp: string }[];
+          }[];
+        };
+        const listed = ((p.value as Info).commitments ?? [])
           .flatMap((g) => g.commitments ?? [])
-          .map((c) => String(c.amount));
+          .map((c) => `${c.amount}/${c.decayStartTimestamp}-${c.decayEndTimestamp}`);
         for (const s of mine) {
-          const n = amounts.filter((a) => a === s.amount).length;
+          const n = listed.filter((a) => a === `${s.amount}/${s.decay}`).length;
           if (n !== 1)
             twice.push(`provider ${i + 1} lists ${n} commitments to the bid of ${s.amount} wei (block ${block})`);
         }
