@@ -9,6 +9,10 @@ Feature: A provider cut off from the settlement chain keeps its commitments, and
   settled, it opens the commitment and records the oracle's verdict (the reward) once it can read the chain again
   (api-behaviour §3.3: the open loop, then CommitmentProcessed and FundsRewarded).
 
+  A provider checks a bid against the bidder's deposit, which it reads from the chain when no deposit event told it
+  yet (api-behaviour §4.6): cut off before it knows the deposit, it cannot answer. So before the cut provider 1 sees
+  a bid of 7 wei for block B, which its application rejects.
+
   Needs sim-faults with the pseudo-host settlement (the settlement chain's RPC, as the provider's node reaches it:
   POST /sim/v1/network/faults {"hosts":["provider-0","settlement"],"partition":true}) and sim-control for the L1
   blocks. The amounts follow crypto-contracts §2 as in settlement.feature: a 1 ETH bid 25 % into its decay pays
@@ -18,7 +22,8 @@ Feature: A provider cut off from the settlement chain keeps its commitments, and
   Background:
     Given the target's nodes answer
     And the bidder has 10 ETH deposited for the next L1 blocks, B and B+1
-    And provider 1's application accepts every bid, dispatching at D
+    And provider 1's application rejects bids of 7 wei and accepts the rest, dispatching at D
+    And provider 1 has checked a bid of 7 wei for L1 block B against the bidder's deposit, which its application rejects
 
   @intended @sim @sim-faults @v1.1
   Scenario: a provider cut off from the settlement chain while it holds a commitment stores it once back, and records the oracle's verdict

@@ -1,6 +1,7 @@
 import { expect } from "bun:test";
 import { Then, When } from "@cucumber/cucumber";
-import { bidsOf } from "../support/bids.ts";
+import { bidsOf, finished } from "../support/bids.ts";
+import { amountOf } from "../support/clients/providerApp.ts";
 import {
   delay,
   dispatchProblems,
@@ -221,3 +222,30 @@ Then(
 When(/^the network stays cut for (\d+) s$/, async (seconds: string) => {
   await Bun.sleep(Number(seconds) * 1000);
 });
+
+// A provider checks a bid against the bidder's deposit before its application sees it, reading the deposit from the
+// chain when no deposit event has told it yet (api-behaviour §4.6). A provider cut off before it knows the deposit
+// cannot answer at all; this step makes sure it knows: a bid of `amount` wei for block B that its application
+// rejects (no commitment, nothing for the settlement steps to count) has reached the application.
+When(
+  /^provider (\d+) has checked a bid of (\d+) wei for L1 block B against the bidder's deposit, which its application rejects$/,
+  async function (this: ConformanceWorld, p: string, amount: string) {
+    const s = settlementOf(this);
+    const now = BigInt(Date.now());
+    const body = {
+      rawTransactions: [(await s.transfer()).raw],
+      amount: String(amount),
+      blockNumber: String(s.blockOf("B")),
+      decayStartTimestamp: String(now),
+      decayEndTimestamp: String(now + 1000n),
+    };
+    const stream = await finished(this.bidder.sendBid(JSON.stringify(body)), this.target.bidTimeoutMs);
+    const seen = bidsOf(this)
+      .appsOf(Number(p))
+      .some((a) => a.received.some((r) => amountOf(r) === String(amount)));
+    if (!seen)
+      throw new FaultsSuiteError(
+        `provider ${p}'s application never saw the bid of ${amount} wei for block B: ${stream.describe(600)}`,
+      );
+  },
+);
