@@ -26,7 +26,7 @@ export const CAPABILITIES = {
   beacon: "the target's chains come with a beacon API (beaconUrl) and validator opt-ins the suite can make on the L1",
   grpc: "each node also serves the gRPC API (bidderRpcUrl, providerRpcUrls)",
   "sim-faults":
-    "the control API sets network faults between the target's nodes (a partition between two nodes and its heal, loss, bandwidth, delay: POST/DELETE /sim/v1/network/faults) and names each provider's outcome of a bid (GET /sim/v1/bids/{digest})",
+    "the control API sets network faults between the target's nodes (a partition between two nodes and its heal, loss, bandwidth, delay: POST/DELETE /sim/v1/network/faults; a node cut from the settlement chain or from its API clients: the hosts settlement and clients) and names each provider's outcome of a bid (GET /sim/v1/bids/{digest})",
 } as const;
 export type Capability = keyof typeof CAPABILITIES;
 
