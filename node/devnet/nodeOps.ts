@@ -2,9 +2,9 @@
  * What the control API does to one node, written once: the devnet applies it to its in-process nodes, and a node
  * started with `--role … --admin-port` applies it to itself when the devnet runs it as a process (node/role/adminApi.ts).
  */
-import type { BidderNode } from "../bidder/bidderNode.ts";
+import type { BidderNode } from "../nodes/bidderNode.ts";
+import type { ProviderNode } from "../nodes/providerNode.ts";
 import { DeadlineExceededError, FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
-import type { ProviderNode } from "../provider/providerNode.ts";
 import { NodeStore } from "../store/db.ts";
 
 export type Fault = "store" | "open" | "none";

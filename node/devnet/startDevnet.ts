@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { type Address, createPublicClient, type PublicClient } from "viem";
 import { type Served, serve } from "../api/serve.ts";
-import { BidderNode } from "../bidder/bidderNode.ts";
 import { bidderAccountIndex, devAccount, ROLES } from "../chain/accounts.ts";
 import { stopAllAnvils } from "../chain/anvil.ts";
 import { chainClients, localChain, nonceManagerFor } from "../chain/clients.ts";
@@ -12,6 +11,7 @@ import type { EventPoller } from "../chain/eventPoller.ts";
 import { localHttp } from "../chain/localHttp.ts";
 import type { ProtocolContractAddresses } from "../chain/protocolContracts.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
+import { type DevnetTarget, type Target, targetOf } from "../clients/target.ts";
 import { networkFaultsApi, networkFaultsStatus } from "../control/networkFaultsApi.ts";
 import {
   type BuiltInApplications,
@@ -34,6 +34,8 @@ import { ProviderDirectory } from "../l1/providerDirectory.ts";
 import { ProviderLiveness } from "../l1/providerLiveness.ts";
 import { type DevnetNetworks, devnetNetworks, MeshTimeoutError } from "../network/devnetNetworks.ts";
 import { meshSettled } from "../network/meshView.ts";
+import { BidderNode } from "../nodes/bidderNode.ts";
+import { ProviderNode } from "../nodes/providerNode.ts";
 import type { Notifier } from "../notify/notifier.ts";
 import { Settler } from "../oracle/settler.ts";
 import { WinnerRecorder } from "../oracle/winnerRecorder.ts";
@@ -42,7 +44,6 @@ import { providerStakeCheck } from "../p2p/stakeCheck.ts";
 import { FailedPreconditionError, InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import { windowOfBlock } from "../protocol/windows.ts";
-import { ProviderNode } from "../provider/providerNode.ts";
 import { acceptAll } from "../providerApp/policies.ts";
 import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
 import { cannotMakeHosts, NetnsHosts, removeNetwork, removeOrphanNetworks } from "../role/netnsHosts.ts";
@@ -82,7 +83,6 @@ import {
   rewindEventCursor,
 } from "./nodeOps.ts";
 import { NodeProcess } from "./nodeProcesses.ts";
-import { type DevnetTarget, type Target, targetOf } from "./target.ts";
 
 const log = logger("devnet");
 /**

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
  * <control URL>/explorer/.
  */
 import { CliFailure, CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
-import type { Target } from "../devnet/target.ts";
+import type { Target } from "../clients/target.ts";
 import { startTargetExplorer } from "./targetExplorer.ts";
 
 const USAGE = `Usage: npm run explorer -- --target FILE [--host 127.0.0.1] [--port 13700]

@@ -4,7 +4,7 @@ import { serve } from "../api/serve.ts";
 import type { ContractAddresses } from "../chain/deploy.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
-import type { Target } from "../devnet/target.ts";
+import type { Target } from "../clients/target.ts";
 import { TOPICS } from "../notify/topics.ts";
 import { parseProtocolVersion } from "../protocol/protocolVersion.ts";
 import { logger } from "../util/log.ts";

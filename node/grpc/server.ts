@@ -14,7 +14,7 @@ import { Bidder as BidderV12 } from "../gen/proto/v1.2/bidderapi/v1/bidderapi_pb
 import { Provider as ProviderV12 } from "../gen/proto/v1.2/providerapi/v1/providerapi_pb.ts";
 import { Validator } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
 import { profileOf } from "../protocol/protocolVersion.ts";
-import type { NodeServices } from "../server/nodeServices.ts";
+import type { NodeServices } from "../services/nodeServices.ts";
 import { logger } from "../util/log.ts";
 import { addReflection } from "./reflection.ts";
 import { serviceDefinition } from "./serviceDefinition.ts";

@@ -8,13 +8,13 @@
  */
 import { type AnyElysia, Elysia, t } from "elysia";
 import { unaryErrorResponse } from "../api/wire/errors.ts";
-import type { BidderNode } from "../bidder/bidderNode.ts";
 import { armBidderFault, armProviderFault, nodeCounts, parseFault } from "../devnet/nodeOps.ts";
 import type { BidEventFeed } from "../explorer/bidEvents.ts";
 import { type MeshView, meshViewOf } from "../network/meshView.ts";
+import type { BidderNode } from "../nodes/bidderNode.ts";
+import type { ProviderNode } from "../nodes/providerNode.ts";
 import type { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
-import type { ProviderNode } from "../provider/providerNode.ts";
 
 /** GET /admin/v1/status: the node's URLs, its stream counts and who it sees on the network. */
 export interface AdminStatus {

@@ -12,9 +12,9 @@ import { type Served, serve } from "../api/serve.ts";
 import { validatorRoutes } from "../api/validator.ts";
 import { type ServedGrpc, serveGrpc } from "../grpc/server.ts";
 import type { TlsFiles } from "../grpc/tls.ts";
-import type { NodeServices } from "./nodeServices.ts";
+import type { NodeServices } from "../services/nodeServices.ts";
 
-export type { NodeServices } from "./nodeServices.ts";
+export type { NodeServices } from "../services/nodeServices.ts";
 export interface NodeListen {
   host: string;
   /** HTTP port; 0 picks a free one. */

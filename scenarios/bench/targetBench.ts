@@ -1,6 +1,6 @@
 /**
  * The same bids through any implementation's bidder, side by side: `npm run bench:bids -- --target FILE`. FILE is a
- * target file (node/devnet/target.ts): a devnet's `<data-dir>/target.json`, or one written by hand for another
+ * target file (node/clients/target.ts): a devnet's `<data-dir>/target.json`, or one written by hand for another
  * implementation's nodes (upstream's, a user's). Bids go to the bidder's POST /v1/bidder/bid at each level of
  * concurrency; the first commitment line of each response is timed, as a user's HTTP client sees it.
  *
@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import { CliFailure } from "../../lib/cli.ts";
-import type { Target } from "../../node/devnet/target.ts";
+import type { Target } from "../../node/clients/target.ts";
 import { driveClosed, summarise } from "./bidPhase.ts";
 import { bidBodies, ms } from "./common.ts";
 import { cpuMsOf, headAndPool, mainThreadCpuMsOf } from "./health.ts";

@@ -4,7 +4,7 @@
  * is stopped or has no provider application reading its bids. A provider's refusal never reaches the bidder's API
  * (the bidder logs it), so these are read from the target afterwards.
  */
-import type { Target } from "../../node/devnet/target.ts";
+import type { Target } from "../../node/clients/target.ts";
 import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../node/protocol/windows.ts";
 
 export interface BidFacts {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { createPublicClient, http } from "viem";
 import { CliFailure, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { NdjsonStream } from "../../node/clients/ndjson.ts";
-import type { Target } from "../../node/devnet/target.ts";
+import type { Target } from "../../node/clients/target.ts";
 import { chooseProtocol } from "../util/protocolChoice.ts";
 import { DEMO_ACCOUNT, type DemoTransaction, demoTransaction } from "./demoTransaction.ts";
 import { missingCommitmentsLine, pastBlockNote, refusalLine, whyNotCommitted } from "./missingCommitments.ts";

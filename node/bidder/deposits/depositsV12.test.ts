@@ -13,10 +13,10 @@ import * as v11Pb from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import * as pb from "../../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import { GrpcCallError, GrpcClient } from "../../grpc/client.ts";
 import { InProcessNetwork } from "../../network/network.ts";
+import { BidderNode } from "../../nodes/bidderNode.ts";
 import { GrpcCode } from "../../protocol/grpcCodes.ts";
 import { addr, key } from "../../testing/chainHarness.ts";
 import { buildCommitmentV12, type HarnessV12, setupV12Chain } from "../../testing/chainHarnessV12.ts";
-import { BidderNode } from "../bidderNode.ts";
 
 const BIDDER = addr(ROLES.bidder);
 const P0i = ROLES.firstProvider;

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { MevCommitError } from "../../../lib/errors.ts";
 import { ControlClient } from "../../../node/clients/control.ts";
-import type { Target } from "../../../node/devnet/target.ts";
+import type { Target } from "../../../node/clients/target.ts";
 import { type ProtocolVersion, parseProtocolVersion, profileOf } from "../../../node/protocol/protocolVersion.ts";
 import type { Scenario } from "../scenario/schema.ts";
 

@@ -10,6 +10,14 @@ import { commitmentFailure, publishPeerEvents, publishRegistryEvents, v12Notices
 import { protocolDomains } from "../protocol/digest.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
 import type { G1Point } from "../protocol/types.ts";
+import type { BidderBalanceCheck, CommittedAmounts } from "../provider/bids/balanceCheck.ts";
+import { BidDispatcher } from "../provider/bids/bidDispatcher.ts";
+import { BidIntake } from "../provider/bids/bidIntake.ts";
+import { CommitmentStorer } from "../provider/bids/commitmentStorer.ts";
+import { DepositManager } from "../provider/bids/depositManager.ts";
+import { ProviderDeposits } from "../provider/bids/providerDeposits.ts";
+import { nikeKeyFromNodeKey } from "../provider/nikeKey.ts";
+import { ProviderStakeService } from "../provider/stake/stakeService.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
 import { DebugService } from "../services/debugService.ts";
 import { NotificationsService } from "../services/notificationsService.ts";
@@ -22,14 +30,6 @@ import { CommitmentTracker } from "../tracker/tracker.ts";
 import { KillAfterAck } from "../util/killAfterAck.ts";
 import { KillSwitch } from "../util/killSwitch.ts";
 import { logger } from "../util/log.ts";
-import type { BidderBalanceCheck, CommittedAmounts } from "./bids/balanceCheck.ts";
-import { BidDispatcher } from "./bids/bidDispatcher.ts";
-import { BidIntake } from "./bids/bidIntake.ts";
-import { CommitmentStorer } from "./bids/commitmentStorer.ts";
-import { DepositManager } from "./bids/depositManager.ts";
-import { ProviderDeposits } from "./bids/providerDeposits.ts";
-import { nikeKeyFromNodeKey } from "./nikeKey.ts";
-import { ProviderStakeService } from "./stake/stakeService.ts";
 
 const log = logger("provider");
 

@@ -1,5 +1,16 @@
 import type { Address, Chain, Hex } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
+import { BidSender } from "../bidder/bids/bidSender.ts";
+import type { BidOutcomeSink } from "../bidder/bids/outcomeSink.ts";
+import { AutoDepositor } from "../bidder/deposits/autoDepositor.ts";
+import type { BidderDeposits } from "../bidder/deposits/bidderDeposits.ts";
+import { DepositManagerClient } from "../bidder/deposits/depositManager.ts";
+import { DepositService } from "../bidder/deposits/depositService.ts";
+import { DepositServiceV12 } from "../bidder/deposits/depositServiceV12.ts";
+import { DepositStore } from "../bidder/deposits/depositStore.ts";
+import { ProviderDepositsRegistry } from "../bidder/deposits/providerDepositsRegistry.ts";
+import { BidderRegistryClient } from "../bidder/deposits/registry.ts";
+import { claimSlashedFunds } from "../bidder/slashedFunds.ts";
 import { type ChainClients, chainClients } from "../chain/clients.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
@@ -21,17 +32,6 @@ import { CommitmentStore } from "../tracker/commitmentStore.ts";
 import { CommitmentTracker } from "../tracker/tracker.ts";
 import { KillAfterAck } from "../util/killAfterAck.ts";
 import { KillSwitch } from "../util/killSwitch.ts";
-import { BidSender } from "./bids/bidSender.ts";
-import type { BidOutcomeSink } from "./bids/outcomeSink.ts";
-import { AutoDepositor } from "./deposits/autoDepositor.ts";
-import type { BidderDeposits } from "./deposits/bidderDeposits.ts";
-import { DepositManagerClient } from "./deposits/depositManager.ts";
-import { DepositService } from "./deposits/depositService.ts";
-import { DepositServiceV12 } from "./deposits/depositServiceV12.ts";
-import { DepositStore } from "./deposits/depositStore.ts";
-import { ProviderDepositsRegistry } from "./deposits/providerDepositsRegistry.ts";
-import { BidderRegistryClient } from "./deposits/registry.ts";
-import { claimSlashedFunds } from "./slashedFunds.ts";
 
 /** A v1.1 call (window deposits) on a node of protocol v1.2, or the other way round. */
 export class WrongProtocolVersionError extends MevCommitError {}
