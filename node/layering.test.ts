@@ -6,6 +6,9 @@
  * - node/protocol (tests and benchmarks aside) does no I/O: no Node or Bun built-in module, and nothing of node/
  *   outside node/protocol but the pure helpers listed in PROTOCOL_MAY_USE;
  * - no two modules of node/ import each other;
+ * - no import runs back up the layers of LAYERS (but a short list, which may only shrink): the composition roots in
+ *   node/nodes/ sit above the services and transports they wire, and role code never imports them;
+ * - features/ imports nothing of node/ but the devnet launcher (node/devnet/);
  * - code only tests (and benchmarks) use lives in node/testing/ when tests of more than one folder share it, and no
  *   production module imports node/testing/.
  */
@@ -65,6 +68,67 @@ const under = (path: string, dir: string) => path.startsWith(`${dir}/`);
 const edges = (from: Module[], to: (target: string) => boolean) =>
   from.flatMap((m) => m.imports.filter(to).map((t) => `${m.path} -> ${t}`));
 
+/**
+ * The node's layers, bottom to top. A module may import its own layer and the layers below it; an import of a higher
+ * layer runs back up the layers. Tests, benchmarks and node/testing/ are not counted.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["lib", "node/gen", "package.json"],
+  ["node/util", "node/protocol"],
+  ["node/chain", "node/crypto", "node/store"],
+  // the network between nodes: the Network interface and its libp2p, in-process and MessagePort implementations
+  ["node/network", "node/p2p"],
+  // shared code the roles and the devnet build on
+  ["node/tracker", "node/notify", "node/query", "node/validators", "node/l1", "node/oracle"],
+  // role code
+  ["node/bidder", "node/provider"],
+  ["node/services"],
+  // transports
+  ["node/api", "node/grpc"],
+  ["node/server"],
+  // composition roots
+  ["node/nodes"],
+  // the devnet's parts and the clients of the API
+  ["node/clients", "node/providerApp", "node/control", "node/explorer", "node/faults"],
+  // the devnet and --role
+  ["node/devnet", "node/role"],
+  ["node/main.ts"],
+];
+
+function layerOf(path: string): number {
+  const layer = LAYERS.findIndex((folders) => folders.some((f) => path === f || under(path, f)));
+  if (layer < 0) throw new Error(`${path} is in no layer of LAYERS`);
+  return layer;
+}
+
+/**
+ * The imports that run back up the layers today, each with its reason; the list may only shrink.
+ * - node/control/simApi.ts parses /sim/v1's kill and fault requests with the node operations that the devnet and
+ *   --role's admin API both apply (node/devnet/nodeOps.ts);
+ * - node/faults/netFaults.ts (a type only) shapes traffic between the network namespaces --role's hosts run in.
+ */
+const UPWARD_IMPORTS_ALLOWED = [
+  "node/control/simApi.ts -> node/devnet/nodeOps.ts",
+  "node/faults/netFaults.ts -> node/role/netnsHosts.ts",
+];
+
+/** Role code, services and transports: what the composition roots wire. */
+const BELOW_THE_ROOTS = [
+  "node/bidder",
+  "node/provider",
+  "node/services",
+  "node/api",
+  "node/grpc",
+  "node/p2p",
+  "node/server",
+];
+
+/** Imports in production modules of node/ that name a module of a higher layer. */
+function upwardImports(): string[] {
+  const counted = inNode.filter((m) => !isTestOrBench(m.path) && !under(m.path, "node/testing"));
+  return counted.flatMap((m) => m.imports.filter((t) => layerOf(t) > layerOf(m.path)).map((t) => `${m.path} -> ${t}`));
+}
+
 describe("layering of the reference node", () => {
   test("the import scan sees the node's modules and their imports", () => {
     // Guards the checks below against a scan that finds nothing (they would all pass vacuously).
@@ -104,6 +168,22 @@ describe("layering of the reference node", () => {
       m.imports.filter((t) => m.path < t && importsOf.get(t)?.has(m.path)).map((t) => `${m.path} <-> ${t}`),
     );
     expect(circles).toEqual([]);
+  });
+
+  test("no import runs back up the layers but the listed ones, and the list only shrinks", () => {
+    expect(upwardImports().sort()).toEqual(UPWARD_IMPORTS_ALLOWED);
+  });
+
+  test("role code, services and transports never import the composition roots (node/nodes/)", () => {
+    const below = inNode.filter((m) => BELOW_THE_ROOTS.some((dir) => under(m.path, dir)) && !isTestOrBench(m.path));
+    expect(below.length).toBeGreaterThan(50);
+    expect(edges(below, (t) => under(t, "node/nodes"))).toEqual([]);
+  });
+
+  test("features/ imports nothing of node/ but the devnet launcher (node/devnet/)", () => {
+    const features = modules.filter((m) => under(m.path, "features"));
+    expect(features.length).toBeGreaterThan(50);
+    expect(edges(features, (t) => under(t, "node") && !under(t, "node/devnet"))).toEqual([]);
   });
 
   test("test-only code shared by tests of several folders lives in node/testing/, which production code never imports", () => {

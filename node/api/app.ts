@@ -2,12 +2,11 @@ import { swagger } from "@elysiajs/swagger";
 import { type AnyElysia, Elysia } from "elysia";
 import { RpcError } from "../protocol/grpcCodes.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { NodeRole } from "../services/nodeServices.ts";
 import { logger } from "../util/log.ts";
 import { unaryErrorResponse } from "./wire/errors.ts";
 import { routingError } from "./wire/routing.ts";
 import { DEFAULT_STREAM_KEEPALIVE_MS, setStreamKeepAlive } from "./wire/stream.ts";
-
-export type NodeRole = "bidder" | "provider";
 
 export interface NodeAppOptions {
   role: NodeRole;

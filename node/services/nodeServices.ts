@@ -1,11 +1,12 @@
 import type { Address } from "viem";
-import type { NodeRole } from "../api/app.ts";
 import type { DepositServiceV12 } from "../bidder/deposits/depositServiceV12.ts";
 import type { BidderService } from "./bidderService.ts";
 import type { DebugService } from "./debugService.ts";
 import type { NotificationsService } from "./notificationsService.ts";
 import type { ProviderService } from "./providerService.ts";
 import type { ValidatorApiService } from "./validatorApiService.ts";
+
+export type NodeRole = "bidder" | "provider";
 
 /** Every API service of one node, as its composition root built them (`bidder` on a bidder node, `provider` on a
  * provider node); every transport serves these. */
