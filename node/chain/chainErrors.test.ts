@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { defineChain, parseEther } from "viem";
-import { BidderRegistryClient } from "../bidder/deposits/registry.ts";
+import { BidderRegistryClient } from "../bidder/deposits/window/registry.ts";
 import { FailedPreconditionError, GrpcCode, RpcError } from "../protocol/grpcCodes.ts";
 import { addr, chainPerTestFile, type Harness, key } from "../testing/chainHarness.ts";
 import { freePort } from "../util/ports.ts";

@@ -16,7 +16,7 @@ import { localHttp } from "../chain/localHttp.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
 import { encodeBidOptions } from "../protocol/bidOptions.ts";
 import { decayedAmount, ONE_HUNDRED_PERCENT, residualAfterDecay } from "../protocol/decay.ts";
-import type { ProviderDeposits } from "../provider/bids/providerDeposits.ts";
+import type { ProviderDeposits } from "../provider/bids/perProviderBalanceCheck.ts";
 import { nikeKeyFromNodeKey } from "../provider/nikeKey.ts";
 import { bidProviders } from "../testing/bidProviders.ts";
 import { commitmentDigest, commitmentIndex, g1Base, g1Mul, randomScalar, signDigest } from "../testing/chainHarness.ts";

@@ -4,7 +4,7 @@
  * service answers; validation, codes and texts live in node/services, shared with the HTTP gateway.
  */
 import type { UntypedServiceImplementation } from "@grpc/grpc-js";
-import type { DepositServiceV12 } from "../bidder/deposits/depositServiceV12.ts";
+import type { DepositServiceV12 } from "../bidder/deposits/perProvider/perProviderDeposits.ts";
 import type * as bidderPb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import type * as debugPb from "../gen/proto/debugapi/v1/debugapi_pb.ts";
 import type * as notificationsPb from "../gen/proto/notificationsapi/v1/notifications_pb.ts";

@@ -14,8 +14,8 @@ import type { BidderBalanceCheck, CommittedAmounts } from "../provider/bids/bala
 import { BidDispatcher } from "../provider/bids/bidDispatcher.ts";
 import { BidIntake } from "../provider/bids/bidIntake.ts";
 import { CommitmentStorer } from "../provider/bids/commitmentStorer.ts";
-import { DepositManager } from "../provider/bids/depositManager.ts";
-import { ProviderDeposits } from "../provider/bids/providerDeposits.ts";
+import { ProviderDeposits } from "../provider/bids/perProviderBalanceCheck.ts";
+import { DepositManager } from "../provider/bids/windowBalanceCheck.ts";
 import { nikeKeyFromNodeKey } from "../provider/nikeKey.ts";
 import { ProviderStakeService } from "../provider/stake/stakeService.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";

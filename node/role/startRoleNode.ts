@@ -5,7 +5,7 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import { createPublicClient } from "viem";
 import { type Served, serve } from "../api/serve.ts";
-import { enableDepositManagerAtStart } from "../bidder/deposits/depositManagerAtStart.ts";
+import { enableDepositManagerAtStart } from "../bidder/deposits/perProvider/depositManagerAtStart.ts";
 import { localChain } from "../chain/clients.ts";
 import { localHttp } from "../chain/localHttp.ts";
 import { BidEventFeed } from "../explorer/bidEvents.ts";

@@ -6,8 +6,8 @@
 import { create } from "@bufbuild/protobuf";
 import { type StringValue, StringValueSchema, UInt64ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { BidSender } from "../bidder/bids/bidSender.ts";
-import type { DepositService } from "../bidder/deposits/depositService.ts";
-import type { WindowAmount } from "../bidder/deposits/registry.ts";
+import type { WindowAmount } from "../bidder/deposits/window/registry.ts";
+import type { DepositService } from "../bidder/deposits/window/windowDeposits.ts";
 import * as pb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { type BidRequest, validateBidRequest } from "../protocol/bidValidation.ts";
 import { bytesToHex } from "../protocol/bytes.ts";

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { DepositServiceV12 } from "../bidder/deposits/depositServiceV12.ts";
+import type { DepositServiceV12 } from "../bidder/deposits/perProvider/perProviderDeposits.ts";
 import type { BidderService } from "./bidderService.ts";
 import type { DebugService } from "./debugService.ts";
 import type { NotificationsService } from "./notificationsService.ts";

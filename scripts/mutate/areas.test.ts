@@ -8,7 +8,7 @@ const ROOT = join(import.meta.dir, "..", "..");
 
 describe("areas: which scenarios run for a mutated path", () => {
   test("the longest matching area wins, by whole path segments", () => {
-    expect(areaOf("node/bidder/deposits/registry.ts")?.tags).toBe("@deposits");
+    expect(areaOf("node/bidder/deposits/window/registry.ts")?.tags).toBe("@deposits");
     expect(areaOf("./node/bidder/bids/")?.tags).toBe("@bids or @deposits");
     expect(areaOf("node/query")?.tags).toBe("@queries");
     expect(areaOf("node/queryX/a.ts")).toBeUndefined();

@@ -22,7 +22,7 @@ import type { BidderService } from "../../services/bidderService.ts";
 import { setLogSink } from "../../util/log.ts";
 import { createNodeApp } from "../app.ts";
 import { bidderBidRoutes } from "./bids.ts";
-import { bidderDepositRoutes } from "./deposits.ts";
+import { bidderDepositRoutes } from "./windowDeposits.ts";
 
 setLogSink(() => {});
 

@@ -1,10 +1,10 @@
-import type { DepositServiceV12 } from "../../bidder/deposits/depositServiceV12.ts";
+import type { DepositServiceV12 } from "../../bidder/deposits/perProvider/perProviderDeposits.ts";
 import type { BidderService } from "../../services/bidderService.ts";
 import { bidderBidInfoRoutes } from "./bidInfo.ts";
 import { bidderBidRoutes } from "./bids.ts";
-import { bidderDepositRoutes } from "./deposits.ts";
-import { bidderDepositV12Routes } from "./depositsV12.ts";
+import { bidderDepositV12Routes } from "./perProviderDeposits.ts";
 import { bidderSlashedFundsRoutes } from "./slashedFunds.ts";
+import { bidderDepositRoutes } from "./windowDeposits.ts";
 
 /**
  * bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service, with the messages

@@ -30,7 +30,7 @@ import { privateKeyToAddress } from "../../protocol/secp256k1.ts";
 import type { Bid } from "../../protocol/types.ts";
 import { BidDispatcher } from "../../provider/bids/bidDispatcher.ts";
 import { BidIntake } from "../../provider/bids/bidIntake.ts";
-import type { DepositManager } from "../../provider/bids/depositManager.ts";
+import type { DepositManager } from "../../provider/bids/windowBalanceCheck.ts";
 import { type NodeServer, serveNode } from "../../server/nodeServer.ts";
 import { DebugService } from "../../services/debugService.ts";
 import { NotificationsService } from "../../services/notificationsService.ts";

@@ -1,6 +1,6 @@
-import type { EventPoller } from "../../chain/eventPoller.ts";
-import { logger } from "../../util/log.ts";
-import { SerialQueue } from "../../util/serial.ts";
+import type { EventPoller } from "../../../chain/eventPoller.ts";
+import { logger } from "../../../util/log.ts";
+import { SerialQueue } from "../../../util/serial.ts";
 import type { DepositStore } from "./depositStore.ts";
 import type { BidderRegistryClient } from "./registry.ts";
 

@@ -1,10 +1,10 @@
 import { type Address, getAddress, parseEventLogs } from "viem";
-import { chainReadError } from "../../chain/chainErrors.ts";
-import type { ChainClients } from "../../chain/clients.ts";
-import type { ContractAddresses } from "../../chain/contracts.ts";
-import { bidderRegistryV12Abi, providerRegistryV12Abi } from "../../chain/contractsV12.ts";
-import { transact } from "../../chain/transact.ts";
-import { InternalError } from "../../protocol/grpcCodes.ts";
+import { chainReadError } from "../../../chain/chainErrors.ts";
+import type { ChainClients } from "../../../chain/clients.ts";
+import type { ContractAddresses } from "../../../chain/contracts.ts";
+import { bidderRegistryV12Abi, providerRegistryV12Abi } from "../../../chain/contractsV12.ts";
+import { transact } from "../../../chain/transact.ts";
+import { InternalError } from "../../../protocol/grpcCodes.ts";
 
 export interface ProviderAmount {
   provider: Address;

@@ -1,4 +1,4 @@
-import type { NodeStore } from "../../store/db.ts";
+import type { NodeStore } from "../../../store/db.ts";
 
 /** Auto-deposit settings that survive a restart. */
 export interface AutoDepositState {

@@ -1,6 +1,6 @@
 /** The bidder's record of its deposit windows, on a real SQLite store: every uint64 window comes back as it went in. */
 import { expect, test } from "bun:test";
-import { NodeStore } from "../../store/db.ts";
+import { NodeStore } from "../../../store/db.ts";
 import { DepositStore } from "./depositStore.ts";
 
 test("windows from 1 to 2^64-1 are kept, found, listed in ascending order and removed (SQLite's integers are signed)", () => {

@@ -1,6 +1,6 @@
 import { type DescMessage, fromJsonString, type MessageShape } from "@bufbuild/protobuf";
 import { Elysia } from "elysia";
-import type { DepositServiceV12 } from "../../bidder/deposits/depositServiceV12.ts";
+import type { DepositServiceV12 } from "../../bidder/deposits/perProvider/perProviderDeposits.ts";
 import * as pb from "../../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
 import { parseQueryField, type QueryValues, queryValuesFor } from "../../protocol/queryParams.ts";

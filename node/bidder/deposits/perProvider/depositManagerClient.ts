@@ -1,9 +1,9 @@
 import { type Address, concat, getAddress, type Hex, keccak256, parseEventLogs, zeroAddress } from "viem";
-import { chainReadError, sendTransactionError } from "../../chain/chainErrors.ts";
-import type { ChainClients } from "../../chain/clients.ts";
-import { depositManagerV12Abi } from "../../chain/contractsV12.ts";
-import { DEFAULT_GAS_LIMIT, TransactionFailedError, transact } from "../../chain/transact.ts";
-import { InternalError } from "../../protocol/grpcCodes.ts";
+import { chainReadError, sendTransactionError } from "../../../chain/chainErrors.ts";
+import type { ChainClients } from "../../../chain/clients.ts";
+import { depositManagerV12Abi } from "../../../chain/contractsV12.ts";
+import { DEFAULT_GAS_LIMIT, TransactionFailedError, transact } from "../../../chain/transact.ts";
+import { InternalError } from "../../../protocol/grpcCodes.ts";
 
 /** The EIP-7702 delegation designator: an account delegated to `impl` has exactly this as its code. */
 export function delegationCode(impl: Address): Hex {

@@ -2,8 +2,8 @@
  * Validation of the v1.2 deposit requests (upstream-head-delta §1.3): protovalidate's CEL rules of upstream's v1.2.5
  * bidderapi.proto with their texts, wrapped as InvalidArgument `validating <x> request: <err>`. Pure functions.
  */
-import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
-import { type Violation, validationErrorText } from "../../protocol/protoValidation.ts";
+import { InvalidArgumentError } from "../../../protocol/grpcCodes.ts";
+import { type Violation, validationErrorText } from "../../../protocol/protoValidation.ts";
 
 const AMOUNT = /^[1-9][0-9]*$/;
 const ADDRESS = /^(0x)?[a-fA-F0-9]{40}$/;

@@ -1,7 +1,7 @@
-import { MevCommitError } from "../../../lib/errors.ts";
-import { RpcError } from "../../protocol/grpcCodes.ts";
-import type { Logger } from "../../util/log.ts";
-import type { DepositServiceV12 } from "./depositServiceV12.ts";
+import { MevCommitError } from "../../../../lib/errors.ts";
+import { RpcError } from "../../../protocol/grpcCodes.ts";
+import type { Logger } from "../../../util/log.ts";
+import type { DepositServiceV12 } from "./perProviderDeposits.ts";
 
 /** SetTargetDeposits set fewer targets than there are valid providers. */
 export class TargetDepositsNotSetError extends MevCommitError {}

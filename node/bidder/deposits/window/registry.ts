@@ -1,9 +1,9 @@
 import { type Address, parseEventLogs } from "viem";
-import { chainReadError } from "../../chain/chainErrors.ts";
-import type { ChainClients } from "../../chain/clients.ts";
-import { bidderRegistryAbi, blockTrackerAbi, type ContractAddresses } from "../../chain/contracts.ts";
-import { transact } from "../../chain/transact.ts";
-import { InternalError } from "../../protocol/grpcCodes.ts";
+import { chainReadError } from "../../../chain/chainErrors.ts";
+import type { ChainClients } from "../../../chain/clients.ts";
+import { bidderRegistryAbi, blockTrackerAbi, type ContractAddresses } from "../../../chain/contracts.ts";
+import { transact } from "../../../chain/transact.ts";
+import { InternalError } from "../../../protocol/grpcCodes.ts";
 
 export interface WindowAmount {
   window: bigint;

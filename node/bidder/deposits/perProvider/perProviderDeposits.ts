@@ -1,16 +1,16 @@
 import { create } from "@bufbuild/protobuf";
 import { type Address, getAddress, zeroAddress } from "viem";
-import { MevCommitError } from "../../../lib/errors.ts";
-import * as pb from "../../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
-import { FailedPreconditionError, InternalError, InvalidArgumentError, RpcError } from "../../protocol/grpcCodes.ts";
-import type { BidderDeposits } from "./bidderDeposits.ts";
-import type { DepositManagerClient } from "./depositManager.ts";
+import { MevCommitError } from "../../../../lib/errors.ts";
+import * as pb from "../../../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
+import { FailedPreconditionError, InternalError, InvalidArgumentError, RpcError } from "../../../protocol/grpcCodes.ts";
+import type { BidderDeposits } from "../bidderDeposits.ts";
+import type { DepositManagerClient } from "./depositManagerClient.ts";
 import {
   validateDepositEvenly,
   validateDepositV12,
   validateGetDepositV12,
   validateProvidersList,
-} from "./depositValidationV12.ts";
+} from "./depositValidation.ts";
 import type { ProviderDepositsRegistry } from "./providerDepositsRegistry.ts";
 
 /** BidderRegistry has no deposit manager implementation: a v1.2 bidder cannot run (upstream refuses to start). */

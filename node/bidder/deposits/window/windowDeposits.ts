@@ -1,5 +1,5 @@
-import { FailedPreconditionError, InvalidArgumentError } from "../../protocol/grpcCodes.ts";
-import { windowBlockRange, windowOfBlock } from "../../protocol/windows.ts";
+import { FailedPreconditionError, InvalidArgumentError } from "../../../protocol/grpcCodes.ts";
+import { windowBlockRange, windowOfBlock } from "../../../protocol/windows.ts";
 import type { AutoDepositor } from "./autoDepositor.ts";
 import type { DepositStore } from "./depositStore.ts";
 import type { BidderRegistryClient, WindowAmount } from "./registry.ts";
