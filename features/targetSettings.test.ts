@@ -57,7 +57,7 @@ test("a run against a bidder that auto-deposits stops it for the run and starts 
   );
   expect(out).toContain("restored: the bidder's auto-deposit (on, 2000000000000000000 wei per window)");
   expect(await autoDepositOn()).toBe(true);
-  expect(local.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("2"));
+  expect(local.devnet.bidder.windowDeposits.auto.amountPerWindow).toBe(parseEther("2"));
 }, 120_000);
 
 test("builder modes are put back, a stopped provider node is started; an application that left is reported", async () => {

@@ -9,6 +9,8 @@
  * - no import runs back up the layers of LAYERS (but a short list, which may only shrink): the composition roots in
  *   node/nodes/ sit above the services and transports they wire, and role code never imports them;
  * - features/ imports nothing of node/ but the devnet launcher (node/devnet/);
+ * - code both deposit models share (oracle, explorer, tracker) asks the deposit model, never the window module; each
+ *   role's two deposit models never import each other; BLOCKS_PER_WINDOW is defined once in node/, once in features/;
  * - code only tests (and benchmarks) use lives in node/testing/ when tests of more than one folder share it, and no
  *   production module imports node/testing/.
  */
@@ -123,6 +125,11 @@ const BELOW_THE_ROOTS = [
   "node/server",
 ];
 
+/** Code both deposit models share, which asks the deposit model (node/protocol/depositModels.ts) about windows. */
+const SHARED_CODE = ["node/oracle", "node/explorer", "node/tracker"];
+/** The window module, and the index that re-exports it. */
+const WINDOW_MODULES = ["node/protocol/windows.ts", "node/protocol/index.ts"];
+
 /** Imports in production modules of node/ that name a module of a higher layer. */
 function upwardImports(): string[] {
   const counted = inNode.filter((m) => !isTestOrBench(m.path) && !under(m.path, "node/testing"));
@@ -178,6 +185,38 @@ describe("layering of the reference node", () => {
     const below = inNode.filter((m) => BELOW_THE_ROOTS.some((dir) => under(m.path, dir)) && !isTestOrBench(m.path));
     expect(below.length).toBeGreaterThan(50);
     expect(edges(below, (t) => under(t, "node/nodes"))).toEqual([]);
+  });
+
+  test("shared code (oracle, explorer, tracker) asks the deposit model, never the window module", () => {
+    const shared = inNode.filter((m) => SHARED_CODE.some((dir) => under(m.path, dir)) && !isTestOrBench(m.path));
+    expect(shared.length).toBeGreaterThan(10);
+    expect(edges(shared, (t) => WINDOW_MODULES.includes(t))).toEqual([]);
+  });
+
+  test("the two deposit models of each role are siblings: neither imports the other", () => {
+    const pairs: [string, string][] = [
+      ["node/bidder/deposits/window", "node/bidder/deposits/perProvider"],
+      ["node/provider/bids/windowBalanceCheck.ts", "node/provider/bids/perProviderBalanceCheck.ts"],
+    ];
+    const inside = (path: string, place: string) => path === place || under(path, place);
+    const crossing = pairs.flatMap(([a, b]) => [
+      ...edges(
+        inNode.filter((m) => inside(m.path, a)),
+        (t) => inside(t, b),
+      ),
+      ...edges(
+        inNode.filter((m) => inside(m.path, b)),
+        (t) => inside(t, a),
+      ),
+    ]);
+    expect(crossing).toEqual([]);
+  });
+
+  test("BLOCKS_PER_WINDOW is defined once in node/ and once in features/", () => {
+    const definitions = modules
+      .filter((m) => /\bBLOCKS_PER_WINDOW\s*=/.test(readFileSync(join(ROOT, m.path), "utf8")))
+      .map((m) => m.path);
+    expect(definitions.sort()).toEqual(["features/support/protocol.ts", "node/protocol/windows.ts"]);
   });
 
   test("features/ imports nothing of node/ but the devnet launcher (node/devnet/)", () => {

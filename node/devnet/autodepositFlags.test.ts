@@ -38,17 +38,17 @@ async function restart(fresh: boolean, o: Partial<DevnetConfig>): Promise<LocalD
 
 test("a restart resumes the saved auto-deposit with no flag, and --no-autodeposit or a new amount replaces it", async () => {
   let d = await restart(true, flags("--autodeposit-amount", parseEther("3").toString()));
-  expect(d.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("3"));
+  expect(d.devnet.bidder.windowDeposits.auto.amountPerWindow).toBe(parseEther("3"));
 
   d = await restart(false, flags());
-  expect(d.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("3"));
+  expect(d.devnet.bidder.windowDeposits.auto.amountPerWindow).toBe(parseEther("3"));
   expect(banner(d.devnet)).toContain("Bidder auto-deposit: 3 ETH per window");
 
   d = await restart(false, flags("--autodeposit-amount", parseEther("4").toString()));
-  expect(d.devnet.bidder.deposits.auto.amountPerWindow).toBe(parseEther("4"));
+  expect(d.devnet.bidder.windowDeposits.auto.amountPerWindow).toBe(parseEther("4"));
 
   d = await restart(false, flags("--no-autodeposit"));
-  expect(d.devnet.bidder.deposits.auto.running).toBe(false);
+  expect(d.devnet.bidder.windowDeposits.auto.running).toBe(false);
   expect(banner(d.devnet)).toContain("Bidder auto-deposit: off");
 }, 240_000);
 

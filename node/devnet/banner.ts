@@ -44,7 +44,8 @@ export function banner(d: Devnet, stakes?: readonly bigint[]): string {
   const c = d.config;
   // What the bidder runs (a setting its data dir saved may have been resumed); node processes: what they were told.
   const v12 = c.protocol === "v1.2";
-  const autodeposit = d.hasNodes && !d.procs && !v12 ? d.bidder.deposits.auto.amountPerWindow : c.autodepositAmount;
+  const autodeposit =
+    d.hasNodes && !d.procs && !v12 ? d.bidder.windowDeposits.auto.amountPerWindow : c.autodepositAmount;
   const minutes = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms} ms`);
   const deposits = v12
     ? `Bidder deposit per provider at start: ${c.autodepositAmount !== undefined ? `${formatEther(c.autodepositAmount)} ETH` : "none"}`

@@ -16,7 +16,7 @@ import { localHttp } from "../chain/localHttp.ts";
 import { NdjsonStream } from "../clients/ndjson.ts";
 import { encodeBidOptions } from "../protocol/bidOptions.ts";
 import { decayedAmount, ONE_HUNDRED_PERCENT, residualAfterDecay } from "../protocol/decay.ts";
-import type { ProviderDeposits } from "../provider/bids/perProviderBalanceCheck.ts";
+import type { PerProviderBalanceCheck } from "../provider/bids/perProviderBalanceCheck.ts";
 import { nikeKeyFromNodeKey } from "../provider/nikeKey.ts";
 import { bidProviders } from "../testing/bidProviders.ts";
 import { commitmentDigest, commitmentIndex, g1Base, g1Mul, randomScalar, signDigest } from "../testing/chainHarness.ts";
@@ -300,7 +300,7 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
 
   test("a commitment still pending when another provider wins its block is refunded once, when its store fails", async () => {
     const p = d.providers[0]!;
-    const deposits = p.deposits as ProviderDeposits;
+    const deposits = p.deposits as PerProviderBalanceCheck;
     const bidAmt = parseEther("1");
     for (const bidder of [REFUND_BIDDER, SENTINEL_BIDDER]) await depositTowardProvider0(d, bidder.privateKey);
     // The deposit events start both cached balances at 2 ETH. The commitments below are recorded at the provider
@@ -335,7 +335,7 @@ describe("--protocol v1.2 devnet, in-process nodes", () => {
 
   test("a store sent again for a commitment the chain holds (a restart's race with its own transaction) leaves it stored", async () => {
     const p = d.providers[0]!;
-    const deposits = p.deposits as ProviderDeposits;
+    const deposits = p.deposits as PerProviderBalanceCheck;
     const far = (await d.driver.blockNumber()) + 1_000n;
     const bid = {
       txnHash: "5d".repeat(32),

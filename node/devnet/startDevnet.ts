@@ -1104,7 +1104,8 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host)
           : undefined;
     const windowDeposits = cfg.protocol === "v1.1";
-    if (bidder && windowDeposits && cfg.autodepositFromFlag) bidder.deposits.auto.replaceSaved(cfg.autodepositAmount);
+    if (bidder && windowDeposits && cfg.autodepositFromFlag)
+      bidder.windowDeposits.auto.replaceSaved(cfg.autodepositAmount);
     await bidder?.start({
       host: cfg.host,
       httpPort: cfg.bidderPort,
@@ -1120,9 +1121,9 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         rpcTls: devnet.rpcTls,
         readiness: devnet.readiness,
       });
-    if (bidder && windowDeposits && cfg.autodepositAmount !== undefined && !bidder.deposits.auto.running) {
+    if (bidder && windowDeposits && cfg.autodepositAmount !== undefined && !bidder.windowDeposits.auto.running) {
       const next = (await driver.blockNumber()) + 1n;
-      await bidder.deposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
+      await bidder.windowDeposits.startAutoDeposit(cfg.autodepositAmount, { windowNumber: windowOfBlock(next) });
     }
     for (const [i, p] of providers.entries()) await p.start(devnet.providerListen(i));
     await networks?.settle(providers.map(() => true));

@@ -1,5 +1,5 @@
 import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
-import { windowOfBlock } from "../protocol/windows.ts";
+import { WINDOW_DEPOSITS } from "../protocol/depositModels.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
 import type { BidOutcomes, Lifecycle } from "./bidOutcomes.ts";
 
@@ -137,11 +137,13 @@ export class ChainView {
       );
       // v1.2 (the event carries bidOptions) escrows the bid from the deposit with the committer; v1.1 locks it in
       // the window of the bid's block.
+      const window =
+        e.args.bidOptions === undefined && blockNumber > 0n ? WINDOW_DEPOSITS.windowOfBlock(blockNumber) : null;
       const from: DepositKey | undefined =
         e.args.bidOptions !== undefined
           ? { provider: lower(e.args.committer) }
-          : blockNumber > 0n
-            ? { window: windowOfBlock(blockNumber) }
+          : window !== null
+            ? { window }
             : undefined;
       if (from) this.deposit(bidder, from, (d) => (d.locked = (big(d.locked) + bidAmount).toString()));
     });

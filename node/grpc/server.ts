@@ -56,7 +56,7 @@ export class GrpcListenError extends MevCommitError {}
 export function grpcServicesOf(s: NodeServices): [DescService, UntypedServiceImplementation][] {
   const bidder = (b: NonNullable<NodeServices["bidder"]>): [DescService, UntypedServiceImplementation] =>
     profileOf(b.protocol).bidOptions
-      ? [BidderV12, bidderV12Handlers(b, s.bidderDepositsV12)]
+      ? [BidderV12, bidderV12Handlers(b, s.bidderDeposits)]
       : [Bidder, bidderHandlers(b)];
   const provider = (p: NonNullable<NodeServices["provider"]>): [DescService, UntypedServiceImplementation] => [
     profileOf(p.protocol).bidOptions ? ProviderV12 : Provider,

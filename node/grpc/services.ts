@@ -4,7 +4,7 @@
  * service answers; validation, codes and texts live in node/services, shared with the HTTP gateway.
  */
 import type { UntypedServiceImplementation } from "@grpc/grpc-js";
-import type { DepositServiceV12 } from "../bidder/deposits/perProvider/perProviderDeposits.ts";
+import type { BidderDepositModel } from "../bidder/deposits/depositModel.ts";
 import type * as bidderPb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import type * as debugPb from "../gen/proto/debugapi/v1/debugapi_pb.ts";
 import type * as notificationsPb from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
@@ -20,6 +20,8 @@ import type { ProviderService } from "../services/providerService.ts";
 import type { ValidatorApiService } from "../services/validatorApiService.ts";
 import { bidOptionsBytes, commitmentV12 } from "./bidOptionsMessages.ts";
 import { clientStream, serverStream, unary } from "./handlers.ts";
+import { perProviderDepositHandlers } from "./perProviderDeposits.ts";
+import { windowDepositHandlers } from "./windowDeposits.ts";
 
 /** SendBid's request fields of either version's message (v1.1's; v1.2 adds field 9, read by its handler). */
 function bidRequestOf(r: bidderPb.Bid | bidderV12Pb.Bid): BidRequest {
@@ -35,25 +37,11 @@ function bidRequestOf(r: bidderPb.Bid | bidderV12Pb.Bid): BidRequest {
   };
 }
 
+/** bidderapi.v1.Bidder of protocol v1.1: the bid calls and the window deposit calls (windowDeposits.ts). */
 export function bidderHandlers(s: BidderService): UntypedServiceImplementation {
-  const deposit = (r: bidderPb.DepositRequest) => ({
-    amount: r.amount,
-    windowNumber: r.windowNumber,
-    blockNumber: r.blockNumber,
-  });
   return {
     SendBid: serverStream("SendBid", (r: bidderPb.Bid, signal) => ({ messages: s.sendBid(bidRequestOf(r), signal) })),
-    Deposit: unary("Deposit", (r: bidderPb.DepositRequest) => s.deposit(deposit(r))),
-    AutoDeposit: unary("AutoDeposit", (r: bidderPb.DepositRequest) => s.autoDeposit(deposit(r))),
-    CancelAutoDeposit: unary("CancelAutoDeposit", (r: bidderPb.CancelAutoDepositRequest) =>
-      s.cancelAutoDeposit({ withdraw: r.withdraw }),
-    ),
-    AutoDepositStatus: unary("AutoDepositStatus", () => s.autoDepositStatus()),
-    WithdrawFromWindows: unary("WithdrawFromWindows", (r: bidderPb.WithdrawFromWindowsRequest) =>
-      s.withdrawFromWindows({ windowNumbers: r.windowNumbers.map((w) => w.value) }),
-    ),
-    GetDeposit: unary("GetDeposit", (r: bidderPb.GetDepositRequest) => s.getDeposit({ windowNumber: r.windowNumber })),
-    Withdraw: unary("Withdraw", (r: bidderPb.WithdrawRequest) => s.withdraw({ windowNumber: r.windowNumber })),
+    ...windowDepositHandlers(s),
     GetBidInfo: unary("GetBidInfo", (r: bidderPb.GetBidInfoRequest) =>
       s.getBidInfo({ blockNumber: r.blockNumber, page: r.page, limit: r.limit }),
     ),
@@ -68,10 +56,13 @@ async function* commitmentsV12(commitments: AsyncIterable<bidderPb.Commitment>, 
 
 /**
  * bidderapi.v1.Bidder of protocol v1.2: the shared bid calls of BidderService (their messages are v1.1's plus fields
- * that keep their numbers) and, when the node has them, the v1.2 deposit calls (grpc-js answers Unimplemented for a
- * method without a handler).
+ * that keep their numbers) and, when the node's deposits are per provider, their calls (perProviderDeposits.ts;
+ * grpc-js answers Unimplemented for a method without a handler).
  */
-export function bidderV12Handlers(s: BidderService, d: DepositServiceV12 | undefined): UntypedServiceImplementation {
+export function bidderV12Handlers(
+  s: BidderService,
+  deposits: BidderDepositModel | undefined,
+): UntypedServiceImplementation {
   const shared = bidderHandlers(s);
   const bids = {
     SendBid: serverStream("SendBid", (r: bidderV12Pb.Bid, signal) => {
@@ -81,23 +72,7 @@ export function bidderV12Handlers(s: BidderService, d: DepositServiceV12 | undef
     GetBidInfo: shared.GetBidInfo!,
     ClaimSlashedFunds: shared.ClaimSlashedFunds!,
   };
-  if (!d) return bids;
-  return {
-    ...bids,
-    Deposit: unary("Deposit", (r: bidderV12Pb.DepositRequest) => d.deposit(r)),
-    DepositEvenly: unary("DepositEvenly", (r: bidderV12Pb.DepositEvenlyRequest) => d.depositEvenly(r)),
-    EnableDepositManager: unary("EnableDepositManager", () => d.enableDepositManager()),
-    DisableDepositManager: unary("DisableDepositManager", () => d.disableDepositManager()),
-    SetTargetDeposits: unary("SetTargetDeposits", (r: bidderV12Pb.SetTargetDepositsRequest) => d.setTargetDeposits(r)),
-    DepositManagerStatus: unary("DepositManagerStatus", () => d.depositManagerStatus()),
-    RequestWithdrawals: unary("RequestWithdrawals", (r: bidderV12Pb.RequestWithdrawalsRequest) =>
-      d.requestWithdrawals(r),
-    ),
-    GetValidProviders: unary("GetValidProviders", () => d.getValidProviders()),
-    GetDeposit: unary("GetDeposit", (r: bidderV12Pb.GetDepositRequest) => d.getDeposit(r)),
-    GetAllDeposits: unary("GetAllDeposits", () => d.getAllDeposits()),
-    Withdraw: unary("Withdraw", (r: bidderV12Pb.WithdrawRequest) => d.withdraw(r)),
-  };
+  return deposits?.model === "perProvider" ? { ...bids, ...perProviderDepositHandlers(deposits) } : bids;
 }
 
 export function providerHandlers(s: ProviderService): UntypedServiceImplementation {

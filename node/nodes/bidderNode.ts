@@ -2,14 +2,14 @@ import type { Address, Chain, Hex } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
 import { BidSender } from "../bidder/bids/bidSender.ts";
 import type { BidOutcomeSink } from "../bidder/bids/outcomeSink.ts";
-import type { BidderDeposits } from "../bidder/deposits/bidderDeposits.ts";
+import type { BidderDepositModel } from "../bidder/deposits/depositModel.ts";
 import { DepositManagerClient } from "../bidder/deposits/perProvider/depositManagerClient.ts";
-import { DepositServiceV12 } from "../bidder/deposits/perProvider/perProviderDeposits.ts";
+import { PerProviderDeposits } from "../bidder/deposits/perProvider/perProviderDeposits.ts";
 import { ProviderDepositsRegistry } from "../bidder/deposits/perProvider/providerDepositsRegistry.ts";
 import { AutoDepositor } from "../bidder/deposits/window/autoDepositor.ts";
 import { DepositStore } from "../bidder/deposits/window/depositStore.ts";
 import { BidderRegistryClient } from "../bidder/deposits/window/registry.ts";
-import { DepositService } from "../bidder/deposits/window/windowDeposits.ts";
+import { WindowDeposits } from "../bidder/deposits/window/windowDeposits.ts";
 import { claimSlashedFunds } from "../bidder/slashedFunds.ts";
 import { type ChainClients, chainClients } from "../chain/clients.ts";
 import type { ContractAddresses } from "../chain/contracts.ts";
@@ -65,17 +65,13 @@ export class BidderNode {
   readonly store: NodeStore;
   readonly address: Address;
   readonly events: EventPoller;
-  /** Window deposits (v1.1); a v1.2 node has `depositsV12` instead. */
-  private readonly windowDeposits: DepositService | undefined;
-  /** Deposits per provider and the deposit manager (v1.2). */
-  readonly depositsV12: DepositServiceV12 | undefined;
+  /** The bidder's deposit model: window deposits (v1.1) or per-provider deposits and the deposit manager (v1.2). */
+  readonly depositModel: BidderDepositModel;
   readonly commitments: CommitmentStore;
   readonly sender: BidSender;
   readonly tracker: CommitmentTracker;
   readonly notifier = new Notifier();
   private readonly off: (() => void)[] = [];
-  /** What runs beside the deposit calls: v1.1's auto-deposit, or v1.2's check of the deposit manager at start. */
-  private readonly depositLife: BidderDeposits;
   /** The API services every transport serves. */
   readonly services: NodeServices;
   private served: NodeServer | undefined;
@@ -90,17 +86,18 @@ export class BidderNode {
     this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, version);
     if (profileOf(version).deposits === "provider") {
       const pipeline = txPipelineFor(options.settlementChain, options.privateKey);
-      this.depositsV12 = new DepositServiceV12(
+      this.depositModel = new PerProviderDeposits(
         new ProviderDepositsRegistry(this.settlement, c),
         new DepositManagerClient(this.settlement, () => pipeline.forgetNonce()),
       );
-      this.depositLife = this.depositsV12;
     } else {
       const registry = new BidderRegistryClient(this.settlement, c);
       const depositStore = new DepositStore(this.store);
-      const autoDepositor = new AutoDepositor(registry, depositStore, this.events);
-      this.windowDeposits = new DepositService(registry, depositStore, autoDepositor);
-      this.depositLife = autoDepositor;
+      this.depositModel = new WindowDeposits(
+        registry,
+        depositStore,
+        new AutoDepositor(registry, depositStore, this.events),
+      );
     }
     this.commitments = new CommitmentStore(this.store);
     this.sender = new BidSender({
@@ -130,13 +127,13 @@ export class BidderNode {
       address: this.address,
       bidder: new BidderService({
         sender: this.sender,
-        deposits: this.windowDeposits,
+        deposits: this.depositModel.model === "window" ? this.depositModel : undefined,
         commitments: () => this.commitments,
         claimSlashedFunds: () => claimSlashedFunds(this.settlement, c.providerRegistry),
         acknowledging: () => this.afterAck.acknowledging(),
         protocol: version,
       }),
-      bidderDepositsV12: this.depositsV12,
+      bidderDeposits: this.depositModel,
       notifications: new NotificationsService(this.notifier, version),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "bidder"),
@@ -148,10 +145,15 @@ export class BidderNode {
   }
 
   /** Window deposits; only a node of protocol v1.1 has them. */
-  get deposits(): DepositService {
-    if (!this.windowDeposits)
+  get windowDeposits(): WindowDeposits {
+    if (this.depositModel.model !== "window")
       throw new WrongProtocolVersionError("window deposits are protocol v1.1; this bidder node runs v1.2");
-    return this.windowDeposits;
+    return this.depositModel;
+  }
+
+  /** Per-provider deposits and the deposit manager; only a node of protocol v1.2 has them. */
+  get perProviderDeposits(): PerProviderDeposits | undefined {
+    return this.depositModel.model === "perProvider" ? this.depositModel : undefined;
   }
 
   get url(): string {
@@ -171,7 +173,7 @@ export class BidderNode {
     await this.tracker.reconcile(() => {});
     await this.events.start();
     this.tracker.start();
-    await this.depositLife.resume();
+    await this.depositModel.resume();
     this.served = await serveNode(
       this.services,
       { streamKeepAliveMs: this.options.streamKeepAliveMs, ...listen },
@@ -200,7 +202,7 @@ export class BidderNode {
     this.life.kill();
     this.events.stop();
     this.tracker.close();
-    this.depositLife.close();
+    this.depositModel.close();
     for (const f of this.off) f();
     this.served?.kill();
     this.served = undefined;
@@ -215,7 +217,7 @@ export class BidderNode {
     this.life.kill();
     this.events.stop();
     this.tracker.close();
-    this.depositLife.close();
+    this.depositModel.close();
     this.commitments.crash();
     this.store.close();
   });
@@ -225,7 +227,7 @@ export class BidderNode {
     this.events.stop();
     for (const f of this.off) f();
     this.tracker.close();
-    this.depositLife.close();
+    this.depositModel.close();
     await this.served?.stop();
     this.served = undefined;
     await this.tracker.drain();

@@ -14,8 +14,8 @@ import type { BidderBalanceCheck, CommittedAmounts } from "../provider/bids/bala
 import { BidDispatcher } from "../provider/bids/bidDispatcher.ts";
 import { BidIntake } from "../provider/bids/bidIntake.ts";
 import { CommitmentStorer } from "../provider/bids/commitmentStorer.ts";
-import { ProviderDeposits } from "../provider/bids/perProviderBalanceCheck.ts";
-import { DepositManager } from "../provider/bids/windowBalanceCheck.ts";
+import { PerProviderBalanceCheck } from "../provider/bids/perProviderBalanceCheck.ts";
+import { WindowBalanceCheck } from "../provider/bids/windowBalanceCheck.ts";
 import { nikeKeyFromNodeKey } from "../provider/nikeKey.ts";
 import { ProviderStakeService } from "../provider/stake/stakeService.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
@@ -67,7 +67,7 @@ export class ProviderNode {
   readonly notifier = new Notifier();
   private off: (() => void)[] = [];
   commitments: CommitmentStore | undefined;
-  /** The balance check of the protocol (v1.2: ProviderDeposits), while started. */
+  /** The balance check of the deposit model (WindowBalanceCheck or PerProviderBalanceCheck), while started. */
   deposits: BidderBalanceCheck | undefined;
   /** The API services every transport serves. */
   readonly services: NodeServices;
@@ -210,8 +210,8 @@ export class ProviderNode {
   private balanceCheck(version: ProtocolVersion, events: EventPoller, committed: CommittedAmounts): BidderBalanceCheck {
     const c = this.options.contracts;
     if (profileOf(version).deposits === "window")
-      return new DepositManager(this.settlement.publicClient, c.bidderRegistry, events, committed);
-    return new ProviderDeposits(this.settlement.publicClient, c.bidderRegistry, this.address, events, committed);
+      return new WindowBalanceCheck(this.settlement.publicClient, c.bidderRegistry, events, committed);
+    return new PerProviderBalanceCheck(this.settlement.publicClient, c.bidderRegistry, this.address, events, committed);
   }
 
   /**
@@ -221,7 +221,7 @@ export class ProviderNode {
    * pending when its block's winner is recorded is neither then.
    */
   private refund(deposits: BidderBalanceCheck, r: CommitmentRecord | undefined): void {
-    if (!r || !(deposits instanceof ProviderDeposits)) return;
+    if (!r || !deposits.refunds) return;
     deposits.refund(`0x${r.bidder}`, r.bidAmount);
     // A balance rebuilt from the store after a restart leaves it out (CommittedAmounts).
     this.commitments

@@ -7,8 +7,8 @@ import { hasWindows, protocolAbis } from "../chain/protocolContracts.ts";
 import { transact } from "../chain/transact.ts";
 import { decodeBidOptions } from "../protocol/bidOptions.ts";
 import { residualAfterDecay } from "../protocol/decay.ts";
+import { type DepositModel, depositModelOf } from "../protocol/depositModels.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
-import { windowOfBlock } from "../protocol/windows.ts";
 import type { NodeStore } from "../store/db.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
 import { logger } from "../util/log.ts";
@@ -75,11 +75,14 @@ export class Settler {
   private currentWindow: { at: number; read: Promise<bigint> } | undefined;
 
   private readonly version: ProtocolVersion;
+  /** Asked for the window of a commitment's block (none where deposits are per provider). */
+  private readonly deposits: DepositModel;
   /** PreconfManager's ABI of the version: getCommitment returns v1.2's bid options too. */
   private readonly preconfManagerAbi;
 
   constructor(private readonly o: SettlerOptions) {
     this.version = o.version ?? DEFAULT_PROTOCOL_VERSION;
+    this.deposits = depositModelOf(this.version);
     this.preconfManagerAbi = protocolAbis(this.version).preconfManager;
     o.store.migrate(
       "settlements-1",
@@ -150,9 +153,10 @@ export class Settler {
       this.log.warn("no winner recorded for the block; not settling", { block, commitment: index });
       return;
     }
-    if (hasWindows(this.version)) {
+    const window = this.deposits.windowOfBlock(block);
+    if (window !== null) {
       const current = await this.window();
-      if (current > 2n && windowOfBlock(block) < current - 2n) {
+      if (current > 2n && window < current - 2n) {
         this.log.warn("commitment too old to settle", { block, commitment: index });
         return;
       }

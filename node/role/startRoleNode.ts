@@ -159,15 +159,15 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
     notifiers.push(node.notifier);
     // Auto-deposit is per window: protocol v1.1 only (a v1.2 bidder deposits per provider through its API).
     const windows = profileOf(cfg.protocol).deposits === "window";
-    if (windows && cfg.autodepositFromFlag) node.deposits.auto.replaceSaved(cfg.autodepositAmount);
+    if (windows && cfg.autodepositFromFlag) node.windowDeposits.auto.replaceSaved(cfg.autodepositAmount);
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
-    if (windows && cfg.autodepositAmount !== undefined && !node.deposits.auto.running)
-      await node.deposits.startAutoDeposit(
+    if (windows && cfg.autodepositAmount !== undefined && !node.windowDeposits.auto.running)
+      await node.windowDeposits.startAutoDeposit(
         cfg.autodepositAmount,
-        cfg.autodepositCurrentWindow ? { windowNumber: await node.deposits.registry.currentWindow() } : {},
+        cfg.autodepositCurrentWindow ? { windowNumber: await node.windowDeposits.registry.currentWindow() } : {},
       );
-    if (cfg.enableDepositManager && node.depositsV12)
-      await enableDepositManagerAtStart(node.depositsV12, cfg.targetDepositAmount, log);
+    if (cfg.enableDepositManager && node.perProviderDeposits)
+      await enableDepositManagerAtStart(node.perProviderDeposits, cfg.targetDepositAmount, log);
     const admin = adminOf({ role: "bidder", node, bidEvents });
     return {
       url,

@@ -55,7 +55,7 @@ export function httpApp(
     streamKeepAliveMs: opts.streamKeepAliveMs,
     health: opts.readiness,
     plugins: [
-      ...(s.bidder ? bidderApi(s.bidder, s.bidderDepositsV12) : []),
+      ...(s.bidder ? bidderApi(s.bidder, s.bidderDeposits) : []),
       ...(s.provider ? providerApi(s.provider) : []),
       notificationRoutes(s.notifications),
       debugRoutes(s.debug),

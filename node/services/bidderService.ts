@@ -7,7 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { type StringValue, StringValueSchema, UInt64ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { BidSender } from "../bidder/bids/bidSender.ts";
 import type { WindowAmount } from "../bidder/deposits/window/registry.ts";
-import type { DepositService } from "../bidder/deposits/window/windowDeposits.ts";
+import type { WindowDeposits } from "../bidder/deposits/window/windowDeposits.ts";
 import * as pb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { type BidRequest, validateBidRequest } from "../protocol/bidValidation.ts";
 import { bytesToHex } from "../protocol/bytes.ts";
@@ -26,8 +26,8 @@ import { markBid } from "../util/bidTrace.ts";
 
 export interface BidderServiceDeps {
   sender: BidSender;
-  /** Window deposits (protocol v1.1); absent on a v1.2 node, whose deposit calls are DepositServiceV12's. */
-  deposits?: DepositService;
+  /** Window deposits (protocol v1.1); absent where deposits are per provider (PerProviderDeposits serves those calls). */
+  deposits?: WindowDeposits;
   /** Read at each request: a node that reopens its store is followed. */
   commitments: () => CommitmentPages;
   /** Withdraws what slashed providers owe the bidder; the amount in wei. */
@@ -71,7 +71,7 @@ export class BidderService {
     return this.d.protocol ?? DEFAULT_PROTOCOL_VERSION;
   }
 
-  private windowDeposits(): DepositService {
+  private windowDeposits(): WindowDeposits {
     if (!this.d.deposits)
       throw new UnimplementedError("window deposits are protocol v1.1; this node runs v1.2 (deposits per provider)");
     return this.d.deposits;

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { DepositServiceV12 } from "../bidder/deposits/perProvider/perProviderDeposits.ts";
+import type { BidderDepositModel } from "../bidder/deposits/depositModel.ts";
 import type { BidderService } from "./bidderService.ts";
 import type { DebugService } from "./debugService.ts";
 import type { NotificationsService } from "./notificationsService.ts";
@@ -14,8 +14,11 @@ export interface NodeServices {
   role: NodeRole;
   address: Address;
   bidder?: BidderService;
-  /** A bidder node of protocol v1.2: its deposit calls, which replace the window calls of `bidder`. */
-  bidderDepositsV12?: DepositServiceV12;
+  /**
+   * A bidder node's deposit model (`model` says which): window deposits, whose calls `bidder` serves, or per-provider
+   * deposits, which serve their own calls instead.
+   */
+  bidderDeposits?: BidderDepositModel;
   provider?: ProviderService;
   notifications: NotificationsService;
   validator: ValidatorApiService;

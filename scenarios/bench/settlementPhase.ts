@@ -42,9 +42,9 @@ export async function waitForDeposits(devnet: Devnet, blocks: bigint[], timeoutM
 
 /** v1.1: the deposit of each window of `blocks`; v1.2: the deposit with each provider. */
 function depositsFor(devnet: Devnet, blocks: bigint[]): Promise<bigint[]> {
-  const v12 = devnet.bidder.depositsV12;
+  const v12 = devnet.bidder.perProviderDeposits;
   if (v12) return Promise.all(devnet.providers.map((p) => v12.registry.getDeposit(p.address)));
-  const registry = devnet.bidder.deposits.registry;
+  const registry = devnet.bidder.windowDeposits.registry;
   return Promise.all([...new Set(blocks.map(windowOfBlock))].map((w) => registry.getDeposit(w)));
 }
 
@@ -55,7 +55,7 @@ function depositsFor(devnet: Devnet, blocks: bigint[]): Promise<bigint[]> {
 async function allowancePerBlock(devnet: Devnet, blocks: bigint[]): Promise<bigint> {
   const deposits = await depositsFor(devnet, blocks);
   const least = deposits.reduce((m, d) => (d < m ? d : m), deposits[0] ?? 0n);
-  return devnet.bidder.depositsV12 ? least : least / BLOCKS_PER_WINDOW;
+  return devnet.bidder.perProviderDeposits ? least : least / BLOCKS_PER_WINDOW;
 }
 
 /** Runs the phase and prints its lines; answers how many winner commitments settled as rewards. */

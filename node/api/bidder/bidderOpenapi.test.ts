@@ -22,7 +22,7 @@ import type { BidderService } from "../../services/bidderService.ts";
 import { setLogSink } from "../../util/log.ts";
 import { createNodeApp } from "../app.ts";
 import { bidderBidRoutes } from "./bids.ts";
-import { bidderDepositRoutes } from "./windowDeposits.ts";
+import { windowDepositRoutes } from "./windowDeposits.ts";
 
 setLogSink(() => {});
 
@@ -30,7 +30,7 @@ setLogSink(() => {});
 const app = createNodeApp({
   role: "bidder",
   address: "0x0000000000000000000000000000000000000001",
-  plugins: [bidderDepositRoutes({} as BidderService), bidderBidRoutes({} as BidderService)],
+  plugins: [windowDepositRoutes({} as BidderService), bidderBidRoutes({} as BidderService)],
 });
 type Param = { name: string; in: string; schema: object };
 type Operation = { parameters?: Param[]; requestBody?: { content: Record<string, { schema: object }> } };

@@ -1,19 +1,19 @@
-import type { DepositServiceV12 } from "../../bidder/deposits/perProvider/perProviderDeposits.ts";
+import type { BidderDepositModel } from "../../bidder/deposits/depositModel.ts";
 import type { BidderService } from "../../services/bidderService.ts";
 import { bidderBidInfoRoutes } from "./bidInfo.ts";
 import { bidderBidRoutes } from "./bids.ts";
-import { bidderDepositV12Routes } from "./perProviderDeposits.ts";
+import { perProviderDepositRoutes } from "./perProviderDeposits.ts";
 import { bidderSlashedFundsRoutes } from "./slashedFunds.ts";
-import { bidderDepositRoutes } from "./windowDeposits.ts";
+import { windowDepositRoutes } from "./windowDeposits.ts";
 
 /**
  * bidderapi.v1.Bidder over HTTP: one Elysia plugin per area, each a thin adapter over the service, with the messages
- * of the service's protocol version. A node of protocol v1.2 (`depositsV12`) serves the v1.2 deposit calls instead of
- * the window calls.
+ * of the service's protocol version, and the deposit calls of the node's deposit model: window deposits
+ * (windowDeposits.ts, served by BidderService) or per-provider deposits (perProviderDeposits.ts).
  */
-export function bidderApi(bidder: BidderService, depositsV12?: DepositServiceV12) {
+export function bidderApi(bidder: BidderService, deposits?: BidderDepositModel) {
   return [
-    depositsV12 ? bidderDepositV12Routes(depositsV12) : bidderDepositRoutes(bidder),
+    deposits?.model === "perProvider" ? perProviderDepositRoutes(deposits) : windowDepositRoutes(bidder),
     bidderBidRoutes(bidder, bidder.protocol),
     bidderBidInfoRoutes(bidder, bidder.protocol),
     bidderSlashedFundsRoutes(bidder),

@@ -1,6 +1,6 @@
 import { type DescMessage, fromJsonString, type MessageShape } from "@bufbuild/protobuf";
 import { Elysia } from "elysia";
-import type { DepositServiceV12 } from "../../bidder/deposits/perProvider/perProviderDeposits.ts";
+import type { PerProviderDeposits } from "../../bidder/deposits/perProvider/perProviderDeposits.ts";
 import * as pb from "../../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
 import { parseQueryField, type QueryValues, queryValuesFor } from "../../protocol/queryParams.ts";
@@ -44,7 +44,7 @@ async function bodyMessage<D extends DescMessage>(schema: D, request: Request): 
 }
 
 /** The v1.2 bidder's deposit calls over HTTP (upstream-head-delta §1.1): routes and query/body forms of upstream. */
-export function bidderDepositV12Routes(deposits: DepositServiceV12) {
+export function perProviderDepositRoutes(deposits: PerProviderDeposits) {
   return new Elysia({ name: "bidder-deposits-v1.2" })
     .post(
       "/v1/bidder/deposit/:amount",

@@ -55,7 +55,7 @@ function depositFields(amount: string, query: QueryValues): DepositRequestFields
 }
 
 /** The bidder's deposit operations (interface.md §4.3, §4.8–4.10, and upstream's siblings of api-behaviour §7). */
-export function bidderDepositRoutes(bidder: BidderService) {
+export function windowDepositRoutes(bidder: BidderService) {
   return new Elysia({ name: "bidder-deposits" })
     .post(
       "/v1/bidder/deposit/:amount",

@@ -30,7 +30,7 @@ import { privateKeyToAddress } from "../../protocol/secp256k1.ts";
 import type { Bid } from "../../protocol/types.ts";
 import { BidDispatcher } from "../../provider/bids/bidDispatcher.ts";
 import { BidIntake } from "../../provider/bids/bidIntake.ts";
-import type { DepositManager } from "../../provider/bids/windowBalanceCheck.ts";
+import type { WindowBalanceCheck } from "../../provider/bids/windowBalanceCheck.ts";
 import { type NodeServer, serveNode } from "../../server/nodeServer.ts";
 import { DebugService } from "../../services/debugService.ts";
 import { NotificationsService } from "../../services/notificationsService.ts";
@@ -122,7 +122,7 @@ async function providerNode(protocol: ProtocolVersion) {
     address: PROVIDER,
     nikeSecret: 777n,
     domains,
-    deposits: { checkAndReserve: async () => () => {} } as unknown as DepositManager,
+    deposits: { checkAndReserve: async () => () => {} } as unknown as WindowBalanceCheck,
     dispatcher,
     decisionTimeoutMs: 10_000,
     onCommitted: (c, bidder) => commitments.record(toRecord(c, bidder, "pending")),

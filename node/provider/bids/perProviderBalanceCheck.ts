@@ -16,7 +16,8 @@ import type { BidderBalanceCheck, CommittedAmounts } from "./balanceCheck.ts";
  * has not taken yet (not opened) and that were not given back: so a restarted provider does not commit the same
  * balance twice (upstream keeps its cached balances in its store; docs/divergences.md).
  */
-export class ProviderDeposits implements BidderBalanceCheck {
+export class PerProviderBalanceCheck implements BidderBalanceCheck {
+  readonly refunds = true;
   private readonly balances = new Map<string, bigint>();
 
   constructor(

@@ -14,7 +14,9 @@ import type { BidderBalanceCheck, CommittedAmounts } from "./balanceCheck.ts";
  * docs/divergences.md.) What a (bidder, block) has used starts from the provider's commitments in its store, so a
  * restarted provider still counts the bids it committed before.
  */
-export class DepositManager implements BidderBalanceCheck {
+export class WindowBalanceCheck implements BidderBalanceCheck {
+  /** A block's allowance is spent once a bid is committed, whatever becomes of the commitment. */
+  readonly refunds = false;
   private readonly perWindow = new Map<string, bigint>();
   private readonly used = new Map<string, bigint>();
 
@@ -72,6 +74,9 @@ export class DepositManager implements BidderBalanceCheck {
       this.used.set(key, (this.used.get(key) ?? amount) - amount);
     };
   }
+
+  /** Nothing comes back: a committed bid has spent its block's allowance (`refunds` is false). */
+  refund(_bidder: Address | string, _amount: bigint): void {}
 
   private dropBefore(window: bigint): void {
     for (const key of this.perWindow.keys()) if (BigInt(key.split("/")[1]!) < window - 1n) this.perWindow.delete(key);

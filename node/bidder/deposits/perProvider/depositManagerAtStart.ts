@@ -1,7 +1,7 @@
 import { MevCommitError } from "../../../../lib/errors.ts";
 import { RpcError } from "../../../protocol/grpcCodes.ts";
 import type { Logger } from "../../../util/log.ts";
-import type { DepositServiceV12 } from "./perProviderDeposits.ts";
+import type { PerProviderDeposits } from "./perProviderDeposits.ts";
 
 /** SetTargetDeposits set fewer targets than there are valid providers. */
 export class TargetDepositsNotSetError extends MevCommitError {}
@@ -13,7 +13,7 @@ export class TargetDepositsNotSetError extends MevCommitError {}
  * a failure is logged and the node keeps running; answers whether every step succeeded.
  */
 export async function enableDepositManagerAtStart(
-  deposits: DepositServiceV12,
+  deposits: PerProviderDeposits,
   target: bigint | undefined,
   log: Pick<Logger, "info" | "error">,
 ): Promise<boolean> {

@@ -36,11 +36,13 @@ const goStatusText = (e: unknown): string => {
 };
 
 /**
- * The v1.2 bidder's deposit calls (upstream-head-delta §1.1–§1.3, §3.1), written once for both transports: each takes
- * the request message as a transport decoded it, validates it with upstream's rules and texts, and answers the proto
- * message in upstream's formats (addresses EIP-55 in some replies and bare lowercase hex in others, as upstream).
+ * The bidder's per-provider deposits (protocol v1.2): its deposit calls (upstream-head-delta §1.1–§1.3, §3.1), written
+ * once for both transports: each takes the request message as a transport decoded it, validates it with upstream's
+ * rules and texts, and answers the proto message in upstream's formats (addresses EIP-55 in some replies and bare lowercase hex in others, as upstream).
  */
-export class DepositServiceV12 implements BidderDeposits {
+export class PerProviderDeposits implements BidderDeposits {
+  readonly model = "perProvider" as const;
+
   constructor(
     readonly registry: ProviderDepositsRegistry,
     readonly manager: DepositManagerClient,

@@ -1,5 +1,6 @@
 import { FailedPreconditionError, InvalidArgumentError } from "../../../protocol/grpcCodes.ts";
 import { windowBlockRange, windowOfBlock } from "../../../protocol/windows.ts";
+import type { BidderDeposits } from "../bidderDeposits.ts";
 import type { AutoDepositor } from "./autoDepositor.ts";
 import type { DepositStore } from "./depositStore.ts";
 import type { BidderRegistryClient, WindowAmount } from "./registry.ts";
@@ -20,13 +21,27 @@ export interface WindowBalance {
 
 const RUNNING = "auto deposit is already running";
 
-/** The bidder's deposit operations with upstream's rules and error texts (api-behaviour §1.3, §1.8–1.10, §4, §7). */
-export class DepositService {
+/**
+ * The bidder's window deposits (protocol v1.1): its deposit operations with upstream's rules and error texts
+ * (api-behaviour §1.3, §1.8–1.10, §4, §7). BidderService serves them on both transports.
+ */
+export class WindowDeposits implements BidderDeposits {
+  readonly model = "window" as const;
+
   constructor(
     readonly registry: BidderRegistryClient,
     readonly store: DepositStore,
     readonly auto: AutoDepositor,
   ) {}
+
+  /** Resumes auto-deposit when it ran before a restart. */
+  resume(): Promise<void> {
+    return this.auto.resume();
+  }
+
+  close(): void {
+    this.auto.close();
+  }
 
   async targetWindow(c: WindowChoice): Promise<bigint> {
     if (c.windowNumber !== undefined) return c.windowNumber;
