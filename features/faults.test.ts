@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawn, spawnSync } from "bun";
 import { cannotStartNetnsDevnet, type LocalDevnet, startLocalDevnet } from "../node/devnet/localDevnet.ts";
-import type { ProtocolVersion } from "../node/protocol/protocolVersion.ts";
+import type { ProtocolVersion } from "./support/protocolVersion.ts";
 import { OWN_DEVNET_TIMEOUTS } from "./support/target.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
