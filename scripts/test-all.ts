@@ -22,8 +22,9 @@ async function runStep(
   name: string,
   cmd: string[],
   parse: (out: string) => Counts | undefined,
-): Promise<{ code: number; counts?: Counts }> {
+): Promise<{ code: number; counts?: Counts; seconds: number }> {
   console.log(`\n=== ${name}: ${cmd.join(" ")}\n`);
+  const started = performance.now();
   const proc = spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, FORCE_COLOR: "0" } });
   let out = "";
   const pump = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
@@ -36,7 +37,7 @@ async function runStep(
   };
   await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
   const code = await proc.exited;
-  return { code, counts: parse(out) };
+  return { code, counts: parse(out), seconds: (performance.now() - started) / 1000 };
 }
 
 function parseBunTest(out: string): Counts | undefined {
@@ -106,13 +107,15 @@ function parseFuzz(out: string): Counts | undefined {
 }
 
 const only = process.argv[2];
-const results: { name: string; code: number; counts?: Counts }[] = [];
+const startedAll = performance.now();
+const results: { name: string; code: number; counts?: Counts; seconds?: number }[] = [];
 // Biome's formatting, lint rules and import order (biome.jsonc): one test, passed when `npm run lint` exits 0.
 if (!only || only === "lint") {
   const lint = await runStep("lint (biome check)", ["npm", "run", "--silent", "lint"], () => undefined);
   results.push({
     name: "lint",
     code: lint.code,
+    seconds: lint.seconds,
     counts: { passed: lint.code === 0 ? 1 : 0, failed: lint.code === 0 ? 0 : 1, skipped: 0 },
   });
 }
@@ -215,12 +218,14 @@ for (const r of results) {
     total.failed++;
     continue;
   }
-  console.log(`${r.name}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (exit ${r.code})`);
+  const took = r.seconds === undefined ? "" : `, ${r.seconds.toFixed(0)} s`;
+  console.log(`${r.name}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (exit ${r.code}${took})`);
   total.passed += c.passed;
   total.failed += c.failed;
   total.skipped += c.skipped;
   if (r.code !== 0 || c.failed > 0) ok = false;
 }
 if (total.passed === 0) ok = false;
+console.log(`time: ${((performance.now() - startedAll) / 1000).toFixed(0)} s`);
 console.log(`tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(ok ? 0 : 1);
