@@ -45,6 +45,24 @@ export interface Target {
   version?: string;
   /** See docs/conformance.md, "Target file". */
   capabilities: string[];
+  /**
+   * A netns devnet with `--foreign-hosts`: every host of its network (its own nodes' and the foreign ones), each
+   * with its namespace and address, where another implementation's nodes are started (scripts/upstream.sh --netns).
+   */
+  netnsHosts?: NetnsHostEntry[];
+  /**
+   * Which host of `netnsHosts` runs which node (the bidder, and each provider in providerUrls' order): the suite's
+   * faults name these hosts. The devnet's own nodes are named by the control API's status instead.
+   */
+  nodeHosts?: { bidder: string; providers: string[] };
+}
+
+export interface NetnsHostEntry {
+  name: string;
+  ip: string;
+  namespace: string;
+  /** Whether one of the devnet's own nodes runs there (false: a foreign host). */
+  own: boolean;
 }
 
 /** The fields only nodes can fill: a devnet started with --no-nodes leaves them to the user. */
@@ -74,6 +92,8 @@ export interface TargetSource {
   readonly config: { bidTimeoutMs: number; decisionTimeoutMs: number; protocol?: ProtocolVersion };
   /** The kinds of network fault the devnet can set (`--network netns`): `sim-faults` needs a partition. */
   readonly netFaultKinds?: readonly string[];
+  /** `--foreign-hosts`: every host of the netns network; undefined without foreign hosts. */
+  readonly foreignNetnsHosts?: NetnsHostEntry[];
 }
 
 interface TargetNode {
@@ -136,6 +156,12 @@ export function targetOf(d: TargetSource): DevnetTarget {
           "grpc",
           ...(d.netFaultKinds?.includes("partition") ? ["sim-faults"] : []),
         ]
-      : ["sim-control", "beacon"],
+      : [
+          "sim-control",
+          "beacon",
+          // Foreign hosts: faults between them, for the nodes the user starts there.
+          ...(d.foreignNetnsHosts && d.netFaultKinds?.includes("partition") ? ["sim-faults"] : []),
+        ],
+    ...(d.foreignNetnsHosts ? { netnsHosts: d.foreignNetnsHosts } : {}),
   };
 }

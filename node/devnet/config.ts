@@ -151,6 +151,11 @@ export interface DevnetConfig {
   networkChoice?: string;
   /** `--fault`: network faults set at start (netns only; node/faults/faultSpec.ts), changed later through /sim/v1/network/faults. */
   faults?: FaultSpec[];
+  /**
+   * `--foreign-hosts`: hosts on the netns network that run none of the devnet's nodes, for another implementation's
+   * nodes (scripts/upstream.sh --netns starts upstream's there); faults apply to them as to the devnet's own.
+   */
+  foreignHosts?: string[];
   /** libp2p listen ports of the bootnode, the bidder node and each provider node (0 = any free port). */
   bootnodePort: number;
   bidderP2pPort: number;
@@ -358,11 +363,14 @@ Options:
   --fault HOST[/HOST]:SETTING[,SETTING…]
                               a network fault from the start (netns only; repeat for more): on one host (bidder,
                               provider-0, …) or between a pair; settings partition (pairs), loss=P%, rate=Nkbit|Nmbit,
-                              delay=MSms, jitter=MSms; e.g. --fault bidder/provider-1:partition. A host can
+                             delay=MSms, jitter=MSms; e.g. --fault bidder/provider-1:partition. A host can
                               be cut from root (the devnet's own namespace), clients (its APIs' clients there)
                               or settlement (the settlement chain's RPC): --fault
                               provider-0/settlement:partition. Changed at run time through
                               /sim/v1/network/faults (docs/devnet.md, Network faults)
+  --foreign-hosts H1,H2,…     netns only: hosts that run none of the devnet's nodes, for another implementation's
+                              (with --no-nodes: the only hosts); the target file lists each host's namespace and
+                              address, faults name them like the devnet's own (docs/devnet.md, Network faults)
   --bootnode-port PORT        libp2p port of the devnet's bootnode (default 13510)
   --bidder-p2p-port PORT      libp2p port of the bidder node (default 13520)
   --provider-p2p-ports P1,…   libp2p ports of the provider nodes (default 13620, 13720, … one per provider)
@@ -469,6 +477,7 @@ export function parseDevnetArgs(
         network: { type: "string" },
         netns: { type: "boolean" },
         fault: { type: "string", multiple: true },
+        "foreign-hosts": { type: "string" },
         "bootnode-port": { type: "string" },
         "bidder-p2p-port": { type: "string" },
         "provider-p2p-ports": { type: "string" },
@@ -528,8 +537,16 @@ export function parseDevnetArgs(
     throw new ConfigError(`--network must be auto, libp2p, in-process, processes or netns, got "${network}"`);
   if ((network === "processes" || network === "netns") && (o["rpc-tls"] || o["rpc-tls-cert"] !== undefined))
     throw new ConfigError(`--network ${network} serves gRPC without TLS (a --role node has no --rpc-tls yet)`);
-  if ((network === "processes" || network === "netns") && o["no-nodes"])
-    throw new ConfigError(`--network ${network} runs nodes; it and --no-nodes contradict each other`);
+  const foreignHosts =
+    o["foreign-hosts"] === undefined
+      ? undefined
+      : parseForeignHosts(o["foreign-hosts"], [...netnsHostNames(o["no-nodes"] ? 0 : providers), ...PSEUDO_HOSTS]);
+  if (foreignHosts && network !== "netns")
+    throw new ConfigError("--foreign-hosts needs --network netns (they are network namespaces on its bridge)");
+  if ((network === "processes" || network === "netns") && o["no-nodes"] && !foreignHosts)
+    throw new ConfigError(
+      `--network ${network} runs nodes; it and --no-nodes contradict each other (--foreign-hosts makes hosts for nodes of your own)`,
+    );
   if (o.fault?.length && network !== "netns")
     throw new ConfigError("--fault needs --network netns (faults act between the hosts of its network namespaces)");
   if (bidders > 1 && network !== "in-process")
@@ -600,7 +617,15 @@ export function parseDevnetArgs(
     dispatchWindowMs: int("dispatch-window", o["dispatch-window"], 1, 2 ** 48) ?? base.dispatchWindowMs,
     network,
     networkChoice: auto?.reason,
-    ...(o.fault?.length ? { faults: parseFaultFlags(o.fault, providers) } : {}),
+    ...(o.fault?.length
+      ? {
+          faults: parseFaultFlags(o.fault, [
+            ...netnsHostNames(o["no-nodes"] ? 0 : providers, foreignHosts),
+            ...PSEUDO_HOSTS,
+          ]),
+        }
+      : {}),
+    ...(foreignHosts ? { foreignHosts } : {}),
     bootnodePort: int("bootnode-port", o["bootnode-port"], 0, 65535) ?? base.bootnodePort,
     bidderP2pPort: int("bidder-p2p-port", o["bidder-p2p-port"], 0, 65535) ?? base.bidderP2pPort,
     providerP2pPorts: portList("provider-p2p-ports", o["provider-p2p-ports"], base.providerP2pPorts, 13620),
@@ -641,8 +666,38 @@ export function extraBidderPort(first: number, j: number): number {
 }
 
 /** The `--fault` flags against the devnet's hosts (bidder, provider-0, …), each a ConfigError when it is wrong. */
-function parseFaultFlags(flags: string[], providers: number): FaultSpec[] {
-  const hosts = ["bidder", ...Array.from({ length: providers }, (_, i) => `provider-${i}`), ...PSEUDO_HOSTS];
+/**
+ * The hosts of a netns devnet: its own nodes' (`bidder`, `provider-0`, …; none with --no-nodes, `providers` 0)
+ * then the foreign hosts.
+ */
+export function netnsHostNames(providers: number, foreignHosts: readonly string[] = []): string[] {
+  const own = providers > 0 ? ["bidder", ...Array.from({ length: providers }, (_, i) => `provider-${i}`)] : [];
+  return [...own, ...foreignHosts];
+}
+
+/**
+ * `--foreign-hosts a,b,c`: names of letters, digits and `-`, none of them one of `own` (the devnet's own nodes'
+ * hosts and the pseudo-hosts a fault may name).
+ */
+export function parseForeignHosts(text: string, own: readonly string[]): string[] {
+  const names = text.split(",").map((n) => n.trim());
+  for (const n of names)
+    if (!/^[a-z][a-z0-9-]{0,11}$/.test(n))
+      throw new ConfigError(
+        `--foreign-hosts: "${n}" is not a host name (a lower-case letter, then up to 11 letters, digits or -)`,
+      );
+  const taken = names.find((n) => own.includes(n));
+  if (taken)
+    throw new ConfigError(
+      `--foreign-hosts: ${taken} is taken (the devnet's own hosts and pseudo-hosts: ${own.join(", ")})`,
+    );
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new ConfigError(`--foreign-hosts names ${twice} twice`);
+  if (names.length > 16) throw new ConfigError(`--foreign-hosts names ${names.length} hosts; at most 16`);
+  return names;
+}
+
+function parseFaultFlags(flags: string[], hosts: string[]): FaultSpec[] {
   return flags.map((f) => {
     try {
       return parseFaultFlag(f, hosts);

@@ -11,7 +11,7 @@ import type { EventPoller } from "../chain/eventPoller.ts";
 import { localHttp } from "../chain/localHttp.ts";
 import type { ProtocolContractAddresses } from "../chain/protocolContracts.ts";
 import { protocolEventPoller } from "../chain/protocolEvents.ts";
-import { type DevnetTarget, type Target, targetOf } from "../clients/target.ts";
+import { type DevnetTarget, type NetnsHostEntry, type Target, targetOf } from "../clients/target.ts";
 import { networkFaultsApi, networkFaultsStatus } from "../control/networkFaultsApi.ts";
 import {
   type BuiltInApplications,
@@ -63,6 +63,7 @@ import {
   extraBidderPort,
   FOREIGN_MIN_BLOCK_INTERVAL_MS,
   FOREIGN_SETTLE_DELAY_MS,
+  netnsHostNames,
 } from "./config.ts";
 import {
   ensureBidderDepositsV12,
@@ -180,6 +181,18 @@ export class Devnet implements SimControl {
 
   /** The network faults between the hosts (`--network netns` only): `--fault`, `/sim/v1/network/faults`. */
   netFaults: NetFaults | undefined;
+
+  /** `--foreign-hosts`: every host of the netns network, for the target file (scripts/upstream.sh --netns reads it). */
+  get foreignNetnsHosts(): NetnsHostEntry[] | undefined {
+    const hosts = this.netFaults?.hosts;
+    if (!hosts || !this.config.foreignHosts?.length) return undefined;
+    return hosts.hosts.map((name) => ({
+      name,
+      ip: hosts.ipOf(name),
+      namespace: hosts.namespace(name),
+      own: !this.config.foreignHosts!.includes(name),
+    }));
+  }
 
   /** The kinds of network fault this devnet can set (none without netns); the target's `sim-faults` rests on it. */
   get netFaultKinds(): string[] {
@@ -776,8 +789,9 @@ export class Devnet implements SimControl {
       await stopAllAnvils();
       for (const p of [this.procs?.bidder, ...(this.procs?.providers ?? [])]) p?.close();
       this.netFaults?.removeAll();
-      this.procs?.hosts?.tearDown();
-      if (this.procs?.hosts) rmSync(netnsTagFile(this.dir), { force: true });
+      const hosts = this.procs?.hosts ?? this.netFaults?.hosts;
+      hosts?.tearDown();
+      if (hosts) rmSync(netnsTagFile(this.dir), { force: true });
       this.lock?.release();
     })();
     return this.stopping;
@@ -809,13 +823,14 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
   // Before anything changes: a devnet running on this data dir, or a busy port, stops this start here.
   const lock = await claimDataDir(cfg, dir, cfg.network !== "netns");
   const t0 = performance.now();
-  const asProcesses = cfg.network === "processes" || cfg.network === "netns";
+  // With --no-nodes a netns devnet only makes hosts (--foreign-hosts) for another implementation's nodes.
+  const asProcesses = cfg.nodes && (cfg.network === "processes" || cfg.network === "netns");
   let hosts: NetnsHosts<string> | undefined;
   let netFaults: NetFaults | undefined;
   let bootnode: Libp2pNetwork | undefined;
   const spawned: NodeProcess[] = [];
   if (cfg.network === "netns") {
-    hosts = new NetnsHosts(["bidder", ...Array.from({ length: cfg.providers }, (_, i) => `provider-${i}`)]);
+    hosts = new NetnsHosts(netnsHostNames(cfg.nodes ? cfg.providers : 0, cfg.foreignHosts));
     try {
       // A run of this data dir, or any other run, that was killed left its namespaces, with their fault rules and
       // qdiscs, behind.
@@ -1149,21 +1164,21 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         bootnode: bootnode!.multiaddrs().join(","),
         nodes: spawned.map((p) => `${p.name} pid ${p.pid} ${p.url}`).join(", "),
       });
-      if (hosts) {
-        devnet.netFaults = netFaults!;
-        devnet.netFaults.placeSettlement(chains.settlement.rpcUrl);
-        for (const p of spawned)
-          if (p.spec.netns && p.url && p.rpcUrl)
-            devnet.netFaults.placeClients(p.spec.netns.host, [
-              Number(new URL(p.url).port),
-              Number(new URL(p.rpcUrl).port),
-            ]);
-        for (const f of cfg.faults ?? []) devnet.netFaults.set(f);
-        log.info("network faults", {
-          ...devnet.netFaults.available(),
-          set: (cfg.faults ?? []).map((f) => JSON.stringify(f)).join(" ") || "none",
-        });
-      }
+    }
+    if (hosts) {
+      devnet.netFaults = netFaults!;
+      devnet.netFaults.placeSettlement(chains.settlement.rpcUrl);
+      for (const p of spawned)
+        if (p.spec.netns && p.url && p.rpcUrl)
+          devnet.netFaults.placeClients(p.spec.netns.host, [
+            Number(new URL(p.url).port),
+            Number(new URL(p.rpcUrl).port),
+          ]);
+      for (const f of cfg.faults ?? []) devnet.netFaults.set(f);
+      log.info("network faults", {
+        ...devnet.netFaults.available(),
+        set: (cfg.faults ?? []).map((f) => JSON.stringify(f)).join(" ") || "none",
+      });
     }
     if (networks && cfg.network === "libp2p")
       log.info("nodes meet over libp2p", { bootnode: networks.bootnodeAddrs().join(",") });
