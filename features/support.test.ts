@@ -35,6 +35,14 @@ describe("target files", () => {
     expect(() => parseTarget({ ...minimal, bidTimeoutMs: -1 }, "t")).toThrow(TargetFileError);
     expect(() => parseTarget({ ...minimal, providerAddresses: [] }, "t")).toThrow(/one address per provider URL/);
   });
+  test("nodeHosts names one host for the bidder and one per provider URL, or is refused", () => {
+    const nodeHosts = { bidder: "bidder", providers: ["provider-0"] };
+    expect(parseTarget({ ...minimal, nodeHosts }, "t").nodeHosts).toEqual(nodeHosts);
+    expect(() => parseTarget({ ...minimal, nodeHosts: { bidder: "bidder", providers: [] } }, "t")).toThrow(
+      /nodeHosts must be .* one host per provider URL/,
+    );
+    expect(() => parseTarget({ ...minimal, nodeHosts: { providers: ["p"] } }, "t")).toThrow(/nodeHosts must be/);
+  });
   test('the protocol is the file\'s "protocol", v1.1 when absent; an unknown one is refused', () => {
     expect(parseTarget(minimal, "t").protocol).toBe("v1.1");
     expect(parseTarget({ ...minimal, protocol: "v1.2" }, "t").protocol).toBe("v1.2");

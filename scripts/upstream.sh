@@ -6,7 +6,7 @@
 #
 #   scripts/upstream.sh build --version pinned|v1.2.5 --bin FILE [--src DIR] [--repo GIT_DIR_OR_URL]
 #   scripts/upstream.sh start --version pinned|v1.2.5 --target FILE --run-dir DIR --port-base N --bin FILE
-#                             [--providers 1|2|3] [--apps yes|no]
+#                             [--providers 1|2|3] [--apps yes|no] [--netns]
 #   scripts/upstream.sh demo  --run-dir DIR      deposits, one bid, its commitments opened and settled
 #   scripts/upstream.sh restart --run-dir DIR    starts again whichever node does not answer (the suite's `restart`)
 #   scripts/upstream.sh stop  --run-dir DIR
@@ -16,7 +16,10 @@
 # the conformance suite. `--apps no` attaches no provider application, as the suite wants: it attaches its own,
 # and upstream hands each bid to one of the streams that read a provider's bids, so a second reader would take
 # bids from the suite. `--providers 3` adds the provider that the suite's withdrawal-request and unstake scenarios
-# take for their own.
+# take for their own. `--netns` starts each node on a host of a `--network netns --no-nodes --foreign-hosts
+# bidder,provider-0,…` devnet (the target file's netnsHosts: `ip netns exec`, listening on the host's address), the
+# bootnode on the devnet's own side of the bridge, so that the devnet's network faults act between upstream's bidder
+# and providers (docs/devnet.md, Network faults); the target file written says which host runs which node.
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,9 +39,14 @@ log() { echo "[upstream${version:+ $version}] $*" >&2; }
 cmd="${1:-}"
 [ -n "$cmd" ] || die "usage: $0 build|start|demo|restart|stop [options] (see the header of this script)"
 shift
-src="" bin="" repo="https://github.com/primev/mev-commit" target="" run="" base="" providers=2 apps=yes version=""
+src="" bin="" repo="https://github.com/primev/mev-commit" target="" run="" base="" providers=2 apps=yes version="" netns=no
 while [ $# -gt 0 ]; do
   case "$1" in
+  --netns)
+    netns=yes
+    shift
+    continue
+    ;;
   --version) version="$2" ;;
   --src) src="$2" ;;
   --bin) bin="$2" ;;
@@ -102,12 +110,14 @@ build() {
 start_node() {
   local name=$1 type=$2 acct=$3 p2p=$4
   shift 4
-  local c="$target"
+  local c="$target" ip
+  ip=$(addr_of "$name")
   account "$acct" | cut -d' ' -f2 >"$run/$name.key"
   mkdir -p "$run/$name"
-  "$bin" --peer-type "$type" --priv-key-file "$run/$name.key" --data-dir "$run/$name/db" \
-    --http-port $((p2p + 1)) --rpc-port $((p2p + 2)) --p2p-port "$p2p" --p2p-addr 127.0.0.1 \
-    --nat-addr 127.0.0.1 --nat-port "$p2p" --secret devnet-secret \
+  # shellcheck disable=SC2046
+  $(in_host "$name") "$bin" --peer-type "$type" --priv-key-file "$run/$name.key" --data-dir "$run/$name/db" \
+    --http-addr "$ip" --http-port $((p2p + 1)) --rpc-addr "$ip" --rpc-port $((p2p + 2)) --p2p-port "$p2p" \
+    --p2p-addr "$ip" --nat-addr "$ip" --nat-port "$p2p" --secret devnet-secret \
     --settlement-rpc-endpoint "$(json "$c" .settlementRpcUrl)" --l1-rpc-url "$(json "$c" .l1RpcUrl)" \
     --beacon-api-url "$(json "$c" .beaconUrl)" \
     --block-tracker-contract "$(json "$c" .contracts.blockTracker)" \
@@ -118,7 +128,35 @@ start_node() {
     --slot-duration 12s --laggard-mode 0 --bidder-bid-timeout 5s --provider-decision-timeout 3s \
     "$@" >>"$run/$name.log" 2>&1 &
   echo $! >"$run/$name.pid"
-  wait_http "http://127.0.0.1:$((p2p + 1))/health" 60 || die "$name did not answer on its HTTP port (log: $run/$name.log)"
+  wait_http "http://$ip:$((p2p + 1))/health" 60 || die "$name did not answer on its HTTP port (log: $run/$name.log)"
+}
+
+# With --netns, the host each node runs on (the target's netnsHosts): the bidder on `bidder`, provider i on
+# `provider-<i-1>`; the bootnode on the devnet's own side of the bridge.
+host_of() {
+  case "$1" in
+  bidder) echo bidder ;;
+  p[0-9]) echo "provider-$((${1#p} - 1))" ;;
+  *) echo "" ;;
+  esac
+}
+
+# The address node $1 listens on: its host's with --netns (the bootnode: the devnet's), else 127.0.0.1.
+addr_of() {
+  [ "$netns" = yes ] || { echo 127.0.0.1 && return; }
+  local h
+  h=$(host_of "$1")
+  if [ -z "$h" ]; then json "$target" '.controlUrl.replace(/^http:\/\/([^:/]+).*$/, "$1")' && return; fi
+  json "$target" ".netnsHosts.find((x) => x.name === '$h')?.ip ?? ''"
+}
+
+# The command prefix that runs on node $1's host (`ip netns exec NS`); empty without --netns or for the bootnode.
+in_host() {
+  [ "$netns" = yes ] || return 0
+  local h
+  h=$(host_of "$1")
+  [ -n "$h" ] || return 0
+  echo "ip netns exec $(json "$target" ".netnsHosts.find((x) => x.name === '$h').namespace")"
 }
 
 # A process that died can linger as a zombie until its new parent reaps it: only a live one counts.
@@ -140,8 +178,10 @@ stop_pid() {
 
 # Whether the node whose p2p port is $1 answers on its HTTP port: a node is judged by its port, never its pid.
 answers() {
-  curl -s -o /dev/null -m 3 "http://127.0.0.1:$(($1 + 1))/health" ||
-    { sleep 0.5 && curl -s -o /dev/null -m 3 "http://127.0.0.1:$(($1 + 1))/health"; }
+  local ip
+  ip=$(addr_of "$2")
+  curl -s -o /dev/null -m 3 "http://$ip:$(($1 + 1))/health" ||
+    { sleep 0.5 && curl -s -o /dev/null -m 3 "http://$ip:$(($1 + 1))/health"; }
 }
 
 # An accept-all provider application of ours (node/providerApp) on provider $1.
@@ -154,7 +194,7 @@ const agent = new ProviderAgent(process.argv[2], acceptAll(), { log: agentLog(lo
 await agent.start();
 process.on("SIGTERM", async () => { await agent.stop(); process.exit(0); });
 EOF
-  bun "$run/accept-all.ts" "http://127.0.0.1:$((base + 10 * $1 + 1))" >>"$run/app$1.log" 2>&1 &
+  bun "$run/accept-all.ts" "http://$(addr_of "p$1"):$((base + 10 * $1 + 1))" >>"$run/app$1.log" 2>&1 &
   echo $! >"$run/app$1.pid"
 }
 
@@ -198,6 +238,13 @@ start() {
   if [ -d "$run" ] && [ -n "$(ls -A "$run")" ]; then
     die "--run-dir $run is not empty (an earlier start's nodes and stores): give each start a new directory, or run stop and remove this one"
   fi
+  if [ "$netns" = yes ]; then
+    local want="bidder" missing
+    for i in $(seq 1 "$providers"); do want+=" provider-$((i - 1))"; done
+    missing=$(bun -e "const t = JSON.parse(require('fs').readFileSync('$target', 'utf8'));
+      console.log(t.netnsHosts ? '$want'.split(' ').filter((h) => !t.netnsHosts.some((x) => x.name === h)).join(' ') : 'netnsHosts')")
+    [ -z "$missing" ] || die "--netns: $target has no $missing (start the devnet with --network netns --no-nodes --foreign-hosts ${want// /,})"
+  fi
   mkdir -p "$run"
   target=$(cd "$(dirname "$target")" && pwd)/$(basename "$target")
   run=$(cd "$run" && pwd)
@@ -212,20 +259,20 @@ start() {
   log "bootnode"
   start_node boot bootnode "$BOOTNODE_ACCOUNT" "$base"
   local peer
-  peer=$(curl -s "http://127.0.0.1:$((base + 1))/v1/debug/topology" | bun -e 'console.log(JSON.parse(await Bun.stdin.text()).topology.self.Underlay)')
-  local bootnodes="/ip4/127.0.0.1/tcp/$base/p2p/$peer"
+  peer=$(curl -s "http://$(addr_of boot):$((base + 1))/v1/debug/topology" | bun -e 'console.log(JSON.parse(await Bun.stdin.text()).topology.self.Underlay)')
+  local bootnodes="/ip4/$(addr_of boot)/tcp/$base/p2p/$peer"
 
   for i in $(seq 1 "$providers"); do
     local p2p=$((base + 10 * i)) acct=${PROVIDER_ACCOUNTS[$((i - 1))]}
     log "provider $i alone, staking through its own API"
     start_node "p$i" provider "$acct" "$p2p"
     local stake
-    stake=$(curl -s "http://127.0.0.1:$((p2p + 1))/v1/provider/get_stake" | bun -e 'console.log(JSON.parse(await Bun.stdin.text()).amount ?? "0")')
+    stake=$(curl -s "http://$(addr_of "p$i"):$((p2p + 1))/v1/provider/get_stake" | bun -e 'console.log(JSON.parse(await Bun.stdin.text()).amount ?? "0")')
     if [ "$stake" = 0 ]; then
       local bls sig
       bls=0x$(openssl rand -hex 48)
       sig=0x$(openssl rand -hex 96)
-      curl -sf -m 30 -X POST "http://127.0.0.1:$((p2p + 1))/v1/provider/stake/$STAKE_WEI?bls_public_keys=$bls&bls_signatures=$sig" >/dev/null ||
+      curl -sf -m 30 -X POST "http://$(addr_of "p$i"):$((p2p + 1))/v1/provider/stake/$STAKE_WEI?bls_public_keys=$bls&bls_signatures=$sig" >/dev/null ||
         die "provider $i: stake failed (log: $run/p$i.log)"
     fi
     stop_pid "p$i"
@@ -234,31 +281,35 @@ start() {
     if [ "$apps" = yes ]; then start_app "$i"; fi
   done
   cat >"$run/start.env" <<EOF
-version='$version' bin='$bin' target='$target' base='$base' providers='$providers' apps='$apps' bootnodes='$bootnodes'
+version='$version' bin='$bin' target='$target' base='$base' providers='$providers' apps='$apps' bootnodes='$bootnodes' netns='$netns'
 EOF
   start_bidder
 
-  local provider_urls="" provider_rpcs="" provider_addrs=""
+  local provider_urls="" provider_rpcs="" provider_addrs="" provider_hosts="" bidder_ip
+  bidder_ip=$(addr_of bidder)
   for i in $(seq 1 "$providers"); do
-    local p2p=$((base + 10 * i))
-    provider_urls+="\"http://127.0.0.1:$((p2p + 1))\","
-    provider_rpcs+="\"127.0.0.1:$((p2p + 2))\","
+    local p2p=$((base + 10 * i)) ip
+    ip=$(addr_of "p$i")
+    provider_urls+="\"http://$ip:$((p2p + 1))\","
+    provider_rpcs+="\"$ip:$((p2p + 2))\","
+    provider_hosts+="\"$(host_of "p$i")\","
     provider_addrs+="\"$(account "${PROVIDER_ACCOUNTS[$((i - 1))]}" | cut -d' ' -f1)\","
   done
   bun -e "
     const t = JSON.parse(require('fs').readFileSync('$target', 'utf8'));
     Object.assign(t, {
       name: 'upstream mev-commit $TARGET_VERSION (--no-nodes devnet)', version: '$TARGET_VERSION',
-      bidderUrl: 'http://127.0.0.1:$((base + 91))', bidderRpcUrl: '127.0.0.1:$((base + 92))',
+      bidderUrl: 'http://$bidder_ip:$((base + 91))', bidderRpcUrl: '$bidder_ip:$((base + 92))',
       bidderAddress: '$(account $BIDDER_ACCOUNT | cut -d' ' -f1)',
       providerUrls: [${provider_urls%,}], providerRpcUrls: [${provider_rpcs%,}], providerAddresses: [${provider_addrs%,}],
       bidTimeoutMs: 5000, decisionTimeoutMs: 3000,
       capabilities: [...new Set([...(t.capabilities ?? []), 'grpc'])],
       restart: '$REPO_ROOT/scripts/upstream.sh restart --run-dir $run',
+      ...('$netns' === 'yes' ? { nodeHosts: { bidder: 'bidder', providers: [${provider_hosts%,}] } } : {}),
     });
     require('fs').writeFileSync('$run/target.json', JSON.stringify(t, null, 2) + '\n');"
   echo "$target" >"$run/devnet-target"
-  log "up: bidder http://127.0.0.1:$((base + 91)), providers ${provider_urls%,}; target file $run/target.json"
+  log "up: bidder http://$bidder_ip:$((base + 91)), providers ${provider_urls%,}; target file $run/target.json"
 }
 
 # Whether a commitment digest (hex) holds the byte 0x2f: upstream keys a commitment by its raw digest under `/`
@@ -343,14 +394,14 @@ restart() {
   # shellcheck disable=SC1091
   . "$run/start.env"
   local again=""
-  if ! answers "$base"; then
+  if ! answers "$base" boot; then
     log "restart: the bootnode"
     stop_pid boot
     start_node boot bootnode "$BOOTNODE_ACCOUNT" "$base"
   fi
   for i in $(seq 1 "$providers"); do
     local p2p=$((base + 10 * i))
-    answers "$p2p" && continue
+    answers "$p2p" "p$i" && continue
     log "restart: provider $i"
     stop_pid "p$i"
     start_node "p$i" provider "${PROVIDER_ACCOUNTS[$((i - 1))]}" "$p2p" --bootnodes "$bootnodes"
@@ -360,7 +411,7 @@ restart() {
     fi
     again=1
   done
-  if [ -n "$again" ] || ! answers $((base + 90)); then
+  if [ -n "$again" ] || ! answers $((base + 90)) bidder; then
     log "restart: the bidder"
     start_bidder
   fi

@@ -13,13 +13,21 @@ export class FaultsSuiteError extends MevCommitError {}
 const PATH = "/sim/v1/network/faults";
 const healing = new WeakSet<ConformanceWorld>();
 
-/** The host of "the bidder" or "provider N" (1-based), as the control API's status names the node there. */
+/**
+ * The host of "the bidder" or "provider N" (1-based): as the target file's nodeHosts says, else as the control API's
+ * status names the node there.
+ */
 export async function hostOf(world: ConformanceWorld, node: string): Promise<string> {
+  const named = world.target.nodeHosts;
+  if (named && node === "the bidder") return named.bidder;
   if (node === "the bidder") return "bidder";
   // Pseudo-hosts of the control API: the settlement chain's RPC, and the clients of a node's own APIs (the suite's).
   if (node === "the settlement chain") return "settlement";
   if (node === "its API clients") return "clients";
   const m = /^provider (\d+)$/.exec(node);
+  // Nodes the control API does not run: the target file says which host runs which.
+  const host = m && named ? named.providers[Number(m[1]) - 1] : undefined;
+  if (host) return host;
   const address = m ? world.target.providerAddresses[Number(m[1]) - 1] : undefined;
   if (!address)
     throw new FaultsSuiteError(
@@ -88,6 +96,9 @@ export async function delay(world: ConformanceWorld, node: string, ms: number, j
   return setFault(world, { hosts: [await hostOf(world, node)], delayMs: ms, jitterMs: jitter });
 }
 
+/** The control API's FailedPrecondition for a bid's outcomes: it does not see the target's bidder (its reason says why). */
+export class OutcomesUnavailable extends MevCommitError {}
+
 interface RecordedBid {
   providers: { provider: string; outcome: string; reason?: string; reasonText?: string }[];
 }
@@ -95,7 +106,8 @@ interface RecordedBid {
 /**
  * The outcome the target's control API records for `provider` (an address) of the bid one of whose commitments is
  * `commitmentDigest` (GET /sim/v1/bids/{digest}): waits while it is still pending (the bidder may report it a
- * little after the stream ended) and answers its reason, or the outcome when it has none.
+ * little after the stream ended) and answers its reason, or the outcome when it has none. OutcomesUnavailable where
+ * the control API records no outcomes of the target's bidder (a node it does not run, e.g. upstream's).
  */
 export async function recordedOutcome(
   world: ConformanceWorld,
@@ -109,6 +121,9 @@ export async function recordedOutcome(
     const r = await call("GET", url, { scope: world.scope });
     last = `HTTP ${r.status}: ${r.text.slice(0, 400)}`;
     if (r.status === 404) continue;
+    // FailedPrecondition: the control API records no outcomes of this bidder's bids (it does not run it).
+    if ((r.json as { code?: number } | undefined)?.code === 9)
+      throw new OutcomesUnavailable((r.json as { message: string }).message);
     if (r.status !== 200) break;
     const p = (r.json as RecordedBid).providers.find((x) => x.provider.replace(/^0x/, "").toLowerCase() === want);
     if (p && p.outcome !== "pending") return p.reason ?? p.outcome;

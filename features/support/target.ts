@@ -74,6 +74,11 @@ export interface Target {
   concurrentBids: number;
   /** A shell command that brings the target back after it went down; the suite runs it and goes on. */
   restart?: string;
+  /**
+   * Which host of the control API's network faults runs which node (the bidder, and each provider in providerUrls'
+   * order), for nodes the control API does not run itself (capability `sim-faults`: scripts/upstream.sh --netns).
+   */
+  nodeHosts?: { bidder: string; providers: string[] };
   capabilities: string[];
 }
 
@@ -143,6 +148,18 @@ export function parseTarget(raw: unknown, where: string): Target {
     if (!(e instanceof UnknownProtocolVersionError)) throw e;
     problems.push(`protocol: ${e.message}`);
   }
+  const nh = t.nodeHosts;
+  if (
+    nh !== undefined &&
+    !(
+      nh &&
+      typeof nh.bidder === "string" &&
+      Array.isArray(nh.providers) &&
+      nh.providers.length === t.providerUrls?.length &&
+      nh.providers.every((h) => typeof h === "string")
+    )
+  )
+    problems.push('nodeHosts must be {"bidder": HOST, "providers": [HOST, …]} with one host per provider URL');
   if (problems.length) throw new TargetFileError(`${where}: ${problems.join("; ")}`);
   return {
     ...(t as Target),
