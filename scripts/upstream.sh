@@ -42,11 +42,7 @@ shift
 src="" bin="" repo="https://github.com/primev/mev-commit" target="" run="" base="" providers=2 apps=yes version="" netns=no
 while [ $# -gt 0 ]; do
   case "$1" in
-  --netns)
-    netns=yes
-    shift
-    continue
-    ;;
+  --netns) netns=yes && shift && continue ;;
   --version) version="$2" ;;
   --src) src="$2" ;;
   --bin) bin="$2" ;;

@@ -110,7 +110,7 @@ describe("docs/conformance.md's commands", () => {
   });
 });
 
-const UPSTREAM_DOCS = ["conformance.md", "interop.md", "p2p.md"].map((f) => ({
+const UPSTREAM_DOCS = ["conformance.md", "interop.md", "p2p.md", "faults.md"].map((f) => ({
   file: f,
   commands: docCommands(readFileSync(join(ROOT, "docs", f), "utf8")),
 }));
