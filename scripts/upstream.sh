@@ -112,8 +112,8 @@ start_node() {
   mkdir -p "$run/$name"
   # shellcheck disable=SC2046
   $(in_host "$name") "$bin" --peer-type "$type" --priv-key-file "$run/$name.key" --data-dir "$run/$name/db" \
-    --http-addr "$ip" --http-port $((p2p + 1)) --rpc-addr "$ip" --rpc-port $((p2p + 2)) --p2p-port "$p2p" \
-    --p2p-addr "$ip" --nat-addr "$ip" --nat-port "$p2p" --secret devnet-secret \
+    --http-port $((p2p + 1)) --rpc-port $((p2p + 2)) --p2p-port "$p2p" --p2p-addr "$ip" \
+    --nat-addr "$ip" --nat-port "$p2p" --secret devnet-secret \
     --settlement-rpc-endpoint "$(json "$c" .settlementRpcUrl)" --l1-rpc-url "$(json "$c" .l1RpcUrl)" \
     --beacon-api-url "$(json "$c" .beaconUrl)" \
     --block-tracker-contract "$(json "$c" .contracts.blockTracker)" \
@@ -128,7 +128,8 @@ start_node() {
 }
 
 # With --netns, the host each node runs on (the target's netnsHosts): the bidder on `bidder`, provider i on
-# `provider-<i-1>`; the bootnode on the devnet's own side of the bridge.
+# `provider-<i-1>`; the bootnode on the devnet's own side of the bridge. A node's HTTP and gRPC servers listen on
+# every address of its host's namespace, its libp2p on the host's address.
 host_of() {
   case "$1" in
   bidder) echo bidder ;;

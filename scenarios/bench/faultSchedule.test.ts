@@ -35,6 +35,7 @@ describe("fault schedules", () => {
     expect([s[0]!.beforeMs, s[0]!.faultMs, s[0]!.afterMs]).toEqual([5_000, 20_000, 20_000]);
     const half = faultSchedules(0.5)[0]!;
     expect([half.beforeMs, half.faultMs, half.afterMs]).toEqual([2_500, 10_000, 10_000]);
+    expect(half.title).toBe("partition bidder/provider, 10 s, heal");
     // No phase shorter than a second however small the scale.
     expect(faultSchedules(0.01)[0]!.beforeMs).toBe(1000);
   });

@@ -29,7 +29,7 @@ export function faultSchedules(scale = 1): FaultSchedule[] {
   return [
     {
       name: "partition",
-      title: "partition bidder/provider, 20 s, heal",
+      title: `partition bidder/provider, ${phases.faultMs / 1000} s, heal`,
       kind: "partition",
       fault: { partition: true },
       on: "pair",
