@@ -9,7 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jsonOf, messageOf, NotAMessageError, service } from "./support/clients/grpc.ts";
 import { jsonSequence } from "./support/clients/grpcApi.ts";
-import { grpcCallOf, UnknownRpcError } from "./support/clients/routes.ts";
+import { grpcCallOf as callOf, UnknownRpcError } from "./support/clients/routes.ts";
+import { rulesOf } from "./support/protocolRules.ts";
+
+/** The gRPC call of a gateway request on a node of `version` (v1.1 unless named). */
+const grpcCallOf = (method: string, path: string, body?: string, version: "v1.1" | "v1.2" = "v1.1") =>
+  callOf(method, path, body, rulesOf(version));
 
 const root = join(import.meta.dir, "..");
 
@@ -49,9 +54,9 @@ test("features/gen/api-v1.2.binpb is up to date with proto/v1.2 (run `npm run pr
 
 describe("services per protocol version", () => {
   const methods = (typeName: string, protocol: "v1.1" | "v1.2") =>
-    service(typeName, protocol).methods.map((m) => m.name);
+    service(typeName, rulesOf(protocol)).methods.map((m) => m.name);
   const fields = (typeName: string, rpc: string, protocol: "v1.1" | "v1.2", side: "input" | "output") =>
-    service(typeName, protocol)
+    service(typeName, rulesOf(protocol))
       .methods.find((m) => m.name === rpc)!
       [side].fields.map((f) => f.name);
 
@@ -79,7 +84,7 @@ describe("services per protocol version", () => {
 });
 
 describe("JSON mapping", () => {
-  const bidder = service("bidderapi.v1.Bidder");
+  const bidder = service("bidderapi.v1.Bidder", rulesOf("v1.1"));
   const m = (name: string) => bidder.methods.find((x) => x.name === name)!;
 
   test("every field is emitted, int64 as strings, an unset wrapper as null (grpc-gateway's EmitUnpopulated)", () => {
@@ -155,7 +160,7 @@ describe("gateway routes as gRPC calls", () => {
 
 describe("JSON mapping of protocol v1.2's messages", () => {
   test("a oneof member is rendered when set and left out when not (bid options)", () => {
-    const c = service("bidderapi.v1.Bidder", "v1.2").methods.find((x) => x.name === "SendBid")!.output;
+    const c = service("bidderapi.v1.Bidder", rulesOf("v1.2")).methods.find((x) => x.name === "SendBid")!.output;
     const set = { positionConstraint: { anchor: "ANCHOR_TOP", basis: "BASIS_PERCENTILE", value: 10 } };
     const json = jsonOf(c, messageOf(c, { bidAmount: "1", bidOptions: { options: [set, {}] } })) as {
       bidOptions: unknown;

@@ -1,10 +1,12 @@
 /**
- * A ratchet on protocol-version string comparisons (`x === "v1.2"`, `"v1.1" !== y`, `case "v1.1":`) in the
- * project's non-test TypeScript. Code should ask the version's facts (node/protocol/protocolVersion.ts) rather than
- * compare its name; docs/protocol-versions.md lists every point where the versions differ and what a rules object
- * would carry for it. The files that compare names today are allowed with today's counts: a file not on the list
- * may not start comparing, a listed file may not compare more, and when a count falls the list must be lowered with
- * it, so the counts only go down.
+ * Two rules on how the project's non-test TypeScript asks which protocol version it runs
+ * (docs/protocol-versions.md):
+ * 1. No version-name comparison (`x === "v1.2"`, `"v1.1" !== y`, `case "v1.1":`) outside the rules modules: code asks
+ *    the version's rules (`rules.deposits`, node/protocol/rules.ts; the suite's features/support/protocolRules.ts),
+ *    which are built once where the version is parsed and handed down.
+ * 2. No defaulted version (`?? DEFAULT_PROTOCOL_VERSION`, `?? "v1.1"`, a parameter's `= DEFAULT_PROTOCOL_VERSION` or
+ *    `= "v1.1"`) outside the parsers of the command line and the target file: forgetting to pass the rules must fail
+ *    to compile, not silently give v1.1.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -14,25 +16,29 @@ const ROOT = resolve(import.meta.dir, "..");
 const SOURCE_DIRS = ["lib", "node", "features", "scenarios", "scripts", "loadtest"];
 const DOC = "docs/protocol-versions.md";
 
+/** The rules modules: the only files that may compare version names. */
+const RULES_MODULES: readonly string[] = ["node/protocol/rules.ts", "features/support/protocolRules.ts"];
+
 /**
- * The files that compare version names today, with how many comparisons each has (`git grep -cE
- * "(===|!==)\s*[\"']v1\.[12][\"']" -- '*.ts' ':!*.test.ts'` counts the same). Lower a count when a comparison goes;
- * remove a file when its last one goes. Never raise one: ask the version's facts instead.
+ * The parsers that turn an absent `--protocol` or target-file `"protocol"` into the default version (lib/'s
+ * `parseProtocolVersion` returns it without `??`). Remove a file when its default goes.
  */
-const ALLOWED_VERSION_COMPARISONS: Readonly<Record<string, number>> = {
-  "node/chain/protocolContracts.ts": 2,
-  "node/devnet/banner.ts": 1,
-  "node/devnet/chains.ts": 1,
-  "node/devnet/config.ts": 2,
-  "node/devnet/startDevnet.ts": 4,
-  "node/role/roleConfig.ts": 2,
-};
+const DEFAULTING_PARSERS: readonly string[] = [
+  "features/support/target.ts", // startTarget: the suite's own devnet when neither --protocol nor a target names one
+  "scenarios/util/protocolChoice.ts", // chooseProtocol: --protocol of simulate, load, bid and the benchmarks
+];
 
 const VERSION = String.raw`["'\x60]v\d+\.\d+["'\x60]`;
 /** `=== "v1.2"`, `!= 'v1.1'`, `"v1.2" === x`, `case "v1.1":` (any vN.M, any quote). */
 const COMPARISON = new RegExp(String.raw`[!=]==?\s*${VERSION}|${VERSION}\s*[!=]==?|\bcase\s+${VERSION}\s*:`, "g");
+/** `?? DEFAULT_PROTOCOL_VERSION`, `?? "v1.1"`, and a parameter's or field's `= DEFAULT_PROTOCOL_VERSION,` / `= "v1.1")`. */
+const VERSION_OR_DEFAULT = String.raw`(?:DEFAULT_PROTOCOL_VERSION\b|${VERSION})`;
+const DEFAULTED = new RegExp(
+  String.raw`\?\?\s*${VERSION_OR_DEFAULT}|(?<![=!<>])=\s*${VERSION_OR_DEFAULT}\s*(?=[,)]|$)`,
+  "gm",
+);
 
-interface Comparison {
+interface Hit {
   /** Repository-relative path. */
   file: string;
   /** 1-based. */
@@ -40,11 +46,11 @@ interface Comparison {
   text: string;
 }
 
-/** Every version-name comparison in `text`, one entry per comparison (a line may hold two). */
-function versionComparisons(file: string, text: string): Comparison[] {
+/** Every match of `pattern` in `text`, one entry per match (a line may hold two). */
+function hits(pattern: RegExp, file: string, text: string): Hit[] {
   return text
     .split("\n")
-    .flatMap((line, i) => [...line.matchAll(COMPARISON)].map(() => ({ file, line: i + 1, text: line.trim() })));
+    .flatMap((line, i) => [...line.matchAll(pattern)].map(() => ({ file, line: i + 1, text: line.trim() })));
 }
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
@@ -58,13 +64,13 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
 }
 
 const scanned = SOURCE_DIRS.filter((d) => existsSync(join(ROOT, d))).flatMap((d) => sourceFiles(join(ROOT, d)));
-const found = scanned.flatMap((f) => versionComparisons(relative(ROOT, f), readFileSync(f, "utf8")));
-const byFile = new Map<string, Comparison[]>();
-for (const c of found) byFile.set(c.file, [...(byFile.get(c.file) ?? []), c]);
-const where = (cs: readonly Comparison[]) => cs.map((c) => `  ${c.file}:${c.line}: ${c.text}`).join("\n");
+const texts = scanned.map((f) => ({ file: relative(ROOT, f), text: readFileSync(f, "utf8") }));
+const comparisons = texts.flatMap((t) => hits(COMPARISON, t.file, t.text));
+const defaults = texts.flatMap((t) => hits(DEFAULTED, t.file, t.text));
+const where = (hs: readonly Hit[]) => hs.map((c) => `  ${c.file}:${c.line}: ${c.text}`).join("\n");
 
-describe("the matcher of version-name comparisons", () => {
-  test("finds each form, one per comparison", () => {
+describe("the matchers", () => {
+  test("comparisons: each form, one per comparison", () => {
     const text = [
       'if (cfg.protocol === "v1.2") x();',
       "const w = version !== 'v1.1';",
@@ -73,10 +79,10 @@ describe("the matcher of version-name comparisons", () => {
       'a === "v1.1" || b !== "v1.3"',
       'if (p == "v2.0") z();',
     ].join("\n");
-    expect(versionComparisons("x.ts", text).map((c) => c.line)).toEqual([1, 2, 3, 4, 5, 5, 6]);
+    expect(hits(COMPARISON, "x.ts", text).map((c) => c.line)).toEqual([1, 2, 3, 4, 5, 5, 6]);
   });
 
-  test("leaves version names that are not compared alone", () => {
+  test("comparisons: version names that are not compared are left alone", () => {
     const text = [
       'const ABIS = { "v1.1": a, "v1.2": b };',
       'export const PROTOCOL_VERSIONS = ["v1.1", "v1.2"] as const;',
@@ -84,50 +90,62 @@ describe("the matcher of version-name comparisons", () => {
       "// v1.2 has no windows",
       'const api = "1.1.6-oas3";',
     ].join("\n");
-    expect(versionComparisons("x.ts", text)).toEqual([]);
+    expect(hits(COMPARISON, "x.ts", text)).toEqual([]);
+  });
+
+  test("defaults: `??` and a parameter's or field's `=`, with the constant or a name", () => {
+    const text = [
+      "const v = o.protocol ?? DEFAULT_PROTOCOL_VERSION;",
+      'const w = o.version ?? "v1.1";',
+      "function f(version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION) {}",
+      "  protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,",
+      'function g(p: ProtocolVersion = "v1.1", q = 2) {}',
+      "  readonly protocol: ProtocolVersion = 'v1.2'",
+    ].join("\n");
+    expect(hits(DEFAULTED, "x.ts", text).map((c) => c.line)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  test("defaults: the constant's definition, comparisons and tables are not defaults", () => {
+    const text = [
+      'export const DEFAULT_PROTOCOL_VERSION: ProtocolVersion = "v1.1";',
+      "if (protocol !== DEFAULT_PROTOCOL_VERSION) x();",
+      'if (protocol === "v1.1") y();',
+      "  rules: rulesOf(DEFAULT_PROTOCOL_VERSION),",
+      'const ABIS = { "v1.1": a };',
+    ].join("\n");
+    expect(hits(DEFAULTED, "x.ts", text)).toEqual([]);
   });
 });
 
-describe(`version-name comparisons only go down (${DOC})`, () => {
-  test("the scan sees the tree and today's comparisons", () => {
+describe(`the version is asked of its rules, never compared or defaulted (${DOC})`, () => {
+  test("the scan sees the tree", () => {
     // Guards the checks below against a scan that finds nothing (they would pass vacuously).
-    const files = scanned.map((f) => relative(ROOT, f));
-    for (const f of ["node/tracker/tracker.ts", "features/support/target.ts", "scenarios/sim/runScenario.ts"])
+    const files = texts.map((t) => t.file);
+    for (const f of ["node/tracker/tracker.ts", "features/support/target.ts", ...RULES_MODULES, ...DEFAULTING_PARSERS])
       expect(files).toContain(f);
-    expect(found.length).toBeGreaterThan(0);
   });
 
-  test("no file outside the allow-list compares version names", () => {
-    const outside = found.filter((c) => !(c.file in ALLOWED_VERSION_COMPARISONS));
+  test("no version-name comparison outside the rules modules", () => {
+    const outside = comparisons.filter((c) => !RULES_MODULES.includes(c.file));
     if (outside.length)
       throw new Error(
-        `a version-name comparison in a file that had none:\n${where(outside)}\n` +
-          `ask the version's facts instead (node/protocol/protocolVersion.ts, features/support/protocolRules.ts); ` +
-          `${DOC} lists every point where the versions differ and the rules field proposed for it`,
+        `a version-name comparison outside the rules modules:\n${where(outside)}\n` +
+          `ask the version's rules instead (node/protocol/rules.ts; the suite's features/support/protocolRules.ts), ` +
+          `adding a field there if none says it; ${DOC} lists every point where the versions differ`,
       );
   });
 
-  test("no listed file compares version names more often than the allow-list says", () => {
-    const grown = Object.entries(ALLOWED_VERSION_COMPARISONS).flatMap(([file, allowed]) => {
-      const cs = byFile.get(file) ?? [];
-      return cs.length > allowed ? [`${file}: ${cs.length} comparisons, ${allowed} allowed:\n${where(cs)}`] : [];
-    });
-    if (grown.length)
+  test("no defaulted version outside the parsers of the command line and the target file", () => {
+    const outside = defaults.filter((d) => !DEFAULTING_PARSERS.includes(d.file));
+    if (outside.length)
       throw new Error(
-        `more version-name comparisons than allowed:\n${grown.join("\n")}\n` +
-          `ask the version's facts instead of adding one; ${DOC} lists the differences and their proposed rules fields`,
+        `a defaulted protocol version outside the parsers:\n${where(outside)}\n` +
+          `take the rules (or the version) as a required field: the composition root that parsed the version passes them`,
       );
   });
 
-  test("the allow-list is as low as the tree: a count that fell is lowered in it", () => {
-    const fell = Object.entries(ALLOWED_VERSION_COMPARISONS).flatMap(([file, allowed]) => {
-      const n = byFile.get(file)?.length ?? 0;
-      return n < allowed ? [`${file}: ${n} now, ${allowed} allowed`] : [];
-    });
-    if (fell.length)
-      throw new Error(
-        `fewer version-name comparisons than the allow-list says (good): lower these in ALLOWED_VERSION_COMPARISONS ` +
-          `of node/versionComparisons.test.ts (remove a file at 0):\n${fell.join("\n")}`,
-      );
+  test("each listed parser still defaults (a parser whose default went is taken off the list)", () => {
+    const stale = DEFAULTING_PARSERS.filter((f) => !defaults.some((d) => d.file === f));
+    expect(stale).toEqual([]);
   });
 });

@@ -29,7 +29,7 @@ function readerOf(world: ConformanceWorld): SlowReader {
 }
 
 function receiveBids(world: ConformanceWorld) {
-  const svc = service("providerapi.v1.Provider", world.target.protocol);
+  const svc = service("providerapi.v1.Provider", world.target.rules);
   const m = svc.methods.find((x) => x.name === "ReceiveBids");
   if (!m) throw new SlowReaderCheckError("providerapi.v1.Provider has no ReceiveBids");
   return m;

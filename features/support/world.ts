@@ -65,7 +65,7 @@ export class ConformanceWorld extends World {
 
   get bidder(): BidderApi {
     return this.transport === "grpc"
-      ? new GrpcBidderApi(this.rpcUrl("bidder"), this.scope, this.target.protocol)
+      ? new GrpcBidderApi(this.rpcUrl("bidder"), this.scope, this.target.rules)
       : new HttpBidderApi(this.target.bidderUrl, this.scope);
   }
 
@@ -73,13 +73,13 @@ export class ConformanceWorld extends World {
   provider(n: number): ProviderApi {
     const node = `provider ${n}`;
     return this.transport === "grpc"
-      ? new GrpcProviderApi(this.rpcUrl(node), this.scope, this.target.protocol)
+      ? new GrpcProviderApi(this.rpcUrl(node), this.scope, this.target.rules)
       : new HttpProviderApi(this.nodeUrl(node), this.scope);
   }
 
   notifications(node: string): NotificationsApi {
     return this.transport === "grpc"
-      ? new GrpcNotificationsApi(this.rpcUrl(node), this.scope, this.target.protocol)
+      ? new GrpcNotificationsApi(this.rpcUrl(node), this.scope, this.target.rules)
       : new HttpNotificationsApi(this.nodeUrl(node), this.scope);
   }
 
@@ -149,10 +149,10 @@ export class ConformanceWorld extends World {
       await this.request(method, node, path, body === undefined ? {} : { body });
       return undefined;
     }
-    const call = grpcCallOf(method, path, body, this.target.protocol);
+    const call = grpcCallOf(method, path, body, this.target.rules);
     const role = node === "bidder" || node === "the bidder" ? "bidder" : "provider";
     if (!call || call.role !== role) return this.httpOnly(`${method} ${path} has no gRPC form on the ${node}`);
-    this.answer = await callRoute(call, this.rpcUrl(node), this.scope, this.target.protocol);
+    this.answer = await callRoute(call, this.rpcUrl(node), this.scope, this.target.rules);
     return undefined;
   }
 

@@ -1,7 +1,8 @@
 import { swagger } from "@elysiajs/swagger";
 import { type AnyElysia, Elysia } from "elysia";
 import { RpcError } from "../protocol/grpcCodes.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import type { NodeRole } from "../services/nodeServices.ts";
 import { logger } from "../util/log.ts";
 import { unaryErrorResponse } from "./wire/errors.ts";
@@ -12,8 +13,8 @@ export interface NodeAppOptions {
   role: NodeRole;
   /** Ethereum address of the node, shown in the OpenAPI description. */
   address: string;
-  /** The node's protocol version: the OpenAPI document's version (API_VERSIONS). Default v1.1. */
-  protocol?: ProtocolVersion;
+  /** The rules of the node's protocol version: the OpenAPI document's version (API_VERSIONS). */
+  rules: ProtocolRules;
   /** Elysia plugins, one per service area (bidder, provider, notifications, …). */
   plugins: AnyElysia[];
   /** Health check: resolves to undefined when healthy, else the reason (answered as 503). */
@@ -60,7 +61,7 @@ export function createNodeApp(opts: NodeAppOptions) {
         documentation: {
           info: {
             title: `mev-commit ${opts.role} node`,
-            version: API_VERSIONS[opts.protocol ?? DEFAULT_PROTOCOL_VERSION],
+            version: API_VERSIONS[opts.rules.version],
             description: `Reference ${opts.role} node (${opts.address}). Streams are newline-delimited JSON: one {"result":…} per message, {"error":…} on failure.`,
           },
         },

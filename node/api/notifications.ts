@@ -30,7 +30,7 @@ export function decodeTopics(text: string): string[] {
 
 /** Subscribe (interface.md §4.2): one `{"result":{"topic","value"}}` line per event until the client leaves. */
 export function notificationRoutes(notifications: NotificationsService) {
-  const topics = topicsOf(notifications.protocol);
+  const topics = topicsOf(notifications.rules);
   return new Elysia({ name: "notifications" }).post(
     "/v1/subscribe",
     async ({ request }) => {

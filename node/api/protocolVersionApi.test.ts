@@ -18,6 +18,7 @@ import { parseBidRequestText } from "../protocol/bidValidation.ts";
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import { type NodeServer, serveNode } from "../server/nodeServer.ts";
 import { DebugService } from "../services/debugService.ts";
 import { NotificationsService } from "../services/notificationsService.ts";
@@ -45,13 +46,13 @@ afterAll(async () => {
 
 /** A bidder node's services of `protocol`, served, with one in-process provider that commits to every bid. */
 async function bidderNode(protocol: ProtocolVersion) {
-  const { address, network, service, received } = bidders.bidder(protocol);
+  const { address, network, service, received } = bidders.bidder(rulesOf(protocol));
   const served = await serveNode(
     {
       role: "bidder",
       address,
       bidder: service,
-      notifications: new NotificationsService(new Notifier(), protocol),
+      notifications: new NotificationsService(new Notifier(), rulesOf(protocol)),
       validator: new ValidatorApiService({ currentEpoch: async () => 1n, getValidators: async () => new Map() }),
       debug: new DebugService(network, address, "bidder"),
     },
@@ -247,7 +248,7 @@ describe("the API of a node follows its protocol version", () => {
     const validate = new Ajv({ strict: false }).compile(schema);
     const nodeAccepts = (text: string) => {
       try {
-        parseBidRequestText(text, "v1.2");
+        parseBidRequestText(text, rulesOf("v1.2"));
         return true;
       } catch (e) {
         if (e instanceof InvalidArgumentError) return false;

@@ -3,6 +3,7 @@
  * grpc-gateway's parse errors, and the service's errors rendered as unary statuses.
  */
 import { describe, expect, test } from "bun:test";
+import { rulesOf } from "../protocol/rules.ts";
 import { ValidatorApiService } from "../services/validatorApiService.ts";
 import { setLogSink } from "../util/log.ts";
 import { BeaconSchedule } from "../validators/beaconSchedule.ts";
@@ -31,6 +32,7 @@ const chain: ValidatorChain & { head: bigint; down: boolean } = {
 };
 const service = new ValidatorService({ chain, schedule, publish: () => {} });
 const app = createNodeApp({
+  rules: rulesOf("v1.1"),
   role: "bidder",
   address: "0x0000000000000000000000000000000000000001",
   plugins: [validatorRoutes(new ValidatorApiService(service))],

@@ -9,6 +9,7 @@
  */
 import type { Abi, Address } from "viem";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import { ABI_BY_KEY, type ContractAddresses, V12_ABI_BY_KEY } from "./contracts.ts";
 import { type DeployParams, deployContracts } from "./deploy.ts";
 import { type DeployV12Params, deployV12Contracts } from "./deployV12.ts";
@@ -24,17 +25,15 @@ export type ProtocolAbis = Readonly<Record<keyof ContractAddresses, Abi>>;
 
 const ABIS_OF: Readonly<Record<ProtocolVersion, ProtocolAbis>> = { "v1.1": ABI_BY_KEY, "v1.2": V12_ABI_BY_KEY };
 
-export function protocolAbis(version: ProtocolVersion): ProtocolAbis {
-  return ABIS_OF[version];
+export function protocolAbis(rules: ProtocolRules): ProtocolAbis {
+  return ABIS_OF[rules.version];
 }
 
-/** Whether BlockTracker counts 10-block windows (v1.1) or not (v1.2). */
-export function hasWindows(version: ProtocolVersion): boolean {
-  return version === "v1.1";
-}
+type Deploy = (opts: Omit<DeployProtocolOptions, "rules">) => Promise<ProtocolContractAddresses>;
+const DEPLOY_OF: Readonly<Record<ProtocolVersion, Deploy>> = { "v1.1": deployContracts, "v1.2": deployV12Contracts };
 
 export interface DeployProtocolOptions {
-  version: ProtocolVersion;
+  rules: ProtocolRules;
   rpcUrl: string;
   chainId: number;
   owner: `0x${string}`;
@@ -45,6 +44,6 @@ export interface DeployProtocolOptions {
 
 /** Deploys and wires one version's contracts (v1.2's end with BidderRegistry.setDepositManagerImpl). */
 export function deployProtocolContracts(opts: DeployProtocolOptions): Promise<ProtocolContractAddresses> {
-  const { version, ...rest } = opts;
-  return version === "v1.2" ? deployV12Contracts(rest) : deployContracts(rest);
+  const { rules, ...rest } = opts;
+  return DEPLOY_OF[rules.version](rest);
 }

@@ -1,5 +1,5 @@
 import type { PublicClient } from "viem";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import type { NodeStore } from "../store/db.ts";
 import type { ContractAddresses } from "./contracts.ts";
 import { EventPoller } from "./eventPoller.ts";
@@ -7,18 +7,18 @@ import { protocolAbis } from "./protocolContracts.ts";
 
 /**
  * An event follower over every protocol contract, its cursor kept in `store` under `cursorKey`. Events are decoded
- * with `version`'s ABIs (v1.2: BidderDeposited per provider, NewL1Block without a window, FundsUnlocked, bid options
+ * with the ABIs of `rules`' version (v1.2: BidderDeposited per provider, NewL1Block without a window, FundsUnlocked, bid options
  * in OpenedCommitmentStored).
  */
 export function protocolEventPoller(
   client: PublicClient,
   c: ContractAddresses,
   store: NodeStore | undefined,
-  cursorKey = "events.cursor",
-  intervalMs?: number,
-  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+  cursorKey: string | undefined,
+  intervalMs: number | undefined,
+  rules: ProtocolRules,
 ): EventPoller {
-  const abis = protocolAbis(version);
+  const abis = protocolAbis(rules);
   return new EventPoller({
     client,
     contracts: [
@@ -29,7 +29,7 @@ export function protocolEventPoller(
       { address: c.oracle, abi: abis.oracle },
     ],
     store,
-    cursorKey,
+    cursorKey: cursorKey ?? "events.cursor",
     intervalMs,
   });
 }

@@ -1,6 +1,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { ContractAddresses } from "../chain/contracts.ts";
 import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 
 const REFERENCE_VERSION = (pkg as { version?: string }).version ?? "0.0.0";
 
@@ -89,7 +90,7 @@ export interface TargetSource {
   readonly chains: { l1: TargetChain; settlement: TargetChain };
   readonly contracts: ContractAddresses;
   readonly validatorRegistry: string | undefined;
-  readonly config: { bidTimeoutMs: number; decisionTimeoutMs: number; protocol?: ProtocolVersion };
+  readonly config: { bidTimeoutMs: number; decisionTimeoutMs: number; rules: ProtocolRules };
   /** The kinds of network fault the devnet can set (`--network netns`): `sim-faults` needs a partition. */
   readonly netFaultKinds?: readonly string[];
   /** `--foreign-hosts`: every host of the netns network; undefined without foreign hosts. */
@@ -123,7 +124,7 @@ export function targetOf(d: TargetSource): DevnetTarget {
         providerRpcUrls: n.providers.map((p) => p.rpcUrl),
       }
     : {};
-  const protocol = d.config.protocol ?? DEFAULT_PROTOCOL_VERSION;
+  const protocol = d.config.rules.version;
   return {
     name: d.hasNodes ? "reference devnet" : "reference devnet (--no-nodes)",
     // Written for every version but the default, whose target files stay as they were.

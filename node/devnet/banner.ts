@@ -1,7 +1,6 @@
 import { type Address, formatEther } from "viem";
 import { devAccount, ROLES } from "../chain/accounts.ts";
 import { providerRegistryAbi } from "../chain/contracts.ts";
-import { profileOf } from "../protocol/protocolVersion.ts";
 import type { Devnet } from "./startDevnet.ts";
 
 /** Dev accounts a user's own nodes take with --no-nodes: the ones the devnet's bidder and first providers would use. */
@@ -43,11 +42,11 @@ export function banner(d: Devnet, stakes?: readonly bigint[]): string {
   const t = d.targetFile();
   const c = d.config;
   // What the bidder runs (a setting its data dir saved may have been resumed); node processes: what they were told.
-  const v12 = c.protocol === "v1.2";
+  const perProvider = c.rules.deposits === "provider";
   const autodeposit =
-    d.hasNodes && !d.procs && !v12 ? d.bidder.windowDeposits.auto.amountPerWindow : c.autodepositAmount;
+    d.hasNodes && !d.procs && !perProvider ? d.bidder.windowDeposits.auto.amountPerWindow : c.autodepositAmount;
   const minutes = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms} ms`);
-  const deposits = v12
+  const deposits = perProvider
     ? `Bidder deposit per provider at start: ${c.autodepositAmount !== undefined ? `${formatEther(c.autodepositAmount)} ETH` : "none"}`
     : `Bidder auto-deposit: ${autodeposit !== undefined ? `${formatEther(autodeposit)} ETH per window` : "off"}`;
   const nodes = d.hasNodes
@@ -69,8 +68,8 @@ export function banner(d: Devnet, stakes?: readonly bigint[]): string {
     "",
     "mev-commit devnet is up",
     "",
-    `  Protocol ${c.protocol} (upstream ${profileOf(c.protocol).upstream}): ${
-      v12
+    `  Protocol ${c.rules.version} (upstream ${c.rules.upstream}): ${
+      perProvider
         ? `deposits per bidder and provider, bidder withdrawal period ${minutes(c.bidderWithdrawalPeriodMs)} of chain time${c.bidderWithdrawalPeriodMs !== 600_000 ? " (upstream deploys 10 min)" : ""}${c.bidOptionsSlash ? "; the oracle slashes unmet position constraints (--bid-options-slash-enabled)" : ""}`
         : "deposits per 10-block window"
     }`,

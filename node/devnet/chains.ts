@@ -114,7 +114,7 @@ export async function startChains(
           stateIntervalS: cfg.settlementStateIntervalS,
           baseFeePerGas: SETTLEMENT_BASE_FEE,
           // v1.2's bidders delegate their accounts to the DepositManager with EIP-7702 (type-4) transactions.
-          hardfork: cfg.protocol === "v1.2" ? "prague" : undefined,
+          hardfork: cfg.rules.settlementHardfork,
           statePath: checkedState(dir, "settlement"),
           pidDir: dir.pidDir,
         }).then((c) => owned(c, "settlement")),

@@ -11,6 +11,7 @@ import {
   parseProtocolVersion,
   UnknownProtocolVersionError,
 } from "../protocol/protocolVersion.ts";
+import { type ProtocolRules, rulesOf } from "../protocol/rules.ts";
 import { AUTO_PROCESSES_MIN_CORES, availableCores, CORES_ENV, CoresEnvError, chooseNetwork } from "./autoNetwork.ts";
 
 /**
@@ -24,10 +25,11 @@ export const SETTLEMENT_STATE_INTERVAL_S = 5;
 /** Everything `bun run node` can be told. Defaults are the devnet a user gets with no flags. */
 export interface DevnetConfig {
   /**
-   * The protocol the devnet speaks (`--protocol`): its contracts, its nodes and their balance checks. v1.1 is the
-   * pinned interface (window deposits); v1.2 is upstream's v1.2.x line (deposits per bidder and provider).
+   * The rules of the protocol the devnet speaks (`--protocol`), built here once and handed to its contracts, chains
+   * and nodes. v1.1 is the pinned interface (window deposits); v1.2 is upstream's v1.2.x line (deposits per bidder
+   * and provider).
    */
-  protocol: ProtocolVersion;
+  rules: ProtocolRules;
   /**
    * v1.2: BidderRegistry's withdrawal period (ms of chain time) between a bidder's withdrawal request and its
    * withdrawal; upstream deploys 10 minutes.
@@ -183,7 +185,7 @@ export const FOREIGN_SETTLE_DELAY_MS = 4_000;
 export const FOREIGN_L1_GENESIS_NUMBER = 1_000_000;
 
 export const DEFAULTS: DevnetConfig = {
-  protocol: DEFAULT_PROTOCOL_VERSION,
+  rules: rulesOf(DEFAULT_PROTOCOL_VERSION),
   bidderWithdrawalPeriodMs: Number(DEFAULT_DEPLOY_V12_PARAMS.bidderWithdrawalPeriodMs),
   bidOptionsSlash: false,
   host: "127.0.0.1",
@@ -487,16 +489,17 @@ export function parseDevnetArgs(
   );
   const o = parsed.values;
   if (o.help) return "help";
-  let protocol: ProtocolVersion = base.protocol;
+  let protocol: ProtocolVersion = base.rules.version;
   try {
     if (o.protocol !== undefined) protocol = parseProtocolVersion(o.protocol);
   } catch (e) {
     if (e instanceof UnknownProtocolVersionError) throw new ConfigError(`--protocol: ${e.message}`, { cause: e });
     throw e;
   }
-  if (o["bidder-withdrawal-period"] !== undefined && protocol !== "v1.2")
+  const rules = rulesOf(protocol);
+  if (o["bidder-withdrawal-period"] !== undefined && !rules.withdrawalPeriod)
     throw new ConfigError("--bidder-withdrawal-period is a v1.2 setting: add --protocol v1.2");
-  if (o["bid-options-slash-enabled"] && protocol !== "v1.2")
+  if (o["bid-options-slash-enabled"] && !rules.bidOptionsSlash)
     throw new ConfigError("--bid-options-slash-enabled is a v1.2 setting: add --protocol v1.2");
   const providers = int("providers", o.providers, 1, 7) ?? base.providers;
   const portBase = int("port-base", o["port-base"], 1024, MAX_PORT_BASE);
@@ -563,7 +566,7 @@ export function parseDevnetArgs(
     throw new ConfigError("--no-autodeposit and --autodeposit-amount contradict each other");
   const autoAccept = o["no-auto-accept"] ? false : o["auto-accept"] ? true : base.autoAccept;
   return {
-    protocol,
+    rules,
     bidderWithdrawalPeriodMs:
       int("bidder-withdrawal-period", o["bidder-withdrawal-period"], 0, 2 ** 48) ?? base.bidderWithdrawalPeriodMs,
     bidOptionsSlash: o["bid-options-slash-enabled"] ?? base.bidOptionsSlash,

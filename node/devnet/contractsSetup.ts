@@ -13,7 +13,8 @@ import {
 import type { DeployV12Params } from "../chain/deployV12.ts";
 import { deployProtocolContracts, type ProtocolContractAddresses } from "../chain/protocolContracts.ts";
 import { transact } from "../chain/transact.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { type ProtocolVersion, parseProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import { logger } from "../util/log.ts";
 import type { ChainEndpoint } from "./chains.ts";
 import { ConfigError } from "./config.ts";
@@ -32,7 +33,7 @@ interface SavedContracts {
 export class DataDirProtocolMismatchError extends ConfigError {}
 
 /**
- * Deploys the protocol contracts of `version` on the settlement chain, or reuses the ones a previous run deployed
+ * Deploys the protocol contracts of `rules`' version on the settlement chain, or reuses the ones a previous run deployed
  * there (when the chain state survived: the saved addresses still have code). A data dir of the other version is
  * refused (DataDirProtocolMismatchError): its stores hold that version's commitments and deposits.
  */
@@ -41,12 +42,14 @@ export async function ensureContracts(
   dir: DataDir,
   ownerKey: Hex,
   oracle: Address,
-  params: Partial<DeployParams & DeployV12Params> = {},
-  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+  params: Partial<DeployParams & DeployV12Params>,
+  rules: ProtocolRules,
 ): Promise<{ addresses: ProtocolContractAddresses; reused: boolean }> {
+  const version = rules.version;
   const client = createPublicClient({ transport: http(settlement.rpcUrl) });
   const saved = dir.readJson<SavedContracts>(dir.contractsFile);
-  const savedVersion = saved?.protocol ?? DEFAULT_PROTOCOL_VERSION;
+  // The contracts file of a v1.1 devnet names no protocol.
+  const savedVersion = parseProtocolVersion(saved?.protocol);
   if (saved && savedVersion !== version)
     throw new DataDirProtocolMismatchError(
       `the data dir ${dir.root} holds a ${savedVersion} devnet, not ${version}: start with --fresh, or another --data-dir`,
@@ -59,7 +62,7 @@ export async function ensureContracts(
   }
   const started = performance.now();
   const addresses = await deployProtocolContracts({
-    version,
+    rules,
     rpcUrl: settlement.rpcUrl,
     chainId: settlement.chainId,
     owner: ownerKey,

@@ -52,7 +52,7 @@ beforeAll(async () => {
     chain: new L1ValidatorChain({ rpcUrl: d.chains.l1.rpcUrl, registry: d.validatorRegistry! }),
     publish: () => {},
   });
-  const common = { settlementChain, contracts: d.contracts, network, validators };
+  const common = { settlementChain, contracts: d.contracts, network, validators, rules: d.config.rules };
   bidder = new BidderNode({
     ...common,
     privateKey: devAccount(ROLES.bidder).privateKey,

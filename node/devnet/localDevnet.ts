@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { nonceManager } from "viem/accounts";
 import { devAccount } from "../chain/accounts.ts";
+import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import { cannotMakeHosts } from "../role/netnsHosts.ts";
 import { within } from "../util/deadline.ts";
 import { setLogSink } from "../util/log.ts";
@@ -17,10 +19,20 @@ export interface LocalDevnet {
 }
 
 /**
+ * What a throw-away devnet changes of DEFAULTS. The protocol is named, as on the command line (`protocol`, else
+ * DEFAULTS' v1.1): this launcher is where its rules are built, and the conformance suite, which imports nothing else
+ * of the node, names it too.
+ */
+export type LocalDevnetOverrides = Partial<Omit<DevnetConfig, "rules">> & { protocol?: ProtocolVersion };
+
+/**
  * A throw-away devnet for tests, benchmarks and load runs: every port picked free, state in a fresh temp dir,
  * manual L1 mining, logs appended to `logFile` (the console stays readable). `overrides` change anything else.
  */
-export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile: string): Promise<LocalDevnet> {
+export async function startLocalDevnet(
+  { protocol, ...overrides }: LocalDevnetOverrides,
+  logFile: string,
+): Promise<LocalDevnet> {
   mkdirSync(dirname(logFile), { recursive: true });
   rmSync(logFile, { force: true });
   setLogSink((line) => appendFileSync(logFile, `${line}\n`));
@@ -46,6 +58,7 @@ export async function startLocalDevnet(overrides: Partial<DevnetConfig>, logFile
     l1BlockTime: 0,
     logLevel: "debug",
     ...overrides,
+    rules: protocol === undefined ? DEFAULTS.rules : rulesOf(protocol),
   }).catch((e: unknown) => {
     removeDataDir();
     throw e;

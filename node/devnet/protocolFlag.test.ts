@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "bun";
 import { devAccount } from "../chain/accounts.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import { parseRoleArgs, RoleConfigError } from "../role/roleConfig.ts";
 import { ConfigError, type DevnetConfig, HELP, parseDevnetArgs } from "./config.ts";
 import { DataDirProtocolMismatchError, ensureContracts } from "./contractsSetup.ts";
@@ -32,9 +33,9 @@ const ADDRESSES = {
 
 describe("the devnet's --protocol", () => {
   test("v1.1 is the default; v1.2 and its withdrawal period are taken", () => {
-    expect(parse([]).protocol).toBe("v1.1");
+    expect(parse([]).rules).toBe(rulesOf("v1.1"));
     const c = parse(["--protocol", "v1.2", "--bidder-withdrawal-period", "30000"]);
-    expect(c.protocol).toBe("v1.2");
+    expect(c.rules).toBe(rulesOf("v1.2"));
     expect(c.bidderWithdrawalPeriodMs).toBe(30_000);
     expect(parse(["--protocol", "v1.2"]).bidderWithdrawalPeriodMs).toBe(600_000);
   });
@@ -79,7 +80,7 @@ describe("the devnet's --protocol", () => {
       stop: async () => {},
     };
     const attempt = () =>
-      ensureContracts(unreachable, dir, devAccount(0).privateKey, devAccount(1).address, {}, "v1.2");
+      ensureContracts(unreachable, dir, devAccount(0).privateKey, devAccount(1).address, {}, rulesOf("v1.2"));
     await expect(attempt()).rejects.toThrow(DataDirProtocolMismatchError);
     await expect(attempt()).rejects.toThrow(/holds a v1.1 devnet, not v1.2: start with --fresh, or another --data-dir/);
   });
@@ -99,9 +100,9 @@ describe("--role nodes' --protocol", () => {
   };
 
   test("from the flag, else from the contracts file, else v1.1", () => {
-    expect(role(["--contracts", file("v11.json", {})]).protocol).toBe("v1.1");
-    expect(role(["--contracts", file("v12.json", { protocol: "v1.2" })]).protocol).toBe("v1.2");
-    expect(role(["--contracts", file("plain.json", {}), "--protocol", "v1.2"]).protocol).toBe("v1.2");
+    expect(role(["--contracts", file("v11.json", {})]).rules.version).toBe("v1.1");
+    expect(role(["--contracts", file("v12.json", { protocol: "v1.2" })]).rules.version).toBe("v1.2");
+    expect(role(["--contracts", file("plain.json", {}), "--protocol", "v1.2"]).rules.version).toBe("v1.2");
   });
 
   test("a flag that contradicts the file, an unknown version or a window auto-deposit on v1.2 is refused", () => {

@@ -554,18 +554,18 @@ export class Devnet implements SimControl {
   }
 
   async status(): Promise<DevnetStatus> {
-    const v12 = this.config.protocol === "v1.2";
+    const rules = this.config.rules;
     const [l1Block, settlementBlock, currentWindow, withdrawalPeriod] = await Promise.all([
       this.l1Client.getBlockNumber({ cacheTime: 0 }),
       this.settlementClient.getBlockNumber({ cacheTime: 0 }),
-      v12
+      !rules.windows
         ? null
         : this.settlementClient.readContract({
             address: this.contracts.blockTracker,
             abi: blockTrackerAbi,
             functionName: "getCurrentWindow",
           }),
-      v12
+      rules.withdrawalPeriod
         ? this.settlementClient.readContract({
             address: this.contracts.bidderRegistry,
             abi: bidderRegistryV12Abi,
@@ -574,7 +574,7 @@ export class Devnet implements SimControl {
         : null,
     ]);
     return {
-      protocol: this.config.protocol,
+      protocol: this.config.rules.version,
       l1: {
         rpcUrl: this.chains.l1.rpcUrl,
         chainId: this.chains.l1.chainId,
@@ -588,7 +588,7 @@ export class Devnet implements SimControl {
       },
       currentWindow: currentWindow?.toString() ?? null,
       bidderWithdrawalPeriodMs: withdrawalPeriod?.toString() ?? null,
-      bidOptionsSlash: v12 ? this.config.bidOptionsSlash : null,
+      bidOptionsSlash: rules.bidOptionsSlash ? this.config.bidOptionsSlash : null,
       lastRecordedBlock: this.oracle.lastRecorded().toString(),
       nextWinner: this.driver.schedule.peek() ?? null,
       settledCommitments: this.settler.settledCount,
@@ -882,7 +882,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         commitmentDispatchWindow: BigInt(cfg.dispatchWindowMs),
         bidderWithdrawalPeriodMs: BigInt(cfg.bidderWithdrawalPeriodMs),
       },
-      cfg.protocol,
+      cfg.rules,
     );
     if (reused) log.info("contracts reused from the data dir", { preconfManager: addresses.preconfManager });
     await installBlsVerifierStandIn(chains.settlement);
@@ -894,7 +894,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       cfg.providerStake,
     );
     // v1.2 has no window auto-deposit: the devnet's bidders deposit with each provider instead.
-    if (cfg.protocol === "v1.2" && cfg.nodes && cfg.autodepositAmount !== undefined)
+    if (cfg.rules.deposits === "provider" && cfg.nodes && cfg.autodepositAmount !== undefined)
       for (const j of Array.from({ length: cfg.bidders }, (_, i) => i))
         await ensureBidderDepositsV12(
           chains.settlement,
@@ -916,7 +916,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         peerType: "bootnode",
         listen: [`/ip4/${cfg.host}/tcp/${cfg.bootnodePort}`],
         isStaked,
-        protocol: cfg.protocol,
+        rules: cfg.rules,
       });
       await bootnode.start();
     }
@@ -933,7 +933,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
             providerKeys: providerAccounts.map((a) => a.privateKey),
             providerPorts: cfg.providerP2pPorts,
             isStaked,
-            protocol: cfg.protocol,
+            rules: cfg.rules,
           });
     const registry = await ensureValidatorRegistry(
       chains.l1,
@@ -967,7 +967,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
             privateKey: devAccount(ROLES.bidder).privateKey,
             settlementChain,
             contracts: addresses,
-            protocol: cfg.protocol,
+            rules: cfg.rules,
             storePath: dir.store("bidder"),
             bidTimeoutMs: cfg.bidTimeoutMs,
             network: networks!.bidder,
@@ -986,7 +986,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           privateKey: devAccount(bidderAccountIndex(j + 1)).privateKey,
           settlementChain,
           contracts: addresses,
-          protocol: cfg.protocol,
+          rules: cfg.rules,
           storePath: dir.store(`bidder-${j + 1}`),
           bidTimeoutMs: cfg.bidTimeoutMs,
           network: networks!.bidder,
@@ -1003,7 +1003,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
           privateKey: acc.privateKey,
           settlementChain,
           contracts: addresses,
-          protocol: cfg.protocol,
+          rules: cfg.rules,
           storePath: dir.store(`provider-${index}`),
           decisionTimeoutMs: cfg.decisionTimeoutMs,
           network: networks!.providers[index]!,
@@ -1024,7 +1024,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       oracleStore,
       "oracle.events.cursor",
       50,
-      cfg.protocol,
+      cfg.rules,
     );
     const directory = new ProviderDirectory({
       owner: chainClients(settlementChain, owner.privateKey),
@@ -1055,7 +1055,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
       oracle: addresses.oracle,
       events: oracleEvents,
       store: oracleStore,
-      version: cfg.protocol,
+      rules: cfg.rules,
       bidOptionsSlash: cfg.bidOptionsSlash,
       delayMs: cfg.settleDelayMs ?? (cfg.nodes ? 0 : FOREIGN_SETTLE_DELAY_MS),
     });
@@ -1118,7 +1118,7 @@ export async function startDevnet(cfg: DevnetConfig): Promise<Devnet> {
         : cfg.rpcTls
           ? await devnetCertificate(dir.rpcTlsCert, dir.rpcTlsKey, cfg.host)
           : undefined;
-    const windowDeposits = cfg.protocol === "v1.1";
+    const windowDeposits = cfg.rules.deposits === "window";
     if (bidder && windowDeposits && cfg.autodepositFromFlag)
       bidder.windowDeposits.auto.replaceSaved(cfg.autodepositAmount);
     await bidder?.start({
@@ -1234,7 +1234,7 @@ async function startNodeProcesses(
   mkdirSync(root, { recursive: true });
   dir.writeJson(contractsFile, {
     ...chains.contracts,
-    protocol: cfg.protocol,
+    protocol: cfg.rules.version,
     settlementRpcUrl: chains.settlementRpcUrl,
     l1RpcUrl: chains.l1RpcUrl,
     validatorOptInRouter: chains.router,
@@ -1243,7 +1243,7 @@ async function startNodeProcesses(
   const admin = (http: number) => (http === 0 ? 0 : http + 2);
   const common = [
     "--protocol",
-    cfg.protocol,
+    cfg.rules.version,
     "--log-level",
     cfg.logLevel,
     "--stream-keepalive",
@@ -1291,7 +1291,7 @@ async function startNodeProcesses(
       // current window, as the in-process bidder does, so the first bids find a deposit. Only at the first start: a
       // bidder killed through the control API comes back with what its store saved (a cancel stays cancelled). As
       // for the in-process bidder, the amount replaces a saved setting only when a flag gave it.
-      ...(cfg.protocol !== "v1.1"
+      ...(cfg.rules.deposits !== "window"
         ? []
         : cfg.autodepositAmount !== undefined
           ? [

@@ -7,6 +7,7 @@ import { NdjsonStream } from "../clients/ndjson.ts";
 import type { Target } from "../clients/target.ts";
 import { TOPICS } from "../notify/topics.ts";
 import { parseProtocolVersion } from "../protocol/protocolVersion.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import { logger } from "../util/log.ts";
 import { ChainView } from "./chainView.ts";
 import { explorerPage } from "./explorerApi.ts";
@@ -57,7 +58,7 @@ export async function startTargetExplorer(
     undefined,
     undefined,
     250,
-    parseProtocolVersion(target.protocol),
+    rulesOf(parseProtocolVersion(target.protocol)),
   );
   const chain = new ChainView(events);
   const nodes = [

@@ -10,6 +10,7 @@ import * as bidderPb from "../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import * as bidderV12Pb from "../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import { encodeBidOptions } from "../protocol/bidOptions.ts";
 import { decodeBidRequestText } from "../protocol/bidValidation.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import { bidOptionsBytes, bidOptionsMessage, commitmentV12 } from "./bidOptionsMessages.ts";
 
 const OPTIONS = {
@@ -43,7 +44,7 @@ describe("bidOptionsBytes", () => {
         options: [{ positionConstraint: { anchor: "ANCHOR_BOTTOM", basis: "BASIS_GAS_PERCENTILE", value: -7 } }, {}],
       },
     });
-    const overHttp = decodeBidRequestText(json, "v1.2").bidOptions;
+    const overHttp = decodeBidRequestText(json, rulesOf("v1.2")).bidOptions;
     const message = create(bidderV12Pb.BidOptionsSchema, {
       options: [
         {

@@ -15,6 +15,7 @@ import { encodeBidOptions } from "../protocol/bidOptions.ts";
 import { GrpcCode } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import { DebugService } from "../services/debugService.ts";
 import { NotificationsService } from "../services/notificationsService.ts";
 import { ValidatorApiService } from "../services/validatorApiService.ts";
@@ -41,13 +42,13 @@ afterAll(async () => {
 
 /** A bidder node of `protocol` serving gRPC. */
 async function bidderNode(protocol: ProtocolVersion) {
-  const { address, network, service, received } = bidders.bidder(protocol);
+  const { address, network, service, received } = bidders.bidder(rulesOf(protocol));
   const served = await serveGrpc(
     {
       role: "bidder",
       address,
       bidder: service,
-      notifications: new NotificationsService(new Notifier(), protocol),
+      notifications: new NotificationsService(new Notifier(), rulesOf(protocol)),
       validator: new ValidatorApiService({ currentEpoch: async () => 1n, getValidators: async () => new Map() }),
       debug: new DebugService(network, address, "bidder"),
     },

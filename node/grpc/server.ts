@@ -13,7 +13,6 @@ import { Provider } from "../gen/proto/providerapi/v1/providerapi_pb.ts";
 import { Bidder as BidderV12 } from "../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import { Provider as ProviderV12 } from "../gen/proto/v1.2/providerapi/v1/providerapi_pb.ts";
 import { Validator } from "../gen/proto/validatorapi/v1/validatorapi_pb.ts";
-import { profileOf } from "../protocol/protocolVersion.ts";
 import type { NodeServices } from "../services/nodeServices.ts";
 import { logger } from "../util/log.ts";
 import { addReflection } from "./reflection.ts";
@@ -55,11 +54,9 @@ export class GrpcListenError extends MevCommitError {}
  */
 export function grpcServicesOf(s: NodeServices): [DescService, UntypedServiceImplementation][] {
   const bidder = (b: NonNullable<NodeServices["bidder"]>): [DescService, UntypedServiceImplementation] =>
-    profileOf(b.protocol).bidOptions
-      ? [BidderV12, bidderV12Handlers(b, s.bidderDeposits)]
-      : [Bidder, bidderHandlers(b)];
+    b.rules.bidOptions ? [BidderV12, bidderV12Handlers(b, s.bidderDeposits)] : [Bidder, bidderHandlers(b)];
   const provider = (p: NonNullable<NodeServices["provider"]>): [DescService, UntypedServiceImplementation] => [
-    profileOf(p.protocol).bidOptions ? ProviderV12 : Provider,
+    p.rules.bidOptions ? ProviderV12 : Provider,
     providerHandlers(p),
   ];
   return [

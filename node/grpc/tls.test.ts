@@ -8,6 +8,7 @@ import { getAddress } from "viem";
 import { DebugService as DebugPb } from "../gen/proto/debugapi/v1/debugapi_pb.ts";
 import { InProcessNetwork } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import { DebugService } from "../services/debugService.ts";
 import { NotificationsService } from "../services/notificationsService.ts";
 import { ValidatorApiService } from "../services/validatorApiService.ts";
@@ -22,7 +23,7 @@ const self = "0x00000000000000000000000000000000000000aa" as const;
 const services = {
   role: "bidder" as const,
   address: self,
-  notifications: new NotificationsService(new Notifier()),
+  notifications: new NotificationsService(new Notifier(), rulesOf("v1.1")),
   validator: new ValidatorApiService({ currentEpoch: async () => 1n, getValidators: async () => new Map() }),
   debug: new DebugService(new InProcessNetwork(), self, "bidder"),
 };

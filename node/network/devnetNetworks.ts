@@ -5,7 +5,7 @@
 import type { Address } from "viem";
 import { MevCommitError } from "../../lib/errors.ts";
 import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
-import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import { meshSettled, meshViewOf } from "./meshView.ts";
 import { InProcessNetwork, type Network } from "./network.ts";
 
@@ -19,8 +19,8 @@ export interface DevnetNetworkOptions {
   providerKeys: `0x${string}`[];
   providerPorts: number[];
   isStaked: (provider: Address) => Promise<boolean>;
-  /** The protocol version the libp2p nodes speak (their preconfirmation id); default v1.1. */
-  protocol?: ProtocolVersion;
+  /** The rules of the protocol version the libp2p nodes speak (their preconfirmation id). */
+  rules: ProtocolRules;
 }
 
 export class MeshTimeoutError extends MevCommitError {}
@@ -63,7 +63,7 @@ export async function devnetNetworks(o: DevnetNetworkOptions): Promise<DevnetNet
     peerType: "bootnode",
     listen: listen(o.bootnodePort),
     isStaked: o.isStaked,
-    protocol: o.protocol,
+    rules: o.rules,
   });
   await bootnode.start();
   const bootnodes = bootnode.multiaddrs();
@@ -75,7 +75,7 @@ export async function devnetNetworks(o: DevnetNetworkOptions): Promise<DevnetNet
       bootnodes,
       isStaked: o.isStaked,
       bootstrapIntervalMs: 1000,
-      protocol: o.protocol,
+      rules: o.rules,
     });
   let bidder = node(o.bidderKey, "bidder", o.bidderPort);
   const providers = o.providerKeys.map((k, i) => node(k, "provider", o.providerPorts[i] ?? 0));

@@ -21,7 +21,7 @@ import type { Network } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents, v12Notices } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import { type NodeListen, type NodeServer, type NodeServices, serveNode } from "../server/nodeServer.ts";
 import { BidderService } from "../services/bidderService.ts";
 import { DebugService } from "../services/debugService.ts";
@@ -41,10 +41,10 @@ export interface BidderNodeOptions {
   settlementChain: Chain;
   contracts: ContractAddresses;
   /**
-   * The protocol version (default v1.1): the events followed, what an open carries, and the deposits (per window, or
+   * The rules of the protocol version: the events followed, what an open carries, and the deposits (per window, or
    * per provider with the deposit manager).
    */
-  protocol?: ProtocolVersion;
+  rules: ProtocolRules;
   storePath: string;
   bidTimeoutMs: number;
   network: Network;
@@ -82,9 +82,9 @@ export class BidderNode {
     this.address = this.settlement.account.address;
     this.store = new NodeStore(options.storePath);
     const c = options.contracts;
-    const version = options.protocol ?? DEFAULT_PROTOCOL_VERSION;
-    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, version);
-    if (profileOf(version).deposits === "provider") {
+    const rules = options.rules;
+    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, rules);
+    if (rules.deposits === "provider") {
       const pipeline = txPipelineFor(options.settlementChain, options.privateKey);
       this.depositModel = new PerProviderDeposits(
         new ProviderDepositsRegistry(this.settlement, c),
@@ -118,9 +118,9 @@ export class BidderNode {
       blockTracker: c.blockTracker,
       commitments: this.commitments,
       events: this.events,
-      version,
+      rules,
       onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed"),
-      notices: v12Notices(this.notifier, version),
+      notices: v12Notices(this.notifier, rules),
     });
     this.services = {
       role: "bidder",
@@ -131,10 +131,10 @@ export class BidderNode {
         commitments: () => this.commitments,
         claimSlashedFunds: () => claimSlashedFunds(this.settlement, c.providerRegistry),
         acknowledging: () => this.afterAck.acknowledging(),
-        protocol: version,
+        rules,
       }),
       bidderDeposits: this.depositModel,
-      notifications: new NotificationsService(this.notifier, version),
+      notifications: new NotificationsService(this.notifier, rules),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "bidder"),
     };

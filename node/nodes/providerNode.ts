@@ -8,7 +8,7 @@ import type { Network, ProviderPeer } from "../network/network.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commitmentFailure, publishPeerEvents, publishRegistryEvents, v12Notices } from "../notify/sources.ts";
 import { protocolDomains } from "../protocol/digest.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import type { G1Point } from "../protocol/types.ts";
 import type { BidderBalanceCheck, CommittedAmounts } from "../provider/bids/balanceCheck.ts";
 import { BidDispatcher } from "../provider/bids/bidDispatcher.ts";
@@ -39,8 +39,8 @@ export interface ProviderNodeOptions {
   privateKey: Hex;
   settlementChain: Chain;
   contracts: ContractAddresses;
-  /** The protocol of the contracts and the balance check (default v1.1). */
-  protocol?: ProtocolVersion;
+  /** The rules of the contracts' protocol version: the events followed, the balance check, the API messages. */
+  rules: ProtocolRules;
   storePath: string;
   decisionTimeoutMs: number;
   network: Network;
@@ -75,11 +75,11 @@ export class ProviderNode {
   private readonly nikeSecret: bigint;
   private readonly life = new KillSwitch();
 
-  /** The protocol version the node speaks (its option, default v1.1). */
-  readonly protocol: ProtocolVersion;
+  /** The rules of the protocol version the node speaks (its option). */
+  readonly rules: ProtocolRules;
 
   constructor(readonly options: ProviderNodeOptions) {
-    this.protocol = options.protocol ?? DEFAULT_PROTOCOL_VERSION;
+    this.rules = options.rules;
     this.settlement = chainClients(options.settlementChain, options.privateKey, this.life);
     this.address = this.settlement.account.address;
     const nike = nikeKeyFromNodeKey(options.privateKey);
@@ -92,9 +92,9 @@ export class ProviderNode {
         dispatcher: this.dispatcher,
         stake: new ProviderStakeService(this.settlement, options.contracts),
         commitments: () => this.commitments,
-        protocol: this.protocol,
+        rules: this.rules,
       }),
-      notifications: new NotificationsService(this.notifier, this.protocol),
+      notifications: new NotificationsService(this.notifier, this.rules),
       validator: new ValidatorApiService(options.validators),
       debug: new DebugService(options.network, this.address, "provider"),
     };
@@ -126,12 +126,12 @@ export class ProviderNode {
     const c = o.contracts;
     this.store = new NodeStore(o.storePath);
     this.commitments = new CommitmentStore(this.store);
-    const version = this.protocol;
-    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, version);
-    const deposits = this.balanceCheck(version, this.events, this.commitments);
+    const rules = this.rules;
+    this.events = protocolEventPoller(this.settlement.publicClient, c, this.store, undefined, undefined, rules);
+    const deposits = this.balanceCheck(rules, this.events, this.commitments);
     this.deposits = deposits;
     const storer = new CommitmentStorer(this.settlement, c.preconfManager, this.commitments);
-    const storeFailed = commitmentFailure(this.notifier, "commitment_store_failed", version);
+    const storeFailed = commitmentFailure(this.notifier, "commitment_store_failed", rules);
     storer.onStoreFailed = (digest, txnHash, error) => {
       const r = this.commitments?.get(digest);
       this.refund(deposits, r);
@@ -149,7 +149,7 @@ export class ProviderNode {
       crypto: processCrypto(o.cryptoWorkers ?? 0),
       onCommitted: (commitment, bidder) => storer.record(commitment, bidder),
     });
-    const notices = v12Notices(this.notifier, version);
+    const notices = v12Notices(this.notifier, rules);
     this.tracker = new CommitmentTracker({
       role: { role: "provider", nikeSecret: this.nikeSecret },
       self: this.address,
@@ -158,8 +158,8 @@ export class ProviderNode {
       blockTracker: c.blockTracker,
       commitments: this.commitments,
       events: this.events,
-      version,
-      onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed", version),
+      rules,
+      onOpenFailed: commitmentFailure(this.notifier, "commitment_open_failed", rules),
       notices,
       onOtherProviderWon: (r) => {
         this.refund(deposits, r);
@@ -204,12 +204,12 @@ export class ProviderNode {
   }
 
   /**
-   * The balance check of `version`: v1.1's per window, or v1.2's per (bidder, this provider), which gets back what
+   * The balance check of `rules`: v1.1's per window, or v1.2's per (bidder, this provider), which gets back what
    * some commitments had reserved (`refund`).
    */
-  private balanceCheck(version: ProtocolVersion, events: EventPoller, committed: CommittedAmounts): BidderBalanceCheck {
+  private balanceCheck(rules: ProtocolRules, events: EventPoller, committed: CommittedAmounts): BidderBalanceCheck {
     const c = this.options.contracts;
-    if (profileOf(version).deposits === "window")
+    if (rules.deposits === "window")
       return new WindowBalanceCheck(this.settlement.publicClient, c.bidderRegistry, events, committed);
     return new PerProviderBalanceCheck(this.settlement.publicClient, c.bidderRegistry, this.address, events, committed);
   }

@@ -3,7 +3,7 @@ import { providerRegistryAbi } from "../chain/contracts.ts";
 import type { EventPoller } from "../chain/eventPoller.ts";
 import { atBlockOrLatest } from "../chain/pastState.ts";
 import type { Network } from "../network/network.ts";
-import { type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
 import type { Notifier } from "./notifier.ts";
 
@@ -113,15 +113,15 @@ export interface CommitmentParties {
 
 /**
  * commitment_store_failed / commitment_open_failed: `{commitmentDigest (hex, no 0x), txnHash, error}`. A provider
- * node of v1.2 (`providerVersion`) adds the commitment's `bidder` (bare lower-case hex) and `bidAmount` (decimal), as
- * upstream v1.2.5 does from its provider's records; its bidder's records keep neither, so a bidder passes no version.
+ * node of v1.2 (`providerRules`) adds the commitment's `bidder` (bare lower-case hex) and `bidAmount` (decimal), as
+ * upstream v1.2.5 does from its provider's records; its bidder's records keep neither, so a bidder passes no rules.
  */
 export function commitmentFailure(
   notifier: Notifier,
   topic: "commitment_store_failed" | "commitment_open_failed",
-  providerVersion?: ProtocolVersion,
+  providerRules?: ProtocolRules,
 ) {
-  const withParties = providerVersion !== undefined && profileOf(providerVersion).addedTopics.length > 0;
+  const withParties = providerRules !== undefined && providerRules.addedTopics.length > 0;
   return (commitmentDigest: string, txnHash: string, error: string, parties?: CommitmentParties) =>
     notifier.publish(topic, {
       commitmentDigest,
@@ -147,8 +147,8 @@ export interface V12Notices {
   transactionPayment(txnHash: string, payment: bigint | undefined, refund: bigint | undefined): void;
 }
 
-export function v12Notices(notifier: Notifier, version: ProtocolVersion): V12Notices {
-  const on = profileOf(version).addedTopics.length > 0;
+export function v12Notices(notifier: Notifier, rules: ProtocolRules): V12Notices {
+  const on = rules.addedTopics.length > 0;
   return {
     otherProviderWonBlock(commitmentDigest, bidder, bidAmount) {
       if (!on) return;

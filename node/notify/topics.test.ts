@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { rulesOf } from "../protocol/rules.ts";
 import { Notifier } from "./notifier.ts";
 import { v12Notices } from "./sources.ts";
 import { TOPICS, topicsOf, validateTopics } from "./topics.ts";
@@ -7,22 +8,23 @@ const V12 = ["other_provider_won_block", "transaction_settled", "transaction_pay
 
 describe("topics per protocol version", () => {
   test("v1.1 accepts the pinned ten and refuses the v1.2 topics", () => {
-    expect(topicsOf("v1.1")).toEqual([...TOPICS]);
-    for (const t of V12) expect(() => validateTopics(["peer_connected", t], "v1.1")).toThrow(`invalid topic: ${t}`);
-    expect(() => validateTopics(V12)).toThrow("invalid topic: other_provider_won_block");
+    expect(topicsOf(rulesOf("v1.1"))).toEqual([...TOPICS]);
+    for (const t of V12)
+      expect(() => validateTopics(["peer_connected", t], rulesOf("v1.1"))).toThrow(`invalid topic: ${t}`);
+    expect(() => validateTopics(V12, rulesOf("v1.1"))).toThrow("invalid topic: other_provider_won_block");
   });
 
   test("v1.2 accepts the pinned ten and its three", () => {
-    expect(topicsOf("v1.2") as readonly string[]).toEqual([...TOPICS, ...V12]);
-    expect(validateTopics(V12, "v1.2") as string[]).toEqual(V12);
-    expect(() => validateTopics(["nope"], "v1.2")).toThrow("invalid topic: nope");
+    expect(topicsOf(rulesOf("v1.2")) as readonly string[]).toEqual([...TOPICS, ...V12]);
+    expect(validateTopics(V12, rulesOf("v1.2")) as string[]).toEqual(V12);
+    expect(() => validateTopics(["nope"], rulesOf("v1.2"))).toThrow("invalid topic: nope");
   });
 });
 
 async function published(version: "v1.1" | "v1.2") {
   const n = new Notifier();
   const s = n.subscribe(V12 as never);
-  const notices = v12Notices(n, version);
+  const notices = v12Notices(n, rulesOf(version));
   notices.otherProviderWonBlock("AB12", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", 5n);
   notices.otherProviderWonBlock("cd34");
   notices.transactionSettled("aa,bb", true, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8");

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../protocol/grpcCodes.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 
 /** The notification topics of the pinned interface (api-behaviour §5; interface.md §6), published by every node. */
 export const TOPICS = [
@@ -20,21 +20,18 @@ export const V12_TOPICS = ["other_provider_won_block", "transaction_settled", "t
 
 export type Topic = (typeof TOPICS)[number] | (typeof V12_TOPICS)[number];
 
-/** The topics a node of `version` accepts: the pinned ten, then the profile's added ones. */
-export function topicsOf(version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): readonly Topic[] {
-  const added = profileOf(version).addedTopics.filter((t): t is Topic => (V12_TOPICS as readonly string[]).includes(t));
+/** The topics a node of `rules` accepts: the pinned ten, then the version's added ones. */
+export function topicsOf(rules: ProtocolRules): readonly Topic[] {
+  const added = rules.addedTopics.filter((t): t is Topic => (V12_TOPICS as readonly string[]).includes(t));
   return [...TOPICS, ...added];
 }
 
 /** Subscribe validation: a topic unknown to this version fails the whole call with `invalid topic: <name>`. */
-export function validateTopics(
-  topics: readonly string[],
-  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
-): Topic[] {
-  for (const t of topics) if (!isTopic(t, version)) throw new InvalidArgumentError(`invalid topic: ${t}`);
+export function validateTopics(topics: readonly string[], rules: ProtocolRules): Topic[] {
+  for (const t of topics) if (!isTopic(t, rules)) throw new InvalidArgumentError(`invalid topic: ${t}`);
   return topics as Topic[];
 }
 
-export function isTopic(t: string, version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): t is Topic {
-  return (topicsOf(version) as readonly string[]).includes(t);
+export function isTopic(t: string, rules: ProtocolRules): t is Topic {
+  return (topicsOf(rules) as readonly string[]).includes(t);
 }

@@ -3,12 +3,12 @@ import { MevCommitError } from "../../lib/errors.ts";
 import type { ChainClients } from "../chain/clients.ts";
 import { blockTrackerAbi, oracleAbi } from "../chain/contracts.ts";
 import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
-import { hasWindows, protocolAbis } from "../chain/protocolContracts.ts";
+import { protocolAbis } from "../chain/protocolContracts.ts";
 import { transact } from "../chain/transact.ts";
 import { decodeBidOptions } from "../protocol/bidOptions.ts";
 import { residualAfterDecay } from "../protocol/decay.ts";
 import { type DepositModel, depositModelOf } from "../protocol/depositModels.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import type { NodeStore } from "../store/db.ts";
 import { BoundedMap } from "../util/boundedMap.ts";
 import { logger } from "../util/log.ts";
@@ -42,10 +42,10 @@ export interface SettlerOptions {
   events: EventPoller;
   store: NodeStore;
   /**
-   * The protocol of the contracts (default v1.1). The Oracle's ABI is the same in both (v1.2's slashes by the
+   * The rules of the contracts' version. The Oracle's ABI is the same in both (v1.2's slashes by the
    * commitment index alone and pays the slash amount); v1.2 has no windows, so no commitment is too old to settle.
    */
-  version?: ProtocolVersion;
+  rules: ProtocolRules;
   /**
    * How long (ms) to wait after an opening before settling it; default 0. Nodes that learn events by polling (upstream's
    * every 500 ms, in separate handlers per event) must see the opening before the settlement, or they may take the
@@ -74,16 +74,14 @@ export class Settler {
   private readonly winners = new BoundedMap<bigint, string>(1024);
   private currentWindow: { at: number; read: Promise<bigint> } | undefined;
 
-  private readonly version: ProtocolVersion;
   /** Asked for the window of a commitment's block (none where deposits are per provider). */
   private readonly deposits: DepositModel;
   /** PreconfManager's ABI of the version: getCommitment returns v1.2's bid options too. */
   private readonly preconfManagerAbi;
 
   constructor(private readonly o: SettlerOptions) {
-    this.version = o.version ?? DEFAULT_PROTOCOL_VERSION;
-    this.deposits = depositModelOf(this.version);
-    this.preconfManagerAbi = protocolAbis(this.version).preconfManager;
+    this.deposits = depositModelOf(o.rules);
+    this.preconfManagerAbi = protocolAbis(o.rules).preconfManager;
     o.store.migrate(
       "settlements-1",
       "CREATE TABLE settlements (commitment_index TEXT PRIMARY KEY, is_slash INTEGER NOT NULL, residual TEXT NOT NULL)",
@@ -190,7 +188,7 @@ export class Settler {
 
   /** With the switch on (v1.2), whether the honoured bundle leaves a position constraint of its bid options unmet. */
   private breaksPositionConstraints(index: Hex, a: ChainEvent["args"], contents: BlockContents): boolean {
-    if (!this.o.bidOptionsSlash || hasWindows(this.version)) return false;
+    if (!this.o.bidOptionsSlash || !this.o.rules.bidOptionsSlash) return false;
     let options;
     try {
       options = decodeBidOptions(hexToBytes((a.bidOptions as Hex | undefined) ?? "0x")).options;

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { signBid } from "../protocol/bidSigning.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import { committingProvider } from "../testing/committingProvider.ts";
 import { Libp2pPeers, sampleBid } from "../testing/libp2pPeers.ts";
 import { TEST_DOMAINS, TEST_KEYS } from "../testing/testIdentities.ts";
@@ -15,7 +16,7 @@ import type { Libp2pNetwork } from "./libp2pNetwork.ts";
 
 setLogSink(() => {});
 
-const peers = new Libp2pPeers();
+const peers = new Libp2pPeers(rulesOf("v1.1"));
 const make = (key: `0x${string}`, peerType: "bootnode" | "bidder" | "provider", bootnodes: string[] = []) =>
   peers.node(key, peerType, { bootnodes, bootstrapIntervalMs: 500 });
 const committing = () => committingProvider({ dispatchTimestamp: 7n });

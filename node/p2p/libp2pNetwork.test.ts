@@ -7,6 +7,7 @@ import { publicKeyOf } from "../protocol/bn254.ts";
 import { verifyCommitment } from "../protocol/commitmentSigning.ts";
 import { FailedPreconditionError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import { committingProvider } from "../testing/committingProvider.ts";
 import { Libp2pPeers, sampleBid } from "../testing/libp2pPeers.ts";
@@ -31,7 +32,7 @@ setLogSink((line) => logs.push(line));
 
 const staked = new Set([privateKeyToAddress(TEST_KEYS.provider).toLowerCase()]);
 /** Four nodes on loopback: a bootnode, a bidder, a staked provider and one without stake. */
-const peers = new Libp2pPeers();
+const peers = new Libp2pPeers(rulesOf("v1.1"));
 const make = (key: `0x${string}`, peerType: "bootnode" | "bidder" | "provider", bootnodes: string[] = []) =>
   peers.node(key, peerType, { bootnodes, isStaked: async (a: Address) => staked.has(a.toLowerCase()) });
 

@@ -4,7 +4,7 @@
  * provider's stake checked on the chain), spreads provider addresses (discovery), hands the bidder's AES key to
  * each provider (key exchange) and carries bids and commitments (preconfirmation).
  *
- * The node speaks one protocol version (`protocol`, PROTOCOL_PROFILES): its handshake and preconfirmation ids and how
+ * The node speaks one protocol version (`rules`, ProtocolRules): its handshake and preconfirmation ids and how
  * a bid is read from the wire follow it. A provider also answers the preconfirmation ids of the other versions, only
  * to refuse each bid with a status that names both versions, logged on both sides: a v1.1 node and a v1.2 node that
  * meet complete the handshake (both 10.0.0) but never exchange a bid, and neither side fails silently.
@@ -24,7 +24,8 @@ import {
 } from "../gen/proto/p2p/preconfirmation/v1/preconfirmation_pb.ts";
 import type { CommitmentReply, Network, PeerEvent, PeerType, ProviderPeer } from "../network/network.ts";
 import { FailedPreconditionError, GrpcCode, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import type { SignedBid } from "../protocol/types.ts";
 import { logger } from "../util/log.ts";
@@ -72,8 +73,8 @@ export interface Libp2pNetworkOptions {
   /** How often unreachable bootnodes are dialled again (upstream: every minute). Default 5 s. */
   bootstrapIntervalMs?: number;
   handshakeTimeoutMs?: number;
-  /** The protocol version this node speaks on the wire (default v1.1). */
-  protocol?: ProtocolVersion;
+  /** The rules of the protocol version this node speaks on the wire. */
+  rules: ProtocolRules;
 }
 
 /** The text a provider refuses a bid of another protocol version with (the bidder matches on it). */
@@ -115,7 +116,7 @@ const STREAM_LIMITS = { maxInboundStreams: 1024, maxOutboundStreams: 1024 };
 export class Libp2pNetwork implements Network {
   readonly address: Address;
   readonly peerId: PeerId;
-  readonly protocol: ProtocolVersion;
+  readonly rules: ProtocolRules;
   private readonly handshakeProtocol: ProtocolSpec;
   private readonly preconfirmation: ProtocolSpec;
   private readonly log;
@@ -147,9 +148,9 @@ export class Libp2pNetwork implements Network {
     this.peerId = peerIdOf(o.nodeKey);
     this.eciesKey = eciesKeyFromNodeKey(o.nodeKey);
     this.log = logger(`p2p-${o.peerType}`);
-    this.protocol = o.protocol ?? DEFAULT_PROTOCOL_VERSION;
-    this.handshakeProtocol = handshakeSpec(this.protocol);
-    this.preconfirmation = preconfirmationSpec(this.protocol);
+    this.rules = o.rules;
+    this.handshakeProtocol = handshakeSpec(this.rules);
+    this.preconfirmation = preconfirmationSpec(this.rules);
   }
 
   get running(): boolean {
@@ -247,7 +248,7 @@ export class Libp2pNetwork implements Network {
         this.serve((peer, s, signal) => this.onBid(peer, s, signal)),
         STREAM_LIMITS,
       );
-      for (const other of otherPreconfirmationSpecs(this.protocol))
+      for (const other of otherPreconfirmationSpecs(this.rules))
         await host.handle(
           protocolId(other.spec),
           this.serve((peer, s, signal) => this.refuseBid(peer, s, signal, other)),
@@ -727,7 +728,7 @@ export class Libp2pNetwork implements Network {
     provider.mismatchLogged = true;
     this.log.warn("bids refused: the provider speaks another protocol version", {
       provider: provider.address,
-      ours: `${this.protocol} ${protocolId(this.preconfirmation)}`,
+      ours: `${this.rules.version} ${protocolId(this.preconfirmation)}`,
       reason: unsupported ? `the provider does not serve ${protocolId(this.preconfirmation)}` : text,
     });
   }
@@ -738,7 +739,7 @@ export class Libp2pNetwork implements Network {
     const key = this.bidderKeys.get(from.address.toLowerCase());
     if (!key) throw new NoAesKeyError(from.address);
     if (!this.local) throw new RpcError(GrpcCode.Unavailable, "provider is not serving bids");
-    const reply = await this.local.handleBid(decryptBid(key, encrypted, this.protocol), from.address, signal);
+    const reply = await this.local.handleBid(decryptBid(key, encrypted, this.rules), from.address, signal);
     await s.writeMsg(EncryptedPreConfirmationSchema, commitmentToMessage(reply), signal);
   }
 
@@ -751,7 +752,7 @@ export class Libp2pNetwork implements Network {
   ): Promise<void> {
     await s.readMsg(EncryptedBidSchema, signal);
     const reason =
-      `${PROTOCOL_MISMATCH}: this provider speaks ${protocolId(this.preconfirmation)} (protocol ${this.protocol}), ` +
+      `${PROTOCOL_MISMATCH}: this provider speaks ${protocolId(this.preconfirmation)} (protocol ${this.rules.version}), ` +
       `the bid came on ${protocolId(theirs.spec)} (protocol ${theirs.version})`;
     if (!from.mismatchLogged) {
       from.mismatchLogged = true;

@@ -5,6 +5,7 @@ import { signBid, verifyBid } from "../protocol/bidSigning.ts";
 import { verifyCommitment } from "../protocol/commitmentSigning.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
 import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import { rulesOf } from "../protocol/rules.ts";
 import type { Bid, SignedBid } from "../protocol/types.ts";
 import { committingProvider } from "../testing/committingProvider.ts";
 import { Libp2pPeers, sampleBid } from "../testing/libp2pPeers.ts";
@@ -30,17 +31,17 @@ interface Pair {
   received: { bid: SignedBid; bidder: Address }[];
 }
 
-const peers = new Libp2pPeers();
+const peers = new Libp2pPeers(rulesOf("v1.1"));
 
 async function pair(bidderVersion: ProtocolVersion, providerVersion: ProtocolVersion): Promise<Pair> {
   const received: Pair["received"] = [];
-  const provider = peers.node(TEST_KEYS.provider, "provider", { protocol: providerVersion });
+  const provider = peers.node(TEST_KEYS.provider, "provider", { rules: rulesOf(providerVersion) });
   await provider.connectProvider(
     committingProvider({
       onBid: (signed) => received.push({ bid: signed, bidder: verifyBid(signed, TEST_DOMAINS.bid) }),
     }),
   );
-  const bidder = peers.node(TEST_KEYS.bidder, "bidder", { protocol: bidderVersion });
+  const bidder = peers.node(TEST_KEYS.bidder, "bidder", { rules: rulesOf(bidderVersion) });
   await bidder.connectBidder();
   await bidder.connect(provider.multiaddrs()[0]!);
   await bidder.waitFor(() => bidder.providers().length === 1, 10_000, "the provider");

@@ -1,8 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { keccak256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { parseBidRequest, parseBidRequestText } from "./bidValidation.ts";
+import { parseBidRequestText as parseTextWith, parseBidRequest as parseWith } from "./bidValidation.ts";
 import { BodyDecodeError, InvalidArgumentError } from "./grpcCodes.ts";
+import { rulesOf } from "./rules.ts";
+
+const V11 = rulesOf("v1.1");
+const parseBidRequest = (body: unknown) => parseWith(body, V11);
+const parseBidRequestText = (text: string, version: "v1.1" | "v1.2" = "v1.1") => parseTextWith(text, rulesOf(version));
 
 const H1 = "fe4cb47db3630551beedfbd02a71ecc69fd59758e2ba699606e2d5c74284ffa7";
 const H2 = "71C1348F2D7FF7E814F9C3617983703435EA7446DE420AEAC488BF1DE35737E8";

@@ -19,7 +19,6 @@ import { bidOptionsFromJson, encodeBidOptions } from "./bidOptions.ts";
 import { decimalAtMost, describeDecimal, UINT256_MAX } from "./decimal.ts";
 import { BodyDecodeError, InvalidArgumentError } from "./grpcCodes.ts";
 import { type JsonNode, JsonSyntaxError, nodeFromPlain, readFirstJsonValue } from "./jsonText.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "./protocolVersion.ts";
 import {
   Decoder,
   decodeProtoJsonMessage,
@@ -34,6 +33,7 @@ import {
   RawTransactionHexError,
   transactionHashOf,
 } from "./rawTransaction.ts";
+import type { ProtocolRules } from "./rules.ts";
 import type { Bid } from "./types.ts";
 
 /** bidderapi.v1.Bid at 5f1068d1, in declaration order. */
@@ -60,8 +60,6 @@ export interface BidRequest {
   readonly slashAmount: string;
   /** v1.2 (field 9 `bid_options`): the options' binary encoding, present when the request set the field. */
   readonly bidOptions?: Uint8Array;
-  /** The protocol version the request was decoded for (its message schema); absent means the default. */
-  readonly protocol?: ProtocolVersion;
 }
 
 const TX_HASH_RE = /^(0x)?[a-fA-F0-9]{64}$/;
@@ -83,22 +81,18 @@ function toBidRequest(v: ProtoValues): BidRequest {
 }
 
 /** Decodes an already-parsed JSON body (numbers beyond 2^53 have lost precision by then). */
-export function decodeBidRequest(body: unknown): BidRequest {
+export function decodeBidRequest(body: unknown, rules: ProtocolRules): BidRequest {
   if (body === undefined) return toBidRequest({});
-  return decodeBidRequestNode(nodeFromPlain(body));
+  return decodeBidRequestNode(nodeFromPlain(body), undefined, rules);
 }
 
 /**
  * Decodes a request body. v1.1 has no `bidOptions` (an unknown field, discarded as grpc-gateway does); v1.2 reads
  * it (also `bid_options`) as the proto-JSON of BidOptions and keeps its binary encoding.
  */
-export function decodeBidRequestNode(
-  node: JsonNode,
-  source?: JsonSource,
-  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
-): BidRequest {
-  const req = { ...toBidRequest(decodeProtoJsonMessage(node, BID_REQUEST_FIELDS, source)), protocol: version };
-  if (!profileOf(version).bidOptions || node.kind !== "object") return req;
+export function decodeBidRequestNode(node: JsonNode, source: JsonSource | undefined, rules: ProtocolRules): BidRequest {
+  const req = toBidRequest(decodeProtoJsonMessage(node, BID_REQUEST_FIELDS, source));
+  if (!rules.bidOptions || node.kind !== "object") return req;
   const options = node.entries.filter((e) => e.key === "bidOptions" || e.key === "bid_options");
   if (options.length > 1)
     throw new Decoder(source).error(options[1]!.keyStart, `duplicate field ${options[1]!.keyRaw}`);
@@ -111,7 +105,7 @@ export function decodeBidRequestNode(
  * Decodes the raw body text the way grpc-gateway does: only the first JSON value is read, an empty
  * body means all defaults, syntax errors use encoding/json's wording.
  */
-export function decodeBidRequestText(text: string, version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): BidRequest {
+export function decodeBidRequestText(text: string, rules: ProtocolRules): BidRequest {
   let node: JsonNode | undefined;
   try {
     node = readFirstJsonValue(text);
@@ -119,8 +113,8 @@ export function decodeBidRequestText(text: string, version: ProtocolVersion = DE
     if (err instanceof JsonSyntaxError) throw new BodyDecodeError(err.message, { context: { offset: err.offset } });
     throw err;
   }
-  if (!node) return { ...toBidRequest({}), protocol: version };
-  return decodeBidRequestNode(node, { text, base: node.start }, version);
+  if (!node) return toBidRequest({});
+  return decodeBidRequestNode(node, { text, base: node.start }, rules);
 }
 
 function each(field: string, message: string, list: readonly string[], re: RegExp): () => Violation | undefined {
@@ -182,11 +176,7 @@ export function normaliseTxHash(hash: string): string {
  * Runs checks 1–5 of §1.1 on a decoded request and returns the normalised bid. Ours, after protovalidate: the amount
  * must fit the contracts' uint256 (upstream wraps it modulo 2^256 in the digest; docs/divergences.md).
  */
-export function validateBidRequest(
-  req: BidRequest,
-  version: ProtocolVersion = req.protocol ?? DEFAULT_PROTOCOL_VERSION,
-): Bid {
-  const profile = profileOf(version);
+export function validateBidRequest(req: BidRequest, rules: ProtocolRules): Bid {
   const violations = bidRequestViolations(req);
   if (violations)
     throw new InvalidArgumentError(`validating bid: ${violations}`, { context: { check: "protovalidate" } });
@@ -241,17 +231,17 @@ export function validateBidRequest(
     decayStartTimestamp: req.decayStartTimestamp,
     decayEndTimestamp: req.decayEndTimestamp,
     revertingTxHashes: req.revertingTxHashes.map(normaliseTxHash),
-    slashAmount: req.slashAmount !== "" ? BigInt(req.slashAmount) : profile.emptySlashAmount === "zero" ? 0n : amount,
-    ...(profile.bidOptions ? { bidOptions: req.bidOptions ?? new Uint8Array(0) } : {}),
+    slashAmount: req.slashAmount !== "" ? BigInt(req.slashAmount) : rules.emptySlashAmount === "zero" ? 0n : amount,
+    ...(rules.bidOptions ? { bidOptions: req.bidOptions ?? new Uint8Array(0) } : {}),
   };
 }
 
 /** Decodes and validates an already-parsed JSON body. Throws InvalidArgumentError / BodyDecodeError. */
-export function parseBidRequest(body: unknown): Bid {
-  return validateBidRequest(decodeBidRequest(body));
+export function parseBidRequest(body: unknown, rules: ProtocolRules): Bid {
+  return validateBidRequest(decodeBidRequest(body, rules), rules);
 }
 
 /** Decodes and validates the raw body text (exact int64s, duplicate keys, positions in errors). */
-export function parseBidRequestText(text: string, version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): Bid {
-  return validateBidRequest(decodeBidRequestText(text, version), version);
+export function parseBidRequestText(text: string, rules: ProtocolRules): Bid {
+  return validateBidRequest(decodeBidRequestText(text, rules), rules);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { depositModelOf, PER_PROVIDER_DEPOSITS, WINDOW_DEPOSITS } from "./depositModels.ts";
+import { rulesOf } from "./rules.ts";
 
 describe("deposit models", () => {
   test("window deposits: blocks 1-10 are window 1, block 11 opens window 2", () => {
@@ -11,7 +12,7 @@ describe("deposit models", () => {
   });
 
   test("each protocol version's model", () => {
-    expect(depositModelOf("v1.1").name).toBe("window");
-    expect(depositModelOf("v1.2").name).toBe("perProvider");
+    expect(depositModelOf(rulesOf("v1.1")).name).toBe("window");
+    expect(depositModelOf(rulesOf("v1.2")).name).toBe("perProvider");
   });
 });

@@ -17,6 +17,7 @@ export * from "./protoJson.ts";
 export * from "./protoValidation.ts";
 export * from "./queryParams.ts";
 export * from "./rawTransaction.ts";
+export * from "./rules.ts";
 export * from "./secp256k1.ts";
 export * from "./types.ts";
 export * from "./windows.ts";

@@ -13,6 +13,7 @@ import {
   parseProtocolVersion,
   UnknownProtocolVersionError,
 } from "../protocol/protocolVersion.ts";
+import { type ProtocolRules, rulesOf } from "../protocol/rules.ts";
 
 export type Role = "bidder" | "provider" | "bootnode";
 
@@ -32,8 +33,11 @@ export interface RoleConfig {
   settlementRpcUrl: string;
   l1RpcUrl?: string;
   contracts: ContractAddresses;
-  /** The protocol of the contracts and the network (`--protocol`, else the --contracts file's, else v1.1). */
-  protocol: ProtocolVersion;
+  /**
+   * The rules of the protocol of the contracts and the network (`--protocol`, else the --contracts file's, else
+   * v1.1), built here once and handed to the node.
+   */
+  rules: ProtocolRules;
   validatorOptInRouter?: Address;
   dataDir: string;
   bidTimeoutMs: number;
@@ -280,8 +284,9 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     throw new RoleConfigError(
       `--protocol ${o.protocol} contradicts the --contracts file, whose contracts are "protocol": "${file.protocol}"`,
     );
+  const rules = rulesOf(protocol);
   const amount = o["autodeposit-amount"];
-  if (amount !== undefined && protocol !== "v1.1")
+  if (amount !== undefined && rules.deposits !== "window")
     throw new RoleConfigError(`--autodeposit-amount deposits per window, which protocol ${protocol} does not have`);
   if (amount !== undefined && !/^\d+$/.test(amount))
     throw new RoleConfigError(`--autodeposit-amount must be wei (digits), got "${amount}"`);
@@ -296,7 +301,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
       "--autodeposit-keep-saved says what --autodeposit-amount does to a saved setting; give both",
     );
   const enableDepositManager = o["enable-deposit-manager"] === true;
-  if (enableDepositManager && protocol !== "v1.2")
+  if (enableDepositManager && !rules.depositManager)
     throw new RoleConfigError(`--enable-deposit-manager: protocol ${protocol} has no deposit manager (v1.2 has)`);
   // Upstream reads the target only with --enable-deposit-manager, and fails to start on one that is not a number.
   const target = enableDepositManager ? o["target-deposit-amount"] : undefined;
@@ -318,7 +323,7 @@ export function parseRoleArgs(argv: string[]): RoleConfig | "help" {
     settlementRpcUrl,
     l1RpcUrl: o["l1-rpc-url"] ?? file.l1RpcUrl,
     contracts: file.contracts,
-    protocol,
+    rules,
     validatorOptInRouter: file.router,
     dataDir: o["data-dir"] ?? "",
     bidTimeoutMs: int("bid-timeout", o["bid-timeout"], 1, 3_600_000, 30_000),

@@ -17,7 +17,6 @@ import { Libp2pNetwork } from "../p2p/libp2pNetwork.ts";
 import { providerStakeCheck } from "../p2p/stakeCheck.ts";
 import { UnavailableError } from "../protocol/grpcCodes.ts";
 import { initCrypto } from "../protocol/initCrypto.ts";
-import { profileOf } from "../protocol/protocolVersion.ts";
 import { acceptAll } from "../providerApp/policies.ts";
 import { agentLog, ProviderAgent } from "../providerApp/providerAgent.ts";
 import type { ValidatorsSource } from "../services/validatorApiService.ts";
@@ -91,7 +90,7 @@ async function startClaimed(cfg: RoleConfig): Promise<RoleNode> {
     announce: cfg.natAddr ? [multiaddrOf(cfg.natAddr.split(":")[0]!, Number(cfg.natAddr.split(":")[1]))] : [],
     bootnodes: cfg.bootnodes,
     isStaked: providerStakeCheck(settlementClient, cfg.contracts.providerRegistry),
-    protocol: cfg.protocol,
+    rules: cfg.rules,
   });
   if (cfg.role === "bootnode") {
     await network.start();
@@ -147,7 +146,7 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
       privateKey: cfg.nodeKey,
       settlementChain,
       contracts: cfg.contracts,
-      protocol: cfg.protocol,
+      rules: cfg.rules,
       storePath: store,
       bidTimeoutMs: cfg.bidTimeoutMs,
       network,
@@ -158,7 +157,7 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
     });
     notifiers.push(node.notifier);
     // Auto-deposit is per window: protocol v1.1 only (a v1.2 bidder deposits per provider through its API).
-    const windows = profileOf(cfg.protocol).deposits === "window";
+    const windows = cfg.rules.deposits === "window";
     if (windows && cfg.autodepositFromFlag) node.windowDeposits.auto.replaceSaved(cfg.autodepositAmount);
     const url = await node.start({ host: cfg.httpAddr, httpPort: cfg.httpPort, rpcPort: cfg.rpcPort, readiness });
     if (windows && cfg.autodepositAmount !== undefined && !node.windowDeposits.auto.running)
@@ -186,7 +185,7 @@ export async function startNodeOn(cfg: RoleConfig, network: Network): Promise<St
     privateKey: cfg.nodeKey,
     settlementChain,
     contracts: cfg.contracts,
-    protocol: cfg.protocol,
+    rules: cfg.rules,
     storePath: store,
     decisionTimeoutMs: cfg.decisionTimeoutMs,
     network,

@@ -51,7 +51,7 @@ export function httpApp(
   return createNodeApp({
     role: s.role,
     address: s.address,
-    protocol: s.notifications.protocol,
+    rules: s.notifications.rules,
     streamKeepAliveMs: opts.streamKeepAliveMs,
     health: opts.readiness,
     plugins: [

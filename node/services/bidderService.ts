@@ -18,7 +18,7 @@ import {
   validateWithdrawRequest,
 } from "../protocol/depositValidation.ts";
 import { UnimplementedError } from "../protocol/grpcCodes.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import type { Commitment } from "../protocol/types.ts";
 import { bidInfo, type CommitmentPages } from "../query/commitmentQueries.ts";
 import type { PageRequestFields } from "../query/pageRequest.ts";
@@ -34,8 +34,8 @@ export interface BidderServiceDeps {
   claimSlashedFunds: () => Promise<bigint>;
   /** Called as each commitment is handed to the client's stream (the devnet's kill "after-ack" fault). */
   acknowledging?: () => void;
-  /** The node's protocol version (default v1.1): the bid message and digest of a request that names none. */
-  protocol?: ProtocolVersion;
+  /** The rules of the node's protocol version: the bid message and digest of each request. */
+  rules: ProtocolRules;
 }
 
 /** The SendBid form of a verified commitment (api-behaviour §1.1 "Commitment JSON"): hex without 0x. */
@@ -66,9 +66,9 @@ const withdrawResponse = (r: WindowAmount) =>
 export class BidderService {
   constructor(private readonly d: BidderServiceDeps) {}
 
-  /** The protocol version whose API surface this service answers. */
-  get protocol(): ProtocolVersion {
-    return this.d.protocol ?? DEFAULT_PROTOCOL_VERSION;
+  /** The rules of the protocol version whose API surface this service answers. */
+  get rules(): ProtocolRules {
+    return this.d.rules;
   }
 
   private windowDeposits(): WindowDeposits {
@@ -83,8 +83,7 @@ export class BidderService {
    * bytes, as the transport decoded them) are signed with the bid; each transport echoes them on the commitments.
    */
   sendBid(req: BidRequest, signal: AbortSignal): AsyncIterable<pb.Commitment> {
-    const protocol = req.protocol ?? this.protocol;
-    const commitments = this.d.sender.send(validateBidRequest({ ...req, protocol }), signal);
+    const commitments = this.d.sender.send(validateBidRequest(req, this.d.rules), signal);
     const acknowledging = this.d.acknowledging;
     return (async function* () {
       for await (const c of commitments) {

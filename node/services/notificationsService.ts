@@ -3,7 +3,7 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import * as pb from "../gen/proto/notificationsapi/v1/notifications_pb.ts";
 import type { Notifier } from "../notify/notifier.ts";
 import { validateTopics } from "../notify/topics.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 
 /** One open Subscribe stream: its notifications, and `close` for when the client leaves. */
 export interface NotificationStream {
@@ -14,8 +14,8 @@ export interface NotificationStream {
 export class NotificationsService {
   constructor(
     private readonly notifier: Notifier,
-    /** The node's protocol version: which topics a client may subscribe to. */
-    readonly protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+    /** The rules of the node's protocol version: which topics a client may subscribe to. */
+    readonly rules: ProtocolRules,
   ) {}
 
   /**
@@ -23,7 +23,7 @@ export class NotificationsService {
    * notification per event until the client leaves (or falls too far behind: ResourceExhausted).
    */
   subscribe(req: { topics: readonly string[] }): NotificationStream {
-    const sub = this.notifier.subscribe(validateTopics(req.topics, this.protocol));
+    const sub = this.notifier.subscribe(validateTopics(req.topics, this.rules));
     return {
       notifications: (async function* () {
         for await (const n of sub.notifications())

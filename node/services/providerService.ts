@@ -11,7 +11,7 @@ import { type BidOptions, knownOptions } from "../protocol/bidOptions.ts";
 import { strip0x } from "../protocol/bytes.ts";
 import { InternalError, InvalidArgumentError, RpcError } from "../protocol/grpcCodes.ts";
 import { type ProcessedBidFields, validateProcessedBid } from "../protocol/processedBid.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import type { BidDispatcher, DispatchedBid } from "../provider/bids/bidDispatcher.ts";
 import { type StakeRequestFields, validateStakeRequest } from "../provider/stake/stakeRequest.ts";
 import type { ProviderStakeService, StakeInfo } from "../provider/stake/stakeService.ts";
@@ -23,16 +23,16 @@ export interface ProviderServiceDeps {
   stake: ProviderStakeService;
   /** Read at each request: the provider node opens its store when it starts. */
   commitments: () => CommitmentPages | undefined;
-  /** The node's protocol version: v1.2 adds the bid's options and its bidder to each ReceiveBids message. */
-  protocol?: ProtocolVersion;
+  /** The rules of the node's protocol version: v1.2 adds the bid's options and its bidder to each ReceiveBids message. */
+  rules: ProtocolRules;
 }
 
 /** A ReceiveBids message of either version: v1.2's providerapi.v1.Bid is v1.1's plus fields 10 and 11. */
 export type ReceivedBid = pb.Bid | pbV12.Bid;
 
 /** The schema of the ReceiveBids message of a protocol version (its transports encode the bid with it). */
-export function receivedBidSchema(protocol: ProtocolVersion): typeof pb.BidSchema | typeof pbV12.BidSchema {
-  return profileOf(protocol).bidOptions ? pbV12.BidSchema : pb.BidSchema;
+export function receivedBidSchema(rules: ProtocolRules): typeof pb.BidSchema | typeof pbV12.BidSchema {
+  return rules.bidOptions ? pbV12.BidSchema : pb.BidSchema;
 }
 
 /** Bid options as the v1.2 provider API's message (an option of no known kind stays an empty BidOption). */
@@ -50,10 +50,7 @@ function bidOptionsMessage(o: BidOptions): pbV12.BidOptions {
  * The ReceiveBids form of a signed bid (api-behaviour §1.7): raw transactions as lower-case hex without 0x. On v1.2
  * also the bid's options of a known kind (none: absent) and the recovered bidder, EIP-55 with 0x (§1.5).
  */
-export function receivedBidMessage(
-  d: DispatchedBid,
-  protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
-): ReceivedBid {
+export function receivedBidMessage(d: DispatchedBid, rules: ProtocolRules): ReceivedBid {
   const b = d.signed;
   const fields = {
     txHashes: [...b.bid.txHashes],
@@ -66,7 +63,7 @@ export function receivedBidMessage(
     rawTransactions: b.bid.rawTransactions.map((r) => strip0x(r).toLowerCase()),
     slashAmount: b.bid.slashAmount.toString(),
   };
-  if (!profileOf(protocol).bidOptions) return create(pb.BidSchema, fields);
+  if (!rules.bidOptions) return create(pb.BidSchema, fields);
   return create(pbV12.BidSchema, {
     ...fields,
     bidOptions: d.options && bidOptionsMessage(knownOptions(d.options)),
@@ -88,19 +85,19 @@ const stakeResponse = (s: StakeInfo) =>
 export class ProviderService {
   constructor(private readonly d: ProviderServiceDeps) {}
 
-  /** The protocol version whose API surface this service answers. */
-  get protocol(): ProtocolVersion {
-    return this.d.protocol ?? DEFAULT_PROTOCOL_VERSION;
+  /** The rules of the protocol version whose API surface this service answers. */
+  get rules(): ProtocolRules {
+    return this.d.rules;
   }
 
   /** ReceiveBids (interface.md §4.4): every bid to exactly one open stream, until the client leaves. */
   receiveBids(): BidStream {
     const { dispatcher } = this.d;
-    const protocol = this.protocol;
+    const rules = this.d.rules;
     const receiver = dispatcher.open();
     return {
       bids: (async function* () {
-        for await (const bid of receiver.bids()) yield receivedBidMessage(bid, protocol);
+        for await (const bid of receiver.bids()) yield receivedBidMessage(bid, rules);
       })(),
       close: () => dispatcher.close(receiver),
     };
@@ -163,9 +160,7 @@ export class ProviderService {
     if (!store) throw new InternalError("getting commitments: the commitment store is not open");
     const r = commitmentInfo(store, req);
     // v1.2's message declares bidOptions (14) on each commitment; upstream's v1.2.x never fills it.
-    const schema = profileOf(this.protocol).bidOptions
-      ? pbV12.CommitmentInfoResponseSchema
-      : pb.CommitmentInfoResponseSchema;
+    const schema = this.d.rules.bidOptions ? pbV12.CommitmentInfoResponseSchema : pb.CommitmentInfoResponseSchema;
     return create(schema, {
       commitments: r.commitments.map((g) => ({
         blockNumber: BigInt(g.blockNumber),

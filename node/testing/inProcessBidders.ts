@@ -5,7 +5,7 @@ import type { Address } from "viem";
 import { BidSender } from "../bidder/bids/bidSender.ts";
 import { InProcessNetwork } from "../network/network.ts";
 import { verifyBid } from "../protocol/bidSigning.ts";
-import type { ProtocolVersion } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import { privateKeyToAddress } from "../protocol/secp256k1.ts";
 import type { SignedBid } from "../protocol/types.ts";
 import { BidderService } from "../services/bidderService.ts";
@@ -32,7 +32,7 @@ export class InProcessBidders {
   private readonly dirs: string[] = [];
   private readonly stores: NodeStore[] = [];
 
-  bidder(protocol: ProtocolVersion): InProcessBidder {
+  bidder(rules: ProtocolRules): InProcessBidder {
     const dir = mkdtempSync(join(tmpdir(), "bidder-node-"));
     this.dirs.push(dir);
     const store = new NodeStore(join(dir, "bidder.db"));
@@ -56,7 +56,7 @@ export class InProcessBidders {
       sender,
       commitments: () => commitments,
       claimSlashedFunds: async () => 0n,
-      protocol,
+      rules,
     });
     return { address, network, commitments, service, received };
   }

@@ -1,5 +1,6 @@
 import type { PeerType } from "../network/network.ts";
 import { Libp2pNetwork, type Libp2pNetworkOptions } from "../p2p/libp2pNetwork.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import type { Bid } from "../protocol/types.ts";
 
 /**
@@ -9,6 +10,9 @@ import type { Bid } from "../protocol/types.ts";
 export class Libp2pPeers {
   private readonly nets: Libp2pNetwork[] = [];
 
+  /** `rules`: the protocol version the nodes speak unless a node's options name others. */
+  constructor(private readonly rules: ProtocolRules) {}
+
   node(
     nodeKey: `0x${string}`,
     peerType: PeerType,
@@ -17,6 +21,7 @@ export class Libp2pPeers {
     const n = new Libp2pNetwork({
       nodeKey,
       peerType,
+      rules: this.rules,
       listen: ["/ip4/127.0.0.1/tcp/0"],
       isStaked: async () => true,
       ...options,

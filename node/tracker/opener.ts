@@ -3,7 +3,7 @@ import type { ChainClients } from "../chain/clients.ts";
 import { preconfManagerAbi } from "../chain/contracts.ts";
 import { preconfManagerV12Abi } from "../chain/contractsV12.ts";
 import { transact } from "../chain/transact.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import { bidderZkProofArray, proveOpening, zkProofArray } from "../protocol/zkProof.ts";
 import type { CommitmentRecord } from "./record.ts";
 
@@ -20,8 +20,8 @@ export async function openCommitment(
   preconfManager: Address,
   r: CommitmentRecord,
   who: OpenerRole,
-  corrupt = false,
-  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+  corrupt: boolean,
+  rules: ProtocolRules,
 ): Promise<void> {
   const bidderPk = { x: r.bidderPkX, y: r.bidderPkY };
   const zkProof =
@@ -50,7 +50,7 @@ export async function openCommitment(
   };
   await transact(
     c,
-    profileOf(version).bidOptions
+    rules.bidOptions
       ? {
           address: preconfManager,
           abi: preconfManagerV12Abi,

@@ -5,7 +5,7 @@ import type { ChainEvent, EventPoller } from "../chain/eventPoller.ts";
 import { protocolAbis } from "../chain/protocolContracts.ts";
 import type { V12Notices } from "../notify/sources.ts";
 import { UnavailableError } from "../protocol/grpcCodes.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../protocol/rules.ts";
 import { logger } from "../util/log.ts";
 import { SerialQueue } from "../util/serial.ts";
 import type { CommitmentStore } from "./commitmentStore.ts";
@@ -29,8 +29,8 @@ export interface TrackerOptions {
   blockTracker: Address;
   commitments: CommitmentStore;
   events: EventPoller;
-  /** The protocol of the contracts (default v1.1): what the open carries and which refund event the bidder follows. */
-  version?: ProtocolVersion;
+  /** The rules of the contracts' version: what the open carries and which refund event the bidder follows. */
+  rules: ProtocolRules;
   /** Called when an open transaction of this node failed (notifications), with the commitment's record. */
   onOpenFailed?: (commitmentDigest: string, txnHash: string, error: string, r: CommitmentRecord) => void;
   /** transaction_settled and transaction_payment for this node's commitments (they do nothing on a v1.1 node). */
@@ -75,12 +75,7 @@ export class CommitmentTracker {
     );
     // The bidder's money back: v1.1 retrieves the unused bid from the window deposit; v1.2 sends the whole bid back
     // to the bidder's account on a slash (FundsUnlocked).
-    if (o.role.role === "bidder")
-      this.off.push(e.on(profileOf(this.version).refundEvent, (ev) => this.onRetrieved(ev)));
-  }
-
-  private get version(): ProtocolVersion {
-    return this.o.version ?? DEFAULT_PROTOCOL_VERSION;
+    if (o.role.role === "bidder") this.off.push(e.on(o.rules.refundEvent, (ev) => this.onRetrieved(ev)));
   }
 
   /** Retries opens every `ms` (a store transaction may be mined after its block's winner was recorded). */
@@ -191,7 +186,7 @@ export class CommitmentTracker {
     try {
       const corrupt = this.failNextOpen;
       this.failNextOpen = false;
-      await openCommitment(this.o.settlement, this.o.preconfManager, r, this.o.role, corrupt, this.version);
+      await openCommitment(this.o.settlement, this.o.preconfManager, r, this.o.role, corrupt, this.o.rules);
       this.o.commitments.setStatus(r.digest, "opened", `opened by ${this.o.role.role}`);
     } catch (e) {
       const msg = (e as Error).message.replace(/^waiting for receipt: /, "");
@@ -216,7 +211,7 @@ export class CommitmentTracker {
    */
   async reconcile(restore: (r: CommitmentRecord) => void): Promise<void> {
     const pc = this.o.settlement.publicClient;
-    const preconfManagerAbi = protocolAbis(this.version).preconfManager;
+    const preconfManagerAbi = protocolAbis(this.o.rules).preconfManager;
     for (const r of this.o.commitments.unfinished()) {
       const idx = `0x${r.commitmentIndex}` as const;
       const [unopened, opened] = await Promise.all([

@@ -35,9 +35,9 @@ import { type Devnet, startDevnet } from "../../node/devnet/startDevnet.ts";
 import {
   type ProtocolVersion,
   parseProtocolVersion,
-  profileOf,
   UnknownProtocolVersionError,
 } from "../../node/protocol/protocolVersion.ts";
+import { rulesOf } from "../../node/protocol/rules.ts";
 import { BLOCKS_PER_WINDOW, windowBlockRange, windowOfBlock } from "../../node/protocol/windows.ts";
 import { setBidTracing } from "../../node/util/bidTrace.ts";
 import { setLogSink } from "../../node/util/log.ts";
@@ -162,6 +162,7 @@ function protocolOption(v: string | undefined): ProtocolVersion {
   }
 }
 const PROTOCOL = protocolOption(args.protocol);
+const RULES = rulesOf(PROTOCOL);
 const WARMUP = integerFlag("warmup", args.warmup!, 0);
 const SETTLE_BLOCKS = integerFlag("settle-blocks", args["settle-blocks"]!);
 const SETTLE_BIDS = integerFlag("settle-bids", args["settle-bids"]!);
@@ -239,7 +240,7 @@ async function withDevnet<T>(
   try {
     devnet = await startDevnet({
       ...DEFAULTS,
-      protocol: PROTOCOL,
+      rules: RULES,
       dataDir,
       fresh: true,
       providers: P,
@@ -298,7 +299,7 @@ async function withDevnet<T>(
 // windows not mined yet. v1.2: the deposits with each provider cover any block; the bids spread over as many blocks.
 async function bidBlocks(devnet: Devnet): Promise<{ first: bigint; span: bigint }> {
   const head = await devnet.l1Client.getBlockNumber({ cacheTime: 0 });
-  if (profileOf(PROTOCOL).deposits === "provider") {
+  if (RULES.deposits === "provider") {
     await waitForDeposits(devnet, [head + 1n], 3_000);
     return { first: head + 1n, span: 2n * BLOCKS_PER_WINDOW };
   }

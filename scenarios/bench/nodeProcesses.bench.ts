@@ -24,7 +24,8 @@ import { stopAllAnvils } from "../../node/chain/anvil.ts";
 import { registerProvider } from "../../node/chain/deploy.ts";
 import { DEFAULTS, type DevnetConfig } from "../../node/devnet/config.ts";
 import { startDevnet } from "../../node/devnet/startDevnet.ts";
-import { parseProtocolVersion, profileOf, UnknownProtocolVersionError } from "../../node/protocol/protocolVersion.ts";
+import { parseProtocolVersion, UnknownProtocolVersionError } from "../../node/protocol/protocolVersion.ts";
+import { rulesOf } from "../../node/protocol/rules.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
 import { type RoleThread, startNodeThreads } from "../../node/role/roleThread.ts";
 import { bidProviders } from "../../node/testing/bidProviders.ts";
@@ -71,6 +72,7 @@ const PROTOCOL = (() => {
     throw e;
   }
 })();
+const RULES = rulesOf(PROTOCOL);
 if (!["processes", "threads"].includes(args.nodes!))
   throw new CliUsageError(`--nodes takes processes or threads, got "${args.nodes}"`);
 const ROOT = resolve(import.meta.dir, "../..");
@@ -91,7 +93,7 @@ print(
 const dataDir = mkdtempSync(join(os.tmpdir(), "mev-commit-bench-processes-"));
 const devnet = await startDevnet({
   ...DEFAULTS,
-  protocol: PROTOCOL,
+  rules: RULES,
   dataDir,
   fresh: true,
   nodes: false,
@@ -229,7 +231,7 @@ try {
   // Every bid goes for one block (L1 is not mined during the run): v1.1, a deposit into its window covers them all;
   // v1.2, a deposit with each provider.
   const deposits =
-    profileOf(PROTOCOL).deposits === "provider"
+    RULES.deposits === "provider"
       ? providerKeys.map((p) => `${url}/v1/bidder/deposit/${parseEther("1000")}?provider=${p.address}`)
       : [`${url}/v1/bidder/deposit/${parseEther("1000")}?window_number=${windowOfBlock(block)}`];
   for (const to of deposits) {

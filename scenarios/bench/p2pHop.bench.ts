@@ -13,6 +13,8 @@ import type { CommitmentReply } from "../../node/network/network.ts";
 import { signBid } from "../../node/protocol/bidSigning.ts";
 import { publicKeyOf } from "../../node/protocol/bn254.ts";
 import { initCrypto } from "../../node/protocol/initCrypto.ts";
+import { DEFAULT_PROTOCOL_VERSION } from "../../node/protocol/protocolVersion.ts";
+import { rulesOf } from "../../node/protocol/rules.ts";
 import { Libp2pPeers, sampleBid } from "../../node/testing/libp2pPeers.ts";
 import { TEST_DOMAINS, TEST_KEYS } from "../../node/testing/testIdentities.ts";
 import { setLogSink } from "../../node/util/log.ts";
@@ -47,7 +49,7 @@ net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net
   return write.apply(this, args);
 } as net.Socket["write"];
 
-const peers = new Libp2pPeers();
+const peers = new Libp2pPeers(rulesOf(DEFAULT_PROTOCOL_VERSION));
 const boot = peers.node(TEST_KEYS.bootnode, "bootnode");
 await boot.start();
 const bidder = peers.node(TEST_KEYS.bidder, "bidder", { bootnodes: boot.multiaddrs() });

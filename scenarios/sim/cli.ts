@@ -5,6 +5,7 @@ import { namedTargetFile, TargetFileError } from "../../features/support/target.
 /** `npm run simulate -- scenarios/<file>.yaml`: runs a market scenario and writes its report. */
 import { CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { stopAllAnvils } from "../../node/chain/anvil.ts";
+import { rulesOf } from "../../node/protocol/rules.ts";
 import { chooseProtocol } from "../util/protocolChoice.ts";
 import { SenderFundingError } from "./agents/l1Senders.ts";
 import { ValidatorWatchError } from "./agents/validatorWatch.ts";
@@ -117,7 +118,7 @@ async function main(): Promise<number> {
       file,
       outDir,
       targetFile,
-      protocol,
+      rules: rulesOf(protocol),
       progress: new Progress(process.stderr, !o.quiet),
       stop,
     });

@@ -5,7 +5,7 @@
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ProtocolVersion } from "../../node/protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../../node/protocol/rules.ts";
 import type { Summary } from "./report/summary.ts";
 import { collect, writeReport } from "./report/writeReport.ts";
 import { referenceDevnet, type SimEnvironment, SimEnvironmentError, targetEnvironment } from "./run/environment.ts";
@@ -21,14 +21,14 @@ export interface RunScenarioOptions {
   outDir: string;
   /** A target file; without it a reference devnet is started. */
   targetFile?: string;
-  /** The protocol of the reference devnet (default v1.1); a target speaks the protocol its file says. */
-  protocol?: ProtocolVersion;
+  /** The rules of the reference devnet's protocol; a target speaks the protocol its file says. */
+  rules: ProtocolRules;
   progress?: Progress;
   stop?: StopSignal;
 }
 
 /** A scenario runs only on the protocol versions it says it holds for (`protocols`). */
-function holdsFor(s: Scenario, protocol: ProtocolVersion): void {
+function holdsFor(s: Scenario, { version: protocol }: ProtocolRules): void {
   if (!s.protocols.includes(protocol))
     throw new SimEnvironmentError(
       `scenario ${s.name} holds for protocol ${s.protocols.join(", ")} only (its protocols field), not for ${protocol}`,
@@ -42,15 +42,14 @@ export async function runScenario(o: RunScenarioOptions): Promise<Summary> {
   let env: SimEnvironment;
   if (o.targetFile) {
     env = targetEnvironment(o.targetFile, o.scenario);
-    holdsFor(o.scenario, env.protocol);
+    holdsFor(o.scenario, env.rules);
   } else {
-    const protocol = o.protocol ?? "v1.1";
-    holdsFor(o.scenario, protocol);
+    holdsFor(o.scenario, o.rules);
     const logFile = join(o.outDir, "devnet.log");
     progress.note(
-      `starting a reference devnet of protocol ${protocol} (${o.scenario.bidders.length} bidder node(s), ${o.scenario.providers.length} provider node(s)); its log: ${logFile}`,
+      `starting a reference devnet of protocol ${o.rules.version} (${o.scenario.bidders.length} bidder node(s), ${o.scenario.providers.length} provider node(s)); its log: ${logFile}`,
     );
-    env = await referenceDevnet(o.scenario, logFile, protocol);
+    env = await referenceDevnet(o.scenario, logFile, o.rules);
   }
   try {
     const log = new RunLog();

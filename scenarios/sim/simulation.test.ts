@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rulesOf } from "../../node/protocol/rules.ts";
 import { renderInChromium } from "./report/browserCheck.ts";
 import { PLOTS } from "./report/html.ts";
 import { deterministicPart, type Summary } from "./report/summary.ts";
@@ -26,7 +27,12 @@ describe("simulation", () => {
   let first: Summary;
 
   test("the CI scenario gives exactly the expected summary, and every figure agrees with the chain", async () => {
-    first = await runScenario({ scenario: loadScenario(FILE), file: FILE, outDir: join(out, "run1") });
+    first = await runScenario({
+      scenario: loadScenario(FILE),
+      file: FILE,
+      outDir: join(out, "run1"),
+      rules: rulesOf("v1.1"),
+    });
     const actual = plain(deterministicPart(first));
     if (process.env.UPDATE_EXPECTED) writeFileSync(EXPECTED, `${JSON.stringify(actual, null, 2)}\n`);
     expect(first.checks.filter((c) => !c.ok)).toEqual([]);
@@ -36,7 +42,12 @@ describe("simulation", () => {
   }, 120_000);
 
   test("the same seed twice gives the same summary (timestamps aside)", async () => {
-    const second = await runScenario({ scenario: loadScenario(FILE), file: FILE, outDir: join(out, "run2") });
+    const second = await runScenario({
+      scenario: loadScenario(FILE),
+      file: FILE,
+      outDir: join(out, "run2"),
+      rules: rulesOf("v1.1"),
+    });
     expect(plain(deterministicPart(second))).toEqual(plain(deterministicPart(first)));
     expect(second.timing.startedAt).not.toBe(first.timing.startedAt);
   }, 120_000);
@@ -48,7 +59,12 @@ describe("simulation", () => {
       bidders: s.bidders.map((b) => ({ ...b, transport: "grpc" as const })),
       providers: s.providers.map((p) => ({ ...p, transport: "grpc" as const })),
     };
-    const summary = await runScenario({ scenario: grpc, file: FILE, outDir: join(out, "grpc") });
+    const summary = await runScenario({
+      scenario: grpc,
+      file: FILE,
+      outDir: join(out, "grpc"),
+      rules: rulesOf("v1.1"),
+    });
     expect(summary.checks.filter((c) => !c.ok)).toEqual([]);
     expect(summary.warnings).toEqual([]);
     expect(plain(deterministicPart(summary))).toEqual(JSON.parse(readFileSync(EXPECTED, "utf8")));
@@ -82,7 +98,7 @@ faults: [{ block: 3, provider: p1, action: start }]
 `,
     );
     const dir = join(out, "broken");
-    const summary = await runScenario({ scenario, file: "broken.yaml", outDir: dir });
+    const summary = await runScenario({ scenario, file: "broken.yaml", outDir: dir, rules: rulesOf("v1.1") });
     expect(summary.error).toStartWith("block 3 (L1 4): POST /sim/v1/providers/1/start failed: HTTP 400");
     expect(summary.error).toContain("provider 1 is already running");
     expect(summary.blocks.run).toBe(2);

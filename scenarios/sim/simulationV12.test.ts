@@ -8,6 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEther } from "viem";
+import { rulesOf } from "../../node/protocol/rules.ts";
 import { SimEnvironmentError } from "./run/environment.ts";
 import { runScenario } from "./runScenario.ts";
 import { parseScenarioText } from "./scenario/load.ts";
@@ -36,7 +37,7 @@ providers:
 describe("simulation on protocol v1.2", () => {
   test("deposits per provider, the protocol in the summary, v1.2 ledger checks that agree with the chain", async () => {
     const scenario = parseScenarioText("v12.yaml", SCENARIO);
-    const summary = await runScenario({ scenario, file: "v12.yaml", outDir: join(out, "run"), protocol: "v1.2" });
+    const summary = await runScenario({ scenario, file: "v12.yaml", outDir: join(out, "run"), rules: rulesOf("v1.2") });
     expect(summary.protocol).toBe("v1.2");
     expect(summary.error).toBeNull();
     // No windows; each bidder starts with the largest plan (2 ETH) with each provider, from the devnet's start deposits.
@@ -60,7 +61,7 @@ describe("simulation on protocol v1.2", () => {
 
   test("a scenario that holds only for v1.1 is refused on v1.2, before any devnet starts", async () => {
     const scenario = parseScenarioText("v11.yaml", `${SCENARIO}protocols: [v1.1]\n`);
-    const run = runScenario({ scenario, file: "v11.yaml", outDir: join(out, "refused"), protocol: "v1.2" });
+    const run = runScenario({ scenario, file: "v11.yaml", outDir: join(out, "refused"), rules: rulesOf("v1.2") });
     await expect(run).rejects.toThrow(
       new SimEnvironmentError("scenario v12-small holds for protocol v1.1 only (its protocols field), not for v1.2"),
     );

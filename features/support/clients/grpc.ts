@@ -30,7 +30,8 @@ import {
   type ServiceError,
 } from "@grpc/grpc-js";
 import { MevCommitError } from "../../../lib/errors.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocolVersion.ts";
+import type { ProtocolRules } from "../protocolRules.ts";
+import type { ProtocolVersion } from "../protocolVersion.ts";
 import type { MessageStream, StatusError, Unary } from "./api.ts";
 import { RUN_SCOPE, type ScenarioScope } from "./scope.ts";
 import { Wakeup } from "./wakeup.ts";
@@ -54,14 +55,14 @@ const registry = (name: string) => {
 /** A JSON text that the transport cannot turn into the request message (the gateway would refuse it as JSON). */
 export class NotAMessageError extends MevCommitError {}
 
-/** A service of the API of a protocol version, from its descriptor sets. */
-export function service(typeName: string, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): DescService {
-  for (const name of DESCRIPTORS[protocol]) {
+/** A service of the API of a protocol version (its rules), from its descriptor sets. */
+export function service(typeName: string, rules: ProtocolRules): DescService {
+  for (const name of DESCRIPTORS[rules.version]) {
     const s = registry(name).getService(typeName);
     if (s) return s;
   }
-  const files = DESCRIPTORS[protocol].map((n) => `features/gen/${n}`).join(", ");
-  throw new Error(`no service ${typeName} in protocol ${protocol}'s ${files} (run \`npm run proto\`)`);
+  const files = DESCRIPTORS[rules.version].map((n) => `features/gen/${n}`).join(", ");
+  throw new Error(`no service ${typeName} in protocol ${rules.version}'s ${files} (run \`npm run proto\`)`);
 }
 
 /** The value of a field of a message: a oneof member's value is held under its oneof's name. */

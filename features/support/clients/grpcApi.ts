@@ -4,7 +4,7 @@
  * protocol's JSON mapping (grpc.ts).
  */
 
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocolVersion.ts";
+import type { ProtocolRules } from "../protocolRules.ts";
 import type {
   BidderApi,
   InfoQuery,
@@ -62,13 +62,13 @@ abstract class GrpcRole {
   constructor(
     readonly url: string,
     protected readonly scope: ScenarioScope,
-    /** The target's protocol version: which services' descriptors the calls use. */
-    protected readonly protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+    /** The rules of the target's protocol version: which services' descriptors the calls use. */
+    protected readonly rules: ProtocolRules,
   ) {}
 }
 
 export class GrpcBidderApi extends GrpcRole implements BidderApi {
-  private readonly svc = service("bidderapi.v1.Bidder", this.protocol);
+  private readonly svc = service("bidderapi.v1.Bidder", this.rules);
   private call(name: string, req: unknown = {}): Promise<Unary> {
     return unary(this.svc, this.url, name, req, this.scope);
   }
@@ -105,7 +105,7 @@ export class GrpcBidderApi extends GrpcRole implements BidderApi {
     return this.call("ClaimSlashedFunds");
   }
   get perProvider(): PerProviderDepositApi {
-    return new GrpcPerProviderDepositApi(this.url, this.scope, this.protocol);
+    return new GrpcPerProviderDepositApi(this.url, this.scope, this.rules);
   }
 }
 
@@ -114,7 +114,7 @@ export class GrpcBidderApi extends GrpcRole implements BidderApi {
  * target they fail with the descriptor's own error: v1.1 has no such method).
  */
 export class GrpcPerProviderDepositApi extends GrpcRole implements PerProviderDepositApi {
-  private readonly svc = service("bidderapi.v1.Bidder", this.protocol);
+  private readonly svc = service("bidderapi.v1.Bidder", this.rules);
   private call(name: string, req: unknown = {}): Promise<Unary> {
     return unary(this.svc, this.url, name, req, this.scope);
   }
@@ -154,7 +154,7 @@ export class GrpcPerProviderDepositApi extends GrpcRole implements PerProviderDe
 }
 
 export class GrpcProviderApi extends GrpcRole implements ProviderApi {
-  private readonly svc = service("providerapi.v1.Provider", this.protocol);
+  private readonly svc = service("providerapi.v1.Provider", this.rules);
   private call(name: string, req: unknown = {}): Promise<Unary> {
     return unary(this.svc, this.url, name, req, this.scope);
   }
@@ -199,7 +199,7 @@ export class GrpcProviderApi extends GrpcRole implements ProviderApi {
 }
 
 export class GrpcNotificationsApi extends GrpcRole implements NotificationsApi {
-  private readonly svc = service("notificationsapi.v1.Notifications", this.protocol);
+  private readonly svc = service("notificationsapi.v1.Notifications", this.rules);
   subscribe(topics: readonly string[] | { rawBody: string }): MessageStream {
     const req = Array.isArray(topics) ? { topics } : parse((topics as { rawBody: string }).rawBody);
     return new GrpcStream(

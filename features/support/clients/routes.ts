@@ -8,7 +8,7 @@
  */
 import { type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { MevCommitError } from "../../../lib/errors.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocolVersion.ts";
+import type { ProtocolRules } from "../protocolRules.ts";
 import type { Unary } from "./api.ts";
 import { messageOf, NotAMessageError, service, unary } from "./grpc.ts";
 import type { ScenarioScope } from "./scope.ts";
@@ -71,9 +71,9 @@ const ROUTES: { method: string; path: RegExp; role: Role; rpc: string; body?: bo
   { method: "GET", path: /^\/v1\/provider\/get_commitment_info$/, role: "provider", rpc: "GetCommitmentInfo" },
 ];
 
-const servicesOf = (protocol: ProtocolVersion) => ({
-  bidder: service("bidderapi.v1.Bidder", protocol),
-  provider: service("providerapi.v1.Provider", protocol),
+const servicesOf = (rules: ProtocolRules) => ({
+  bidder: service("bidderapi.v1.Bidder", rules),
+  provider: service("providerapi.v1.Provider", rules),
 });
 
 /** The request message (JSON mapping) of a query string, or undefined when the gateway would refuse the query. */
@@ -103,15 +103,15 @@ export interface RouteCall {
 export function grpcCallOf(
   method: string,
   pathAndQuery: string,
-  body?: string,
-  protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
+  body: string | undefined,
+  rules: ProtocolRules,
 ): RouteCall | undefined {
   const url = new URL(pathAndQuery, "http://gateway");
   const route = ROUTES.find((r) => r.method === method && r.path.test(url.pathname));
   if (!route) return undefined;
-  const svc = servicesOf(protocol)[route.role];
+  const svc = servicesOf(rules)[route.role];
   const rpc = svc.methods.find((m) => m.name === route.rpc);
-  if (!rpc) throw new UnknownRpcError(`protocol ${protocol}'s ${svc.typeName} has no ${route.rpc}`);
+  if (!rpc) throw new UnknownRpcError(`protocol ${rules.version}'s ${svc.typeName} has no ${route.rpc}`);
   const input = rpc.input;
   const fromQuery = queryFields(input, url.searchParams);
   if (!fromQuery) return undefined;
@@ -137,11 +137,6 @@ export function grpcCallOf(
 }
 
 /** Makes the call on the node at `rpcUrl`, which speaks the protocol version. */
-export function callRoute(
-  call: RouteCall,
-  rpcUrl: string,
-  scope: ScenarioScope,
-  protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
-): Promise<Unary> {
-  return unary(servicesOf(protocol)[call.role], rpcUrl, call.rpc, call.request, scope);
+export function callRoute(call: RouteCall, rpcUrl: string, scope: ScenarioScope, rules: ProtocolRules): Promise<Unary> {
+  return unary(servicesOf(rules)[call.role], rpcUrl, call.rpc, call.request, scope);
 }

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { GetBidInfoResponseSchema } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../../protocol/rules.ts";
 import { BID_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT, pageRequestFieldsOf } from "../../query/pageRequest.ts";
 import type { BidderService } from "../../services/bidderService.ts";
 import { pagingParams, unaryResponses } from "../openapi.ts";
@@ -51,8 +51,8 @@ type BidInfoJson = { blockBidInfo: { bids: Record<string, unknown>[] }[] };
  * GetBidInfo (interface.md §4.6): the bidder's commitments grouped by block (ascending) and bid (highest first).
  * v1.2 declares `bidOptions` (field 10) on each bid and upstream never fills it: always null.
  */
-export function bidderBidInfoRoutes(bidder: BidderService, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION) {
-  const withOptions = profileOf(protocol).bidOptions;
+export function bidderBidInfoRoutes(bidder: BidderService, rules: ProtocolRules) {
+  const withOptions = rules.bidOptions;
   return new Elysia({ name: "bidder-bid-info" }).get(
     "/v1/bidder/get_bid_info",
     ({ request }) => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { initCrypto } from "../../protocol/initCrypto.ts";
 import type { ProtocolVersion } from "../../protocol/protocolVersion.ts";
+import { rulesOf } from "../../protocol/rules.ts";
 import { privateKeyToAddress } from "../../protocol/secp256k1.ts";
 import { InProcessBidders } from "../../testing/inProcessBidders.ts";
 import { TEST_KEYS } from "../../testing/testIdentities.ts";
@@ -22,8 +23,8 @@ beforeAll(async () => {
 afterAll(() => bidders.close());
 
 function bidderApp(protocol: ProtocolVersion) {
-  const { service, received } = bidders.bidder(protocol);
-  return { app: bidderBidRoutes(service, protocol), received };
+  const { service, received } = bidders.bidder(rulesOf(protocol));
+  return { app: bidderBidRoutes(service, rulesOf(protocol)), received };
 }
 
 async function sendBid(app: ReturnType<typeof bidderApp>["app"], body: object) {

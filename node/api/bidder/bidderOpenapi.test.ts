@@ -18,6 +18,7 @@ import {
 } from "../../protocol/depositValidation.ts";
 import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
 import { parseQueryField, type QueryValues } from "../../protocol/queryParams.ts";
+import { rulesOf } from "../../protocol/rules.ts";
 import type { BidderService } from "../../services/bidderService.ts";
 import { setLogSink } from "../../util/log.ts";
 import { createNodeApp } from "../app.ts";
@@ -28,9 +29,10 @@ setLogSink(() => {});
 
 // Only the document is read: no route is called.
 const app = createNodeApp({
+  rules: rulesOf("v1.1"),
   role: "bidder",
   address: "0x0000000000000000000000000000000000000001",
-  plugins: [windowDepositRoutes({} as BidderService), bidderBidRoutes({} as BidderService)],
+  plugins: [windowDepositRoutes({} as BidderService), bidderBidRoutes({} as BidderService, rulesOf("v1.1"))],
 });
 type Param = { name: string; in: string; schema: object };
 type Operation = { parameters?: Param[]; requestBody?: { content: Record<string, { schema: object }> } };
@@ -225,13 +227,15 @@ describe("POST /v1/bidder/bid", async () => {
   for (const [what, bid] of Object.entries(bids))
     test(what, () => {
       const body = JSON.stringify(bid);
-      expect(documentAcceptsBody("/v1/bidder/bid", body)).toBe(nodeAccepts(() => parseBidRequestText(body)));
+      expect(documentAcceptsBody("/v1/bidder/bid", body)).toBe(
+        nodeAccepts(() => parseBidRequestText(body, rulesOf("v1.1"))),
+      );
     });
 
   test("a raw transaction that is hex but no transaction: the one refusal the document can only describe", () => {
     const body = JSON.stringify({ ...base, rawTransactions: ["deadbeef"] });
     expect(documentAcceptsBody("/v1/bidder/bid", body)).toBe(true);
-    expect(nodeAccepts(() => parseBidRequestText(body))).toBe(false);
+    expect(nodeAccepts(() => parseBidRequestText(body, rulesOf("v1.1")))).toBe(false);
     expect(JSON.stringify(doc.paths["/v1/bidder/bid"]!.post!.requestBody)).toContain("unmarshaling raw transaction");
   });
 });

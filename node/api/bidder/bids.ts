@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { CommitmentSchema as CommitmentPb } from "../../gen/proto/bidderapi/v1/bidderapi_pb.ts";
 import { bidOptionsToJson, decodeBidOptions } from "../../protocol/bidOptions.ts";
 import { type BidRequest, decodeBidRequestText } from "../../protocol/bidValidation.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../../protocol/rules.ts";
 import type { BidderService } from "../../services/bidderService.ts";
 import { BidOptionsDoc, jsonBody, optionalDecimalAtMostPattern, streamResponses, Wire } from "../openapi.ts";
 import { streamStartErrorResponse } from "../wire/errors.ts";
@@ -105,8 +105,8 @@ function bidOptionsEcho(req: BidRequest): unknown {
  * SendBid (interface.md §4.1): one commitment line per accepting provider, in arrival order. In v1.2 the request
  * takes `bidOptions` and each commitment carries it back.
  */
-export function bidderBidRoutes(bidder: BidderService, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION) {
-  const withOptions = profileOf(protocol).bidOptions;
+export function bidderBidRoutes(bidder: BidderService, rules: ProtocolRules) {
+  const withOptions = rules.bidOptions;
   return new Elysia({ name: "bidder-bids" }).post(
     "/v1/bidder/bid",
     async ({ request }) => {
@@ -114,7 +114,7 @@ export function bidderBidRoutes(bidder: BidderService, protocol: ProtocolVersion
       let commitments;
       let echo: unknown = null;
       try {
-        const req = decodeBidRequestText(await readBodyText(request, BODY_LIMITS.bid), protocol);
+        const req = decodeBidRequestText(await readBodyText(request, BODY_LIMITS.bid), rules);
         if (withOptions) echo = bidOptionsEcho(req);
         commitments = bidder.sendBid(req, ctrl.signal);
       } catch (e) {

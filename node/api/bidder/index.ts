@@ -14,8 +14,8 @@ import { windowDepositRoutes } from "./windowDeposits.ts";
 export function bidderApi(bidder: BidderService, deposits?: BidderDepositModel) {
   return [
     deposits?.model === "perProvider" ? perProviderDepositRoutes(deposits) : windowDepositRoutes(bidder),
-    bidderBidRoutes(bidder, bidder.protocol),
-    bidderBidInfoRoutes(bidder, bidder.protocol),
+    bidderBidRoutes(bidder, bidder.rules),
+    bidderBidInfoRoutes(bidder, bidder.rules),
     bidderSlashedFundsRoutes(bidder),
   ];
 }

@@ -2,8 +2,8 @@ import { Elysia, t } from "elysia";
 import { BodyDecodeError } from "../../protocol/grpcCodes.ts";
 import { JsonSyntaxError, readJsonValue } from "../../protocol/jsonText.ts";
 import { PROCESSED_BID_FIELDS, type ProcessedBidFields } from "../../protocol/processedBid.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
 import { decodeProtoJsonMessage } from "../../protocol/protoJson.ts";
+import type { ProtocolRules } from "../../protocol/rules.ts";
 import { type ProviderService, receivedBidSchema } from "../../services/providerService.ts";
 import { logger } from "../../util/log.ts";
 import { jsonBody, streamResponses, unaryResponses } from "../openapi.ts";
@@ -43,9 +43,9 @@ async function* decisionsOf(request: Request): AsyncGenerator<ProcessedBidFields
  * The provider application's operations: ReceiveBids and SendProcessedBids (interface.md §4.4, §4.7). On v1.2 each
  * received bid also carries `bidOptions` (null when none) and `bidderAddress` (upstream-head-delta §1.5).
  */
-export function providerBidRoutes(provider: ProviderService, protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION) {
-  const v12 = profileOf(protocol).bidOptions;
-  const schema = receivedBidSchema(protocol);
+export function providerBidRoutes(provider: ProviderService, rules: ProtocolRules) {
+  const v12 = rules.bidOptions;
+  const schema = receivedBidSchema(rules);
   return new Elysia({ name: "provider-bids" })
     .get(
       "/v1/provider/receive_bids",

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { CommitmentInfoResponseSchema } from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../../protocol/rules.ts";
 import { COMMITMENT_INFO_DEFAULT_LIMIT, MAX_PAGE_LIMIT, pageRequestFieldsOf } from "../../query/pageRequest.ts";
 import type { ProviderService } from "../../services/providerService.ts";
 import { pagingParams, unaryResponses } from "../openapi.ts";
@@ -51,11 +51,8 @@ type CommitmentInfoJson = { commitments: { commitments: Record<string, unknown>[
  * GetCommitmentInfo (interface.md §4.5): this provider's commitments by block (ascending), highest bid first. v1.2
  * adds `bidOptions` to each commitment, always null as upstream's v1.2.x.
  */
-export function providerCommitmentInfoRoutes(
-  provider: ProviderService,
-  protocol: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
-) {
-  const withOptions = profileOf(protocol).bidOptions;
+export function providerCommitmentInfoRoutes(provider: ProviderService, rules: ProtocolRules) {
+  const withOptions = rules.bidOptions;
   return new Elysia({ name: "provider-commitment-info" }).get(
     "/v1/provider/get_commitment_info",
     ({ request }) => {

@@ -9,8 +9,8 @@ import { providerStakeRoutes } from "./stake.ts";
  */
 export function providerApi(provider: ProviderService) {
   return [
-    providerBidRoutes(provider, provider.protocol),
-    providerCommitmentInfoRoutes(provider, provider.protocol),
+    providerBidRoutes(provider, provider.rules),
+    providerCommitmentInfoRoutes(provider, provider.rules),
     providerStakeRoutes(provider),
   ];
 }

@@ -7,6 +7,7 @@ import Ajv from "ajv";
 import { RpcError } from "../../protocol/grpcCodes.ts";
 import { readFirstJsonValue } from "../../protocol/jsonText.ts";
 import { parseProcessedBidNode } from "../../protocol/processedBid.ts";
+import { rulesOf } from "../../protocol/rules.ts";
 import type { ProviderService } from "../../services/providerService.ts";
 import { setLogSink } from "../../util/log.ts";
 import { createNodeApp } from "../app.ts";
@@ -16,9 +17,10 @@ setLogSink(() => {});
 
 // Only the document is read: no route is called.
 const app = createNodeApp({
+  rules: rulesOf("v1.1"),
   role: "provider",
   address: "0x0000000000000000000000000000000000000001",
-  plugins: [providerBidRoutes({} as ProviderService)],
+  plugins: [providerBidRoutes({} as ProviderService, rulesOf("v1.1"))],
 });
 const doc = (await (await app.handle(new Request("http://node/swagger/json"))).json()) as {
   paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: object }> } }>>;

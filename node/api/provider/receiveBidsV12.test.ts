@@ -26,6 +26,7 @@ import { protocolDomains } from "../../protocol/digest.ts";
 import { RpcError } from "../../protocol/grpcCodes.ts";
 import { initCrypto } from "../../protocol/initCrypto.ts";
 import type { ProtocolVersion } from "../../protocol/protocolVersion.ts";
+import { rulesOf } from "../../protocol/rules.ts";
 import { privateKeyToAddress } from "../../protocol/secp256k1.ts";
 import type { Bid } from "../../protocol/types.ts";
 import { BidDispatcher } from "../../provider/bids/bidDispatcher.ts";
@@ -102,14 +103,14 @@ async function providerNode(protocol: ProtocolVersion) {
     dispatcher,
     stake: undefined as never, // nothing here touches the stake
     commitments: () => commitments,
-    protocol,
+    rules: rulesOf(protocol),
   });
   const served = await serveNode(
     {
       role: "provider",
       address: PROVIDER,
       provider,
-      notifications: new NotificationsService(new Notifier(), protocol),
+      notifications: new NotificationsService(new Notifier(), rulesOf(protocol)),
       validator: new ValidatorApiService({ currentEpoch: async () => 1n, getValidators: async () => new Map() }),
       debug: new DebugService(new InProcessNetwork(), PROVIDER, "provider"),
     },

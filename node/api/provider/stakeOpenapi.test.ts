@@ -10,6 +10,7 @@ import Ajv from "ajv";
 import * as pb from "../../gen/proto/providerapi/v1/providerapi_pb.ts";
 import { UINT256_MAX } from "../../protocol/decimal.ts";
 import { InvalidArgumentError } from "../../protocol/grpcCodes.ts";
+import { rulesOf } from "../../protocol/rules.ts";
 import { stakeRequestFieldsOf, validateStakeRequest } from "../../provider/stake/stakeRequest.ts";
 import type { ProviderService } from "../../services/providerService.ts";
 import { setLogSink } from "../../util/log.ts";
@@ -31,6 +32,7 @@ const service = {
   },
 } as unknown as ProviderService;
 const app = createNodeApp({
+  rules: rulesOf("v1.1"),
   role: "provider",
   address: "0x0000000000000000000000000000000000000001",
   plugins: [providerStakeRoutes(service)],

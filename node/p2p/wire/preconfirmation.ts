@@ -21,7 +21,7 @@ import {
 import type { CommitmentReply } from "../../network/network.ts";
 import { decodeG1, encodeG1 } from "../../protocol/bn254.ts";
 import { splitTxHashes } from "../../protocol/digest.ts";
-import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../../protocol/rules.ts";
 import type { SignedBid } from "../../protocol/types.ts";
 import { openAesGcm, sealAesGcm } from "./aesGcm.ts";
 
@@ -51,7 +51,7 @@ export function bidToMessage(b: SignedBid): BidMessage {
 }
 
 /** A received Bid as the provider's services take it; the signature is checked later (verifyBid). */
-export function bidFromMessage(m: BidMessage, version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION): SignedBid {
+export function bidFromMessage(m: BidMessage, rules: ProtocolRules): SignedBid {
   if (!DECIMAL.test(m.bidAmount)) throw new BidMessageError(`invalid bid amount "${m.bidAmount}"`);
   if (!DECIMAL.test(m.slashAmount)) throw new BidMessageError(`invalid slash amount "${m.slashAmount}"`);
   if (m.blockNumber <= 0n) throw new BidMessageError(`invalid block number ${m.blockNumber}`);
@@ -72,7 +72,7 @@ export function bidFromMessage(m: BidMessage, version: ProtocolVersion = DEFAULT
       decayEndTimestamp: m.decayEndTimestamp,
       revertingTxHashes: hashList(m.revertingTxHashes),
       slashAmount: BigInt(m.slashAmount),
-      ...(profileOf(version).bidOptions ? { bidOptions: m.bidOptions } : {}),
+      ...(rules.bidOptions ? { bidOptions: m.bidOptions } : {}),
     },
     txnHash: m.txHash,
     revertingTxHashes: m.revertingTxHashes,
@@ -86,11 +86,7 @@ export function encryptBid(aesKey: Uint8Array, bid: SignedBid): EncryptedBid {
   return create(EncryptedBidSchema, { ciphertext: sealAesGcm(aesKey, toBinary(BidSchema, bidToMessage(bid))) });
 }
 
-export function decryptBid(
-  aesKey: Uint8Array,
-  encrypted: EncryptedBid,
-  version: ProtocolVersion = DEFAULT_PROTOCOL_VERSION,
-): SignedBid {
+export function decryptBid(aesKey: Uint8Array, encrypted: EncryptedBid, rules: ProtocolRules): SignedBid {
   const plain = openAesGcm(aesKey, encrypted.ciphertext);
   let m: BidMessage;
   try {
@@ -98,7 +94,7 @@ export function decryptBid(
   } catch (e) {
     throw new BidMessageError(`failed to unmarshal bid: ${(e as Error).message}`);
   }
-  return bidFromMessage(m, version);
+  return bidFromMessage(m, rules);
 }
 
 export function commitmentToMessage(reply: CommitmentReply): EncryptedPreConfirmation {

@@ -2,9 +2,10 @@
  * Protocol IDs of the mev-commit streams (p2p.md "Host"): `/mev-commit/<name>/<version>`. An incoming ID is served
  * when its name matches, its major version equals ours and its minor version is not above ours (upstream's
  * matchProtocolIDWithSemver in pkg/p2p/libp2p/libp2p.go). The handshake and preconfirmation versions differ per
- * protocol version (PROTOCOL_PROFILES); HANDSHAKE and PRECONFIRMATION are v1.1's.
+ * protocol version (ProtocolRules.p2p); HANDSHAKE and PRECONFIRMATION are v1.1's.
  */
-import { PROTOCOL_VERSIONS, type ProtocolVersion, profileOf } from "../../protocol/protocolVersion.ts";
+import type { ProtocolVersion } from "../../protocol/protocolVersion.ts";
+import { allRules, type ProtocolRules } from "../../protocol/rules.ts";
 
 export interface ProtocolSpec {
   readonly name: string;
@@ -16,23 +17,20 @@ export const DISCOVERY: ProtocolSpec = { name: "discovery", version: "2.0.0" };
 export const KEY_EXCHANGE: ProtocolSpec = { name: "keyexchange", version: "1.0.0" };
 export const PRECONFIRMATION: ProtocolSpec = { name: "preconfirmation", version: "3.0.0" };
 
-export function handshakeSpec(version: ProtocolVersion): ProtocolSpec {
-  return { name: "handshake", version: profileOf(version).p2p.handshake };
+export function handshakeSpec(rules: ProtocolRules): ProtocolSpec {
+  return { name: "handshake", version: rules.p2p.handshake };
 }
 
-export function preconfirmationSpec(version: ProtocolVersion): ProtocolSpec {
-  return { name: "preconfirmation", version: profileOf(version).p2p.preconfirmation };
+export function preconfirmationSpec(rules: ProtocolRules): ProtocolSpec {
+  return { name: "preconfirmation", version: rules.p2p.preconfirmation };
 }
 
-/** The preconfirmation protocols of the other versions: what a node of `version` hears from nodes it cannot serve. */
-export function otherPreconfirmationSpecs(
-  version: ProtocolVersion,
-): { version: ProtocolVersion; spec: ProtocolSpec }[] {
-  const ours = preconfirmationSpec(version).version;
-  return PROTOCOL_VERSIONS.filter((v) => preconfirmationSpec(v).version !== ours).map((v) => ({
-    version: v,
-    spec: preconfirmationSpec(v),
-  }));
+/** The preconfirmation protocols of the other versions: what a node of `rules` hears from nodes it cannot serve. */
+export function otherPreconfirmationSpecs(rules: ProtocolRules): { version: ProtocolVersion; spec: ProtocolSpec }[] {
+  const ours = rules.p2p.preconfirmation;
+  return allRules()
+    .filter((r) => r.p2p.preconfirmation !== ours)
+    .map((r) => ({ version: r.version, spec: preconfirmationSpec(r) }));
 }
 
 export function protocolId(p: ProtocolSpec): string {

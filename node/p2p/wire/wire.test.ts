@@ -14,6 +14,7 @@ import { bytesToHex, hexToBytes, utf8 } from "../../protocol/bytes.ts";
 import { signCommitment, verifyCommitment } from "../../protocol/commitmentSigning.ts";
 import { protocolDomains } from "../../protocol/digest.ts";
 import { initCrypto } from "../../protocol/initCrypto.ts";
+import { rulesOf } from "../../protocol/rules.ts";
 import { AesGcmError, openAesGcm, sealAesGcm } from "./aesGcm.ts";
 import { decodeUnderlay, peerList, peersOf } from "./discovery.ts";
 import { EciesError, eciesDecrypt, eciesEncrypt, eciesPublicKeyOf } from "./ecies.ts";
@@ -57,6 +58,8 @@ import {
 } from "./streamMsg.ts";
 import * as U from "./upstreamVectors.ts";
 
+const V11 = rulesOf("v1.1");
+
 const { V } = U;
 const hex = (s: string) => hexToBytes(s);
 
@@ -96,13 +99,13 @@ describe("protocol IDs", () => {
     expect(matchesProtocol("/mev-commit/preconfirmation", PRECONFIRMATION)).toBe(false);
   });
   test("per protocol version: handshake 10.0.0 in both, preconfirmation 3.0.0 in v1.1 and 4.0.0 in v1.2", () => {
-    expect(protocolId(handshakeSpec("v1.1"))).toBe("/mev-commit/handshake/10.0.0");
-    expect(protocolId(handshakeSpec("v1.2"))).toBe("/mev-commit/handshake/10.0.0");
-    expect(preconfirmationSpec("v1.1")).toEqual(PRECONFIRMATION);
-    expect(protocolId(preconfirmationSpec("v1.2"))).toBe("/mev-commit/preconfirmation/4.0.0");
-    expect(matchesProtocol(protocolId(preconfirmationSpec("v1.2")), PRECONFIRMATION)).toBe(false);
-    expect(otherPreconfirmationSpecs("v1.1").map((o) => o.version)).toEqual(["v1.2"]);
-    expect(otherPreconfirmationSpecs("v1.2").map((o) => protocolId(o.spec))).toEqual([
+    expect(protocolId(handshakeSpec(rulesOf("v1.1")))).toBe("/mev-commit/handshake/10.0.0");
+    expect(protocolId(handshakeSpec(rulesOf("v1.2")))).toBe("/mev-commit/handshake/10.0.0");
+    expect(preconfirmationSpec(rulesOf("v1.1"))).toEqual(PRECONFIRMATION);
+    expect(protocolId(preconfirmationSpec(rulesOf("v1.2")))).toBe("/mev-commit/preconfirmation/4.0.0");
+    expect(matchesProtocol(protocolId(preconfirmationSpec(rulesOf("v1.2"))), PRECONFIRMATION)).toBe(false);
+    expect(otherPreconfirmationSpecs(rulesOf("v1.1")).map((o) => o.version)).toEqual(["v1.2"]);
+    expect(otherPreconfirmationSpecs(rulesOf("v1.2")).map((o) => protocolId(o.spec))).toEqual([
       "/mev-commit/preconfirmation/3.0.0",
     ]);
   });
@@ -282,7 +285,7 @@ describe("bids and commitments", () => {
   const domains = () => protocolDomains(U.CHAIN_ID, U.PRECONF_MANAGER);
 
   test("an upstream bidder's encrypted bid decrypts, re-encodes byte for byte and verifies", () => {
-    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)));
+    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)), V11);
     expect(bytesToHex(toBinary(BidSchema, bidToMessage(bid)))).toBe(V.bidMessage);
     expect(bid.bid.txHashes).toEqual(["0549fc7c57fffbdbfb2cf9d5e0de165fc68dadb5c27c42fdad0bdf506f4eacae", "1a2b"]);
     expect(bid.bid.revertingTxHashes).toEqual([]);
@@ -290,7 +293,7 @@ describe("bids and commitments", () => {
     expect(verifyBid(bid, domains().bid)).toBe(U.BIDDER_ADDRESS);
   });
   test("our commitment to it is upstream's EncryptedPreConfirmation, and the bidder's check passes", () => {
-    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)));
+    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)), V11);
     const c = signCommitment({
       signedBid: bid,
       providerPrivateKey: U.PROVIDER_KEY,
@@ -313,26 +316,28 @@ describe("bids and commitments", () => {
     expect(reply.dispatchTimestamp).toBe(V.dispatchTimestamp);
   });
   test("v1.1's bid bytes are the pinned wire's: the v1.2 field 12 is absent, and empty options encode the same", () => {
-    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)));
+    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)), V11);
     expect(bid.bid.bidOptions).toBeUndefined();
     const empty = { ...bid, bid: { ...bid.bid, bidOptions: new Uint8Array(0) } };
     expect(bytesToHex(toBinary(BidSchema, bidToMessage(empty)))).toBe(V.bidMessage);
   });
   test("v1.2 bid options are field 12 (tag 0x62), read back only by a v1.2 node", () => {
-    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)));
+    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)), V11);
     const options = hex("0a080a0608011001180a");
     const withOptions = { ...bid, bid: { ...bid.bid, bidOptions: options } };
     const bytes = toBinary(BidSchema, bidToMessage(withOptions));
     expect(bytesToHex(bytes)).toBe(`${V.bidMessage}620a${bytesToHex(options)}`);
-    expect(bidFromMessage(fromBinary(BidSchema, bytes), "v1.2").bid.bidOptions).toEqual(options);
-    expect(bidFromMessage(fromBinary(BidSchema, bytes), "v1.1").bid.bidOptions).toBeUndefined();
-    expect(bidFromMessage(fromBinary(BidSchema, hex(V.bidMessage)), "v1.2").bid.bidOptions).toEqual(new Uint8Array(0));
+    expect(bidFromMessage(fromBinary(BidSchema, bytes), rulesOf("v1.2")).bid.bidOptions).toEqual(options);
+    expect(bidFromMessage(fromBinary(BidSchema, bytes), rulesOf("v1.1")).bid.bidOptions).toBeUndefined();
+    expect(bidFromMessage(fromBinary(BidSchema, hex(V.bidMessage)), rulesOf("v1.2")).bid.bidOptions).toEqual(
+      new Uint8Array(0),
+    );
   });
   test("a bid sealed under another key does not open", () => {
-    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)));
+    const bid = decryptBid(hex(U.AES_KEY), fromBinary(EncryptedBidSchema, hex(V.encryptedBid)), V11);
     const other = encryptBid(hex("11".repeat(32)), bid);
-    expect(() => decryptBid(hex(U.AES_KEY), other)).toThrow(AesGcmError);
-    expect(decryptBid(hex("11".repeat(32)), other).digest).toEqual(bid.digest);
+    expect(() => decryptBid(hex(U.AES_KEY), other, V11)).toThrow(AesGcmError);
+    expect(decryptBid(hex("11".repeat(32)), other, V11).digest).toEqual(bid.digest);
   });
 });
 

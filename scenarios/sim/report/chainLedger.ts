@@ -10,7 +10,7 @@ import { bidderRegistryAbi, providerRegistryAbi } from "../../../node/chain/cont
 import { bidderRegistryV12Abi } from "../../../node/chain/contractsV12.ts";
 import { isPastStateGone } from "../../../node/chain/pastState.ts";
 import { protocolAbis } from "../../../node/chain/protocolContracts.ts";
-import { type ProtocolVersion, profileOf } from "../../../node/protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../../../node/protocol/rules.ts";
 
 export interface ChainContracts {
   bidderRegistry: Address;
@@ -29,7 +29,7 @@ export interface ChainSnapshot {
 export interface SnapshotOf {
   providers: string[];
   bidders?: string[];
-  protocol?: ProtocolVersion;
+  rules?: ProtocolRules;
 }
 
 export interface ChainLedger {
@@ -108,7 +108,7 @@ export async function snapshot(client: PublicClient, c: ChainContracts, of: Snap
     return out;
   };
   // Deposits per (bidder, provider) are read only when the snapshot is told its protocol has them.
-  const perProvider = of.protocol !== undefined && profileOf(of.protocol).deposits === "provider";
+  const perProvider = of.rules?.deposits === "provider";
   for (let attempt = 0; attempt < 50; attempt++) {
     const settlementBlock = await client.getBlockNumber({ cacheTime: 0 });
     try {
@@ -151,14 +151,14 @@ export async function readLedger(
   before: ChainSnapshot,
   providers: string[],
   bidders: string[],
-  protocol: ProtocolVersion = "v1.1",
+  rules: ProtocolRules,
 ): Promise<ChainLedger> {
-  const after = await snapshot(client, c, { providers, bidders, protocol });
+  const after = await snapshot(client, c, { providers, bidders, rules });
   const range = { fromBlock: before.settlementBlock + 1n, toBlock: after.settlementBlock };
   const [br, pr, protocolFeePercent, penaltyFeePercent] = await Promise.all([
     client.getContractEvents({
       address: c.bidderRegistry,
-      abi: protocolAbis(protocol).bidderRegistry,
+      abi: protocolAbis(rules).bidderRegistry,
       ...range,
     }),
     client.getContractEvents({
@@ -197,7 +197,7 @@ export async function readLedger(
         ...(a.window === undefined ? {} : { window: a.window as bigint }),
         amount: a.amount as bigint,
       });
-    else if (profileOf(protocol).deposits === "provider") {
+    else if (rules.deposits === "provider") {
       if (!ours.has(lower(a.bidder as string))) continue;
       const row = { bidder: lower(a.bidder as string), provider: lower(a.provider as string) };
       if (e.eventName === "BidderDeposited")

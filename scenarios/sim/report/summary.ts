@@ -6,7 +6,7 @@
  * the same seed give the same summary once `timing` is left out (the determinism test asserts it).
  */
 import { ONE_HUNDRED_PERCENT, residualAfterDecay, rewardSplit, slashSplit } from "../../../node/protocol/decay.ts";
-import { type ProtocolVersion, profileOf } from "../../../node/protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../../../node/protocol/rules.ts";
 import { windowOfBlock } from "../../../node/protocol/windows.ts";
 import type { BidRecord } from "../run/runLog.ts";
 import type { BidInfoBid, MinedBlock } from "../run/simulation.ts";
@@ -17,8 +17,8 @@ export interface SummaryInput {
   scenario: Scenario;
   file: string;
   environment: string;
-  /** The protocol of the run: which money flows the ledger checks follow. */
-  protocol: ProtocolVersion;
+  /** The rules of the run's protocol: which money flows the ledger checks follow. */
+  rules: ProtocolRules;
   interrupted: boolean;
   error?: string;
   stepsDone: number;
@@ -102,7 +102,7 @@ function histogram(values: number[], buckets = 12): { fromMs: number; toMs: numb
 export function summarise(input: SummaryInput) {
   const sc = input.scenario;
   const { ledger } = input;
-  const profile = profileOf(input.protocol);
+  const profile = input.rules;
   const perProvider = profile.deposits === "provider";
   const providerIndex = new Map(input.providers.map((p, i) => [lower(p.address), i]));
   const providerName = (a: string) => input.providers[providerIndex.get(lower(a)) ?? -1]?.name ?? a;
@@ -405,7 +405,7 @@ export function summarise(input: SummaryInput) {
   return {
     scenario: { name: sc.name, description: sc.description, file: input.file, seed: sc.seed },
     environment: input.environment,
-    protocol: input.protocol,
+    protocol: input.rules.version,
     interrupted: input.interrupted,
     error: input.error ?? null,
     blocks: {

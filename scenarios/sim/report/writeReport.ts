@@ -34,7 +34,7 @@ export async function collect(run: RunResult, env: SimEnvironment, log: RunLog, 
     run.before,
     run.nodes.providers.map((p) => p.address),
     run.nodes.bidders.slice(0, run.bidders.length).map((b) => b.address),
-    env.protocol,
+    env.rules,
   );
   const bidders = [];
   for (const b of run.bidders)
@@ -50,7 +50,7 @@ export async function collect(run: RunResult, env: SimEnvironment, log: RunLog, 
     scenario: run.scenario,
     file,
     environment: run.environment,
-    protocol: env.protocol,
+    rules: env.rules,
     interrupted: run.interrupted,
     error: run.error,
     stepsDone: run.stepsDone,

@@ -6,7 +6,8 @@ import { readFileSync } from "node:fs";
 import { MevCommitError } from "../../../lib/errors.ts";
 import { ControlClient } from "../../../node/clients/control.ts";
 import type { Target } from "../../../node/clients/target.ts";
-import { type ProtocolVersion, parseProtocolVersion, profileOf } from "../../../node/protocol/protocolVersion.ts";
+import { parseProtocolVersion } from "../../../node/protocol/protocolVersion.ts";
+import { type ProtocolRules, rulesOf } from "../../../node/protocol/rules.ts";
 import type { Scenario } from "../scenario/schema.ts";
 
 /** A node of the run: its HTTP URL, its gRPC URL when known, its address. */
@@ -25,7 +26,7 @@ export interface SimEnvironment {
   name: string;
   target: Target;
   /** The protocol the environment speaks: where deposits sit and which money flows the ledger checks follow. */
-  protocol: ProtocolVersion;
+  rules: ProtocolRules;
   /** The control API, when the target has it (sim-control). */
   control?: ControlClient;
   /** L1 blocks the oracle waits before recording a block's winner. */
@@ -61,20 +62,16 @@ export function v12StartDeposit(s: Scenario): bigint {
  * Starts a reference devnet shaped for the scenario: manual L1, no built-in responders. v1.1: no auto-deposit (the
  * simulated bidders deposit per window). v1.2: the devnet deposits `v12StartDeposit` per bidder and provider.
  */
-export async function referenceDevnet(
-  s: Scenario,
-  logFile: string,
-  protocol: ProtocolVersion,
-): Promise<SimEnvironment> {
+export async function referenceDevnet(s: Scenario, logFile: string, rules: ProtocolRules): Promise<SimEnvironment> {
   const { startLocalDevnet } = await import("../../../node/devnet/localDevnet.ts");
   const local = await startLocalDevnet(
     {
-      protocol,
+      protocol: rules.version,
       providers: s.providers.length,
       bidders: s.bidders.length,
       network: "in-process",
       autoAccept: false,
-      autodepositAmount: profileOf(protocol).deposits === "provider" ? v12StartDeposit(s) : undefined,
+      autodepositAmount: rules.deposits === "provider" ? v12StartDeposit(s) : undefined,
       l1BlockTime: 0,
       logLevel: "info",
       settlementKeepBlocks: 0,
@@ -86,7 +83,7 @@ export async function referenceDevnet(
   return {
     name: "reference devnet",
     target,
-    protocol,
+    rules,
     control,
     oracleLag: local.devnet.config.oracleLag,
     async nodes() {
@@ -129,7 +126,7 @@ export function targetEnvironment(file: string, s: Scenario): SimEnvironment {
   return {
     name: target.name ?? file,
     target,
-    protocol: parseProtocolVersion(target.protocol),
+    rules: rulesOf(parseProtocolVersion(target.protocol)),
     control: hasControl ? new ControlClient(target.controlUrl!) : undefined,
     oracleLag: 1,
     async nodes() {

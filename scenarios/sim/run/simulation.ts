@@ -21,7 +21,6 @@ import { devAccount, ROLES } from "../../../node/chain/accounts.ts";
 import { bidderRegistryV12Abi } from "../../../node/chain/contractsV12.ts";
 import { localHttp } from "../../../node/chain/localHttp.ts";
 import { call } from "../../../node/clients/http.ts";
-import { profileOf } from "../../../node/protocol/protocolVersion.ts";
 import { BLOCKS_PER_WINDOW, windowOfBlock } from "../../../node/protocol/windows.ts";
 import { GrpcProviderAgent } from "../../../node/providerApp/grpcProviderAgent.ts";
 import type { ProviderPolicy } from "../../../node/providerApp/policies.ts";
@@ -152,7 +151,7 @@ export class Simulation {
     const before = await snapshot(settlement, t.contracts as never, {
       providers: this.nodes.providers.map((p) => p.address),
       bidders: this.nodes.bidders.slice(0, this.s.bidders.length).map((b) => b.address),
-      protocol: this.env.protocol,
+      rules: this.env.rules,
     });
     await this.setUp();
     const firstBlock = (await this.l1.getBlockNumber({ cacheTime: 0 })) + 1n;
@@ -296,7 +295,7 @@ export class Simulation {
 
   /** Whether deposits sit in windows (v1.1) or with providers (v1.2). */
   private get windows(): boolean {
-    return profileOf(this.env.protocol).deposits === "window";
+    return this.env.rules.deposits === "window";
   }
 
   private async mineSetupBlock(): Promise<void> {

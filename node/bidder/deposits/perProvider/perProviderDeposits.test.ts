@@ -15,6 +15,7 @@ import { GrpcCallError, GrpcClient } from "../../../grpc/client.ts";
 import { InProcessNetwork } from "../../../network/network.ts";
 import { BidderNode } from "../../../nodes/bidderNode.ts";
 import { GrpcCode } from "../../../protocol/grpcCodes.ts";
+import { rulesOf } from "../../../protocol/rules.ts";
 import { addr, key } from "../../../testing/chainHarness.ts";
 import { buildCommitmentV12, type HarnessV12, setupV12Chain } from "../../../testing/chainHarnessV12.ts";
 
@@ -42,7 +43,7 @@ beforeAll(async () => {
     network: new InProcessNetwork(),
     // The validator API is not used here: an empty schedule.
     validators: { currentEpoch: async () => 0n, getValidators: async () => new Map() },
-    protocol: "v1.2",
+    rules: rulesOf("v1.2"),
   });
   await node.start({ host: "127.0.0.1", httpPort: 0, rpcPort: 0 });
   grpc = new GrpcClient(pb.Bidder, node.rpcUrl);

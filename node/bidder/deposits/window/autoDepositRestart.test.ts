@@ -13,6 +13,7 @@ import { parseEther } from "viem";
 import { ROLES } from "../../../chain/accounts.ts";
 import { chainClients } from "../../../chain/clients.ts";
 import { protocolEventPoller } from "../../../chain/protocolEvents.ts";
+import { rulesOf } from "../../../protocol/rules.ts";
 import { NodeStore } from "../../../store/db.ts";
 import { chainPerTestFile, type Harness, key } from "../../../testing/chainHarness.ts";
 import { AutoDepositor } from "./autoDepositor.ts";
@@ -27,7 +28,7 @@ function bidderRun(path: string) {
   const store = new NodeStore(path);
   const clients = chainClients(h.chain, key(ROLES.bidder));
   const registry = new BidderRegistryClient(clients, h.addresses);
-  const events = protocolEventPoller(clients.publicClient, h.addresses, store);
+  const events = protocolEventPoller(clients.publicClient, h.addresses, store, undefined, undefined, rulesOf("v1.1"));
   const auto = new AutoDepositor(registry, new DepositStore(store), events);
   return {
     auto,
