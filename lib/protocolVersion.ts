@@ -1,7 +1,7 @@
 /**
  * The protocol versions the project speaks, by name: `v1.1` is the pinned interface (upstream 5f1068d1: deposits per
  * 10-block window), `v1.2` upstream's v1.2.x release line (deposits per bidder and provider, the deposit manager, bid
- * options). In lib/ because the node (node/protocol/protocolVersion.ts, with the per-version facts) and the
+ * options). In lib/ because the node (node/protocol/rules.ts, with the per-version facts) and the
  * conformance suite (features/support/protocolVersion.ts, with which scenarios hold for which version) both need
  * them, and the suite imports nothing of the node it judges.
  */

@@ -102,8 +102,8 @@ function histogram(values: number[], buckets = 12): { fromMs: number; toMs: numb
 export function summarise(input: SummaryInput) {
   const sc = input.scenario;
   const { ledger } = input;
-  const profile = input.rules;
-  const perProvider = profile.deposits === "provider";
+  const { rules } = input;
+  const perProvider = rules.deposits === "provider";
   const providerIndex = new Map(input.providers.map((p, i) => [lower(p.address), i]));
   const providerName = (a: string) => input.providers[providerIndex.get(lower(a)) ?? -1]?.name ?? a;
   const runBlocks = input.mined.filter((m) => !m.drain);
@@ -128,13 +128,13 @@ export function summarise(input: SummaryInput) {
         const residual = residualAfterDecay(start, end, dispatch);
         let slashed = 0n;
         if (c.status === "slashed") {
-          // v1.2: an empty slash amount means the bid's amount (the profile's emptySlashAmount).
+          // v1.2: an empty slash amount means the bid's amount (the rules' emptySlashAmount).
           const slashAmount =
-            !info.slashAmount && profile.emptySlashAmount === "bidAmount"
+            !info.slashAmount && rules.emptySlashAmount === "bidAmount"
               ? BigInt(info.bidAmount)
               : BigInt(info.slashAmount || "0");
           slashed =
-            profile.slashPays === "slashAmount"
+            rules.slashPays === "slashAmount"
               ? slashTotalV12(slashAmount, ledger.penaltyFeePercent, penaltyStake.get(provider))
               : slashSplit(
                   BigInt(info.bidAmount),
