@@ -20,11 +20,12 @@ const DOC = "docs/protocol-versions.md";
 const RULES_MODULES: readonly string[] = ["node/protocol/rules.ts", "features/support/protocolRules.ts"];
 
 /**
- * The parsers that turn an absent `--protocol` or target-file `"protocol"` into the default version (lib/'s
- * `parseProtocolVersion` returns it without `??`). Remove a file when its default goes.
+ * The parsers that turn an absent `--protocol`, target-file or contracts-file `"protocol"` into the default version
+ * (lib/'s `parseProtocolVersion` returns it without `??`). Remove a file when its default goes.
  */
 const DEFAULTING_PARSERS: readonly string[] = [
   "features/support/target.ts", // startTarget: the suite's own devnet when neither --protocol nor a target names one
+  "node/devnet/contractsSetup.ts", // ensureContracts: the data dir's contracts file of a v1.1 devnet names none
   "scenarios/util/protocolChoice.ts", // chooseProtocol: --protocol of simulate, load, bid and the benchmarks
 ];
 

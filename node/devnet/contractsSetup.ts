@@ -13,7 +13,7 @@ import {
 import type { DeployV12Params } from "../chain/deployV12.ts";
 import { deployProtocolContracts, type ProtocolContractAddresses } from "../chain/protocolContracts.ts";
 import { transact } from "../chain/transact.ts";
-import { type ProtocolVersion, parseProtocolVersion } from "../protocol/protocolVersion.ts";
+import { DEFAULT_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/protocolVersion.ts";
 import type { ProtocolRules } from "../protocol/rules.ts";
 import { logger } from "../util/log.ts";
 import type { ChainEndpoint } from "./chains.ts";
@@ -49,7 +49,7 @@ export async function ensureContracts(
   const client = createPublicClient({ transport: http(settlement.rpcUrl) });
   const saved = dir.readJson<SavedContracts>(dir.contractsFile);
   // The contracts file of a v1.1 devnet names no protocol.
-  const savedVersion = parseProtocolVersion(saved?.protocol);
+  const savedVersion = saved?.protocol ?? DEFAULT_PROTOCOL_VERSION;
   if (saved && savedVersion !== version)
     throw new DataDirProtocolMismatchError(
       `the data dir ${dir.root} holds a ${savedVersion} devnet, not ${version}: start with --fresh, or another --data-dir`,
