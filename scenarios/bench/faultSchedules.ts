@@ -18,6 +18,8 @@ import { createPublicClient, http, parseAbiItem } from "viem";
 import { CliFailure, CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
 import type { Target } from "../../node/clients/target.ts";
+import { parseProtocolVersion, UnknownProtocolVersionError } from "../../node/protocol/protocolVersion.ts";
+import { type ProtocolRules, rulesOf } from "../../node/protocol/rules.ts";
 import { bidBodies } from "./common.ts";
 import {
   type FaultSchedule,
@@ -114,13 +116,13 @@ async function hostsOf(t: Target): Promise<{ bidder: string; provider: string }>
 }
 
 /** A first bid that gets every provider's commitment; deposits once when it does not (v1.1: the bids' window). */
-async function ready(t: Target, body: () => string, block: bigint): Promise<void> {
+async function ready(t: Target, rules: ProtocolRules, body: () => string, block: bigint): Promise<void> {
   const providers = t.providerAddresses.length;
   const t0 = performance.now();
   let b = await bid(t.bidderUrl, body(), t0);
   if (b.digests.length >= providers) return;
   const wei = 10n ** 19n;
-  if (t.protocol === "v1.2")
+  if (rules.deposits === "provider")
     for (const p of t.providerAddresses)
       await json("POST", `${t.bidderUrl}/v1/bidder/deposit/${wei}?provider=${p}`).catch((e) =>
         console.log(`  deposit toward ${p}: ${(e as Error).message}`),
@@ -235,6 +237,14 @@ async function main(): Promise<void> {
     return s;
   });
   const t = readTarget(file);
+  // The target file's "protocol" (absent: v1.1), parsed once.
+  let rules: ProtocolRules;
+  try {
+    rules = rulesOf(parseProtocolVersion(t.protocol));
+  } catch (e) {
+    if (!(e instanceof UnknownProtocolVersionError)) throw e;
+    throw new CliFailure(`the target file ${file}: ${e.message}`, 2);
+  }
   if (!t.capabilities?.includes("sim-faults") || !t.controlUrl)
     throw new CliFailure(
       `the target ${file} lacks the sim-faults capability (a control API that sets network faults between its nodes): start a devnet with --network netns, or upstream's nodes with scripts/upstream.sh --netns`,
@@ -244,7 +254,7 @@ async function main(): Promise<void> {
   const kinds = await json<FaultsStatus>("GET", `${t.controlUrl}/sim/v1/network/faults`);
   const hosts = await hostsOf(t);
   console.log(
-    `target ${t.name} ${t.version ?? ""} (${t.protocol ?? "v1.1"}), ${t.providerAddresses.length} providers; faults on ${hosts.provider} (bidder ${hosts.bidder}); ${rate} bids/s`,
+    `target ${t.name} ${t.version ?? ""} (${rules.version}), ${t.providerAddresses.length} providers; faults on ${hosts.provider} (bidder ${hosts.bidder}); ${rate} bids/s`,
   );
   const blockTime = status.l1?.blockTime ?? 0;
   const restore = async () => {
@@ -257,7 +267,7 @@ async function main(): Promise<void> {
   await json("DELETE", `${t.controlUrl}/sim/v1/network/faults`);
   const block = (await l1Head(t)) + 1n;
   const body = bidBodies({ seed: BigInt(Date.now()) << 64n, block: () => block });
-  await ready(t, body, block);
+  await ready(t, rules, body, block);
   const rows: ScheduleRow[] = [];
   for (const s of schedules) {
     if (!kinds.available.includes(s.kind)) {
@@ -270,7 +280,7 @@ async function main(): Promise<void> {
   }
   await restore();
   console.log(
-    `\n${t.name} ${t.version ?? ""}, ${t.protocol ?? "v1.1"}; ${rate} bids/s; bid timeout ${t.bidTimeoutMs} ms; commit ${commitOf()}; ${os.cpus().length} cores, load ${os
+    `\n${t.name} ${t.version ?? ""}, ${rules.version}; ${rate} bids/s; bid timeout ${t.bidTimeoutMs} ms; commit ${commitOf()}; ${os.cpus().length} cores, load ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(" ")}\n`,
