@@ -39,6 +39,7 @@ import {
 import { headAndPool, rssOf } from "../scenarios/bench/health.ts";
 
 const HELP = `Usage: npm run soak -- [--minutes N] [--bids-per-second R] [--sample-seconds S] [-- DEVNET FLAGS]
+       npm run soak -- --faults [--help]   the fault soak instead (scripts/faultSoak/faultSoak.ts)
 
   --minutes N            how long the load runs (default 30)
   --bids-per-second R    SendBid rate (default 4); deposits go in once a window, a subscriber comes and goes every 2 s
@@ -54,6 +55,10 @@ than 10 % (fds: and by more than 3), or an Anvil's rss grew by more than 10 % be
 L1, whose rss rises and falls with the past states it keeps: beyond its highest rss before the end); when
 the devnet died, when a chain produced no block between two samples, or when a transaction timed out waiting to be
 mined. The devnet's log: reports/soak-devnet.log.`;
+
+// `--faults` (before any `--`): the fault soak, a run of its own that exits when done.
+const ownFlags = process.argv.slice(2, process.argv.indexOf("--") < 0 ? undefined : process.argv.indexOf("--"));
+if (ownFlags.includes("--faults")) await import("./faultSoak/faultSoak.ts");
 
 exitOnCliErrors();
 const { values: o, positionals: devnetFlags } = parseCliArgs({

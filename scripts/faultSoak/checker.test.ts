@@ -17,6 +17,7 @@ function clientBid(seq: number, block: number): ClientBid {
     sentAt: 1000 * seq,
     endedAt: 1000 * seq + 50,
     status: 200,
+    answered: true,
     commitments: [P0, P1].map((provider, i) => ({
       digest: h(100 * seq + i),
       provider,

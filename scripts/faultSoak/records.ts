@@ -25,6 +25,8 @@ export interface ClientBid {
   endedAt: number;
   /** HTTP status; 0 when no response came. */
   status: number;
+  /** A response came and the server ended the stream (not a dropped connection or a client timeout). */
+  answered: boolean;
   commitments: AckedCommitment[];
   /** Error lines of the stream, or why the call failed. */
   errors: string[];

@@ -12,15 +12,15 @@ export const PLOTS = ["first-commitment", "per-block", "provider-rewards", "bidd
 
 const require = createRequire(import.meta.url);
 let chartJs: string | undefined;
-function chartLibrary(): string {
+export function chartLibrary(): string {
   // The package's exports do not name the UMD build: find it beside the main entry (dist/).
   chartJs ??= readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
   return chartJs;
 }
 
 /** Text safe inside a <script> element. */
-const scriptSafe = (text: string) => text.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
-const esc = (text: string) =>
+export const scriptSafe = (text: string) => text.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
+export const esc = (text: string) =>
   text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
 const eth = (wei: string | bigint) => {
@@ -39,11 +39,25 @@ export function checkFigure(text: string): string {
     .replace(/(^|, )(\d+) in window /g, (_, sep: string, wei: string) => `${sep}${eth(wei)} in window `);
 }
 
-function table(head: string[], rows: (string | number)[][], cls = ""): string {
+export function table(head: string[], rows: (string | number)[][], cls = ""): string {
   return `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map((c) => `<td>${esc(String(c))}</td>`).join("")}</tr>`)
     .join("")}</tbody></table>`;
 }
+
+/** The page style, shared with the other reports built like this one (the fault soak's). */
+export const REPORT_STYLE = `  body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 1.5rem; color: #1d2433; }
+  h1 { font-size: 1.5rem; margin: 0 0 .25rem; } h2 { font-size: 1.1rem; margin-top: 2rem; border-bottom: 1px solid #dde; }
+  .lead { color: #556; margin: 0 0 1rem; }
+  .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: .6rem; }
+  .card { background: #f4f6fb; border-radius: 6px; padding: .6rem .8rem; } .card b { display: block; font-size: 1.25rem; }
+  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(540px, 1fr)); gap: 1rem; }
+  figure { margin: 0; background: #fff; border: 1px solid #e3e6ef; border-radius: 6px; padding: .6rem; }
+  figcaption { font-weight: 600; } .plot { position: relative; height: 280px; } .note { color: #667; font-size: 12px; margin: .3rem 0 0; }
+  table { border-collapse: collapse; width: 100%; margin: .5rem 0; font-variant-numeric: tabular-nums; }
+  th, td { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid #eef; } th { background: #f4f6fb; }
+  .ok { color: #17803d; } .bad { color: #b3261e; font-weight: 600; } .warn { color: #8a5a00; }
+`;
 
 export function renderHtml(summary: Summary): string {
   const s = summary;
@@ -58,18 +72,7 @@ export function renderHtml(summary: Summary): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Simulation ${esc(s.scenario.name)} (seed ${s.scenario.seed})</title>
 <style>
-  body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 1.5rem; color: #1d2433; }
-  h1 { font-size: 1.5rem; margin: 0 0 .25rem; } h2 { font-size: 1.1rem; margin-top: 2rem; border-bottom: 1px solid #dde; }
-  .lead { color: #556; margin: 0 0 1rem; }
-  .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: .6rem; }
-  .card { background: #f4f6fb; border-radius: 6px; padding: .6rem .8rem; } .card b { display: block; font-size: 1.25rem; }
-  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(540px, 1fr)); gap: 1rem; }
-  figure { margin: 0; background: #fff; border: 1px solid #e3e6ef; border-radius: 6px; padding: .6rem; }
-  figcaption { font-weight: 600; } .plot { position: relative; height: 280px; } .note { color: #667; font-size: 12px; margin: .3rem 0 0; }
-  table { border-collapse: collapse; width: 100%; margin: .5rem 0; font-variant-numeric: tabular-nums; }
-  th, td { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid #eef; } th { background: #f4f6fb; }
-  .ok { color: #17803d; } .bad { color: #b3261e; font-weight: 600; } .warn { color: #8a5a00; }
-</style>
+${REPORT_STYLE}</style>
 </head>
 <body>
 <h1>${esc(s.scenario.name)}</h1>

@@ -1,0 +1,90 @@
+/**
+ * The amounts the fault soak's checker wants every side to agree on: each provider's rewards (the chain's
+ * FundsRewarded events, its reward balance, the nodes' recorded payments) and stake (FundsSlashed against the stake),
+ * and the bidder's deposits (what the clients were acknowledged against the chain's deposit events; what the bidder
+ * node says is left against the chain's balance).
+ */
+
+import { ONE_HUNDRED_PERCENT } from "../../node/protocol/decay.ts";
+import type { ChainLedger } from "../../scenarios/sim/report/chainLedger.ts";
+import type { BalanceView, ClientDeposit, NodeBid } from "./records.ts";
+
+export interface BalanceInput {
+  ledger: ChainLedger;
+  providers: { name: string; address: string }[];
+  bidder: string;
+  nodeBids: NodeBid[];
+  clientDeposits: ClientDeposit[];
+  /** What the bidder node answers for each place (`window N`, `provider 0x…`): GetDeposit's amount. */
+  nodeDeposits: Record<string, string>;
+}
+
+const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+
+export function balanceViews(i: BalanceInput): BalanceView[] {
+  const l = i.ledger;
+  const net = (x: bigint) => x - (x * l.protocolFeePercent) / ONE_HUNDRED_PERCENT;
+  const views: BalanceView[] = [];
+  for (const p of i.providers) {
+    const a = p.address.toLowerCase();
+    const paid = i.nodeBids.flatMap((b) =>
+      b.providers
+        .filter((o) => o.provider === a && o.lifecycle.settled)
+        .map((o) => BigInt(o.lifecycle.settled!.payment)),
+    );
+    views.push({
+      what: "rewards, net of the protocol fee",
+      subject: p.name,
+      sides: [
+        { name: "nodes' record", wei: String(sum(paid.map(net))) },
+        {
+          name: "chain FundsRewarded",
+          wei: String(sum(l.rewards.filter((r) => r.provider === a).map((r) => net(r.amount)))),
+        },
+        { name: "chain balance change", wei: String(l.after.providers[a]!.rewards - l.before.providers[a]!.rewards) },
+      ],
+    });
+    views.push({
+      what: "slashed from the stake",
+      subject: p.name,
+      sides: [
+        {
+          name: "chain FundsSlashed",
+          wei: String(sum(l.slashes.filter((s) => s.provider === a).map((s) => s.amount))),
+        },
+        { name: "chain stake change", wei: String(l.before.providers[a]!.stake - l.after.providers[a]!.stake) },
+      ],
+    });
+  }
+  const bidder = i.bidder.toLowerCase();
+  const places = [...new Set(i.clientDeposits.map((d) => d.place))];
+  for (const place of places) {
+    const acked = sum(i.clientDeposits.filter((d) => d.place === place && d.ok).map((d) => BigInt(d.amount)));
+    const [kind, key] = place.split(" ") as [string, string];
+    const onChain =
+      kind === "window"
+        ? sum(l.deposits.filter((d) => d.bidder === bidder && d.window === BigInt(key)).map((d) => d.amount))
+        : sum(l.providerDeposits.filter((d) => d.bidder === bidder && d.provider === key).map((d) => d.amount));
+    views.push({
+      what: "deposited",
+      subject: place,
+      sides: [
+        { name: "clients (acknowledged)", wei: String(acked) },
+        { name: "chain deposit events", wei: String(onChain) },
+      ],
+    });
+    const left =
+      kind === "window"
+        ? l.remaining.find((r) => r.bidder === bidder && r.window === BigInt(key))?.amount
+        : l.after.deposits?.[`${bidder}/${key}`]?.available;
+    views.push({
+      what: "deposit left",
+      subject: place,
+      sides: [
+        { name: "bidder node GetDeposit", wei: i.nodeDeposits[place] ?? "0" },
+        { name: "chain", wei: String(left ?? 0n) },
+      ],
+    });
+  }
+  return views;
+}

@@ -1,0 +1,168 @@
+/**
+ * The fault soak's figures, from the clients' bids, the faults as applied and the checker's result: what the text
+ * summary, the JSON file and the HTML report show. Pure.
+ */
+import type { FaultSpec } from "../../node/faults/faultSpec.ts";
+import type { CheckResult, Fate } from "./checker.ts";
+import type { ClientBid } from "./records.ts";
+import { describeFault } from "./schedule.ts";
+
+/** A fault as the soak applied it: when it was set and healed, ms from the start of the load. */
+export interface AppliedFault {
+  spec: FaultSpec;
+  at: number;
+  until: number;
+  /** Why setting it failed, if it did (it then never acted). */
+  error?: string;
+}
+
+export interface Recovery {
+  fault: string;
+  healedAt: number;
+  /** From the heal to the first commitment of a bid sent after it from each provider the fault cut off; null: none came. */
+  ms: number | null;
+}
+
+export interface Figures {
+  protocol: string;
+  seed: number;
+  minutes: number;
+  streams: number;
+  providers: number;
+  bids: { sent: number; answered: number; full: number; short: number; none: number; failed: number };
+  commitments: { acknowledged: number; perBid: number; latencyMs: { p50: number; p95: number; max: number } };
+  fates: Record<Fate, number>;
+  lost: number;
+  duplicates: number;
+  disagreements: number;
+  unacknowledged: { nodes: number; chain: number };
+  faults: { applied: number; failed: number; byKind: Record<string, number> };
+  recovery: { medianMs: number | null; maxMs: number | null; notRecovered: number; each: Recovery[] };
+}
+
+const quantile = (xs: number[], q: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]! : 0;
+
+function kindOf(s: FaultSpec): string {
+  return s.partition
+    ? "partition"
+    : s.lossPercent !== undefined
+      ? "loss"
+      : s.rateKbit !== undefined
+        ? "bandwidth"
+        : "delay";
+}
+
+/**
+ * Time to recover after each heal: a fault between the bidder and a provider, or on a provider's host, cut that
+ * provider off; one on the bidder's host cut off every provider. Recovered once a bid sent after the heal got a
+ * commitment from each of them (another link's fault may still be acting then: the figure is what a client saw).
+ */
+export function recoveries(
+  faults: AppliedFault[],
+  bids: ClientBid[],
+  providerNames: string[],
+  providerAddresses: string[],
+  t0: number,
+): Recovery[] {
+  return faults
+    .filter((f) => !f.error)
+    .map((f) => {
+      const cut = f.spec.hosts.includes("bidder")
+        ? f.spec.hosts.length === 1
+          ? providerAddresses
+          : [providerAddresses[providerNames.indexOf(f.spec.hosts.find((h) => h !== "bidder")!)]!]
+        : [providerAddresses[providerNames.indexOf(f.spec.hosts[0]!)]!];
+      const healedAt = t0 + f.until;
+      const firstFrom = cut.map((p) => {
+        const times = bids
+          .filter((b) => b.sentAt >= healedAt)
+          .flatMap((b) => b.commitments.filter((c) => c.provider === p).map((c) => c.at));
+        return times.length ? Math.min(...times) : undefined;
+      });
+      const ms = firstFrom.some((t) => t === undefined) ? null : Math.max(...(firstFrom as number[])) - healedAt;
+      return { fault: describeFault(f.spec), healedAt: f.until, ms };
+    });
+}
+
+export function figures(o: {
+  protocol: string;
+  seed: number;
+  minutes: number;
+  streams: number;
+  providerNames: string[];
+  providerAddresses: string[];
+  bids: ClientBid[];
+  faults: AppliedFault[];
+  result: CheckResult;
+  t0: number;
+}): Figures {
+  const n = o.providerAddresses.length;
+  const answered = o.bids.filter((b) => b.answered);
+  const acked = o.bids.reduce((s, b) => s + b.commitments.length, 0);
+  const latencies = o.bids.flatMap((b) => b.commitments.map((c) => c.at - b.sentAt));
+  const each = recoveries(o.faults, o.bids, o.providerNames, o.providerAddresses, o.t0);
+  const recovered = each.filter((r) => r.ms !== null).map((r) => r.ms!);
+  const byKind: Record<string, number> = {};
+  for (const f of o.faults.filter((x) => !x.error)) byKind[kindOf(f.spec)] = (byKind[kindOf(f.spec)] ?? 0) + 1;
+  const kinds = (k: string) => o.result.findings.filter((f) => f.kind === k).length;
+  return {
+    protocol: o.protocol,
+    seed: o.seed,
+    minutes: o.minutes,
+    streams: o.streams,
+    providers: n,
+    bids: {
+      sent: o.bids.length,
+      answered: answered.length,
+      full: o.bids.filter((b) => b.commitments.length >= n).length,
+      short: o.bids.filter((b) => b.commitments.length > 0 && b.commitments.length < n).length,
+      none: o.bids.filter((b) => b.commitments.length === 0).length,
+      failed: o.bids.length - answered.length,
+    },
+    commitments: {
+      acknowledged: acked,
+      perBid: answered.length ? Number((acked / o.bids.length).toFixed(3)) : 0,
+      latencyMs: { p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), max: Math.max(0, ...latencies) },
+    },
+    fates: o.result.fates,
+    lost: kinds("lost"),
+    duplicates: kinds("duplicate"),
+    disagreements: kinds("disagreement"),
+    unacknowledged: o.result.unacknowledged,
+    faults: {
+      applied: o.faults.filter((f) => !f.error).length,
+      failed: o.faults.filter((f) => f.error).length,
+      byKind,
+    },
+    recovery: {
+      medianMs: recovered.length ? quantile(recovered, 0.5) : null,
+      maxMs: recovered.length ? Math.max(...recovered) : null,
+      notRecovered: each.length - recovered.length,
+      each,
+    },
+  };
+}
+
+/** The one-screen text summary. */
+export function summaryText(f: Figures, findings: CheckResult["findings"]): string {
+  const s = (ms: number | null) => (ms === null ? "–" : `${(ms / 1000).toFixed(1)} s`);
+  const lines = [
+    `fault soak: protocol ${f.protocol}, seed ${f.seed}, ${f.minutes} min, ${f.streams} client streams, ${f.providers} providers`,
+    `  faults        ${f.faults.applied} applied (${Object.entries(f.faults.byKind)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")})${f.faults.failed ? `, ${f.faults.failed} could not be set` : ""}`,
+    `  bids          ${f.bids.sent} sent, ${f.bids.answered} answered (${f.bids.full} with every provider's commitment, ${f.bids.short} short, ${f.bids.none} none), ${f.bids.failed} without an answer`,
+    `  commitments   ${f.commitments.acknowledged} acknowledged, ${f.commitments.perBid} per bid; latency p50 ${f.commitments.latencyMs.p50} ms, p95 ${f.commitments.latencyMs.p95} ms, max ${f.commitments.latencyMs.max} ms`,
+    `  accounted     ${Object.entries(f.fates)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(
+        ", ",
+      )}; committed but never acknowledged to a client: ${f.unacknowledged.nodes} (nodes), ${f.unacknowledged.chain} (chain)`,
+    `  recovery      after ${f.recovery.each.length} heals: median ${s(f.recovery.medianMs)}, max ${s(f.recovery.maxMs)}, ${f.recovery.notRecovered} without a commitment after the heal`,
+    `  checker       ${f.lost} acknowledged commitments lost, ${f.duplicates} duplicates, ${f.disagreements} disagreements`,
+  ];
+  for (const x of findings.slice(0, 10)) lines.push(`    ${x.kind}: ${x.subject}: ${x.detail}`);
+  if (findings.length > 10) lines.push(`    … and ${findings.length - 10} more (the JSON file lists them all)`);
+  return lines.join("\n");
+}
