@@ -16,6 +16,12 @@ export interface BidStreamsOptions {
   nextBlock: () => bigint;
   /** A call that hears nothing for this long is dropped by the client, ms. */
   idleTimeoutMs: number;
+  /**
+   * Signs the L1 transaction of the `n`-th bid (counted over every stream) for a block, so that the winner's builder
+   * can include it and the commitment settle; without it bids carry hashes of no transaction (their winners' commitments
+   * are slashed).
+   */
+  sign?: (n: number, block: bigint) => Promise<{ raw: string; hash: string }>;
 }
 
 const hex0x = (h: string) => `0x${h.replace(/^0x/, "").toLowerCase()}`;
@@ -23,6 +29,7 @@ const hex0x = (h: string) => `0x${h.replace(/^0x/, "").toLowerCase()}`;
 export class BidStreams {
   readonly bids: ClientBid[] = [];
   inFlight = 0;
+  private sent = 0;
   private running = true;
   private readonly loops: Promise<void>[] = [];
 
@@ -52,8 +59,14 @@ export class BidStreams {
   }
 
   private async oneBid(stream: number, seq: number): Promise<void> {
-    const txHash = `${stream.toString(16).padStart(8, "0")}${seq.toString(16).padStart(56, "0")}`;
     const blockNumber = this.o.nextBlock();
+    const n = this.sent++;
+    let signError: string | undefined;
+    const signed = await this.o.sign?.(n, blockNumber).catch((e: Error) => {
+      signError = `could not sign its L1 transaction (sent a hash of none instead): ${e.message}`;
+      return undefined;
+    });
+    const txHash = signed?.hash ?? `${stream.toString(16).padStart(8, "0")}${seq.toString(16).padStart(56, "0")}`;
     const sentAt = Date.now();
     const bid: ClientBid = {
       stream,
@@ -65,7 +78,7 @@ export class BidStreams {
       status: 0,
       answered: false,
       commitments: [],
-      errors: [],
+      errors: signError ? [signError] : [],
     };
     this.bids.push(bid);
     this.inFlight++;
@@ -74,7 +87,7 @@ export class BidStreams {
         "POST",
         `${this.o.bidderUrl}/v1/bidder/bid`,
         {
-          txHashes: [txHash],
+          ...(signed ? { rawTransactions: [signed.raw] } : { txHashes: [txHash] }),
           amount: String(1000 + seq),
           blockNumber: bid.blockNumber,
           decayStartTimestamp: String(sentAt),

@@ -15,7 +15,9 @@ import { jsonRpc } from "../../node/chain/jsonRpc.ts";
 import { cannotStartNetnsDevnet } from "../../node/devnet/localDevnet.ts";
 import type { FaultKind } from "../../node/faults/faultSpec.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
+import { removeNetwork } from "../../node/role/netnsHosts.ts";
 import { freePort } from "../../node/util/ports.ts";
+import { fundSenders, SenderPool } from "../../scenarios/sim/agents/l1Senders.ts";
 import { readLedger, snapshot } from "../../scenarios/sim/report/chainLedger.ts";
 import { balanceViews } from "./balances.ts";
 import { BidStreams } from "./bidStreams.ts";
@@ -90,11 +92,6 @@ if (cannot) {
 }
 
 // ------------------------------------------------------------------------------------------------ the devnet
-const namespaces = () =>
-  new Set(
-    (spawnSync(["ip", "netns", "list"]).stdout.toString().match(/^\S+/gm) ?? []).filter((n) => n.startsWith("mcns-")),
-  );
-const namespacesBefore = namespaces();
 mkdirSync(outDir, { recursive: true });
 const logPath = join(outDir, "devnet.log");
 rmSync(logPath, { force: true });
@@ -116,7 +113,7 @@ const child = spawn(
     String(process.pid),
     // Every block's logs stay on the settlement chain: the checker reads the events of the whole run at the end.
     ...(has("--settlement-keep-blocks") ? [] : ["--settlement-keep-blocks", "0"]),
-    ...(has("--bid-timeout") ? [] : ["--bid-timeout", "10000"]),
+    ...(has("--bid-timeout") ? [] : ["--bid-timeout", "5000"]),
     ...(o.protocol ? ["--protocol", o.protocol] : []),
     ...devnetFlags,
   ],
@@ -138,8 +135,15 @@ const stopDevnet = () =>
     );
     rmSync(dataDir, { recursive: true, force: true });
   })());
+/** The devnet's network tag (its data dir notes it): its namespaces are named `mcns-TAG-host`. */
+let netnsTag: string | undefined;
 /** Namespaces this run's devnet made and did not remove. */
-const leftBehind = () => [...namespaces()].filter((n) => !namespacesBefore.has(n));
+const leftBehind = () =>
+  netnsTag === undefined
+    ? []
+    : (spawnSync(["ip", "netns", "list"]).stdout.toString().match(/^\S+/gm) ?? []).filter((n) =>
+        n.startsWith(`mcns-${netnsTag}-`),
+      );
 let interrupted = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const)
   process.on(signal, () => {
@@ -168,10 +172,18 @@ for (const deadline = Date.now() + 240_000; ; ) {
   }
   await Bun.sleep(300);
 }
+try {
+  netnsTag = readFileSync(join(dataDir, "run/netns-tag"), "utf8").trim();
+} catch {
+  console.log(
+    "fault soak: the devnet's data dir names no network tag (run/netns-tag): namespaces left behind go unchecked",
+  );
+}
 const target = JSON.parse(readFileSync(targetPath, "utf8")) as {
   bidderUrl: string;
   controlUrl: string;
   l1RpcUrl: string;
+  l1ChainId: number;
   settlementRpcUrl: string;
   bidderAddress: string;
   providerAddresses: string[];
@@ -208,6 +220,21 @@ void (async () => {
     await Bun.sleep(250);
   }
 })();
+
+// The bids' L1 transactions: self-transfers signed by a pool of accounts funded from a dev account, one account per
+// bid in turn (SENDERS apart, so two bids of one block never share a nonce); the winner's builder includes them.
+const SENDERS = 64;
+const senders = new SenderPool(
+  createPublicClient({ transport: http(target.l1RpcUrl), cacheTime: 0 }) as PublicClient,
+  target.l1ChainId,
+  seed,
+  0,
+  SENDERS,
+);
+if (await fundSenders(target.l1RpcUrl, target.l1ChainId, [senders])) {
+  const funded = l1Head + 2n;
+  while (l1Head < funded) await Bun.sleep(250);
+}
 
 const before = await snapshot(chain, contracts as never, {
   providers: providerAddresses,
@@ -260,6 +287,7 @@ const bids = new BidStreams({
   streams,
   rate,
   nextBlock: () => l1Head + 1n,
+  sign: async (n, block) => (await senders.sign([n % SENDERS], block))[0]!,
   idleTimeoutMs: 45_000,
 });
 const t0 = Date.now();
@@ -393,7 +421,10 @@ writeFileSync(
 );
 console.log(summaryText(fig, result.findings));
 console.log(`  report        ${join(outDir, "index.html")}, ${join(outDir, "summary.json")}`);
-if (left.length) console.log(`fault soak: FAILED: the devnet left namespaces behind: ${left.join(", ")}`);
+if (left.length) {
+  removeNetwork(netnsTag!);
+  console.log(`fault soak: FAILED: the devnet left namespaces behind (removed now): ${left.join(", ")}`);
+}
 const failed = result.findings.length > 0 || left.length > 0 || fig.commitments.acknowledged === 0;
 console.log(
   failed

@@ -82,7 +82,8 @@ export function recoveries(
       });
       const ms = firstFrom.some((t) => t === undefined) ? null : Math.max(...(firstFrom as number[])) - healedAt;
       return { fault: describeFault(f.spec), healedAt: f.until, ms };
-    });
+    })
+    .sort((a, b) => a.healedAt - b.healedAt);
 }
 
 export function figures(o: {
