@@ -137,13 +137,16 @@ const stopDevnet = () =>
   })());
 /** The devnet's network tag (its data dir notes it): its namespaces are named `mcns-TAG-host`. */
 let netnsTag: string | undefined;
-/** Namespaces this run's devnet made and did not remove. */
+/** Namespaces (with their rules and qdiscs) and the bridge's veth end this run's devnet made and did not remove. */
 const leftBehind = () =>
   netnsTag === undefined
     ? []
-    : (spawnSync(["ip", "netns", "list"]).stdout.toString().match(/^\S+/gm) ?? []).filter((n) =>
-        n.startsWith(`mcns-${netnsTag}-`),
-      );
+    : [
+        ...(spawnSync(["ip", "netns", "list"]).stdout.toString().match(/^\S+/gm) ?? []).filter((n) =>
+          n.startsWith(`mcns-${netnsTag}-`),
+        ),
+        ...(spawnSync(["ip", "link", "show", `mc${netnsTag}ra`]).exitCode === 0 ? [`link mc${netnsTag}ra`] : []),
+      ];
 let interrupted = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const)
   process.on(signal, () => {
@@ -154,8 +157,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
       const left = leftBehind();
       console.log(
         left.length
-          ? `fault soak: the devnet left namespaces behind: ${left.join(", ")}`
-          : "fault soak: stopped; no namespace left",
+          ? `fault soak: the devnet left its network behind: ${left.join(", ")}`
+          : "fault soak: stopped; no namespace or link left",
       );
       process.exit(130);
     });
@@ -423,7 +426,7 @@ console.log(summaryText(fig, result.findings));
 console.log(`  report        ${join(outDir, "index.html")}, ${join(outDir, "summary.json")}`);
 if (left.length) {
   removeNetwork(netnsTag!);
-  console.log(`fault soak: FAILED: the devnet left namespaces behind (removed now): ${left.join(", ")}`);
+  console.log(`fault soak: FAILED: the devnet left its network behind (removed now): ${left.join(", ")}`);
 }
 const failed = result.findings.length > 0 || left.length > 0 || fig.commitments.acknowledged === 0;
 console.log(
