@@ -5,7 +5,7 @@
  * (index.html, summary.json) and prints a one-screen summary; exit 1 when the checker finds a loss, a duplicate or a
  * disagreement.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn, spawnSync } from "bun";
@@ -133,6 +133,11 @@ const stopDevnet = () =>
     console.log(
       `fault soak: the devnet stopped in ${((Date.now() - from) / 1000).toFixed(1)} s (exit ${child.exitCode})`,
     );
+    // The nodes' own logs stay with the report (the data dir goes).
+    for (const node of ["bidder", ...Array.from({ length: 8 }, (_, i) => `provider-${i}`)]) {
+      const log = join(dataDir, "nodes", `${node}.log`);
+      if (existsSync(log)) copyFileSync(log, join(outDir, `${node}.log`));
+    }
     rmSync(dataDir, { recursive: true, force: true });
   })());
 /** The devnet's network tag (its data dir notes it): its namespaces are named `mcns-TAG-host`. */
@@ -428,10 +433,14 @@ if (left.length) {
   removeNetwork(netnsTag!);
   console.log(`fault soak: FAILED: the devnet left its network behind (removed now): ${left.join(", ")}`);
 }
-const failed = result.findings.length > 0 || left.length > 0 || fig.commitments.acknowledged === 0;
+const failed =
+  result.findings.length > 0 ||
+  left.length > 0 ||
+  fig.commitments.acknowledged === 0 ||
+  fig.silentAfterLastHeal.length > 0;
 console.log(
   failed
-    ? `fault soak: FAILED${fig.commitments.acknowledged === 0 ? " (no commitment at all)" : ""}`
+    ? `fault soak: FAILED${fig.commitments.acknowledged === 0 ? " (no commitment at all)" : fig.silentAfterLastHeal.length ? ` (${fig.silentAfterLastHeal.join(", ")} never came back)` : ""}`
     : "fault soak: passed (every acknowledged commitment accounted for, none twice, every side agrees)",
 );
 process.exit(failed ? 1 : 0);

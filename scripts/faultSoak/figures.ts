@@ -38,6 +38,8 @@ export interface Figures {
   unacknowledged: { nodes: number; chain: number };
   faults: { applied: number; failed: number; byKind: Record<string, number> };
   recovery: { medianMs: number | null; maxMs: number | null; notRecovered: number; each: Recovery[] };
+  /** Providers that committed to no bid sent after the last heal (when no fault acted): they never came back. */
+  silentAfterLastHeal: string[];
 }
 
 const quantile = (xs: number[], q: number) =>
@@ -107,6 +109,8 @@ export function figures(o: {
   const byKind: Record<string, number> = {};
   for (const f of o.faults.filter((x) => !x.error)) byKind[kindOf(f.spec)] = (byKind[kindOf(f.spec)] ?? 0) + 1;
   const kinds = (k: string) => o.result.findings.filter((f) => f.kind === k).length;
+  const lastHeal = o.t0 + Math.max(0, ...o.faults.map((f) => f.until));
+  const afterLastHeal = o.bids.filter((b) => b.sentAt >= lastHeal);
   return {
     protocol: o.protocol,
     seed: o.seed,
@@ -142,6 +146,9 @@ export function figures(o: {
       notRecovered: each.length - recovered.length,
       each,
     },
+    silentAfterLastHeal: o.providerNames.filter(
+      (_, i) => !afterLastHeal.some((b) => b.commitments.some((c) => c.provider === o.providerAddresses[i])),
+    ),
   };
 }
 
@@ -163,6 +170,10 @@ export function summaryText(f: Figures, findings: CheckResult["findings"]): stri
     `  recovery      after ${f.recovery.each.length} heals: median ${s(f.recovery.medianMs)}, max ${s(f.recovery.maxMs)}, ${f.recovery.notRecovered} without a commitment after the heal`,
     `  checker       ${f.lost} acknowledged commitments lost, ${f.duplicates} duplicates, ${f.disagreements} disagreements`,
   ];
+  if (f.silentAfterLastHeal.length)
+    lines.push(
+      `  not recovered ${f.silentAfterLastHeal.join(", ")}: no commitment to any bid sent after the last heal (the bidder's nodes' logs say why)`,
+    );
   for (const x of findings.slice(0, 10)) lines.push(`    ${x.kind}: ${x.subject}: ${x.detail}`);
   if (findings.length > 10) lines.push(`    … and ${findings.length - 10} more (the JSON file lists them all)`);
   return lines.join("\n");

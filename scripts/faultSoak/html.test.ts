@@ -60,6 +60,25 @@ describe("the fault soak's figures and report page", () => {
     expect(fig.recovery.each).toEqual([{ fault: "bidder/provider-1 partition", healedAt: 9_500, ms: 530 }]);
     expect(fig.bids).toEqual({ sent: 20, answered: 19, full: 15, short: 5, none: 0, failed: 1 });
     expect(fig.commitments.acknowledged).toBe(35);
+    expect(fig.silentAfterLastHeal).toEqual([]);
+  });
+
+  test("a provider that commits to no bid sent after the last heal is named: it never came back", () => {
+    const cutForGood = bids.map((b, i) => (i < 5 ? b : { ...b, commitments: b.commitments.slice(0, 1) }));
+    const f = figures({
+      protocol: "v1.1",
+      seed: 3,
+      minutes: 0.5,
+      streams: 2,
+      providerNames: names,
+      providerAddresses: P,
+      bids: cutForGood,
+      faults,
+      result,
+      t0,
+    });
+    expect(f.silentAfterLastHeal).toEqual(["provider-1"]);
+    expect(f.recovery.each[0]!.ms).toBeNull();
   });
 
   test.skipIf(!existsSync(CHROMIUM_PATH))(

@@ -66,6 +66,11 @@ ${REPORT_STYLE}  .timeline figure { margin-bottom: .6rem; } .timeline .plot { he
   <div class="card">disagreements<b class="${f.disagreements ? "bad" : "ok"}">${f.disagreements}</b></div>
   <div class="card">median recovery<b>${f.recovery.medianMs === null ? "–" : `${(f.recovery.medianMs / 1000).toFixed(1)} s`}</b></div>
 </div>
+${
+  f.silentAfterLastHeal.length
+    ? `<p class="bad">Never came back: ${esc(f.silentAfterLastHeal.join(", "))} committed to no bid sent after the last heal.</p>`
+    : ""
+}
 <h2>Time line</h2>
 <div class="timeline">
 ${plot("faults", "Faults", "Each fault from when it was set to its heal, on its link (a pair of hosts, or one host: all its traffic).")}
