@@ -27,20 +27,34 @@ export function balanceViews(i: BalanceInput): BalanceView[] {
   const views: BalanceView[] = [];
   for (const p of i.providers) {
     const a = p.address.toLowerCase();
+    const recorded = i.nodeBids.flatMap((b) =>
+      b.providers.filter((o) => o.provider === a && o.commitment).map((o) => o.commitment!.digest),
+    );
     const paid = i.nodeBids.flatMap((b) =>
       b.providers
         .filter((o) => o.provider === a && o.lifecycle.settled)
         .map((o) => BigInt(o.lifecycle.settled!.payment)),
     );
+    const known = new Set(recorded);
+    const rewards = l.rewards.filter((r) => r.provider === a);
+    // A commitment made after the bidder stopped waiting is in no bid record, yet the chain may settle it: the nodes'
+    // record is held against the chain for the commitments it holds, the chain's events against its balance for all.
+    views.push({
+      what: "rewards for the commitments the nodes recorded",
+      subject: p.name,
+      sides: [
+        { name: "nodes' record", wei: String(sum(paid)) },
+        {
+          name: "chain FundsRewarded",
+          wei: String(sum(rewards.filter((r) => known.has(r.digest)).map((r) => r.amount))),
+        },
+      ],
+    });
     views.push({
       what: "rewards, net of the protocol fee",
       subject: p.name,
       sides: [
-        { name: "nodes' record", wei: String(sum(paid.map(net))) },
-        {
-          name: "chain FundsRewarded",
-          wei: String(sum(l.rewards.filter((r) => r.provider === a).map((r) => net(r.amount)))),
-        },
+        { name: "chain FundsRewarded", wei: String(sum(rewards.map((r) => net(r.amount)))) },
         { name: "chain balance change", wei: String(l.after.providers[a]!.rewards - l.before.providers[a]!.rewards) },
       ],
     });

@@ -48,8 +48,11 @@ export interface CheckResult {
   fates: Record<Fate, number>;
   accounted: Accounted[];
   findings: Finding[];
-  /** Commitments the nodes recorded (or the chain stored) that no client saw: a stream that broke under a fault. */
-  unacknowledged: { nodes: number; chain: number };
+  /**
+   * Commitments the nodes recorded (or the chain stored) that no client saw: a stream that broke under a fault, or a
+   * commitment that came after the bidder stopped waiting; `settled`: those the chain paid for all the same.
+   */
+  unacknowledged: { nodes: number; chain: number; settled: number };
 }
 
 const short = (h: string) => `${h.slice(0, 10)}…`;
@@ -209,6 +212,7 @@ export function check(input: CheckInput): CheckResult {
     unacknowledged: {
       nodes: [...nodeOf.keys()].filter((d) => !seen.has(d)).length,
       chain: [...index.stored].filter((d) => !seen.has(d)).length,
+      settled: [...index.rewarded.keys()].filter((d) => !seen.has(d)).length,
     },
   };
 }

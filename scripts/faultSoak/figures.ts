@@ -35,7 +35,7 @@ export interface Figures {
   lost: number;
   duplicates: number;
   disagreements: number;
-  unacknowledged: { nodes: number; chain: number };
+  unacknowledged: CheckResult["unacknowledged"];
   faults: { applied: number; failed: number; byKind: Record<string, number> };
   recovery: { medianMs: number | null; maxMs: number | null; notRecovered: number; each: Recovery[] };
   /** Providers that committed to no bid sent after the last heal (when no fault acted): they never came back. */
@@ -166,7 +166,7 @@ export function summaryText(f: Figures, findings: CheckResult["findings"]): stri
       .map(([k, v]) => `${k} ${v}`)
       .join(
         ", ",
-      )}; committed but never acknowledged to a client: ${f.unacknowledged.nodes} (nodes), ${f.unacknowledged.chain} (chain)`,
+      )}; committed but never acknowledged to a client: ${f.unacknowledged.nodes} (nodes), ${f.unacknowledged.chain} (chain; ${f.unacknowledged.settled} of them settled)`,
     `  recovery      after ${f.recovery.each.length} heals: median ${s(f.recovery.medianMs)}, max ${s(f.recovery.maxMs)}, ${f.recovery.notRecovered} without a commitment after the heal`,
     `  checker       ${f.lost} acknowledged commitments lost, ${f.duplicates} duplicates, ${f.disagreements} disagreements`,
   ];

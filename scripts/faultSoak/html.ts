@@ -82,7 +82,7 @@ ${table(
   ["fate of the acknowledged commitments", "count"],
   Object.entries(f.fates).map(([k, v]) => [k, v]),
 )}
-<p class="note">settled / slashed: as the chain says; not-won: stored, and another provider won its block; pending: its block is past the checked horizon; lost: none of these. Committed but never acknowledged to a client (a stream cut by a fault): ${f.unacknowledged.nodes} in the nodes' record, ${f.unacknowledged.chain} stored on the chain.</p>
+<p class="note">settled / slashed: as the chain says; not-won: stored, and another provider won its block; pending: its block is past the checked horizon; lost: none of these. Committed but never acknowledged to a client (a stream cut by a fault): ${f.unacknowledged.nodes} in the nodes' record, ${f.unacknowledged.chain} stored on the chain, ${f.unacknowledged.settled} of them settled (paid for by the bidder).</p>
 ${
   d.findings.length
     ? table(
