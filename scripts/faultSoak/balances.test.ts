@@ -16,7 +16,8 @@ function ledger(): ChainLedger {
     after: { settlementBlock: 9n, providers: { [P0]: { stake: 100n, rewards: 1960n } } },
     protocolFeePercent: 2n * PERCENT,
     penaltyFeePercent: 0n,
-    rewards: [1, 2].map((n) => ({ digest: d(n), bidder: BIDDER, provider: P0, amount: 1000n })),
+    // readLedger gives digests as bare hex.
+    rewards: [1, 2].map((n) => ({ digest: d(n).slice(2), bidder: BIDDER, provider: P0, amount: 1000n })),
     slashes: [],
     retrieved: [],
     deposits: [{ bidder: BIDDER, window: 1n, amount: 5n }],

@@ -19,6 +19,7 @@ export interface BalanceInput {
   nodeDeposits: Record<string, string>;
 }
 
+const bare = (h: string) => h.replace(/^0x/, "").toLowerCase();
 const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
 
 export function balanceViews(i: BalanceInput): BalanceView[] {
@@ -35,7 +36,8 @@ export function balanceViews(i: BalanceInput): BalanceView[] {
         .filter((o) => o.provider === a && o.lifecycle.settled)
         .map((o) => BigInt(o.lifecycle.settled!.payment)),
     );
-    const known = new Set(recorded);
+    // The ledger's digests are bare hex (chainLedger.ts); the bid records' are 0x-prefixed.
+    const known = new Set(recorded.map(bare));
     const rewards = l.rewards.filter((r) => r.provider === a);
     // A commitment made after the bidder stopped waiting is in no bid record, yet the chain may settle it: the nodes'
     // record is held against the chain for the commitments it holds, the chain's events against its balance for all.
@@ -46,7 +48,7 @@ export function balanceViews(i: BalanceInput): BalanceView[] {
         { name: "nodes' record", wei: String(sum(paid)) },
         {
           name: "chain FundsRewarded",
-          wei: String(sum(rewards.filter((r) => known.has(r.digest)).map((r) => r.amount))),
+          wei: String(sum(rewards.filter((r) => known.has(bare(r.digest))).map((r) => r.amount))),
         },
       ],
     });
