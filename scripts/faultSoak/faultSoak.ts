@@ -409,7 +409,28 @@ const fig = figures({
 });
 writeFileSync(
   join(outDir, "summary.json"),
-  `${JSON.stringify({ figures: fig, findings: result.findings, accounted: result.accounted, horizon: String(horizon), commit }, null, 2)}\n`,
+  `${JSON.stringify(
+    {
+      figures: fig,
+      findings: result.findings,
+      accounted: result.accounted,
+      // Bids short of a commitment from every provider, and what their streams said instead.
+      shortBids: bids.bids
+        .filter((b) => b.commitments.length < providerAddresses.length)
+        .map((b) => ({
+          stream: b.stream,
+          seq: b.seq,
+          blockNumber: b.blockNumber,
+          sentAt: (b.sentAt - t0) / 1000,
+          commitments: b.commitments.map((c) => c.provider),
+          errors: b.errors,
+        })),
+      horizon: String(horizon),
+      commit,
+    },
+    null,
+    2,
+  )}\n`,
 );
 writeFileSync(
   join(outDir, "index.html"),
