@@ -12,7 +12,7 @@ export interface BidStreamsOptions {
   streams: number;
   /** Bids per second, all streams together. */
   rate: number;
-  /** The next L1 block to bid for. */
+  /** The L1 block to bid for now. */
   nextBlock: () => bigint;
   /** A call that hears nothing for this long is dropped by the client, ms. */
   idleTimeoutMs: number;

@@ -268,7 +268,7 @@ async function depositAhead(): Promise<void> {
       await deposit(`provider ${p}`, `/v1/bidder/deposit/${10n * DEPOSIT}?provider=${p}`, 10n * DEPOSIT);
     return;
   }
-  for (const w of [windowOfBlock(l1Head + 1n), windowOfBlock(l1Head + 11n)]) {
+  for (const w of [windowOfBlock(l1Head + 2n), windowOfBlock(l1Head + 12n)]) {
     if (depositedWindows.has(w)) continue;
     depositedWindows.add(w);
     await deposit(`window ${w}`, `/v1/bidder/deposit/${DEPOSIT}?window_number=${w}`, DEPOSIT);
@@ -294,7 +294,9 @@ const bids = new BidStreams({
   bidderUrl: target.bidderUrl,
   streams,
   rate,
-  nextBlock: () => l1Head + 1n,
+  // Two blocks ahead: a bid for the very next block, sent as that block is built (the head is polled every 250 ms),
+  // misses it, and its winner's commitment is slashed for the timing of the client, not for any fault.
+  nextBlock: () => l1Head + 2n,
   sign: async (n, block) => (await senders.sign([n % SENDERS], block))[0]!,
   idleTimeoutMs: 45_000,
 });
@@ -396,6 +398,7 @@ const left = leftBehind();
 
 const commit = spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
 const fig = figures({
+  nodeBids,
   protocol,
   seed,
   minutes,

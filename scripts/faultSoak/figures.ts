@@ -4,7 +4,7 @@
  */
 import type { FaultSpec } from "../../node/faults/faultSpec.ts";
 import type { CheckResult, Fate } from "./checker.ts";
-import type { ClientBid } from "./records.ts";
+import type { ClientBid, NodeBid } from "./records.ts";
 import { describeFault } from "./schedule.ts";
 
 /** A fault as the soak applied it: when it was set and healed, ms from the start of the load. */
@@ -40,6 +40,34 @@ export interface Figures {
   recovery: { medianMs: number | null; maxMs: number | null; notRecovered: number; each: Recovery[] };
   /** Providers that committed to no bid sent after the last heal (when no fault acted): they never came back. */
   silentAfterLastHeal: string[];
+  /** Why a bid lacked a provider's commitment, as the nodes' record says (`reason: text`), counted. */
+  missing: Record<string, number>;
+}
+
+/**
+ * Why each short bid lacked each missing provider's commitment, from the nodes' record of the bid (found by its
+ * transaction hash): the provider's outcome and reason, or that the bidder did not ask it (no connection to it).
+ */
+export function missingReasons(
+  bids: ClientBid[],
+  nodeBids: NodeBid[],
+  providerAddresses: string[],
+): Record<string, number> {
+  const byTx = new Map(nodeBids.map((b) => [b.txnHash.replace(/^0x/, "").toLowerCase(), b]));
+  const out: Record<string, number> = {};
+  for (const b of bids)
+    for (const p of providerAddresses) {
+      if (b.commitments.some((c) => c.provider === p)) continue;
+      const record = byTx.get(b.txHash.replace(/^0x/, "").toLowerCase());
+      const outcome = record?.providers.find((o) => o.provider === p);
+      const why = !record
+        ? "not in the nodes' record"
+        : !outcome
+          ? "not asked: the bidder had no connection to it"
+          : `${outcome.outcome}${outcome.reason ? ` (${outcome.reason})` : ""}${outcome.commitment ? ": committed, not delivered to the client" : ""}`;
+      out[why] = (out[why] ?? 0) + 1;
+    }
+  return out;
 }
 
 const quantile = (xs: number[], q: number) =>
@@ -89,6 +117,7 @@ export function recoveries(
 }
 
 export function figures(o: {
+  nodeBids: NodeBid[];
   protocol: string;
   seed: number;
   minutes: number;
@@ -146,6 +175,7 @@ export function figures(o: {
       notRecovered: each.length - recovered.length,
       each,
     },
+    missing: missingReasons(o.bids, o.nodeBids, o.providerAddresses),
     silentAfterLastHeal: o.providerNames.filter(
       (_, i) => !afterLastHeal.some((b) => b.commitments.some((c) => c.provider === o.providerAddresses[i])),
     ),
@@ -161,6 +191,11 @@ export function summaryText(f: Figures, findings: CheckResult["findings"]): stri
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")})${f.faults.failed ? `, ${f.faults.failed} could not be set` : ""}`,
     `  bids          ${f.bids.sent} sent, ${f.bids.answered} answered (${f.bids.full} with every provider's commitment, ${f.bids.short} short, ${f.bids.none} none), ${f.bids.failed} without an answer`,
+    `  missing       ${
+      Object.entries(f.missing)
+        .map(([k, v]) => `${k} ${v}`)
+        .join("; ") || "none"
+    }`,
     `  commitments   ${f.commitments.acknowledged} acknowledged, ${f.commitments.perBid} per bid; latency p50 ${f.commitments.latencyMs.p50} ms, p95 ${f.commitments.latencyMs.p95} ms, max ${f.commitments.latencyMs.max} ms`,
     `  accounted     ${Object.entries(f.fates)
       .map(([k, v]) => `${k} ${v}`)

@@ -41,6 +41,7 @@ const result = check({
 });
 const names = ["provider-0", "provider-1"];
 const fig = figures({
+  nodeBids: [],
   protocol: "v1.1",
   seed: 3,
   minutes: 0.5,
@@ -61,11 +62,13 @@ describe("the fault soak's figures and report page", () => {
     expect(fig.bids).toEqual({ sent: 20, answered: 19, full: 15, short: 5, none: 0, failed: 1 });
     expect(fig.commitments.acknowledged).toBe(35);
     expect(fig.silentAfterLastHeal).toEqual([]);
+    expect(fig.missing).toEqual({ "not in the nodes' record": 5 });
   });
 
   test("a provider that commits to no bid sent after the last heal is named: it never came back", () => {
     const cutForGood = bids.map((b, i) => (i < 5 ? b : { ...b, commitments: b.commitments.slice(0, 1) }));
     const f = figures({
+      nodeBids: [],
       protocol: "v1.1",
       seed: 3,
       minutes: 0.5,
