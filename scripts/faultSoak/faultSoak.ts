@@ -57,6 +57,8 @@ heal. Exit 1 when the checker finds a loss, a duplicate or a disagreement (or th
 Ctrl-C stops the load and the devnet, which removes its namespaces, rules and qdiscs (no report then).`;
 
 const ROOT = join(import.meta.dir, "../..");
+/** The commit the run's code comes from (read at the start: the checkout may move while it runs). */
+const commit = spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
 exitOnCliErrors();
 const { values: o, positionals: devnetFlags } = parseCliArgs({
   allowPositionals: true,
@@ -396,7 +398,6 @@ const result = check({
 await stopDevnet();
 const left = leftBehind();
 
-const commit = spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
 const fig = figures({
   nodeBids,
   protocol,
