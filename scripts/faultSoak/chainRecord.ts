@@ -4,7 +4,7 @@
  */
 import type { Address, PublicClient } from "viem";
 import { type ProtocolContractAddresses, protocolAbis } from "../../node/chain/protocolContracts.ts";
-import type { ProtocolVersion } from "../../node/protocol/protocolVersion.ts";
+import type { ProtocolRules } from "../../node/protocol/rules.ts";
 import type { ChainRecord } from "./records.ts";
 
 const lower = (v: unknown) => String(v).toLowerCase();
@@ -12,9 +12,9 @@ const lower = (v: unknown) => String(v).toLowerCase();
 export async function readChainRecord(
   client: PublicClient,
   contracts: Pick<ProtocolContractAddresses, "preconfManager" | "bidderRegistry" | "blockTracker">,
-  protocol: ProtocolVersion,
+  rules: ProtocolRules,
 ): Promise<ChainRecord> {
-  const abis = protocolAbis(protocol);
+  const abis = protocolAbis(rules);
   const toBlock = await client.getBlockNumber({ cacheTime: 0 });
   const events = (address: string, abi: (typeof abis)[keyof typeof abis]) =>
     client.getContractEvents({ address: address as Address, abi, fromBlock: 0n, toBlock });

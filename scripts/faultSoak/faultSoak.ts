@@ -14,6 +14,7 @@ import { exitOnCliErrors, numberOption, parseCliArgs } from "../../lib/cli.ts";
 import { jsonRpc } from "../../node/chain/jsonRpc.ts";
 import { cannotStartNetnsDevnet } from "../../node/devnet/localDevnet.ts";
 import type { FaultKind } from "../../node/faults/faultSpec.ts";
+import { rulesOf } from "../../node/protocol/rules.ts";
 import { windowOfBlock } from "../../node/protocol/windows.ts";
 import { removeNetwork } from "../../node/role/netnsHosts.ts";
 import { freePort } from "../../node/util/ports.ts";
@@ -211,6 +212,7 @@ const control = async <T>(method: string, path: string, body?: unknown): Promise
 };
 const status = await control<{ protocol: "v1.1" | "v1.2" }>("GET", "/sim/v1/status");
 const protocol = status.protocol;
+const rules = rulesOf(protocol);
 const faultsInfo = await control<{ available: FaultKind[]; hosts: { name: string }[] }>(
   "GET",
   "/sim/v1/network/faults",
@@ -249,7 +251,7 @@ if (await fundSenders(target.l1RpcUrl, target.l1ChainId, [senders])) {
 const before = await snapshot(chain, contracts as never, {
   providers: providerAddresses,
   bidders: [bidder],
-  protocol,
+  rules,
 });
 
 // ------------------------------------------------------------------------------------------------ deposits
@@ -262,9 +264,9 @@ async function deposit(place: string, path: string, amount: bigint): Promise<voi
 }
 const DEPOSIT = 10n ** 19n;
 const depositedWindows = new Set<bigint>();
-/** v1.1: 10 ETH into the windows of the next blocks, once each. v1.2: 100 ETH with each provider, once. */
+/** Deposits in windows (v1.1): 10 ETH into the windows of the coming blocks, once each. Deposits with providers (v1.2): 100 ETH with each, once. */
 async function depositAhead(): Promise<void> {
-  if (protocol === "v1.2") {
+  if (rules.deposits === "provider") {
     if (clientDeposits.length) return;
     for (const p of providerAddresses)
       await deposit(`provider ${p}`, `/v1/bidder/deposit/${10n * DEPOSIT}?provider=${p}`, 10n * DEPOSIT);
@@ -370,8 +372,8 @@ headPoller = false;
 
 const nodeBids = (await control<{ bids: NodeBid[] }>("GET", `/sim/v1/bids?limit=10000&bidder=${target.bidderAddress}`))
   .bids;
-const chainRecord = await readChainRecord(chain, contracts as never, protocol);
-const ledger = await readLedger(chain, contracts as never, before, providerAddresses, [bidder], protocol);
+const chainRecord = await readChainRecord(chain, contracts as never, rules);
+const ledger = await readLedger(chain, contracts as never, before, providerAddresses, [bidder], rules);
 const nodeDeposits: Record<string, string> = {};
 for (const place of new Set(clientDeposits.map((d) => d.place))) {
   const [kind, key] = place.split(" ");
