@@ -218,7 +218,7 @@ const faultsInfo = await control<{ available: FaultKind[]; hosts: { name: string
   "/sim/v1/network/faults",
 );
 const hosts = faultsInfo.hosts.map((h) => h.name);
-const providerNames = hosts.filter((h) => h !== "bidder");
+const providerNames = hosts.filter((h) => /^provider-[0-9]+$/.test(h));
 const providerAddresses = target.providerAddresses.map((a) => a.toLowerCase());
 const bidder = target.bidderAddress.toLowerCase();
 const chain = createPublicClient({ transport: http(target.settlementRpcUrl) }) as PublicClient;

@@ -84,8 +84,8 @@ function kindOf(s: FaultSpec): string {
 }
 
 /**
- * Time to recover after each heal: a fault between the bidder and a provider, or on a provider's host, cut that
- * provider off; one on the bidder's host cut off every provider. Recovered once a bid sent after the heal got a
+ * Time to recover after each heal: a fault between the bidder and a provider, on a provider's host or between it and
+ * the settlement chain, cut that provider off; one on the bidder's host or its link to the chain every provider. Recovered once a bid sent after the heal got a
  * commitment from each of them (another link's fault may still be acting then: the figure is what a client saw).
  */
 export function recoveries(
@@ -98,11 +98,10 @@ export function recoveries(
   return faults
     .filter((f) => !f.error)
     .map((f) => {
-      const cut = f.spec.hosts.includes("bidder")
-        ? f.spec.hosts.length === 1
-          ? providerAddresses
-          : [providerAddresses[providerNames.indexOf(f.spec.hosts.find((h) => h !== "bidder")!)]!]
-        : [providerAddresses[providerNames.indexOf(f.spec.hosts[0]!)]!];
+      // The providers the fault cut off from the bidder, or from the chain: a provider's own host or link; every
+      // provider for the bidder's host or the bidder's link to the settlement chain.
+      const provider = f.spec.hosts.find((h) => providerNames.includes(h));
+      const cut = provider ? [providerAddresses[providerNames.indexOf(provider)]!] : providerAddresses;
       const healedAt = t0 + f.until;
       const firstFrom = cut.map((p) => {
         const times = bids

@@ -32,6 +32,23 @@ describe("the fault soak's schedule", () => {
     expect([...kinds].sort()).toEqual(["bandwidth", "loss", "partition"]);
   });
 
+  test("with the settlement pseudo-host: each host cut from the settlement chain too, by a partition or loss only", () => {
+    const hosts = [...HOSTS, "clients", "root", "settlement"];
+    expect(linksOf(hosts).map((l) => l.join("/"))).toEqual([
+      "bidder/provider-0",
+      "bidder/provider-1",
+      "bidder",
+      "provider-0",
+      "provider-1",
+      "bidder/settlement",
+      "provider-0/settlement",
+      "provider-1/settlement",
+    ]);
+    const towards = faultSchedule({ ...base, hosts }).filter((f) => f.spec.hosts.includes("settlement"));
+    expect(towards.length).toBeGreaterThan(10);
+    for (const f of towards) expect(f.spec.rateKbit).toBeUndefined();
+  });
+
   test("no delay unless the devnet offers it", () => {
     expect(faultSchedule(base).some((f) => f.spec.delayMs !== undefined)).toBe(false);
     const withDelay = faultSchedule({ ...base, available: [...base.available, "delay"] });

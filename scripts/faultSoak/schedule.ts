@@ -3,7 +3,7 @@
  * own) faults come and go, each lasting a few seconds, with healthy gaps between them, one at a time per link (links
  * overlap). Pure: the same seed, hosts and kinds give the same schedule.
  */
-import type { FaultKind, FaultSpec } from "../../node/faults/faultSpec.ts";
+import { type FaultKind, type FaultSpec, isPseudoHost } from "../../node/faults/faultSpec.ts";
 import { prng, seedFrom } from "../../scenarios/util/prng.ts";
 
 export interface ScheduledFault {
@@ -27,10 +27,19 @@ export interface ScheduleOptions {
   gapMs?: [number, number];
 }
 
-/** The links faults go on: each bidder–provider pair, then each host. */
+/**
+ * The links faults go on: each bidder–provider pair, each host on its own, and each host with the settlement chain
+ * (the `settlement` pseudo-host, where the devnet lists it). The other pseudo-hosts (`clients`, `root`) are left alone:
+ * the soak's own clients and the devnet's control API must keep their view.
+ */
 export function linksOf(hosts: readonly string[]): string[][] {
-  const providers = hosts.filter((h) => h !== "bidder");
-  return [...providers.map((p) => ["bidder", p]), ...hosts.map((h) => [h])];
+  const real = hosts.filter((h) => !isPseudoHost(h));
+  const providers = real.filter((h) => h !== "bidder");
+  return [
+    ...providers.map((p) => ["bidder", p]),
+    ...real.map((h) => [h]),
+    ...(hosts.includes("settlement") ? real.map((h) => [h, "settlement"]) : []),
+  ];
 }
 
 function between(r: () => number, [lo, hi]: [number, number]): number {
@@ -39,7 +48,11 @@ function between(r: () => number, [lo, hi]: [number, number]): number {
 
 /** One fault of a kind the link can take (a partition only between a pair), with random settings. */
 function randomFault(r: () => number, hosts: string[], available: FaultKind[]): FaultSpec | undefined {
-  const kinds = available.filter((k) => k !== "partition" || hosts.length === 2);
+  // Towards a pseudo-host only a partition or loss (its rules sit in the host's namespace alone).
+  const kinds = available.filter(
+    (k) =>
+      (k !== "partition" || hosts.length === 2) && (!hosts.some(isPseudoHost) || k === "partition" || k === "loss"),
+  );
   if (!kinds.length) return undefined;
   const kind = kinds[Math.floor(r() * kinds.length)]!;
   const spec: FaultSpec = { hosts };
