@@ -35,8 +35,8 @@ const HELP = `Usage: npm run soak -- --faults [--minutes N] [--seed S] [--stream
 Starts a --network netns devnet (each node a process on a network namespace host of its own; needs root, ip and
 nft: scripts/install-netfilter.sh) and sends bids from K independent client streams through its one bidder node
 (a netns devnet runs one bidder node), while a seeded random schedule puts faults on every link (the bidder with each
-provider, and each host on its own): partitions, loss and bandwidth caps (delay and jitter too where the kernel has
-netem), each a few seconds long with healthy gaps between them. L1 blocks come every 2 s, so commitments are
+provider, each host on its own, each host with the settlement chain): partitions, loss and bandwidth caps (delay and
+jitter too where the kernel has netem), each a few seconds long with healthy gaps between them. L1 blocks come every 2 s, so commitments are
 stored, opened and settled throughout. At the end every fault is healed, settlement catches up a few blocks, and a
 checker compares what the clients were acknowledged, what the nodes recorded (/sim/v1/bids) and what the settlement
 chain's events and balances say: every acknowledged commitment settled, slashed, not opened because another provider
