@@ -111,6 +111,20 @@ interface RemotePeer {
 
 type PeerListener = (event: "connected" | "disconnected", peer: PeerEvent) => void;
 
+/** A provider to dial at the bootstrap ticks: named by a peer list, or `lost` (its link died while we ran). */
+interface ToDial {
+  address: Address;
+  addrs: Multiaddr[];
+  failures: number;
+  lost?: boolean;
+}
+
+/**
+ * How many bootstrap ticks in a row a bidder dials a provider whose link died before it forgets it (5 s ticks: 10
+ * minutes). Such a provider usually still holds its link to the bootnode, so no peer list names it again.
+ */
+const LOST_PROVIDER_DIALS = 120;
+
 const STREAM_LIMITS = { maxInboundStreams: 1024, maxOutboundStreams: 1024 };
 
 export class Libp2pNetwork implements Network {
@@ -141,7 +155,7 @@ export class Libp2pNetwork implements Network {
    * previous run (it crashed and came back before we saw the link die), or a dial can fail once on a busy network;
    * nobody announces that provider again, so without a second try it would stay out of reach for good.
    */
-  private readonly toDial = new Map<string, { address: Address; addrs: Multiaddr[]; failures: number }>();
+  private readonly toDial = new Map<string, ToDial>();
 
   constructor(private readonly o: Libp2pNetworkOptions) {
     this.address = privateKeyToAddress(o.nodeKey);
@@ -363,15 +377,16 @@ export class Libp2pNetwork implements Network {
     return !staked;
   }
 
-  /** Dials a provider a peer list named; forgets it once reached, or after its third failed dial in a row. */
-  private async dialDiscovered(
-    id: string,
-    p: { address: Address; addrs: Multiaddr[]; failures: number },
-  ): Promise<void> {
+  /**
+   * Dials a provider a peer list named, or one whose link died; forgets it once reached, or after its third failed
+   * dial in a row (a lost one: after LOST_PROVIDER_DIALS).
+   */
+  private async dialDiscovered(id: string, p: ToDial): Promise<void> {
     if (!this.host) return;
     try {
       await this.connect(p.addrs);
       if (this.toDial.get(id) === p) this.toDial.delete(id);
+      if (p.lost) this.log.info("a lost provider is back", { peer: p.address, dials: p.failures + 1 });
     } catch (e) {
       p.failures++;
       this.log.debug("dialling a discovered peer failed", {
@@ -379,8 +394,34 @@ export class Libp2pNetwork implements Network {
         attempt: p.failures,
         reason: (e as Error).message,
       });
-      if (p.failures >= 3 && this.toDial.get(id) === p) this.toDial.delete(id);
+      if (p.failures >= (p.lost ? LOST_PROVIDER_DIALS : 3) && this.toDial.get(id) === p) {
+        this.toDial.delete(id);
+        if (p.lost) this.log.warn("gave up dialling a lost provider", { peer: p.address, dials: p.failures });
+      }
     }
+  }
+
+  /**
+   * Bidder: a provider whose link died while we run (a partition, a dropped connection) is dialled again at each
+   * bootstrap tick at the addresses the peer store holds for it. It usually still holds its link to the bootnode,
+   * so no peer list names it again: without this the bidder would stay without it for good.
+   */
+  private async redialLost(peer: RemotePeer): Promise<void> {
+    const host = this.host;
+    if (!host || this.o.peerType !== "bidder" || peer.type !== "provider") return;
+    const id = peer.id.toString();
+    let addrs: Multiaddr[] = [];
+    try {
+      addrs = (await host.peerStore.get(peer.id)).addresses
+        .map((a) => a.multiaddr)
+        .filter((a) => a.toString().includes("/tcp/"))
+        .map((a) => (a.toString().includes("/p2p/") ? a : a.encapsulate(`/p2p/${id}`)));
+    } catch {
+      // not in the peer store: nothing to dial
+    }
+    if (!addrs.length || this.peers.has(id) || this.toDial.has(id)) return;
+    this.toDial.set(id, { address: peer.address, addrs, failures: 0, lost: true });
+    this.log.info("dialling a lost provider again at each bootstrap tick", { peer: peer.address });
   }
 
   /** Resolves once `predicate` holds, checked at each peer event (for tests and start-up). */
@@ -476,6 +517,7 @@ export class Libp2pNetwork implements Network {
     peer.warm?.close();
     this.log.info("peer disconnected", { peer: peer.address, type: peer.type });
     if (peer.ready) this.emit("disconnected", peer);
+    void this.redialLost(peer);
   }
 
   private onDisconnect(id: PeerId): void {
