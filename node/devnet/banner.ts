@@ -1,6 +1,7 @@
 import { type Address, formatEther } from "viem";
 import { devAccount, ROLES } from "../chain/accounts.ts";
 import { providerRegistryAbi } from "../chain/contracts.ts";
+import type { DevnetTarget } from "../clients/target.ts";
 import type { Devnet } from "./startDevnet.ts";
 
 /** Dev accounts a user's own nodes take with --no-nodes: the ones the devnet's bidder and first providers would use. */
@@ -49,21 +50,6 @@ export function banner(d: Devnet, stakes?: readonly bigint[]): string {
   const deposits = perProvider
     ? `Bidder deposit per provider at start: ${c.autodepositAmount !== undefined ? `${formatEther(c.autodepositAmount)} ETH` : "none"}`
     : `Bidder auto-deposit: ${autodeposit !== undefined ? `${formatEther(autodeposit)} ETH per window` : "off"}`;
-  const nodes = d.hasNodes
-    ? [
-        `    bidder       ${t.bidderUrl}   ${t.bidderAddress}   (OpenAPI: ${t.bidderUrl}/swagger)`,
-        `                 gRPC ${rpc(t.bidderRpcUrl)}`,
-        ...t.providerUrls!.flatMap((u, i) => [
-          `    provider-${i}   ${u}   ${t.providerAddresses![i]}   (OpenAPI: ${u}/swagger)`,
-          `                 gRPC ${rpc(t.providerRpcUrls?.[i])}`,
-        ]),
-      ]
-    : [
-        "    none (--no-nodes): start your own bidder and providers against the chains and contracts below, for example",
-        `    with dev accounts ${FOREIGN_NODE_ACCOUNTS.bidder} (bidder) and ${FOREIGN_NODE_ACCOUNTS.providers.join(", ")} (providers) of Anvil's default mnemonic;`,
-        "    providers that register and stake on-chain take part in the winner schedule while they post bundles or",
-        "    heartbeats to the control API (a --role provider node does; --provider-liveness-blocks).",
-      ];
   const lines = [
     "",
     "mev-commit devnet is up",
@@ -75,21 +61,7 @@ export function banner(d: Devnet, stakes?: readonly bigint[]): string {
     }`,
     "",
     "  Nodes",
-    ...(c.networkChoice
-      ? [`    network      ${c.network}: ${c.networkChoice} (--network auto; --network libp2p|processes|… overrides)`]
-      : []),
-    ...nodes,
-    `    control      ${t.controlUrl}/sim/v1/status`,
-    `    explorer     ${d.explorerUrl}   (live: blocks, bids and each provider's outcome, deposits, stakes)`,
-    `    beacon       ${t.beaconUrl}/eth/v1/beacon/genesis   (simulated beacon schedule: slot N is L1 block N)`,
-    ...(d.bootnodeAddrs().length
-      ? [`    bootnode     ${d.bootnodeAddrs()[0]}   (nodes meet over libp2p; more join with npm run node -- --role …)`]
-      : []),
-    ...(d.procs
-      ? [
-          `    processes    one per node (${d.config.network === "netns" ? "each on a network namespace of its own" : "on this host"}): ${[d.procs.bidder, ...d.procs.providers].map((p) => `${p.name} pid ${p.pid}`).join(", ")}; logs in ${d.dir.root}/nodes/`,
-        ]
-      : []),
+    ...nodeLines(d, t),
     "",
     "  Chains",
     `    L1           ${t.l1RpcUrl}   chain id ${t.l1ChainId}   ${c.l1BlockTime > 0 ? `a block every ${c.l1BlockTime} s` : "mined through the control API"}`,
@@ -102,18 +74,7 @@ export function banner(d: Devnet, stakes?: readonly bigint[]): string {
     "  Dev accounts (Anvil's default mnemonic)",
     `    owner        ${devAccount(ROLES.deployer).address}`,
     `    oracle       ${devAccount(ROLES.oracle).address}`,
-    ...(d.hasNodes
-      ? [
-          `    bidder       ${devAccount(ROLES.bidder).address}`,
-          ...t.providerAddresses!.map(
-            (a, i) =>
-              `    provider-${i}   ${a}   ${stakes?.[i] !== undefined ? `stake ${formatEther(stakes[i])} ETH (on chain now)` : `registers with a stake of ${formatEther(c.providerStake)} ETH`}`,
-          ),
-        ]
-      : [
-          `    free for your bidder     ${FOREIGN_NODE_ACCOUNTS.bidder}: ${devAccount(FOREIGN_NODE_ACCOUNTS.bidder).address}`,
-          ...FOREIGN_NODE_ACCOUNTS.providers.map((i) => `    free for your provider   ${i}: ${devAccount(i).address}`),
-        ]),
+    ...accountLines(d, t, stakes),
     "",
     ...(d.hasNodes
       ? [
@@ -129,4 +90,60 @@ export function banner(d: Devnet, stakes?: readonly bigint[]): string {
     "",
   ];
   return lines.join("\n");
+}
+
+/** The banner's Nodes section: each node's URLs and address (or what --no-nodes leaves to the user), the APIs. */
+function nodeLines(d: Devnet, t: DevnetTarget): string[] {
+  const c = d.config;
+  const nodes = d.hasNodes
+    ? [
+        `    bidder       ${t.bidderUrl}   ${t.bidderAddress}   (OpenAPI: ${t.bidderUrl}/swagger)`,
+        `                 gRPC ${rpc(t.bidderRpcUrl)}`,
+        ...t.providerUrls!.flatMap((u, i) => [
+          `    provider-${i}   ${u}   ${t.providerAddresses![i]}   (OpenAPI: ${u}/swagger)`,
+          `                 gRPC ${rpc(t.providerRpcUrls?.[i])}`,
+        ]),
+      ]
+    : [
+        "    none (--no-nodes): start your own bidder and providers against the chains and contracts below, for example",
+        `    with dev accounts ${FOREIGN_NODE_ACCOUNTS.bidder} (bidder) and ${FOREIGN_NODE_ACCOUNTS.providers.join(", ")} (providers) of Anvil's default mnemonic;`,
+        "    providers that register and stake on-chain take part in the winner schedule while they post bundles or",
+        "    heartbeats to the control API (a --role provider node does; --provider-liveness-blocks).",
+      ];
+  return [
+    ...(c.networkChoice
+      ? [`    network      ${c.network}: ${c.networkChoice} (--network auto; --network libp2p|processes|… overrides)`]
+      : []),
+    ...nodes,
+    `    control      ${t.controlUrl}/sim/v1/status`,
+    `    explorer     ${d.explorerUrl}   (live: blocks, bids and each provider's outcome, deposits, stakes)`,
+    `    beacon       ${t.beaconUrl}/eth/v1/beacon/genesis   (simulated beacon schedule: slot N is L1 block N)`,
+    ...(d.bootnodeAddrs().length
+      ? [`    bootnode     ${d.bootnodeAddrs()[0]}   (nodes meet over libp2p; more join with npm run node -- --role …)`]
+      : []),
+    ...(d.procs
+      ? [
+          `    processes    one per node (${d.config.network === "netns" ? "each on a network namespace of its own" : "on this host"}): ${[d.procs.bidder, ...d.procs.providers].map((p) => `${p.name} pid ${p.pid}`).join(", ")}; logs in ${d.dir.root}/nodes/`,
+        ]
+      : []),
+  ];
+}
+
+/** The dev accounts of the devnet's nodes, or the ones free for a user's own nodes with --no-nodes. */
+function accountLines(d: Devnet, t: DevnetTarget, stakes?: readonly bigint[]): string[] {
+  const c = d.config;
+  return [
+    ...(d.hasNodes
+      ? [
+          `    bidder       ${devAccount(ROLES.bidder).address}`,
+          ...t.providerAddresses!.map(
+            (a, i) =>
+              `    provider-${i}   ${a}   ${stakes?.[i] !== undefined ? `stake ${formatEther(stakes[i])} ETH (on chain now)` : `registers with a stake of ${formatEther(c.providerStake)} ETH`}`,
+          ),
+        ]
+      : [
+          `    free for your bidder     ${FOREIGN_NODE_ACCOUNTS.bidder}: ${devAccount(FOREIGN_NODE_ACCOUNTS.bidder).address}`,
+          ...FOREIGN_NODE_ACCOUNTS.providers.map((i) => `    free for your provider   ${i}: ${devAccount(i).address}`),
+        ]),
+  ];
 }
