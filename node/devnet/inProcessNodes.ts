@@ -39,7 +39,7 @@ const log = logger("devnet");
 
 export class InProcessNodes implements NodeHost {
   readonly hasNodes = true;
-  networks: DevnetNetworks | undefined;
+  private nets: DevnetNetworks | undefined;
   readonly providerNodes: ProviderNode[] = [];
   private bidder: BidderNode | undefined;
   /** Bidder nodes after the first (`--bidders N`). */
@@ -55,6 +55,11 @@ export class InProcessNodes implements NodeHost {
   private respondersOn = false;
 
   constructor(private readonly config: DevnetConfig) {}
+
+  /** How the nodes meet (libp2p around the devnet's bootnode, or in-process); set by start(). */
+  get networks(): DevnetNetworks | undefined {
+    return this.nets;
+  }
 
   /** Every bidder node: the devnet's bidder, then the extra ones. */
   get bidderNodes(): BidderNode[] {
@@ -92,7 +97,7 @@ export class InProcessNodes implements NodeHost {
       isStaked: ctx.isStaked,
       rules: cfg.rules,
     });
-    this.networks = networks;
+    this.nets = networks;
     const { chain } = ctx;
     const factory = new NodeFactory({
       config: cfg,
@@ -160,7 +165,7 @@ export class InProcessNodes implements NodeHost {
     await step("the nodes", () =>
       Promise.allSettled([...this.bidderNodes.map((b) => b.stop()), ...this.providerNodes.map((p) => p.stop())]),
     );
-    await step("the network between nodes", () => this.networks?.stop());
+    await step("the network between nodes", () => this.nets?.stop());
   }
 
   close(): void {}
@@ -179,11 +184,11 @@ export class InProcessNodes implements NodeHost {
   }
 
   bootnodeAddrs(): string[] {
-    return this.networks?.bootnodeAddrs() ?? [];
+    return this.nets?.bootnodeAddrs() ?? [];
   }
 
   async settle(timeoutMs?: number): Promise<void> {
-    await this.networks?.settle(
+    await this.nets?.settle(
       this.providerNodes.map((x) => x.listening),
       timeoutMs,
     );
@@ -256,7 +261,7 @@ export class InProcessNodes implements NodeHost {
     const ports = old.listenPorts!;
     await this.killOne(old, name, at, replayFrom);
     const down = performance.now() - t0;
-    const network = j === 0 ? this.networks!.renew({ role: "bidder" }) : old.options.network;
+    const network = j === 0 ? this.nets!.renew({ role: "bidder" }) : old.options.network;
     const fresh = this.factory!.bidder({ ...old.options, network });
     if (j === 0) this.bidder = fresh;
     else this.extraBidders[j - 1] = fresh;
@@ -273,7 +278,7 @@ export class InProcessNodes implements NodeHost {
     const down = performance.now() - t0;
     const fresh = this.factory!.provider({
       ...old.options,
-      network: this.networks!.renew({ role: "provider", index: i }),
+      network: this.nets!.renew({ role: "provider", index: i }),
     });
     this.providerNodes[i] = fresh;
     const url = await fresh.start(this.providerListen(i));
