@@ -10,6 +10,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as providerPb from "../gen/proto/providerapi/v1/providerapi_pb.ts";
 import * as bidderV12Pb from "../gen/proto/v1.2/bidderapi/v1/bidderapi_pb.ts";
 import { GrpcCode } from "../protocol/grpcCodes.ts";
+import { rawServerStream } from "../testing/rawGrpc.ts";
 import { setLogSink } from "../util/log.ts";
 import { clientStream, serverStream, unary } from "./handlers.ts";
 import { serviceDefinition } from "./serviceDefinition.ts";
@@ -65,19 +66,7 @@ function unaryCall(path: string, bytes: Uint8Array): Promise<grpc.ServiceError |
   );
 }
 
-async function serverStreamCall(
-  path: string,
-  bytes: Uint8Array,
-): Promise<{ messages: Buffer[]; error?: grpc.ServiceError }> {
-  const call = client.makeServerStreamRequest(path, raw, raw, Buffer.from(bytes));
-  const messages: Buffer[] = [];
-  try {
-    for await (const m of call) messages.push(m as Buffer);
-    return { messages };
-  } catch (e) {
-    return { messages, error: e as grpc.ServiceError };
-  }
-}
+const serverStreamCall = (path: string, bytes: Uint8Array) => rawServerStream(client, path, bytes);
 
 function clientStreamCall(path: string, messages: Uint8Array[]): Promise<grpc.ServiceError | Buffer> {
   return new Promise((resolve) => {

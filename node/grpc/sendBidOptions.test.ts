@@ -20,6 +20,7 @@ import { DebugService } from "../services/debugService.ts";
 import { NotificationsService } from "../services/notificationsService.ts";
 import { ValidatorApiService } from "../services/validatorApiService.ts";
 import { InProcessBidders } from "../testing/inProcessBidders.ts";
+import { rawServerStream } from "../testing/rawGrpc.ts";
 import { setLogSink } from "../util/log.ts";
 import { GrpcCallError, GrpcClient, grpcTarget } from "./client.ts";
 import { type ServedGrpc, serveGrpc } from "./server.ts";
@@ -74,19 +75,11 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** SendBid with raw request bytes; the commitments' bytes, or the final status. */
-async function rawSendBid(url: string, bytes: Uint8Array): Promise<{ messages: Buffer[]; error?: grpc.ServiceError }> {
+function rawSendBid(url: string, bytes: Uint8Array): Promise<{ messages: Buffer[]; error?: grpc.ServiceError }> {
   const t = grpcTarget(url);
   const client = new grpc.Client(t.address, t.credentials);
   closers.push(() => client.close());
-  const raw = (b: Buffer) => b;
-  const call = client.makeServerStreamRequest("/bidderapi.v1.Bidder/SendBid", raw, raw, Buffer.from(bytes));
-  const messages: Buffer[] = [];
-  try {
-    for await (const m of call) messages.push(m as Buffer);
-    return { messages };
-  } catch (e) {
-    return { messages, error: e as grpc.ServiceError };
-  }
+  return rawServerStream(client, "/bidderapi.v1.Bidder/SendBid", bytes);
 }
 
 /** A v1.1 Bid's bytes followed by field 9 holding `field9`. */
