@@ -14,9 +14,10 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import os from "node:os";
-import { createPublicClient, http, parseAbiItem } from "viem";
+import { type Address, createPublicClient, http } from "viem";
 import { CliFailure, CliUsageError, exitOnCliErrors, parseCliArgs } from "../../lib/cli.ts";
 import { MevCommitError } from "../../lib/errors.ts";
+import { protocolAbis } from "../../node/chain/protocolContracts.ts";
 import type { Target } from "../../node/clients/target.ts";
 import { parseProtocolVersion, UnknownProtocolVersionError } from "../../node/protocol/protocolVersion.ts";
 import { type ProtocolRules, rulesOf } from "../../node/protocol/rules.ts";
@@ -43,10 +44,6 @@ const USAGE = `npm run bench:faults -- --target FILE [--rate BIDS_PER_S] [--scal
 `;
 
 class FaultBenchError extends MevCommitError {}
-
-const UNOPENED = parseAbiItem(
-  "event UnopenedCommitmentStored(bytes32 indexed commitmentIndex, address committer, bytes32 commitmentDigest, bytes commitmentSignature, uint64 dispatchTimestamp)",
-);
 
 interface FaultsStatus {
   available: string[];
@@ -141,21 +138,22 @@ async function ready(t: Target, rules: ProtocolRules, body: () => string, block:
 }
 
 /** The commitment digests UnopenedCommitmentStored shows on the settlement chain since `from`. */
-async function storedSince(t: Target, from: bigint): Promise<Set<string>> {
+async function storedSince(t: Target, rules: ProtocolRules, from: bigint): Promise<Set<string>> {
   const client = createPublicClient({ transport: http(t.settlementRpcUrl) });
-  const logs = await client.getLogs({
-    address: t.contracts.preconfManager as `0x${string}`,
-    event: UNOPENED,
+  const logs = await client.getContractEvents({
+    address: t.contracts.preconfManager as Address,
+    abi: protocolAbis(rules).preconfManager,
+    eventName: "UnopenedCommitmentStored",
     fromBlock: from,
     toBlock: "latest",
   });
-  return new Set(logs.map((l) => normalDigest(l.args.commitmentDigest!)));
+  return new Set(logs.map((l) => normalDigest((l.args as { commitmentDigest: string }).commitmentDigest)));
 }
 
 async function runSchedule(
   t: Target,
   s: FaultSchedule,
-  o: { rate: number; hosts: { bidder: string; provider: string }; body: () => string },
+  o: { rate: number; rules: ProtocolRules; hosts: { bidder: string; provider: string }; body: () => string },
 ): Promise<ScheduleRow> {
   const faults = `${t.controlUrl}/sim/v1/network/faults`;
   const settlement = createPublicClient({ transport: http(t.settlementRpcUrl) });
@@ -186,10 +184,10 @@ async function runSchedule(
   const acknowledged = new Set(bids.flatMap((b) => b.digests));
   // The providers store what they committed to once the chain answers them: wait until it shows every commitment,
   // or 30 s (and a few settlement blocks) past the last bid's end.
-  let stored = await storedSince(t, from);
-  for (const until = Date.now() + 30_000; Date.now() < until; await Bun.sleep(2_000)) {
-    stored = await storedSince(t, from);
-    if ([...acknowledged].every((d) => stored.has(d))) break;
+  let stored: Set<string>;
+  for (const until = Date.now() + 30_000; ; await Bun.sleep(2_000)) {
+    stored = await storedSince(t, o.rules, from);
+    if ([...acknowledged].every((d) => stored.has(d)) || Date.now() >= until) break;
   }
   return {
     schedule: s,
@@ -276,7 +274,7 @@ async function main(): Promise<void> {
       continue;
     }
     console.log(`${s.name}: ${s.title} (${(s.beforeMs + s.faultMs + s.afterMs) / 1000} s)`);
-    rows.push(await runSchedule(t, s, { rate, hosts, body }));
+    rows.push(await runSchedule(t, s, { rate, rules, hosts, body }));
   }
   await restore();
   console.log(
