@@ -125,6 +125,9 @@ interface ToDial {
  */
 const LOST_PROVIDER_DIALS = 120;
 
+/** Whether an address is a TCP one: the addresses announced in peer lists and dialled. */
+const isTcp = (a: string | Multiaddr) => a.toString().includes("/tcp/");
+
 const STREAM_LIMITS = { maxInboundStreams: 1024, maxOutboundStreams: 1024 };
 
 export class Libp2pNetwork implements Network {
@@ -414,7 +417,7 @@ export class Libp2pNetwork implements Network {
     try {
       addrs = (await host.peerStore.get(peer.id)).addresses
         .map((a) => a.multiaddr)
-        .filter((a) => a.toString().includes("/tcp/"))
+        .filter(isTcp)
         .map((a) => (a.toString().includes("/p2p/") ? a : a.encapsulate(`/p2p/${id}`)));
     } catch {
       // not in the peer store: nothing to dial
@@ -619,13 +622,12 @@ export class Libp2pNetwork implements Network {
    */
   private async discovered(p: RemotePeer, fresh = false): Promise<DiscoveredPeer> {
     const host = this.requireHost();
-    const tcp = (a: string) => a.includes("/tcp/");
     const conn = fresh ? host.getConnections(p.id)[0] : undefined;
     if (conn) {
       try {
         const addrs = (await host.services.identify.identify(conn, { signal: AbortSignal.timeout(5_000) })).listenAddrs
           .map(String)
-          .filter(tcp);
+          .filter(isTcp);
         if (addrs.length) return { address: p.address, underlay: { id: p.id.toString(), addrs } };
       } catch (e) {
         this.log.debug("identify failed; announcing the peer store's addresses", {
@@ -636,7 +638,7 @@ export class Libp2pNetwork implements Network {
     }
     let addrs: string[] = [];
     try {
-      addrs = (await host.peerStore.get(p.id)).addresses.map((a) => a.multiaddr.toString()).filter(tcp);
+      addrs = (await host.peerStore.get(p.id)).addresses.map((a) => a.multiaddr.toString()).filter(isTcp);
     } catch {
       // not in the peer store yet
     }
